@@ -1,0 +1,44 @@
+# Wraps CMake. `make demo` and `make check` install missing packages first.
+BUILD ?= build
+SANITIZE ?= 0
+WERROR ?= 0
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+ifeq ($(SANITIZE),1)
+BUILD := $(BUILD)-asan
+CMAKE_FLAGS += -DRATCHET_SANITIZE=ON
+endif
+ifeq ($(WERROR),1)
+CMAKE_FLAGS += -DRATCHET_WERROR=ON
+endif
+
+# Debian/Ubuntu packages the build and tests need.
+DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl4-openssl-dev \
+	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git
+DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
+
+.PHONY: all build deps demo check bench clean
+
+all: build
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	@sh tools/deps.sh $(DEPS_BUILD) -- $(DEPS_OPTIONAL)
+
+demo: deps build
+	sh tools/demo.sh $(BUILD)
+
+check: deps build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: deps build
+	sh tools/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan

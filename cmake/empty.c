@@ -1,0 +1,2 @@
+/* Placeholder so that a module with no sources yet still forms a library. */
+typedef int rt_empty_module;

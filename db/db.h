@@ -1,0 +1,178 @@
+/*
+ * The store: one SQLite file. db_open() creates or migrates it (WAL, foreign
+ * keys, busy_timeout) and refuses a file written by a newer ratchet. All SQL
+ * lives in db/: each db/*.c file owns the statements of one area (store.c:
+ * campaigns, iterations, journal, measurements; notes.c: notes, corrections,
+ * invalidations; export.c; gate.c; requests.c; query.c: the read side for
+ * reports). Every statement is prepared and binds its parameters.
+ */
+#ifndef DB_DB_H
+#define DB_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runner/util.h"
+
+struct db;
+
+/* Open (creating and migrating as needed). RT_ESCHEMA for a newer schema. */
+int db_open(const char *path, struct db **out, struct rt_sb *err);
+void db_close(struct db *db);
+/* The raw handle, for the db/*.c files only. */
+sqlite3 *db_sqlite(struct db *db);
+const char *db_path(struct db *db);
+
+/* Transactions (BEGIN IMMEDIATE, so writers queue on busy_timeout). */
+int db_begin(struct db *db, struct rt_sb *err);
+int db_commit(struct db *db, struct rt_sb *err);
+void db_rollback(struct db *db);
+
+/* Report an SQLite error in err as "db: <what>: <sqlite message>"; returns RT_EDB. */
+int db_fail(struct db *db, struct rt_sb *err, const char *what);
+/* Prepare (cached per db handle); NULL with err filled on failure. */
+sqlite3_stmt *db_prepare(struct db *db, const char *sql, struct rt_sb *err);
+
+/* ---- campaigns ---- */
+struct db_campaign {
+	int64_t id;
+	char *name;
+	char *spec_path;
+	char *spec_text;
+	char *spec_sha256;
+	char *workdir;
+	int64_t seed;
+	char *state;            /* running | finished | aborted */
+	int64_t best_iteration; /* 0 when none yet */
+	int64_t created_at;
+	int64_t finished_at;
+};
+void db_campaign_release(struct db_campaign *c);
+
+int db_campaign_create(struct db *db, const char *name, const char *spec_path,
+		       const char *spec_text, const char *spec_sha256, const char *workdir,
+		       int64_t seed, int64_t *id, struct rt_sb *err);
+/* Latest campaign (by id); with name != NULL, the latest of that name. RT_ENOENT if none. */
+int db_campaign_latest(struct db *db, const char *name, struct db_campaign *out, struct rt_sb *err);
+int db_campaign_get(struct db *db, int64_t id, struct db_campaign *out, struct rt_sb *err);
+int db_campaign_set_state(struct db *db, int64_t id, const char *state, struct rt_sb *err);
+int db_campaign_set_best(struct db *db, int64_t id, int64_t iteration_id, struct rt_sb *err);
+
+/* ---- iterations ---- */
+struct db_iteration {
+	int64_t id;
+	int64_t campaign_id;
+	int seq;
+	int64_t parent_id;      /* 0 for the baseline */
+	char *variant;
+	char *kind;
+	char *change_text;
+	char *change_sha256;
+	char *config_sha256;
+	char *state;
+	char *phase;
+	char *decision;
+	char *reason;
+	char *objective;
+	double obj_best, obj_cand, obj_delta, obj_ci_lo, obj_ci_hi; /* NAN when unset */
+	double confidence;
+	char *test;
+	double p_value;
+	int n_cand, n_best;
+	bool paired;
+	int64_t gate_run_id;    /* 0 when none */
+	char *strategy_note;
+	int64_t started_at, finished_at;
+	bool invalidated;       /* an invalidation note exists (filled by readers) */
+};
+void db_iteration_release(struct db_iteration *it);
+
+int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t parent_id,
+			const char *variant, const char *kind, const char *change_text,
+			const char *change_sha256, const char *config_sha256,
+			const char *strategy_note, int64_t *id, struct rt_sb *err);
+int db_iteration_get(struct db *db, int64_t id, struct db_iteration *out, struct rt_sb *err);
+/* By campaign and seq. */
+int db_iteration_get_seq(struct db *db, int64_t campaign_id, int seq, struct db_iteration *out,
+			 struct rt_sb *err);
+/* All iterations of a campaign in seq order; *out is an array the caller
+ * releases with db_iterations_free. */
+int db_iterations_list(struct db *db, int64_t campaign_id, struct db_iteration **out, size_t *n,
+		       struct rt_sb *err);
+void db_iterations_free(struct db_iteration *v, size_t n);
+int db_iteration_set_state(struct db *db, int64_t id, const char *state, const char *phase,
+			   struct rt_sb *err);
+/* Final decision; also sets finished_at. */
+int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_sb *err);
+
+/* ---- crash-safety journal ---- */
+/* Record a file's pre-campaign bytes if this campaign has not yet. */
+int db_original_record(struct db *db, int64_t campaign_id, const char *path, bool existed,
+		       const void *content, size_t len, int mode, struct rt_sb *err);
+struct db_original {
+	char *path;
+	bool existed;
+	void *content;
+	size_t len;
+	char sha256[65];
+	int mode;
+};
+int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **out, size_t *n,
+		      struct rt_sb *err);
+void db_originals_free(struct db_original *v, size_t n);
+
+struct db_intent {
+	int64_t id;
+	int64_t iteration_id;
+	char *action;            /* apply | revert */
+	char *path;
+	bool before_exists;
+	void *before;
+	size_t before_len;
+	char before_sha256[65];
+	bool after_exists;
+	void *after;
+	size_t after_len;
+	char after_sha256[65];
+};
+int db_intent_open(struct db *db, int64_t iteration_id, const char *action, const char *path,
+		   bool before_exists, const void *before, size_t before_len, bool after_exists,
+		   const void *after, size_t after_len, int64_t *id, struct rt_sb *err);
+int db_intent_close(struct db *db, int64_t id, const char *state, struct rt_sb *err);
+/* Open intents of a campaign, oldest first. */
+int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **out, size_t *n,
+			 struct rt_sb *err);
+void db_intents_free(struct db_intent *v, size_t n);
+
+/* ---- measurements, stats, regressions, facts, artifacts ---- */
+int db_measure_add(struct db *db, int64_t iteration_id, const char *arm, const char *bench,
+		   const char *metric, int rep, double value, const char *unit, struct rt_sb *err);
+/* Mark every measurement of an iteration (and arm, or NULL for both) with rep >= from_rep invalid. */
+int db_measure_invalidate(struct db *db, int64_t iteration_id, const char *arm, int from_rep,
+			  const char *reason, struct rt_sb *err);
+
+struct db_metric_stat {
+	const char *benchmark, *metric, *unit, *better;
+	double best_median, cand_median, best_mad, cand_mad, ratio, ci_lo, ci_hi, p_value;
+	int n_best, n_cand;
+};
+int db_metric_stat_add(struct db *db, int64_t iteration_id, const struct db_metric_stat *s,
+		       struct rt_sb *err);
+int db_regression_add(struct db *db, int64_t iteration_id, const char *bench, const char *metric,
+		      const char *unit, double before, double after, double delta, double ci_lo,
+		      double ci_hi, bool kept, struct rt_sb *err);
+int db_fact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, const char *key,
+		const char *value, struct rt_sb *err);
+/* Store an artifact (content copied into the database, capped by the caller). */
+int db_artifact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, const char *kind,
+		    const char *name, const void *content, size_t len, bool truncated,
+		    struct rt_sb *err);
+
+/* ---- notes, corrections, invalidations (db/notes.c) ---- */
+/* The iteration is named by its id (ids are unique across campaigns). */
+int db_note_add(struct db *db, int64_t iteration_id, const char *kind, int64_t by_iteration_id,
+		const char *text, struct rt_sb *err);
+bool db_iteration_is_invalid(struct db *db, int64_t iteration_id);
+
+#endif

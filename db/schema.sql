@@ -1,0 +1,284 @@
+-- ratchet's SQLite schema, at the latest version. A new database runs this
+-- file; an older one runs db/migrations/NNN_*.sql in order. PRAGMA
+-- user_version holds the version. History is append-only: rows are never
+-- deleted, corrections and invalidations are new rows in `notes` that point
+-- at what they amend. Times are Unix milliseconds (wall clock).
+
+-- One campaign per `ratchet run` of a spec (a resume continues the same one).
+CREATE TABLE campaigns (
+  id            INTEGER PRIMARY KEY,
+  name          TEXT NOT NULL,
+  spec_path     TEXT NOT NULL,
+  spec_text     TEXT NOT NULL,
+  spec_sha256   TEXT NOT NULL,
+  workdir       TEXT NOT NULL,
+  seed          INTEGER NOT NULL DEFAULT 1,
+  state         TEXT NOT NULL DEFAULT 'running'
+                CHECK (state IN ('running', 'finished', 'aborted')),
+  best_iteration INTEGER,                     -- iterations.id of the current best config
+  created_at    INTEGER NOT NULL,
+  finished_at   INTEGER
+);
+
+-- One change tried, or the baseline (seq 0, kind 'baseline').
+CREATE TABLE iterations (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER NOT NULL REFERENCES campaigns(id),
+  seq           INTEGER NOT NULL,             -- 0 = baseline, then 1, 2, ...
+  parent_id     INTEGER REFERENCES iterations(id), -- the best config it was applied on
+  variant       TEXT NOT NULL,                -- variant name ('baseline' for seq 0)
+  kind          TEXT NOT NULL,                -- baseline | table | flag | env | patch | file
+  change_text   TEXT NOT NULL DEFAULT '',     -- describe(): readable diff of the one change
+  change_sha256 TEXT,                         -- fingerprint of the change itself
+  config_sha256 TEXT,                         -- fingerprint of the resulting configuration
+  state         TEXT NOT NULL DEFAULT 'pending'
+                CHECK (state IN ('pending', 'applying', 'applied', 'measuring', 'baseline',
+                                 'kept', 'reverted', 'gated', 'failed', 'invalid', 'interrupted')),
+  phase         TEXT,                         -- last phase reached: apply build start bench gate decide revert
+  decision      TEXT,                         -- keep | revert | NULL while running
+  reason        TEXT,                         -- one human line
+  objective     TEXT,                         -- bench.metric
+  obj_best      REAL,                         -- median of the current best arm
+  obj_cand      REAL,                         -- median of the candidate arm
+  obj_delta     REAL,                         -- relative change, signed so that + is better
+  obj_ci_lo     REAL,
+  obj_ci_hi     REAL,
+  confidence    REAL,
+  test          TEXT,                         -- e.g. 'bootstrap ratio of medians + Mann-Whitney U'
+  p_value       REAL,
+  n_cand        INTEGER,
+  n_best        INTEGER,
+  paired        INTEGER NOT NULL DEFAULT 0,   -- A/B interleaved close in time
+  gate_run_id   INTEGER REFERENCES gate_runs(id),
+  strategy_note TEXT,                         -- why the strategy proposed it
+  started_at    INTEGER NOT NULL,
+  finished_at   INTEGER,
+  UNIQUE (campaign_id, seq)
+);
+CREATE INDEX iterations_campaign ON iterations(campaign_id, seq);
+CREATE INDEX iterations_state ON iterations(state);
+
+-- Pre-campaign bytes of every file a campaign touched (first touch only).
+CREATE TABLE originals (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER NOT NULL REFERENCES campaigns(id),
+  path          TEXT NOT NULL,                -- absolute
+  existed       INTEGER NOT NULL,             -- 0: the file did not exist before
+  content       BLOB,
+  sha256        TEXT,
+  mode          INTEGER,
+  created_at    INTEGER NOT NULL,
+  UNIQUE (campaign_id, path)
+);
+
+-- Write-ahead intents: recorded (with the bytes before and after) in the
+-- same transaction, before a file is touched; marked done once it is.
+CREATE TABLE intents (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER NOT NULL REFERENCES iterations(id),
+  action        TEXT NOT NULL CHECK (action IN ('apply', 'revert')),
+  path          TEXT NOT NULL,
+  before_exists INTEGER NOT NULL,
+  before        BLOB,
+  before_sha256 TEXT,
+  after_exists  INTEGER NOT NULL,
+  after         BLOB,
+  after_sha256  TEXT,
+  state         TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'done', 'undone')),
+  created_at    INTEGER NOT NULL,
+  closed_at     INTEGER
+);
+CREATE INDEX intents_open ON intents(state);
+
+-- One sample of one metric.
+CREATE TABLE measurements (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER NOT NULL REFERENCES iterations(id),
+  arm           TEXT NOT NULL CHECK (arm IN ('cand', 'best')),
+  benchmark     TEXT NOT NULL,                -- benchmark name, or 'log' for log-event counts
+  metric        TEXT NOT NULL,
+  rep           INTEGER NOT NULL,             -- repeat index within the arm
+  value         REAL NOT NULL,
+  unit          TEXT,
+  valid         INTEGER NOT NULL DEFAULT 1,   -- 0: identity check failed etc.
+  invalid_reason TEXT,
+  created_at    INTEGER NOT NULL
+);
+CREATE INDEX measurements_iteration ON measurements(iteration_id, benchmark, metric);
+
+-- Per-metric comparison of one iteration (candidate vs current best).
+CREATE TABLE metric_stats (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER NOT NULL REFERENCES iterations(id),
+  benchmark     TEXT NOT NULL,
+  metric        TEXT NOT NULL,
+  unit          TEXT,
+  better        TEXT NOT NULL CHECK (better IN ('higher', 'lower')),
+  best_median   REAL,
+  cand_median   REAL,
+  best_mad      REAL,
+  cand_mad      REAL,
+  ratio         REAL,                         -- cand / best medians
+  ci_lo         REAL,                         -- bootstrap CI of the ratio
+  ci_hi         REAL,
+  p_value       REAL,                         -- Mann-Whitney U, two-sided
+  n_best        INTEGER,
+  n_cand        INTEGER
+);
+CREATE INDEX metric_stats_iteration ON metric_stats(iteration_id);
+
+-- A tracked metric that got worse beyond the noise (kept changes too).
+CREATE TABLE regressions (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER NOT NULL REFERENCES iterations(id),
+  benchmark     TEXT NOT NULL,
+  metric        TEXT NOT NULL,
+  unit          TEXT,
+  before        REAL NOT NULL,
+  after         REAL NOT NULL,
+  delta         REAL NOT NULL,                -- relative, signed so that - is worse
+  ci_lo         REAL,
+  ci_hi         REAL,
+  kept          INTEGER NOT NULL DEFAULT 0,   -- the change was kept anyway
+  created_at    INTEGER NOT NULL
+);
+
+-- GSM8K gate runs: from `ratchet gate` (iteration_id NULL) or a campaign.
+CREATE TABLE gate_runs (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER REFERENCES iterations(id),
+  label         TEXT,                         -- endpoint label for latest-pass lookup
+  endpoint      TEXT NOT NULL,
+  model         TEXT,
+  api           TEXT NOT NULL,
+  format        TEXT NOT NULL,
+  extract       TEXT NOT NULL,                -- flexible | strict: the one that decides
+  dataset_sha256 TEXT,
+  n_planned     INTEGER NOT NULL,
+  n_done        INTEGER NOT NULL DEFAULT 0,
+  n_correct     INTEGER NOT NULL DEFAULT 0,   -- by the deciding extraction
+  n_correct_strict INTEGER,
+  n_correct_flex INTEGER,
+  n_failed      INTEGER NOT NULL DEFAULT 0,
+  accuracy      REAL,
+  wilson_lo     REAL,
+  wilson_hi     REAL,
+  baseline_run_id INTEGER REFERENCES gate_runs(id),
+  diff          REAL,                         -- paired accuracy difference vs baseline
+  diff_lo       REAL,                         -- Newcombe interval
+  diff_hi       REAL,
+  mcnemar_p     REAL,                         -- mid-p
+  identical_rate REAL,
+  flips_to_wrong INTEGER,
+  flips_to_right INTEGER,
+  early_stop    INTEGER NOT NULL DEFAULT 0,
+  passed        INTEGER,                      -- 1 pass, 0 fail, NULL error / running
+  verdict       TEXT,                         -- one line
+  params_json   TEXT,                         -- thresholds and settings used
+  started_at    INTEGER NOT NULL,
+  finished_at   INTEGER
+);
+
+CREATE TABLE gate_answers (
+  id            INTEGER PRIMARY KEY,
+  run_id        INTEGER NOT NULL REFERENCES gate_runs(id),
+  idx           INTEGER NOT NULL,             -- question index in the dataset
+  prompt_sha256 TEXT NOT NULL,
+  response      TEXT,                         -- kept for failures and flips (else NULL)
+  response_sha256 TEXT,
+  extracted_strict TEXT,
+  extracted_flex TEXT,
+  target        TEXT,
+  correct       INTEGER,                      -- by the deciding extraction
+  correct_strict INTEGER,
+  correct_flex  INTEGER,
+  finish_reason TEXT,
+  prompt_tokens INTEGER,
+  completion_tokens INTEGER,
+  failed        INTEGER NOT NULL DEFAULT 0,
+  error         TEXT,
+  latency_s     REAL,
+  UNIQUE (run_id, idx)
+);
+
+-- Per-request records of a load benchmark.
+CREATE TABLE requests (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER REFERENCES iterations(id),
+  benchmark     TEXT NOT NULL,
+  arm           TEXT,                         -- cand | best | NULL (ratchet bench load)
+  rep           INTEGER,
+  run_label     TEXT,                         -- e.g. 'rate=3.0 seed=1'
+  seq           INTEGER NOT NULL,
+  intended_ns   INTEGER,                      -- scheduled send, relative to run start
+  sent_ns       INTEGER,                      -- actual send, relative to run start
+  ttft_s        REAL,
+  e2el_s        REAL,
+  itl_mean_s    REAL,
+  itl_max_s     REAL,
+  n_chunks      INTEGER,
+  prompt_tokens INTEGER,
+  output_tokens INTEGER,
+  ok            INTEGER NOT NULL,
+  status        INTEGER,                      -- HTTP status
+  error         TEXT
+);
+CREATE INDEX requests_iteration ON requests(iteration_id);
+
+-- Facts about where a measurement was taken.
+CREATE TABLE env_facts (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER REFERENCES campaigns(id),
+  iteration_id  INTEGER REFERENCES iterations(id),
+  key           TEXT NOT NULL,                -- host, kernel, cpu, device.name, device.uuid, driver, engine.version, git.<dir> ...
+  value         TEXT NOT NULL,
+  created_at    INTEGER NOT NULL
+);
+
+-- Logs, profiles, build output.
+CREATE TABLE artifacts (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER REFERENCES campaigns(id),
+  iteration_id  INTEGER REFERENCES iterations(id),
+  kind          TEXT NOT NULL,                -- engine-log | build-log | bench-output | profile
+  name          TEXT NOT NULL,
+  sha256        TEXT NOT NULL,
+  size          INTEGER NOT NULL,
+  content       BLOB,
+  truncated     INTEGER NOT NULL DEFAULT 0,
+  created_at    INTEGER NOT NULL
+);
+
+-- Notes, corrections and invalidations. Nothing here is ever updated.
+CREATE TABLE notes (
+  id            INTEGER PRIMARY KEY,
+  iteration_id  INTEGER NOT NULL REFERENCES iterations(id),
+  kind          TEXT NOT NULL CHECK (kind IN ('note', 'correction', 'invalidation')),
+  by_iteration_id INTEGER REFERENCES iterations(id), -- correction: the iteration whose findings correct this one
+  text          TEXT NOT NULL,
+  author        TEXT,
+  created_at    INTEGER NOT NULL
+);
+CREATE INDEX notes_iteration ON notes(iteration_id);
+
+-- Measured device ceilings for %-of-peak figures.
+CREATE TABLE device_peaks (
+  id            INTEGER PRIMARY KEY,
+  backend       TEXT NOT NULL,
+  device_id     TEXT NOT NULL,                -- UUID or PCI id
+  device_name   TEXT,
+  kind          TEXT NOT NULL CHECK (kind IN ('copy_gbps', 'gflops')),
+  value         REAL NOT NULL,
+  measured_at   INTEGER NOT NULL
+);
+
+-- Research side: profiles, table-coverage holes and ranked candidates.
+CREATE TABLE findings (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER REFERENCES campaigns(id),
+  kind          TEXT NOT NULL,                -- hole | hotspot | candidate
+  subject       TEXT NOT NULL,
+  detail        TEXT,
+  potential     REAL,                         -- most it could gain, fraction
+  created_at    INTEGER NOT NULL
+);

@@ -1,0 +1,10 @@
+/* `ratchet bench`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_bench(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "bench: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

@@ -1,0 +1,10 @@
+/* `ratchet check`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_check(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "check: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

@@ -1,0 +1,10 @@
+/* `ratchet correct`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_correct(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "correct: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

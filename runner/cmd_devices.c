@@ -1,0 +1,10 @@
+/* `ratchet devices`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_devices(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "devices: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

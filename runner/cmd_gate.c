@@ -1,0 +1,10 @@
+/* `ratchet gate`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "gate: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

@@ -1,0 +1,10 @@
+/* `ratchet invalidate`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_invalidate(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "invalidate: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

@@ -1,0 +1,10 @@
+/* `ratchet log`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_log(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "log: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

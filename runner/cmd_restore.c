@@ -1,0 +1,10 @@
+/* `ratchet restore`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_restore(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "restore: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}

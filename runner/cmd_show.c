@@ -1,0 +1,10 @@
+/* `ratchet show`: placeholder until its issue lands. */
+#include "cmd.h"
+
+int cmd_show(int argc, char **argv, struct rt_ctx *ctx)
+{
+	(void)argc;
+	(void)argv;
+	cmd_error(ctx, "show: not implemented yet");
+	return RT_EXIT_RUNTIME;
+}
