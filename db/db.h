@@ -1,7 +1,7 @@
 /*
  * The store: one SQLite file. db_open() creates or migrates it (WAL, foreign
  * keys, busy_timeout) and refuses a file written by a newer ratchet. All SQL
- * lives in db/: each db/*.c file owns the statements of one area (store.c:
+ * lives in db/: each file in db/ owns the statements of one area (store.c:
  * campaigns, iterations, journal, measurements; notes.c: notes, corrections,
  * invalidations; export.c; gate.c; requests.c; query.c: the read side for
  * reports). Every statement is prepared and binds its parameters.
@@ -20,7 +20,7 @@ struct db;
 /* Open (creating and migrating as needed). RT_ESCHEMA for a newer schema. */
 int db_open(const char *path, struct db **out, struct rt_sb *err);
 void db_close(struct db *db);
-/* The raw handle, for the db/*.c files only. */
+/* The raw handle, for the files in db/ only. */
 sqlite3 *db_sqlite(struct db *db);
 const char *db_path(struct db *db);
 
@@ -174,5 +174,31 @@ int db_artifact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, co
 int db_note_add(struct db *db, int64_t iteration_id, const char *kind, int64_t by_iteration_id,
 		const char *text, struct rt_sb *err);
 bool db_iteration_is_invalid(struct db *db, int64_t iteration_id);
+
+/* ---- added by the db helper (db/notes.c) ---- */
+/* One row of `notes`; strings are owned by the struct (db_notes_free). */
+struct db_note {
+	int64_t id;              /* notes.id */
+	int64_t iteration_id;    /* the iteration the note is about */
+	char *kind;              /* note | correction | invalidation */
+	int64_t by_iteration_id; /* correction: the iteration whose findings correct it; else 0 */
+	char *text;              /* the note, correction or reason */
+	char *author;            /* $USER at the time, or NULL */
+	int64_t created_at;      /* Unix ms */
+};
+/* db_note_add with an author (NULL for none); the new note's id goes to *id
+ * (may be NULL). RT_ENOENT for an unknown iteration, RT_EINVAL for a bad
+ * kind, empty text or a bad correction, RT_ESTATE for a second invalidation. */
+int db_note_add_as(struct db *db, int64_t iteration_id, const char *kind, int64_t by_iteration_id,
+		   const char *text, const char *author, int64_t *id, struct rt_sb *err);
+/* Notes about an iteration and corrections it made to others
+ * (iteration_id = id or by_iteration_id = id), oldest first. */
+int db_notes_list(struct db *db, int64_t iteration_id, struct db_note **out, size_t *n,
+		  struct rt_sb *err);
+void db_notes_free(struct db_note *v, size_t n);
+/* What a user typed to name an iteration: "42" (iterations.id, as `ratchet
+ * log` shows it) or "3:5" (campaign 3, seq 5). RT_EUSAGE when malformed,
+ * RT_ENOENT when there is no such iteration. */
+int db_iteration_ref(struct db *db, const char *ref, int64_t *id, struct rt_sb *err);
 
 #endif

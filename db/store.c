@@ -7,19 +7,21 @@
 #include "db/db_sql.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define DB_STMT_CACHE 64
+struct db_cached {
+	const char *sql;     /* key: the literal's address */
+	sqlite3_stmt *stmt;  /* prepared once, reset before each use */
+};
 
 struct db {
-	sqlite3 *h;         /* the connection */
-	char *path;         /* as given to db_open */
-	struct {
-		const char *sql;    /* key: the literal's address */
-		sqlite3_stmt *stmt;
-	} cache[DB_STMT_CACHE]; /* prepared statements, by SQL literal */
-	int ncache;
+	sqlite3 *h;               /* the connection */
+	char *path;               /* as given to db_open */
+	struct db_cached *cache;  /* prepared statements, by SQL literal (grows) */
+	int ncache;               /* entries used */
+	int acache;               /* entries allocated */
 };
 
 sqlite3 *db_sqlite(struct db *db)
@@ -51,13 +53,15 @@ sqlite3_stmt *db_prepare(struct db *db, const char *sql, struct rt_sb *err)
 		db_fail(db, err, "prepare");
 		return NULL;
 	}
-	if (db->ncache < DB_STMT_CACHE) {
-		db->cache[db->ncache].sql = sql;
-		db->cache[db->ncache].stmt = st;
-		db->ncache++;
+	/* The cache grows: every statement is finalized by db_close, so a
+	 * statement never outlives its connection (sqlite3_close fails if one does). */
+	if (db->ncache == db->acache) {
+		db->acache = db->acache ? 2 * db->acache : 64;
+		db->cache = xrealloc(db->cache, (size_t)db->acache * sizeof(*db->cache));
 	}
-	/* A statement that did not fit in the cache leaks until close; the cache
-	 * is sized above the number of statements in the code. */
+	db->cache[db->ncache].sql = sql;
+	db->cache[db->ncache].stmt = st;
+	db->ncache++;
 	return st;
 }
 
@@ -154,8 +158,18 @@ int db_open(const char *path, struct db **out, struct rt_sb *err)
 		return RT_EDB;
 	}
 	sqlite3_busy_timeout(db->h, 10000);
-	int rc = exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
-			  "PRAGMA synchronous = NORMAL;", err, path);
+	/* Check the version before anything that writes (journal_mode = WAL
+	 * rewrites the header): a newer database is left byte for byte as it was. */
+	int v = 0;
+	int rc = user_version(db, &v, err);
+	if (!rc && v > db_schema_version)
+		rc = rt_errf(err, RT_ESCHEMA,
+			     "%s: database schema version %d is newer than this ratchet's (%d); "
+			     "use a newer ratchet, nothing was changed", db->path, v,
+			     db_schema_version);
+	if (!rc)
+		rc = exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
+			      "PRAGMA synchronous = NORMAL;", err, path);
 	if (!rc)
 		rc = migrate(db, err);
 	if (rc) {
@@ -172,8 +186,795 @@ void db_close(struct db *db)
 		return;
 	for (int i = 0; i < db->ncache; i++)
 		sqlite3_finalize(db->cache[i].stmt);
+	free(db->cache);
 	if (db->h)
 		sqlite3_close(db->h);
 	free(db->path);
 	free(db);
+}
+
+/* ---- binding and reading helpers ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* 0 means "none" for the id columns that may be NULL. */
+static void bind_id(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* NAN means "unset" for REAL columns. */
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* A blob of len bytes; a zero-length blob is stored as an empty blob, not NULL. */
+static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool present)
+{
+	if (!present)
+		sqlite3_bind_null(st, i);
+	else if (!len || !p)
+		sqlite3_bind_zeroblob(st, i, 0);
+	else
+		sqlite3_bind_blob64(st, i, p, len, SQLITE_TRANSIENT);
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* A copy of a blob column, NUL-terminated for callers that treat it as text. */
+static void *col_blob(sqlite3_stmt *st, int i, size_t *len)
+{
+	const void *p = sqlite3_column_blob(st, i);
+	size_t n = (size_t)sqlite3_column_bytes(st, i);
+	char *out = xmalloc(n + 1);
+	if (n)
+		memcpy(out, p, n);
+	out[n] = 0;
+	*len = n;
+	return out;
+}
+
+static void col_sha(sqlite3_stmt *st, int i, char out[65])
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	snprintf(out, 65, "%s", s ? (const char *)s : "");
+}
+
+/* Step a write statement to completion and reset it; "db: <what>: <msg>" on failure. */
+static int step_done(struct db *db, sqlite3_stmt *st, struct rt_sb *err, const char *what)
+{
+	int rc = sqlite3_step(st);
+	int ret = 0;
+	if (rc != SQLITE_DONE)
+		ret = db_fail(db, err, what);
+	sqlite3_reset(st);
+	return ret;
+}
+
+/* The id of the row the last INSERT on this connection made. */
+static void out_id(struct db *db, int64_t *id)
+{
+	if (id)
+		*id = sqlite3_last_insert_rowid(db->h);
+}
+
+/* ---- campaigns ---- */
+
+void db_campaign_release(struct db_campaign *c)
+{
+	if (!c)
+		return;
+	free(c->name);
+	free(c->spec_path);
+	free(c->spec_text);
+	free(c->spec_sha256);
+	free(c->workdir);
+	free(c->state);
+	memset(c, 0, sizeof(*c));
+}
+
+int db_campaign_create(struct db *db, const char *name, const char *spec_path,
+		       const char *spec_text, const char *spec_sha256, const char *workdir,
+		       int64_t seed, int64_t *id, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO campaigns (name, spec_path, spec_text, spec_sha256, workdir, seed, "
+		"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
+	if (!st)
+		return RT_EDB;
+	bind_text(st, 1, name);
+	bind_text(st, 2, spec_path);
+	bind_text(st, 3, spec_text);
+	bind_text(st, 4, spec_sha256);
+	bind_text(st, 5, workdir);
+	sqlite3_bind_int64(st, 6, seed);
+	sqlite3_bind_int64(st, 7, rt_wall_ms());
+	int rc = step_done(db, st, err, "create campaign");
+	if (!rc)
+		out_id(db, id);
+	return rc;
+}
+
+#define CAMPAIGN_COLS \
+	"id, name, spec_path, spec_text, spec_sha256, workdir, seed, state, " \
+	"best_iteration, created_at, finished_at"
+
+static void read_campaign(sqlite3_stmt *st, struct db_campaign *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = sqlite3_column_int64(st, 0);
+	c->name = col_text(st, 1);
+	c->spec_path = col_text(st, 2);
+	c->spec_text = col_text(st, 3);
+	c->spec_sha256 = col_text(st, 4);
+	c->workdir = col_text(st, 5);
+	c->seed = sqlite3_column_int64(st, 6);
+	c->state = col_text(st, 7);
+	c->best_iteration = sqlite3_column_int64(st, 8);
+	c->created_at = sqlite3_column_int64(st, 9);
+	c->finished_at = sqlite3_column_int64(st, 10);
+}
+
+/* Step a one-row read: 0 with the row read, RT_ENOENT, or RT_EDB. */
+static int step_row(struct db *db, sqlite3_stmt *st, struct rt_sb *err, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(st);
+		return RT_ENOENT;
+	}
+	int ret = db_fail(db, err, what);
+	sqlite3_reset(st);
+	return ret;
+}
+
+int db_campaign_latest(struct db *db, const char *name, struct db_campaign *out, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT " CAMPAIGN_COLS " FROM campaigns WHERE ?1 IS NULL OR name = ?1 "
+		"ORDER BY id DESC LIMIT 1", err);
+	if (!st)
+		return RT_EDB;
+	bind_text(st, 1, name);
+	int rc = step_row(db, st, err, "read campaign");
+	if (rc == RT_ENOENT)
+		return name ? rt_errf(err, RT_ENOENT, "db: no campaign named '%s'", name)
+			    : rt_errf(err, RT_ENOENT, "db: no campaign yet");
+	if (rc)
+		return rc;
+	read_campaign(st, out);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int db_campaign_get(struct db *db, int64_t id, struct db_campaign *out, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT " CAMPAIGN_COLS " FROM campaigns WHERE id = ?1",
+				      err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = step_row(db, st, err, "read campaign");
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_ENOENT, "db: no campaign %lld", (long long)id);
+	if (rc)
+		return rc;
+	read_campaign(st, out);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int db_campaign_set_state(struct db *db, int64_t id, const char *state, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE campaigns SET state = ?2, finished_at = "
+		"CASE WHEN ?2 = 'running' THEN NULL ELSE ?3 END WHERE id = ?1", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, state);
+	sqlite3_bind_int64(st, 3, rt_wall_ms());
+	int rc = step_done(db, st, err, "set campaign state");
+	if (!rc && sqlite3_changes(db->h) == 0)
+		rc = rt_errf(err, RT_ENOENT, "db: no campaign %lld", (long long)id);
+	return rc;
+}
+
+int db_campaign_set_best(struct db *db, int64_t id, int64_t iteration_id, struct rt_sb *err)
+{
+	/* best_iteration must be an iteration of this campaign. */
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE campaigns SET best_iteration = ?2 WHERE id = ?1 AND EXISTS "
+		"(SELECT 1 FROM iterations WHERE id = ?2 AND campaign_id = ?1)", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, iteration_id);
+	int rc = step_done(db, st, err, "set best iteration");
+	if (!rc && sqlite3_changes(db->h) == 0)
+		rc = rt_errf(err, RT_ENOENT, "db: campaign %lld has no iteration %lld",
+			     (long long)id, (long long)iteration_id);
+	return rc;
+}
+
+/* ---- iterations ---- */
+
+void db_iteration_release(struct db_iteration *it)
+{
+	if (!it)
+		return;
+	free(it->variant);
+	free(it->kind);
+	free(it->change_text);
+	free(it->change_sha256);
+	free(it->config_sha256);
+	free(it->state);
+	free(it->phase);
+	free(it->decision);
+	free(it->reason);
+	free(it->objective);
+	free(it->test);
+	free(it->strategy_note);
+	memset(it, 0, sizeof(*it));
+}
+
+void db_iterations_free(struct db_iteration *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		db_iteration_release(&v[i]);
+	free(v);
+}
+
+int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t parent_id,
+			const char *variant, const char *kind, const char *change_text,
+			const char *change_sha256, const char *config_sha256,
+			const char *strategy_note, int64_t *id, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO iterations (campaign_id, seq, parent_id, variant, kind, change_text, "
+		"change_sha256, config_sha256, strategy_note, started_at) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	sqlite3_bind_int(st, 2, seq);
+	bind_id(st, 3, parent_id);
+	bind_text(st, 4, variant);
+	bind_text(st, 5, kind);
+	bind_text(st, 6, change_text ? change_text : "");
+	bind_text(st, 7, change_sha256);
+	bind_text(st, 8, config_sha256);
+	bind_text(st, 9, strategy_note);
+	sqlite3_bind_int64(st, 10, rt_wall_ms());
+	struct rt_sb what = RT_SB_INIT;
+	rt_sb_addf(&what, "create iteration %lld:%d", (long long)campaign_id, seq);
+	int rc = step_done(db, st, err, what.buf);
+	rt_sb_release(&what);
+	if (!rc)
+		out_id(db, id);
+	return rc;
+}
+
+#define ITER_COLS \
+	"i.id, i.campaign_id, i.seq, i.parent_id, i.variant, i.kind, i.change_text, " \
+	"i.change_sha256, i.config_sha256, i.state, i.phase, i.decision, i.reason, i.objective, " \
+	"i.obj_best, i.obj_cand, i.obj_delta, i.obj_ci_lo, i.obj_ci_hi, i.confidence, i.test, " \
+	"i.p_value, i.n_cand, i.n_best, i.paired, i.gate_run_id, i.strategy_note, i.started_at, " \
+	"i.finished_at, EXISTS (SELECT 1 FROM notes n WHERE n.iteration_id = i.id " \
+	"AND n.kind = 'invalidation')"
+
+static void read_iteration(sqlite3_stmt *st, struct db_iteration *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->id = sqlite3_column_int64(st, 0);
+	it->campaign_id = sqlite3_column_int64(st, 1);
+	it->seq = sqlite3_column_int(st, 2);
+	it->parent_id = sqlite3_column_int64(st, 3);
+	it->variant = col_text(st, 4);
+	it->kind = col_text(st, 5);
+	it->change_text = col_text(st, 6);
+	it->change_sha256 = col_text(st, 7);
+	it->config_sha256 = col_text(st, 8);
+	it->state = col_text(st, 9);
+	it->phase = col_text(st, 10);
+	it->decision = col_text(st, 11);
+	it->reason = col_text(st, 12);
+	it->objective = col_text(st, 13);
+	it->obj_best = col_real(st, 14);
+	it->obj_cand = col_real(st, 15);
+	it->obj_delta = col_real(st, 16);
+	it->obj_ci_lo = col_real(st, 17);
+	it->obj_ci_hi = col_real(st, 18);
+	it->confidence = col_real(st, 19);
+	it->test = col_text(st, 20);
+	it->p_value = col_real(st, 21);
+	it->n_cand = sqlite3_column_int(st, 22);
+	it->n_best = sqlite3_column_int(st, 23);
+	it->paired = sqlite3_column_int(st, 24) != 0;
+	it->gate_run_id = sqlite3_column_int64(st, 25);
+	it->strategy_note = col_text(st, 26);
+	it->started_at = sqlite3_column_int64(st, 27);
+	it->finished_at = sqlite3_column_int64(st, 28);
+	it->invalidated = sqlite3_column_int(st, 29) != 0;
+}
+
+int db_iteration_get(struct db *db, int64_t id, struct db_iteration *out, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT " ITER_COLS " FROM iterations i WHERE i.id = ?1",
+				      err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = step_row(db, st, err, "read iteration");
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_ENOENT, "db: no iteration %lld", (long long)id);
+	if (rc)
+		return rc;
+	read_iteration(st, out);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int db_iteration_get_seq(struct db *db, int64_t campaign_id, int seq, struct db_iteration *out,
+			 struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT " ITER_COLS " FROM iterations i WHERE i.campaign_id = ?1 AND i.seq = ?2", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	sqlite3_bind_int(st, 2, seq);
+	int rc = step_row(db, st, err, "read iteration");
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_ENOENT, "db: no iteration %lld:%d", (long long)campaign_id,
+			       seq);
+	if (rc)
+		return rc;
+	read_iteration(st, out);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int db_iterations_list(struct db *db, int64_t campaign_id, struct db_iteration **out, size_t *n,
+		       struct rt_sb *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT " ITER_COLS " FROM iterations i WHERE i.campaign_id = ?1 ORDER BY i.seq", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	struct db_iteration *v = NULL;
+	size_t cnt = 0, alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		read_iteration(st, &v[cnt++]);
+	}
+	if (rc != SQLITE_DONE) {
+		int ret = db_fail(db, err, "list iterations");
+		sqlite3_reset(st);
+		db_iterations_free(v, cnt);
+		return ret;
+	}
+	sqlite3_reset(st);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int db_iteration_set_state(struct db *db, int64_t id, const char *state, const char *phase,
+			   struct rt_sb *err)
+{
+	/* A NULL phase keeps the phase reached so far. */
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE iterations SET state = ?2, phase = COALESCE(?3, phase) WHERE id = ?1", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, state);
+	bind_text(st, 3, phase);
+	int rc = step_done(db, st, err, "set iteration state");
+	if (!rc && sqlite3_changes(db->h) == 0)
+		rc = rt_errf(err, RT_ENOENT, "db: no iteration %lld", (long long)id);
+	return rc;
+}
+
+int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE iterations SET state = ?2, phase = COALESCE(?3, phase), decision = ?4, "
+		"reason = ?5, objective = ?6, obj_best = ?7, obj_cand = ?8, obj_delta = ?9, "
+		"obj_ci_lo = ?10, obj_ci_hi = ?11, confidence = ?12, test = ?13, p_value = ?14, "
+		"n_cand = ?15, n_best = ?16, paired = ?17, gate_run_id = ?18, finished_at = ?19 "
+		"WHERE id = ?1", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, it->id);
+	bind_text(st, 2, it->state);
+	bind_text(st, 3, it->phase);
+	bind_text(st, 4, it->decision);
+	bind_text(st, 5, it->reason);
+	bind_text(st, 6, it->objective);
+	bind_real(st, 7, it->obj_best);
+	bind_real(st, 8, it->obj_cand);
+	bind_real(st, 9, it->obj_delta);
+	bind_real(st, 10, it->obj_ci_lo);
+	bind_real(st, 11, it->obj_ci_hi);
+	bind_real(st, 12, it->confidence);
+	bind_text(st, 13, it->test);
+	bind_real(st, 14, it->p_value);
+	sqlite3_bind_int(st, 15, it->n_cand);
+	sqlite3_bind_int(st, 16, it->n_best);
+	sqlite3_bind_int(st, 17, it->paired ? 1 : 0);
+	bind_id(st, 18, it->gate_run_id);
+	sqlite3_bind_int64(st, 19, rt_wall_ms());
+	int rc = step_done(db, st, err, "finish iteration");
+	if (!rc && sqlite3_changes(db->h) == 0)
+		rc = rt_errf(err, RT_ENOENT, "db: no iteration %lld", (long long)it->id);
+	return rc;
+}
+
+/* ---- crash-safety journal ---- */
+
+int db_original_record(struct db *db, int64_t campaign_id, const char *path, bool existed,
+		       const void *content, size_t len, int mode, struct rt_sb *err)
+{
+	/* OR IGNORE: only the first touch of a path in a campaign is kept, so
+	 * the row always holds the pre-campaign bytes. */
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT OR IGNORE INTO originals (campaign_id, path, existed, content, sha256, mode, "
+		"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
+	if (!st)
+		return RT_EDB;
+	char sha[65];
+	sqlite3_bind_int64(st, 1, campaign_id);
+	bind_text(st, 2, path);
+	sqlite3_bind_int(st, 3, existed ? 1 : 0);
+	bind_blob(st, 4, content, len, existed);
+	if (existed) {
+		rt_sha256_hex(content ? content : "", content ? len : 0, sha);
+		bind_text(st, 5, sha);
+		sqlite3_bind_int(st, 6, mode);
+	} else {
+		sqlite3_bind_null(st, 5);
+		sqlite3_bind_null(st, 6);
+	}
+	sqlite3_bind_int64(st, 7, rt_wall_ms());
+	struct rt_sb what = RT_SB_INIT;
+	rt_sb_addf(&what, "record original of %s", path ? path : "(null)");
+	int rc = step_done(db, st, err, what.buf);
+	rt_sb_release(&what);
+	return rc;
+}
+
+void db_originals_free(struct db_original *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].path);
+		free(v[i].content);
+	}
+	free(v);
+}
+
+int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **out, size_t *n,
+		      struct rt_sb *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT path, existed, content, sha256, mode FROM originals WHERE campaign_id = ?1 "
+		"ORDER BY id", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	struct db_original *v = NULL;
+	size_t cnt = 0, alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		struct db_original *o = &v[cnt++];
+		memset(o, 0, sizeof(*o));
+		o->path = col_text(st, 0);
+		o->existed = sqlite3_column_int(st, 1) != 0;
+		if (o->existed)
+			o->content = col_blob(st, 2, &o->len);
+		col_sha(st, 3, o->sha256);
+		o->mode = sqlite3_column_int(st, 4);
+	}
+	if (rc != SQLITE_DONE) {
+		int ret = db_fail(db, err, "list originals");
+		sqlite3_reset(st);
+		db_originals_free(v, cnt);
+		return ret;
+	}
+	sqlite3_reset(st);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int db_intent_open(struct db *db, int64_t iteration_id, const char *action, const char *path,
+		   bool before_exists, const void *before, size_t before_len, bool after_exists,
+		   const void *after, size_t after_len, int64_t *id, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO intents (iteration_id, action, path, before_exists, before, "
+		"before_sha256, after_exists, after, after_sha256, created_at) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
+	if (!st)
+		return RT_EDB;
+	char bsha[65], asha[65];
+	sqlite3_bind_int64(st, 1, iteration_id);
+	bind_text(st, 2, action);
+	bind_text(st, 3, path);
+	sqlite3_bind_int(st, 4, before_exists ? 1 : 0);
+	bind_blob(st, 5, before, before_len, before_exists);
+	if (before_exists) {
+		rt_sha256_hex(before ? before : "", before ? before_len : 0, bsha);
+		bind_text(st, 6, bsha);
+	}
+	sqlite3_bind_int(st, 7, after_exists ? 1 : 0);
+	bind_blob(st, 8, after, after_len, after_exists);
+	if (after_exists) {
+		rt_sha256_hex(after ? after : "", after ? after_len : 0, asha);
+		bind_text(st, 9, asha);
+	}
+	sqlite3_bind_int64(st, 10, rt_wall_ms());
+	struct rt_sb what = RT_SB_INIT;
+	rt_sb_addf(&what, "open %s intent on %s", action ? action : "(null)",
+		   path ? path : "(null)");
+	int rc = step_done(db, st, err, what.buf);
+	rt_sb_release(&what);
+	if (!rc)
+		out_id(db, id);
+	return rc;
+}
+
+int db_intent_close(struct db *db, int64_t id, const char *state, struct rt_sb *err)
+{
+	if (!state || (strcmp(state, "done") && strcmp(state, "undone")))
+		return rt_errf(err, RT_EINVAL, "db: close intent %lld: state must be done or undone",
+			       (long long)id);
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE intents SET state = ?2, closed_at = ?3 WHERE id = ?1 AND state = 'open'", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	bind_text(st, 2, state);
+	sqlite3_bind_int64(st, 3, rt_wall_ms());
+	int rc = step_done(db, st, err, "close intent");
+	if (rc || sqlite3_changes(db->h))
+		return rc;
+	/* Nothing changed: say whether it is missing or already closed. */
+	st = db_prepare(db, "SELECT state FROM intents WHERE id = ?1", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	rc = step_row(db, st, err, "read intent");
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_ENOENT, "db: no intent %lld", (long long)id);
+	if (rc)
+		return rc;
+	rc = rt_errf(err, RT_ESTATE, "db: intent %lld is already %s", (long long)id,
+		     (const char *)sqlite3_column_text(st, 0));
+	sqlite3_reset(st);
+	return rc;
+}
+
+void db_intents_free(struct db_intent *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].action);
+		free(v[i].path);
+		free(v[i].before);
+		free(v[i].after);
+	}
+	free(v);
+}
+
+int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **out, size_t *n,
+			 struct rt_sb *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, t.before, "
+		"t.before_sha256, t.after_exists, t.after, t.after_sha256 FROM intents t "
+		"JOIN iterations i ON i.id = t.iteration_id "
+		"WHERE i.campaign_id = ?1 AND t.state = 'open' ORDER BY t.id", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	struct db_intent *v = NULL;
+	size_t cnt = 0, alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (cnt == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			v = xrealloc(v, alloc * sizeof(*v));
+		}
+		struct db_intent *t = &v[cnt++];
+		memset(t, 0, sizeof(*t));
+		t->id = sqlite3_column_int64(st, 0);
+		t->iteration_id = sqlite3_column_int64(st, 1);
+		t->action = col_text(st, 2);
+		t->path = col_text(st, 3);
+		t->before_exists = sqlite3_column_int(st, 4) != 0;
+		if (t->before_exists)
+			t->before = col_blob(st, 5, &t->before_len);
+		col_sha(st, 6, t->before_sha256);
+		t->after_exists = sqlite3_column_int(st, 7) != 0;
+		if (t->after_exists)
+			t->after = col_blob(st, 8, &t->after_len);
+		col_sha(st, 9, t->after_sha256);
+	}
+	if (rc != SQLITE_DONE) {
+		int ret = db_fail(db, err, "list open intents");
+		sqlite3_reset(st);
+		db_intents_free(v, cnt);
+		return ret;
+	}
+	sqlite3_reset(st);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+/* ---- measurements, stats, regressions, facts, artifacts ---- */
+
+int db_measure_add(struct db *db, int64_t iteration_id, const char *arm, const char *bench,
+		   const char *metric, int rep, double value, const char *unit, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO measurements (iteration_id, arm, benchmark, metric, rep, value, unit, "
+		"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, iteration_id);
+	bind_text(st, 2, arm);
+	bind_text(st, 3, bench);
+	bind_text(st, 4, metric);
+	sqlite3_bind_int(st, 5, rep);
+	bind_real(st, 6, value);
+	bind_text(st, 7, unit);
+	sqlite3_bind_int64(st, 8, rt_wall_ms());
+	return step_done(db, st, err, "add measurement");
+}
+
+int db_measure_invalidate(struct db *db, int64_t iteration_id, const char *arm, int from_rep,
+			  const char *reason, struct rt_sb *err)
+{
+	/* Rows already invalid keep their first reason. */
+	sqlite3_stmt *st = db_prepare(db,
+		"UPDATE measurements SET valid = 0, invalid_reason = ?4 WHERE iteration_id = ?1 "
+		"AND (?2 IS NULL OR arm = ?2) AND rep >= ?3 AND valid = 1", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, iteration_id);
+	bind_text(st, 2, arm);
+	sqlite3_bind_int(st, 3, from_rep);
+	bind_text(st, 4, reason);
+	return step_done(db, st, err, "invalidate measurements");
+}
+
+int db_metric_stat_add(struct db *db, int64_t iteration_id, const struct db_metric_stat *s,
+		       struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO metric_stats (iteration_id, benchmark, metric, unit, better, best_median, "
+		"cand_median, best_mad, cand_mad, ratio, ci_lo, ci_hi, p_value, n_best, n_cand) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, iteration_id);
+	bind_text(st, 2, s->benchmark);
+	bind_text(st, 3, s->metric);
+	bind_text(st, 4, s->unit);
+	bind_text(st, 5, s->better);
+	bind_real(st, 6, s->best_median);
+	bind_real(st, 7, s->cand_median);
+	bind_real(st, 8, s->best_mad);
+	bind_real(st, 9, s->cand_mad);
+	bind_real(st, 10, s->ratio);
+	bind_real(st, 11, s->ci_lo);
+	bind_real(st, 12, s->ci_hi);
+	bind_real(st, 13, s->p_value);
+	sqlite3_bind_int(st, 14, s->n_best);
+	sqlite3_bind_int(st, 15, s->n_cand);
+	return step_done(db, st, err, "add metric stat");
+}
+
+int db_regression_add(struct db *db, int64_t iteration_id, const char *bench, const char *metric,
+		      const char *unit, double before, double after, double delta, double ci_lo,
+		      double ci_hi, bool kept, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO regressions (iteration_id, benchmark, metric, unit, before, after, delta, "
+		"ci_lo, ci_hi, kept, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, iteration_id);
+	bind_text(st, 2, bench);
+	bind_text(st, 3, metric);
+	bind_text(st, 4, unit);
+	bind_real(st, 5, before);
+	bind_real(st, 6, after);
+	bind_real(st, 7, delta);
+	bind_real(st, 8, ci_lo);
+	bind_real(st, 9, ci_hi);
+	sqlite3_bind_int(st, 10, kept ? 1 : 0);
+	sqlite3_bind_int64(st, 11, rt_wall_ms());
+	return step_done(db, st, err, "add regression");
+}
+
+int db_fact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, const char *key,
+		const char *value, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO env_facts (campaign_id, iteration_id, key, value, created_at) "
+		"VALUES (?1, ?2, ?3, ?4, ?5)", err);
+	if (!st)
+		return RT_EDB;
+	bind_id(st, 1, campaign_id);
+	bind_id(st, 2, iteration_id);
+	bind_text(st, 3, key);
+	bind_text(st, 4, value);
+	sqlite3_bind_int64(st, 5, rt_wall_ms());
+	return step_done(db, st, err, "add fact");
+}
+
+int db_artifact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, const char *kind,
+		    const char *name, const void *content, size_t len, bool truncated,
+		    struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO artifacts (campaign_id, iteration_id, kind, name, sha256, size, content, "
+		"truncated, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", err);
+	if (!st)
+		return RT_EDB;
+	char sha[65];
+	rt_sha256_hex(content ? content : "", content ? len : 0, sha);
+	bind_id(st, 1, campaign_id);
+	bind_id(st, 2, iteration_id);
+	bind_text(st, 3, kind);
+	bind_text(st, 4, name);
+	bind_text(st, 5, sha);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)len);
+	bind_blob(st, 7, content, len, true);
+	sqlite3_bind_int(st, 8, truncated ? 1 : 0);
+	sqlite3_bind_int64(st, 9, rt_wall_ms());
+	return step_done(db, st, err, "add artifact");
 }

@@ -223,6 +223,8 @@ struct spec_bench {
 	struct spec_load load;      /* kind == LOAD */
 	struct spec_kernel kernel;  /* kind == KERNEL */
 	struct spec_pos pos;
+	const char **metric_names;  /* what spec_bench_metrics() returns; strings not owned here */
+	size_t n_metric_names;      /* entries in metric_names */
 };
 
 /* ---- objective, constraints, repeats ---- */
@@ -379,6 +381,9 @@ void spec_free(struct spec *s);
 
 /* Print the normalized spec (YAML, units in base form, defaults filled in). */
 void spec_dump(const struct spec *s, struct rt_sb *out);
+/* The normalized spec as JSON (same keys and values as spec_dump); caller
+ * owns the reference. */
+json_t *spec_to_json(const struct spec *s);
 
 /* Values for template placeholders. */
 struct spec_vars {

@@ -1,0 +1,35 @@
+/*
+ * The tuning side of agents/: strategies that propose the next change. A
+ * strategy sees the spec and the campaign's history (rebuilt from the store
+ * on every call, so a resumed campaign proposes exactly what an
+ * uninterrupted one would) and names the next variant, or says it is done.
+ */
+#ifndef AGENT_AGENT_H
+#define AGENT_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runner/spec.h"
+
+/* What happened to one attempt at a variant, in campaign order. */
+struct agent_attempt {
+	size_t variant;     /* index into spec->variants */
+	const char *state;  /* kept | reverted | gated | failed | invalid | interrupted */
+	double effect;      /* objective gain, + is better; NAN when not measured */
+	bool passed;        /* the decision and gate said yes (kept, or a greedy round candidate that passed) */
+	const char *note;   /* the strategy note it was proposed with */
+};
+
+struct agent_proposal {
+	size_t variant;     /* index into spec->variants */
+	char note[160];     /* why: "list: next in spec order (3 of 7)" */
+	bool confirm;       /* greedy: re-apply a round's winner (decided like any change) */
+};
+
+/* Propose the next change. Returns 1 with *p filled, 0 when the strategy is
+ * done, RT_ENOTSUP for a strategy that is not implemented. */
+int agent_next(const struct spec *s, const struct agent_attempt *hist, size_t n,
+	       struct agent_proposal *p, struct rt_sb *err);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * Strategies: `list` tries each variant once, in spec order, on the current
+ * best. `greedy` runs rounds: every remaining variant is tried on the current
+ * best; the best one that passed is then applied again as a confirmation
+ * iteration and kept if it still passes; rounds repeat until none passes.
+ * Both derive everything from the history, never from memory of the run.
+ */
+#include "agents/agent.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static bool final_state(const char *st)
+{
+	return st && strcmp(st, "interrupted") != 0;
+}
+
+static int next_list(const struct spec *s, const struct agent_attempt *h, size_t n,
+		     struct agent_proposal *p)
+{
+	for (size_t v = 0; v < s->n_variants; v++) {
+		bool done = false;
+		for (size_t i = 0; i < n && !done; i++)
+			done = h[i].variant == v && final_state(h[i].state);
+		if (!done) {
+			p->variant = v;
+			p->confirm = false;
+			snprintf(p->note, sizeof(p->note), "list: next in spec order (%zu of %zu)", v + 1,
+				 s->n_variants);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Greedy rounds, reconstructed from history. A round starts after the last
+ * confirmation (or at the beginning); within it each remaining variant is
+ * tried once. Notes carry "greedy round R" so rounds can be found again.
+ */
+static int next_greedy(const struct spec *s, const struct agent_attempt *h, size_t n,
+		       struct agent_proposal *p)
+{
+	int round = 1;
+	size_t round_start = 0;
+	bool kept[256] = { false };
+	bool dead[256] = { false };
+	if (s->n_variants > 256)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!final_state(h[i].state))
+			continue;
+		if (!strcmp(h[i].state, "kept"))
+			kept[h[i].variant] = true;
+		if (!strcmp(h[i].state, "gated") || !strcmp(h[i].state, "failed"))
+			dead[h[i].variant] = true;
+		if (h[i].note && strstr(h[i].note, "confirm")) {
+			round++;
+			round_start = i + 1;
+		}
+	}
+	/* Variants still to try in this round. */
+	for (size_t v = 0; v < s->n_variants; v++) {
+		if (kept[v] || dead[v])
+			continue;
+		bool tried = false;
+		for (size_t i = round_start; i < n && !tried; i++)
+			tried = h[i].variant == v && final_state(h[i].state);
+		if (!tried) {
+			p->variant = v;
+			p->confirm = false;
+			snprintf(p->note, sizeof(p->note), "greedy round %d: try on the current best", round);
+			return 1;
+		}
+	}
+	/* Round over: confirm the best candidate that passed. */
+	double best = -INFINITY;
+	size_t win = (size_t)-1;
+	for (size_t i = round_start; i < n; i++) {
+		if (!final_state(h[i].state) || !h[i].passed || kept[h[i].variant])
+			continue;
+		if (h[i].effect > best) {
+			best = h[i].effect;
+			win = h[i].variant;
+		}
+	}
+	if (win == (size_t)-1)
+		return 0;
+	p->variant = win;
+	p->confirm = true;
+	snprintf(p->note, sizeof(p->note), "greedy round %d: confirm the round's best (%+.1f%%)", round,
+		 best * 100);
+	return 1;
+}
+
+int agent_next(const struct spec *s, const struct agent_attempt *hist, size_t n,
+	       struct agent_proposal *p, struct rt_sb *err)
+{
+	switch (s->strategy) {
+	case SPEC_STRAT_LIST:
+		return next_list(s, hist, n, p);
+	case SPEC_STRAT_GREEDY:
+		return next_greedy(s, hist, n, p);
+	default:
+		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list or greedy)",
+			       spec_strategy_name(s->strategy));
+	}
+}

@@ -1,0 +1,370 @@
+/*
+ * CSV and JSON export of every table (see export.h). The table list is fixed
+ * here, one literal SELECT per table, so no SQL is assembled from input; a
+ * unit test checks that it names every table of the schema.
+ */
+#include "db/export.h"
+
+#include <jansson.h>
+#include <errno.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name; /* table */
+	const char *sql;  /* every column, oldest row first */
+} tables[] = {
+	{ "campaigns", "SELECT * FROM campaigns ORDER BY id" },
+	{ "iterations", "SELECT * FROM iterations ORDER BY id" },
+	{ "originals", "SELECT * FROM originals ORDER BY id" },
+	{ "intents", "SELECT * FROM intents ORDER BY id" },
+	{ "measurements", "SELECT * FROM measurements ORDER BY id" },
+	{ "metric_stats", "SELECT * FROM metric_stats ORDER BY id" },
+	{ "regressions", "SELECT * FROM regressions ORDER BY id" },
+	{ "gate_runs", "SELECT * FROM gate_runs ORDER BY id" },
+	{ "gate_answers", "SELECT * FROM gate_answers ORDER BY id" },
+	{ "requests", "SELECT * FROM requests ORDER BY id" },
+	{ "env_facts", "SELECT * FROM env_facts ORDER BY id" },
+	{ "artifacts", "SELECT * FROM artifacts ORDER BY id" },
+	{ "notes", "SELECT * FROM notes ORDER BY id" },
+	{ "device_peaks", "SELECT * FROM device_peaks ORDER BY id" },
+	{ "findings", "SELECT * FROM findings ORDER BY id" },
+};
+
+const char *const db_export_tables[] = {
+	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
+	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
+	"device_peaks", "findings",
+};
+const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
+
+_Static_assert(RT_ARRAY_SIZE(tables) == RT_ARRAY_SIZE(db_export_tables),
+	       "export table lists out of step");
+
+static int table_index(const char *name)
+{
+	for (size_t i = 0; i < RT_ARRAY_SIZE(tables); i++)
+		if (!strcmp(tables[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+bool db_export_known(const char *name)
+{
+	return name && table_index(name) >= 0;
+}
+
+static int unknown_table(const char *name, struct rt_sb *err)
+{
+	const char *dym = rt_did_you_mean(name, db_export_tables, db_export_ntables);
+	if (dym)
+		return rt_errf(err, RT_EINVAL, "db: export: no table '%s' (did you mean '%s'?)",
+			       name, dym);
+	return rt_errf(err, RT_EINVAL, "db: export: no table '%s'", name);
+}
+
+/* A consistent snapshot: a deferred read transaction around the whole export. */
+static int snapshot_begin(struct db *db, struct rt_sb *err)
+{
+	if (!sqlite3_get_autocommit(db_sqlite(db)))
+		return 0; /* the caller's transaction already is one */
+	if (sqlite3_exec(db_sqlite(db), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(db, err, "export: begin");
+	return 1;
+}
+
+static void snapshot_end(struct db *db, int began)
+{
+	if (began == 1)
+		sqlite3_exec(db_sqlite(db), "COMMIT", NULL, NULL, NULL);
+}
+
+static char *base64(const void *p, size_t n)
+{
+	char *out = xmalloc(4 * ((n + 2) / 3) + 1);
+	EVP_EncodeBlock((unsigned char *)out, p, (int)n);
+	return out;
+}
+
+/* The shortest %g form that reads back as the same double. */
+static void fmt_real(double v, char out[40])
+{
+	for (int p = 1; p <= 17; p++) {
+		snprintf(out, 40, "%.*g", p, v);
+		if (strtod(out, NULL) == v)
+			return;
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_put(FILE *out, json_t *v)
+{
+	char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	fputs(s ? s : "null", out);
+	free(s);
+	json_decref(v);
+}
+
+/* Text as a JSON string; bytes that are not UTF-8 become '?'. */
+static void json_put_text(FILE *out, const char *s, size_t n)
+{
+	json_t *v = json_stringn(s, n);
+	if (!v) {
+		char *copy = xmalloc(n + 1);
+		for (size_t i = 0; i < n; i++)
+			copy[i] = (unsigned char)s[i] < 0x80 ? s[i] : '?';
+		v = json_stringn(copy, n);
+		free(copy);
+	}
+	json_put(out, v);
+}
+
+static void json_put_value(FILE *out, sqlite3_stmt *st, int i, bool blobs)
+{
+	char num[40];
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
+		break;
+	case SQLITE_FLOAT: {
+		double v = sqlite3_column_double(st, i);
+		if (!isfinite(v)) {
+			fputs("null", out);
+			break;
+		}
+		fmt_real(v, num);
+		/* Keep it a real for readers that type numbers. */
+		if (!strpbrk(num, ".e"))
+			strcat(num, ".0");
+		fputs(num, out);
+		break;
+	}
+	case SQLITE_TEXT:
+		json_put_text(out, (const char *)sqlite3_column_text(st, i),
+			      (size_t)sqlite3_column_bytes(st, i));
+		break;
+	case SQLITE_BLOB: {
+		const void *p = sqlite3_column_blob(st, i);
+		size_t n = (size_t)sqlite3_column_bytes(st, i);
+		char sha[65];
+		rt_sha256_hex(p ? p : "", n, sha);
+		fprintf(out, "{\"sha256\":\"%s\",\"size\":%zu", sha, n);
+		if (blobs) {
+			char *b = base64(p ? p : "", n);
+			fprintf(out, ",\"base64\":\"%s\"", b);
+			free(b);
+		}
+		fputc('}', out);
+		break;
+	}
+	default:
+		fputs("null", out);
+	}
+}
+
+static int json_table(struct db *db, int t, bool blobs, FILE *out, size_t *rows,
+		      struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, tables[t].sql, err);
+	if (!st)
+		return RT_EDB;
+	int ncol = sqlite3_column_count(st);
+	json_put_text(out, tables[t].name, strlen(tables[t].name));
+	fputs(": [", out);
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fputs(n ? ",\n  {" : "\n  {", out);
+		for (int i = 0; i < ncol; i++) {
+			const char *name = sqlite3_column_name(st, i);
+			if (i)
+				fputs(", ", out);
+			json_put_text(out, name, strlen(name));
+			fputs(": ", out);
+			json_put_value(out, st, i, blobs);
+		}
+		fputc('}', out);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		int ret = db_fail(db, err, tables[t].name);
+		sqlite3_reset(st);
+		return ret;
+	}
+	sqlite3_reset(st);
+	fputs(n ? "\n]" : "]", out);
+	*rows += n;
+	return 0;
+}
+
+int db_export_json(struct db *db, const struct db_export_opts *o, FILE *out,
+		   struct db_export_count *cnt, struct rt_sb *err)
+{
+	struct db_export_count c = { 0 };
+	if (o->table && !db_export_known(o->table))
+		return unknown_table(o->table, err);
+	int began = snapshot_begin(db, err);
+	if (began < 0)
+		return began;
+	int rc = 0;
+	fputs("{", out);
+	for (size_t t = 0; t < RT_ARRAY_SIZE(tables); t++) {
+		if (o->table && strcmp(o->table, tables[t].name))
+			continue;
+		fputs(c.tables ? ",\n" : "\n", out);
+		if ((rc = json_table(db, (int)t, o->blobs, out, &c.rows, err)))
+			break;
+		c.tables++;
+	}
+	fputs("\n}\n", out);
+	snapshot_end(db, began);
+	if (!rc && ferror(out))
+		rc = rt_errf(err, RT_EIO, "db: export: write failed");
+	if (cnt)
+		*cnt = c;
+	return rc;
+}
+
+/* ---- CSV (RFC 4180) ---- */
+
+static void csv_field(FILE *out, const char *s, size_t n)
+{
+	bool quote = false;
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+	if (!quote) {
+		fwrite(s, 1, n, out);
+		return;
+	}
+	fputc('"', out);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', out);
+		fputc(s[i], out);
+	}
+	fputc('"', out);
+}
+
+static void csv_value(FILE *out, sqlite3_stmt *st, int i, bool blobs)
+{
+	char num[40];
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		fprintf(out, "%lld", (long long)sqlite3_column_int64(st, i));
+		break;
+	case SQLITE_FLOAT:
+		fmt_real(sqlite3_column_double(st, i), num);
+		fputs(num, out);
+		break;
+	case SQLITE_TEXT:
+		csv_field(out, (const char *)sqlite3_column_text(st, i),
+			  (size_t)sqlite3_column_bytes(st, i));
+		break;
+	case SQLITE_BLOB: {
+		const void *p = sqlite3_column_blob(st, i);
+		size_t n = (size_t)sqlite3_column_bytes(st, i);
+		if (blobs) {
+			char *b = base64(p ? p : "", n);
+			fputs(b, out);
+			free(b);
+		} else {
+			char sha[65];
+			rt_sha256_hex(p ? p : "", n, sha);
+			fprintf(out, "size=%zu sha256=%s", n, sha);
+		}
+		break;
+	}
+	default:
+		break; /* NULL: an empty field */
+	}
+}
+
+int db_export_csv(struct db *db, const char *table, bool blobs, FILE *out, size_t *rows,
+		  struct rt_sb *err)
+{
+	int t = table ? table_index(table) : -1;
+	if (t < 0)
+		return unknown_table(table ? table : "(null)", err);
+	int began = snapshot_begin(db, err);
+	if (began < 0)
+		return began;
+	sqlite3_stmt *st = db_prepare(db, tables[t].sql, err);
+	if (!st) {
+		snapshot_end(db, began);
+		return RT_EDB;
+	}
+	int ncol = sqlite3_column_count(st);
+	for (int i = 0; i < ncol; i++) {
+		const char *name = sqlite3_column_name(st, i);
+		if (i)
+			fputc(',', out);
+		csv_field(out, name, strlen(name));
+	}
+	fputs("\r\n", out);
+	size_t n = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < ncol; i++) {
+			if (i)
+				fputc(',', out);
+			csv_value(out, st, i, blobs);
+		}
+		fputs("\r\n", out);
+		n++;
+	}
+	int ret = 0;
+	if (rc != SQLITE_DONE)
+		ret = db_fail(db, err, tables[t].name);
+	sqlite3_reset(st);
+	snapshot_end(db, began);
+	if (!ret && ferror(out))
+		ret = rt_errf(err, RT_EIO, "db: export: %s: write failed", tables[t].name);
+	if (rows)
+		*rows += n;
+	return ret;
+}
+
+int db_export_csv_dir(struct db *db, const struct db_export_opts *o, const char *dir,
+		      struct db_export_count *cnt, struct rt_sb *err)
+{
+	struct db_export_count c = { 0 };
+	if (o->table && !db_export_known(o->table))
+		return unknown_table(o->table, err);
+	int rc = rt_mkdirs(dir, err);
+	if (rc)
+		return rc;
+	int began = snapshot_begin(db, err);
+	if (began < 0)
+		return began;
+	for (size_t t = 0; t < RT_ARRAY_SIZE(tables) && !rc; t++) {
+		if (o->table && strcmp(o->table, tables[t].name))
+			continue;
+		char *path = xasprintf("%s/%s.csv", dir, tables[t].name);
+		char *tmp = xasprintf("%s.tmp", path);
+		FILE *f = fopen(tmp, "wb");
+		if (!f) {
+			rc = rt_errf(err, RT_EIO, "%s: cannot write: %s", tmp, strerror(errno));
+		} else {
+			rc = db_export_csv(db, tables[t].name, o->blobs, f, &c.rows, err);
+			if (fclose(f) && !rc)
+				rc = rt_errf(err, RT_EIO, "%s: cannot write: %s", tmp,
+					     strerror(errno));
+			if (!rc && rename(tmp, path))
+				rc = rt_errf(err, RT_EIO, "%s: cannot rename: %s", path,
+					     strerror(errno));
+			if (rc)
+				remove(tmp);
+			else
+				c.tables++;
+		}
+		free(tmp);
+		free(path);
+	}
+	snapshot_end(db, began);
+	if (cnt)
+		*cnt = c;
+	return rc;
+}

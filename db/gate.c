@@ -1,0 +1,345 @@
+/*
+ * Statements of the GSM8K gate: gate_runs and gate_answers (see db/gate.h).
+ * Unset figures (NAN, id 0, count -1) are stored as NULL.
+ */
+#include "db/gate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void db_gate_run_release(struct db_gate_run *r)
+{
+	if (!r)
+		return;
+	free(r->label);
+	free(r->endpoint);
+	free(r->model);
+	free(r->api);
+	free(r->format);
+	free(r->extract);
+	free(r->dataset_sha256);
+	free(r->verdict);
+	free(r->params_json);
+	memset(r, 0, sizeof(*r));
+}
+
+void db_gate_answer_release(struct db_gate_answer *a)
+{
+	if (!a)
+		return;
+	free(a->response);
+	free(a->extracted_strict);
+	free(a->extracted_flex);
+	free(a->target);
+	free(a->finish_reason);
+	free(a->error);
+	memset(a, 0, sizeof(*a));
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+static void bind_id(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v > 0)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_count(sqlite3_stmt *st, int i, int v)
+{
+	if (v >= 0)
+		sqlite3_bind_int(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int col_count(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i);
+}
+
+static int step_done(struct db *db, sqlite3_stmt *st, struct rt_sb *err, const char *what)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, err, what);
+}
+
+static const char sql_run_create[] =
+	"INSERT INTO gate_runs (iteration_id, label, endpoint, model, api, format, extract,"
+	" dataset_sha256, n_planned, baseline_run_id, params_json, started_at)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+
+int db_gate_run_create(struct db *db, const struct db_gate_run *r, int64_t *id, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql_run_create, err);
+	if (!st)
+		return RT_EDB;
+	bind_id(st, 1, r->iteration_id);
+	bind_text(st, 2, r->label);
+	bind_text(st, 3, r->endpoint ? r->endpoint : "");
+	bind_text(st, 4, r->model);
+	bind_text(st, 5, r->api);
+	bind_text(st, 6, r->format);
+	bind_text(st, 7, r->extract);
+	bind_text(st, 8, r->dataset_sha256);
+	sqlite3_bind_int(st, 9, r->n_planned);
+	bind_id(st, 10, r->baseline_run_id);
+	bind_text(st, 11, r->params_json);
+	sqlite3_bind_int64(st, 12, r->started_at ? r->started_at : rt_wall_ms());
+	int rc = step_done(db, st, err, "insert gate run");
+	if (!rc)
+		*id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return rc;
+}
+
+static const char sql_run_finish[] =
+	"UPDATE gate_runs SET n_done = ?2, n_correct = ?3, n_correct_strict = ?4,"
+	" n_correct_flex = ?5, n_failed = ?6, accuracy = ?7, wilson_lo = ?8, wilson_hi = ?9,"
+	" baseline_run_id = ?10, diff = ?11, diff_lo = ?12, diff_hi = ?13, mcnemar_p = ?14,"
+	" identical_rate = ?15, flips_to_wrong = ?16, flips_to_right = ?17, early_stop = ?18,"
+	" passed = ?19, verdict = ?20, finished_at = ?21 WHERE id = ?1";
+
+int db_gate_run_finish(struct db *db, const struct db_gate_run *r, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql_run_finish, err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, r->id);
+	sqlite3_bind_int(st, 2, r->n_done);
+	sqlite3_bind_int(st, 3, r->n_correct);
+	bind_count(st, 4, r->n_correct_strict);
+	bind_count(st, 5, r->n_correct_flex);
+	sqlite3_bind_int(st, 6, r->n_failed);
+	bind_real(st, 7, r->accuracy);
+	bind_real(st, 8, r->wilson_lo);
+	bind_real(st, 9, r->wilson_hi);
+	bind_id(st, 10, r->baseline_run_id);
+	bind_real(st, 11, r->diff);
+	bind_real(st, 12, r->diff_lo);
+	bind_real(st, 13, r->diff_hi);
+	bind_real(st, 14, r->mcnemar_p);
+	bind_real(st, 15, r->identical_rate);
+	bind_count(st, 16, r->baseline_run_id > 0 ? r->flips_to_wrong : -1);
+	bind_count(st, 17, r->baseline_run_id > 0 ? r->flips_to_right : -1);
+	sqlite3_bind_int(st, 18, r->early_stop);
+	bind_count(st, 19, r->passed);
+	bind_text(st, 20, r->verdict);
+	sqlite3_bind_int64(st, 21, r->finished_at ? r->finished_at : rt_wall_ms());
+	int rc = step_done(db, st, err, "update gate run");
+	if (!rc && sqlite3_changes(db_sqlite(db)) != 1)
+		rc = rt_errf(err, RT_ENOENT, "db: gate run %lld not found", (long long)r->id);
+	return rc;
+}
+
+static const char sql_run_get[] =
+	"SELECT id, iteration_id, label, endpoint, model, api, format, extract, dataset_sha256,"
+	" n_planned, n_done, n_correct, n_correct_strict, n_correct_flex, n_failed, accuracy,"
+	" wilson_lo, wilson_hi, baseline_run_id, diff, diff_lo, diff_hi, mcnemar_p, identical_rate,"
+	" flips_to_wrong, flips_to_right, early_stop, passed, verdict, params_json, started_at,"
+	" finished_at FROM gate_runs WHERE id = ?1";
+
+int db_gate_run_get(struct db *db, int64_t id, struct db_gate_run *o, struct rt_sb *err)
+{
+	memset(o, 0, sizeof(*o));
+	sqlite3_stmt *st = db_prepare(db, sql_run_get, err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(st);
+		return rt_errf(err, RT_ENOENT, "gate run %lld not found", (long long)id);
+	}
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return db_fail(db, err, "select gate run");
+	}
+	o->id = sqlite3_column_int64(st, 0);
+	o->iteration_id = sqlite3_column_int64(st, 1);
+	o->label = col_text(st, 2);
+	o->endpoint = col_text(st, 3);
+	o->model = col_text(st, 4);
+	o->api = col_text(st, 5);
+	o->format = col_text(st, 6);
+	o->extract = col_text(st, 7);
+	o->dataset_sha256 = col_text(st, 8);
+	o->n_planned = sqlite3_column_int(st, 9);
+	o->n_done = sqlite3_column_int(st, 10);
+	o->n_correct = sqlite3_column_int(st, 11);
+	o->n_correct_strict = col_count(st, 12);
+	o->n_correct_flex = col_count(st, 13);
+	o->n_failed = sqlite3_column_int(st, 14);
+	o->accuracy = col_real(st, 15);
+	o->wilson_lo = col_real(st, 16);
+	o->wilson_hi = col_real(st, 17);
+	o->baseline_run_id = sqlite3_column_int64(st, 18);
+	o->diff = col_real(st, 19);
+	o->diff_lo = col_real(st, 20);
+	o->diff_hi = col_real(st, 21);
+	o->mcnemar_p = col_real(st, 22);
+	o->identical_rate = col_real(st, 23);
+	o->flips_to_wrong = col_count(st, 24);
+	o->flips_to_right = col_count(st, 25);
+	o->early_stop = sqlite3_column_int(st, 26) != 0;
+	o->passed = col_count(st, 27);
+	o->verdict = col_text(st, 28);
+	o->params_json = col_text(st, 29);
+	o->started_at = sqlite3_column_int64(st, 30);
+	o->finished_at = sqlite3_column_int64(st, 31);
+	sqlite3_reset(st);
+	return 0;
+}
+
+static const char sql_latest_pass[] =
+	"SELECT id FROM gate_runs WHERE passed = 1 AND format = ?4"
+	" AND ((?1 IS NOT NULL AND label = ?1) OR (?1 IS NULL AND label IS NULL AND endpoint = ?2))"
+	" AND model IS ?3 ORDER BY id DESC LIMIT 1";
+
+int db_gate_run_latest_pass(struct db *db, const char *label, const char *endpoint,
+			    const char *model, const char *format, int64_t *id, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql_latest_pass, err);
+	if (!st)
+		return RT_EDB;
+	bind_text(st, 1, label);
+	bind_text(st, 2, endpoint);
+	bind_text(st, 3, model);
+	bind_text(st, 4, format);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		return 0;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, err, "select latest passed gate run");
+	return rt_errf(err, RT_ENOENT, "no passed gate run for %s '%s', model '%s', format %s",
+		       label ? "label" : "endpoint", label ? label : endpoint ? endpoint : "",
+		       model ? model : "", format);
+}
+
+static const char sql_answer_add[] =
+	"INSERT INTO gate_answers (run_id, idx, prompt_sha256, response, response_sha256,"
+	" extracted_strict, extracted_flex, target, correct, correct_strict, correct_flex,"
+	" finish_reason, prompt_tokens, completion_tokens, failed, error, latency_s)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+
+int db_gate_answer_add(struct db *db, const struct db_gate_answer *a, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, sql_answer_add, err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, a->run_id);
+	sqlite3_bind_int(st, 2, a->idx);
+	bind_text(st, 3, a->prompt_sha256);
+	bind_text(st, 4, a->response);
+	bind_text(st, 5, a->response_sha256[0] ? a->response_sha256 : NULL);
+	bind_text(st, 6, a->extracted_strict);
+	bind_text(st, 7, a->extracted_flex);
+	bind_text(st, 8, a->target);
+	bind_count(st, 9, a->correct);
+	bind_count(st, 10, a->correct_strict);
+	bind_count(st, 11, a->correct_flex);
+	bind_text(st, 12, a->finish_reason);
+	bind_count(st, 13, a->prompt_tokens);
+	bind_count(st, 14, a->completion_tokens);
+	sqlite3_bind_int(st, 15, a->failed);
+	bind_text(st, 16, a->error);
+	bind_real(st, 17, a->latency_s);
+	return step_done(db, st, err, "insert gate answer");
+}
+
+static const char sql_answers_list[] =
+	"SELECT run_id, idx, prompt_sha256, response, response_sha256, extracted_strict,"
+	" extracted_flex, target, correct, correct_strict, correct_flex, finish_reason,"
+	" prompt_tokens, completion_tokens, failed, error, latency_s"
+	" FROM gate_answers WHERE run_id = ?1 ORDER BY idx";
+
+static void copy_hex(char out[65], sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(out, 65, "%s", t ? (const char *)t : "");
+}
+
+int db_gate_answers_list(struct db *db, int64_t run_id, struct db_gate_answer **out, size_t *n,
+			 struct rt_sb *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db, sql_answers_list, err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, run_id);
+	size_t alloc = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			alloc = alloc ? alloc * 2 : 256;
+			*out = xrealloc(*out, alloc * sizeof(**out));
+		}
+		struct db_gate_answer *a = &(*out)[(*n)++];
+		memset(a, 0, sizeof(*a));
+		a->run_id = sqlite3_column_int64(st, 0);
+		a->idx = sqlite3_column_int(st, 1);
+		copy_hex(a->prompt_sha256, st, 2);
+		a->response = col_text(st, 3);
+		copy_hex(a->response_sha256, st, 4);
+		a->extracted_strict = col_text(st, 5);
+		a->extracted_flex = col_text(st, 6);
+		a->target = col_text(st, 7);
+		a->correct = col_count(st, 8);
+		a->correct_strict = col_count(st, 9);
+		a->correct_flex = col_count(st, 10);
+		a->finish_reason = col_text(st, 11);
+		a->prompt_tokens = col_count(st, 12);
+		a->completion_tokens = col_count(st, 13);
+		a->failed = sqlite3_column_int(st, 14) != 0;
+		a->error = col_text(st, 15);
+		a->latency_s = col_real(st, 16);
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		db_gate_answers_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_fail(db, err, "select gate answers");
+	}
+	return 0;
+}
+
+void db_gate_answers_free(struct db_gate_answer *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		db_gate_answer_release(&v[i]);
+	free(v);
+}

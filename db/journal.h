@@ -1,0 +1,28 @@
+/*
+ * The journal queries the campaign loop needs beyond db.h: what bytes each
+ * touched file should hold in the current best configuration, recording the
+ * bytes a change produced once it ran (patches), and closing out
+ * iterations a crash interrupted.
+ */
+#ifndef DB_JOURNAL_H
+#define DB_JOURNAL_H
+
+#include "db/db.h"
+
+/* Record the bytes a path holds after an intent ran (when they were not known
+ * in advance, as for a patch). */
+int db_intent_set_after(struct db *db, int64_t intent_id, bool exists, const void *bytes,
+			size_t len, struct rt_sb *err);
+
+/* The bytes path should hold in the best configuration: those written by the
+ * latest kept iteration's apply, else the pre-campaign original. *bytes is
+ * owned by the caller. RT_ENOENT when the campaign never touched path. */
+int db_best_bytes(struct db *db, int64_t campaign_id, const char *path, bool *exists,
+		  void **bytes, size_t *len, struct rt_sb *err);
+
+/* Mark every iteration of the campaign still pending/applying/applied/
+ * measuring as interrupted, with reason. Returns how many (>= 0). */
+int db_iterations_interrupt(struct db *db, int64_t campaign_id, const char *reason,
+			    struct rt_sb *err);
+
+#endif

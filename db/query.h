@@ -1,0 +1,219 @@
+/*
+ * The read side of the store, for the reports (`ratchet log`, `show`,
+ * `regressions`, `report`). Every function runs prepared statements that walk
+ * the indexes of db/schema.sql (iterations_campaign, notes_iteration,
+ * measurements_iteration, metric_stats_iteration, requests_iteration), so a
+ * page of `ratchet log` costs the same on 10 or 100,000 iterations. Rows come
+ * back as arrays the caller frees with the matching *_free(); strings in them
+ * are owned by the row (NULL when the column is NULL), doubles are NAN when
+ * the column is NULL.
+ */
+#ifndef DB_QUERY_H
+#define DB_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner/util.h"
+
+struct db;
+
+struct db_q_campaign {
+	int64_t id;             /* campaigns.id */
+	char *name;             /* campaign name */
+	char *spec_path;        /* spec file it ran */
+	char *state;            /* running | finished | aborted */
+	int64_t best_iteration; /* iterations.id of the best config, 0 when none */
+	int64_t created_at;     /* Unix ms */
+	int64_t finished_at;    /* Unix ms, 0 while running */
+	int64_t n_iterations;   /* iterations recorded, the baseline included */
+};
+void db_q_campaign_release(struct db_q_campaign *c);
+/* Campaign `id`, or the latest one when id is 0. RT_ENOENT when there is none. */
+int db_q_campaign_get(struct db *db, int64_t id, struct db_q_campaign *out, struct rt_sb *err);
+
+/* One iteration with what the one-line views need. */
+struct db_q_iter {
+	int64_t id;            /* iterations.id: what `ratchet show` takes */
+	int64_t campaign_id;   /* campaigns.id */
+	int seq;               /* 0 = baseline */
+	int64_t parent_id;     /* best config it was applied on, 0 for the baseline */
+	char *variant;         /* variant name */
+	char *kind;            /* baseline | table | flag | env | patch | file */
+	char *change_text;     /* readable diff of the change (NULL in pages of `log`) */
+	char *state;           /* iterations.state as recorded */
+	char *phase;           /* last phase reached */
+	char *decision;        /* keep | revert | NULL */
+	char *reason;          /* one human line */
+	char *objective;       /* bench.metric */
+	double obj_best;       /* median of the best arm */
+	double obj_cand;       /* median of the candidate arm */
+	double obj_delta;      /* relative change, + is better */
+	double obj_ci_lo;      /* CI of obj_delta, low end */
+	double obj_ci_hi;      /* CI of obj_delta, high end */
+	double confidence;     /* confidence level of the CI, e.g. 0.95 */
+	char *test;            /* statistical test used */
+	double p_value;        /* p of that test */
+	int n_cand;            /* candidate samples */
+	int n_best;            /* best-arm samples */
+	bool paired;           /* A/B interleaved */
+	int64_t gate_run_id;   /* gate_runs.id, 0 when none */
+	double gate_accuracy;  /* gate_runs.accuracy, NAN when none */
+	int gate_passed;       /* 1 pass, 0 fail, -1 none or unfinished */
+	char *strategy_note;   /* why the strategy proposed it */
+	int64_t started_at;    /* Unix ms */
+	int64_t finished_at;   /* Unix ms, 0 while running */
+	bool invalidated;      /* an invalidation note points at it */
+	int64_t corrected_by;  /* id of the first iteration whose correction note amends it, or 0 */
+};
+void db_q_iter_release(struct db_q_iter *it);
+void db_q_iters_free(struct db_q_iter *v, size_t n);
+
+struct db_q_iter_filter {
+	int64_t campaign_id;   /* required */
+	const char *state;     /* only this state (invalid also matches invalidation notes), or NULL */
+	int64_t since_ms;      /* only iterations started at or after, 0 for all */
+	size_t limit;          /* the newest `limit` rows (still returned oldest first), 0 for all */
+	bool with_text;        /* also fill change_text */
+};
+/* Iterations of a campaign in seq order. */
+int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter **out, size_t *n,
+	       struct rt_sb *err);
+/* One iteration by id (change_text filled). RT_ENOENT when there is none. */
+int db_q_iter_get(struct db *db, int64_t id, struct db_q_iter *out, struct rt_sb *err);
+
+/* The valid samples of one metric and arm of one iteration, sorted ascending. */
+struct db_q_series {
+	char *benchmark;       /* benchmark name, 'log' for log-event counts */
+	char *metric;          /* metric name */
+	char *arm;             /* cand | best */
+	char *unit;            /* unit of the first sample, or NULL */
+	double *v;             /* valid values, ascending */
+	size_t n;              /* number of valid values */
+	size_t n_invalid;      /* samples marked invalid (not in v) */
+};
+void db_q_series_free(struct db_q_series *v, size_t n);
+/* Every metric and arm of an iteration, ordered by benchmark, metric, arm. */
+int db_q_series_list(struct db *db, int64_t iteration_id, struct db_q_series **out, size_t *n,
+		     struct rt_sb *err);
+
+struct db_q_mstat {
+	char *benchmark;       /* benchmark name */
+	char *metric;          /* metric name */
+	char *unit;            /* unit or NULL */
+	char *better;          /* higher | lower */
+	double best_median;    /* median of the best arm */
+	double cand_median;    /* median of the candidate arm */
+	double best_mad;       /* MAD of the best arm */
+	double cand_mad;       /* MAD of the candidate arm */
+	double ratio;          /* cand / best medians */
+	double ci_lo;          /* bootstrap CI of the ratio, low */
+	double ci_hi;          /* bootstrap CI of the ratio, high */
+	double p_value;        /* Mann-Whitney U, two-sided */
+	int n_best;            /* samples of the best arm */
+	int n_cand;            /* samples of the candidate arm */
+};
+void db_q_mstats_free(struct db_q_mstat *v, size_t n);
+int db_q_mstats(struct db *db, int64_t iteration_id, struct db_q_mstat **out, size_t *n,
+		struct rt_sb *err);
+
+struct db_q_gate {
+	int64_t id;              /* gate_runs.id */
+	char *endpoint;          /* what was asked */
+	char *model;             /* model name or NULL */
+	char *format;            /* prompt format */
+	char *extract;           /* flexible | strict: the deciding extraction */
+	int n_planned;           /* questions planned */
+	int n_done;              /* questions answered */
+	int n_correct;           /* correct by the deciding extraction */
+	int n_failed;            /* requests that failed */
+	double accuracy;         /* n_correct / n_done */
+	double wilson_lo;        /* Wilson interval of accuracy */
+	double wilson_hi;
+	int64_t baseline_run_id; /* run it was compared with, 0 for none */
+	double diff;             /* paired accuracy difference */
+	double diff_lo;          /* Newcombe interval of diff */
+	double diff_hi;
+	double mcnemar_p;        /* McNemar mid-p */
+	double identical_rate;   /* share of identical answers */
+	int flips_to_wrong;      /* right before, wrong now */
+	int flips_to_right;      /* wrong before, right now */
+	int passed;              /* 1 pass, 0 fail, -1 unknown */
+	char *verdict;           /* one line */
+	double min_accuracy;     /* threshold from params_json, NAN when absent */
+};
+void db_q_gate_release(struct db_q_gate *g);
+int db_q_gate_get(struct db *db, int64_t run_id, struct db_q_gate *out, struct rt_sb *err);
+
+/* A question whose correctness differs between a run and its baseline run. */
+struct db_q_flip {
+	int idx;                 /* question index */
+	bool now_correct;        /* true: wrong -> right, false: right -> wrong */
+	char *target;            /* expected answer */
+	char *before;            /* extracted answer in the baseline run */
+	char *after;             /* extracted answer in this run */
+};
+void db_q_flips_free(struct db_q_flip *v, size_t n);
+int db_q_flips(struct db *db, int64_t run_id, int64_t baseline_run_id, struct db_q_flip **out,
+	       size_t *n, struct rt_sb *err);
+
+struct db_q_regr {
+	int64_t id;              /* regressions.id */
+	int64_t iteration_id;    /* the iteration that caused it */
+	int seq;                 /* its seq */
+	char *variant;           /* its variant */
+	char *state;             /* its state */
+	char *benchmark;         /* benchmark name */
+	char *metric;            /* metric name */
+	char *unit;              /* unit or NULL */
+	double before;           /* value before */
+	double after;            /* value after */
+	double delta;            /* relative, - is worse */
+	double ci_lo;            /* CI of delta */
+	double ci_hi;
+	bool kept;               /* the change was kept anyway */
+};
+void db_q_regrs_free(struct db_q_regr *v, size_t n);
+/* By campaign (iteration_id 0) or by one iteration (campaign_id ignored). */
+int db_q_regrs(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_q_regr **out,
+	       size_t *n, struct rt_sb *err);
+
+struct db_q_kv {
+	char *key;               /* fact key, or artifact name */
+	char *value;             /* fact value, or artifact kind */
+	char *sha256;            /* artifacts only */
+	int64_t size;            /* artifacts only: bytes */
+	bool truncated;          /* artifacts only */
+	bool campaign_wide;      /* the fact was recorded for the whole campaign */
+};
+void db_q_kvs_free(struct db_q_kv *v, size_t n);
+/* Facts of the iteration, then the campaign-wide ones not overridden. */
+int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_q_kv **out,
+	       size_t *n, struct rt_sb *err);
+int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, size_t *n,
+		   struct rt_sb *err);
+
+struct db_q_note {
+	int64_t id;              /* notes.id */
+	int64_t iteration_id;    /* the iteration it amends */
+	int seq;                 /* its seq */
+	int64_t by_iteration_id; /* correction: the iteration whose findings correct it, or 0 */
+	int by_seq;              /* seq of by_iteration_id, -1 when none */
+	char *kind;              /* note | correction | invalidation */
+	char *text;              /* what it says */
+	char *author;            /* who, or NULL */
+	int64_t created_at;      /* Unix ms */
+};
+void db_q_notes_free(struct db_q_note *v, size_t n);
+/* Notes on an iteration and the corrections it authored (by_iteration_id),
+ * or with iteration_id 0 every note of the campaign; oldest first. */
+int db_q_notes(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_q_note **out,
+	       size_t *n, struct rt_sb *err);
+
+/* Per-request latencies (seconds, ok requests only, ascending) of an
+ * iteration, arm NULL for both; which: 0 ttft, 1 e2el. */
+int db_q_latencies(struct db *db, int64_t iteration_id, const char *arm, int which, double **out,
+		   size_t *n, struct rt_sb *err);
+
+#endif

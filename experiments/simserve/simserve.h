@@ -1,0 +1,190 @@
+/*
+ * simserve: a SIMULATED OpenAI-compatible serving engine. It runs no model.
+ * It really accepts connections, queues and batches requests in a scheduler
+ * thread, and sleeps for the time a performance model says each batch step
+ * takes, so concurrency, queueing and batching effects are real while the
+ * numbers come from a formula (model.c) and a tile table with holes.
+ *
+ * Internal API shared by the files of this folder (prefix ss_):
+ *   main.c   options (argv and SIMSERVE_* env), startup, signals
+ *   model.c  tile table and the step-time formula
+ *   sched.c  the batch scheduler thread and request lifetimes
+ *   plan.c   what the "model" says: token counting, filler text, stop
+ *   gsm8k.c  GSM8K lookup and worked answers (correct or deliberately wrong)
+ *   http.c   libmicrohttpd handlers, SSE chunks, fault knobs
+ */
+#ifndef SS_SIMSERVE_H
+#define SS_SIMSERVE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct MHD_Connection;
+
+/* ---- configuration (main.c fills it from SIMSERVE_* env, then argv) ---- */
+struct ss_config {
+	const char *host;             /* listen address, default 127.0.0.1 */
+	long port;                    /* 0: ephemeral */
+	const char *model;            /* model id served */
+	const char *nonce;            /* launch nonce echoed by /v1/models, "" if none */
+	const char *tiles;            /* tile table JSON file, or NULL (all classes missing) */
+	long max_graph_bs;            /* largest decode batch with a "CUDA graph" */
+	long max_batch;               /* most running sequences */
+	long chunked_prefill;         /* prompt-token budget per step */
+	double prefill_us_per_token;  /* prefill cost per prompt token */
+	double decode_us_per_step;    /* fixed cost of one decode step */
+	double decode_us_per_seq;     /* decode cost per running sequence */
+	bool zero_latency;            /* every cost is 0 */
+	const char *gsm8k;            /* GSM8K test.jsonl, or NULL */
+	double gsm8k_accuracy;        /* fraction of questions answered correctly */
+	const char *flip;             /* comma-separated indices whose correctness flips */
+	double slow_start;            /* seconds to wait before listening */
+	long crash_after;             /* exit(70) on completion request crash_after+1; 0 off */
+	long hang_after;              /* stop answering after this many completion requests; 0 off */
+	const char *malformed;        /* fault mode name, or NULL */
+	long seed;                    /* server RNG seed */
+	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
+};
+
+enum ss_malformed {
+	SS_MAL_NONE = 0,
+	SS_MAL_BADJSON,  /* first chunk / body is not JSON */
+	SS_MAL_NODONE,   /* stream ends without data: [DONE] */
+	SS_MAL_500MID,   /* 200 stream, then an error event, then the end */
+	SS_MAL_RESET,    /* connection closed mid-stream */
+	SS_MAL_BIGCHUNK, /* one valid multi-megabyte event */
+};
+
+/* ---- model.c: tile table and step cost ---- */
+enum ss_class {
+	SS_DEC_BS_LE_8,
+	SS_DEC_BS_LE_32,
+	SS_DEC_BS_GT_32,
+	SS_PRE_T_LE_512,
+	SS_PRE_T_GT_512,
+	SS_NCLASS,
+};
+
+struct ss_tiles {
+	bool present[SS_NCLASS];  /* entry exists in the table */
+	bool broken[SS_NCLASS];   /* entry carries "broken": true */
+	double factor[SS_NCLASS]; /* cost multiplier (1.0 = the hidden best) */
+	bool any_broken;          /* some entry is broken: GSM8K answers all wrong */
+};
+
+/* Shape-class name, e.g. "decode.BS_LE_8". */
+const char *ss_class_name(enum ss_class c);
+/* Load and validate a tile table (NULL path: every class missing). */
+int ss_tiles_load(const char *path, struct ss_tiles *t, struct rt_sb *err);
+/* Duration of one step in ns: prefill_tokens prompt tokens and batch
+ * decoding sequences. */
+int64_t ss_step_ns(const struct ss_config *cfg, const struct ss_tiles *t, long prefill_tokens,
+		   long batch);
+
+/* ---- plan.c / gsm8k.c: what the "model" answers ---- */
+/* One token as sent: leading whitespace plus a word, JSON-escaped once. */
+struct ss_tok {
+	char *json; /* JSON string literal with quotes, e.g. "\" Janet\"" */
+};
+
+/* The complete answer of a request, decided when it arrives. */
+struct ss_plan {
+	struct ss_tok *tok;        /* planned tokens */
+	size_t n_tok;              /* how many */
+	const char *finish_reason; /* "stop" or "length" */
+	long prompt_tokens;        /* usage.prompt_tokens */
+};
+
+/* What a request asks for, already extracted from its JSON. */
+struct ss_ask {
+	const char *prompt;        /* completions: prompt; chat: all contents joined */
+	const char *last_user;     /* chat: last user message content; NULL for completions */
+	bool chat;                 /* chat/completions */
+	long max_tokens;           /* -1: not given */
+	const char *const *stop;   /* stop sequences */
+	size_t n_stop;
+	bool ignore_eos;           /* keep generating filler up to max_tokens */
+	double temperature;        /* 0: greedy */
+	bool has_seed;             /* request gave "seed" */
+	uint64_t seed;             /* request seed */
+};
+
+/* Count prompt tokens: whitespace-separated words. */
+long ss_count_words(const char *s);
+/* Build the plan (caller releases it with ss_plan_release). */
+void ss_plan_build(const struct ss_ask *ask, struct ss_plan *p);
+void ss_plan_release(struct ss_plan *p);
+/* Server RNG seed (--seed). */
+void ss_plan_seed(uint64_t seed);
+
+/* GSM8K: load the dataset and the correctness knobs. */
+int ss_gsm8k_load(const char *path, double accuracy, const char *flip, struct rt_sb *err);
+void ss_gsm8k_free(void);
+bool ss_gsm8k_loaded(void);
+/* Mark every answer wrong (a broken tile is in use). */
+void ss_gsm8k_set_broken(bool broken);
+/* If text holds a GSM8K question (after the rules in README.md), return the
+ * answer as a new string (caller frees) and set *known; returns NULL when the
+ * text has no question marker and is not itself a question. */
+char *ss_gsm8k_answer(const char *text, bool chat, bool *known);
+/* Whether question i (0-based) is answered correctly, ignoring broken tiles. */
+bool ss_gsm8k_correct(long i);
+
+/* ---- sched.c: requests and the batch scheduler ---- */
+struct ss_req {
+	/* fixed at creation */
+	uint64_t id;               /* sequential id, for "cmpl-N" */
+	bool chat;                 /* chat shape */
+	bool stream;               /* SSE response */
+	bool include_usage;        /* stream_options.include_usage */
+	struct ss_plan plan;       /* the whole answer */
+	int64_t recv_ns;           /* request fully received (CLOCK_MONOTONIC) */
+	struct MHD_Connection *conn; /* owning connection */
+	/* scheduler state, under ss_lock */
+	long prefill_left;         /* prompt tokens still to prefill */
+	size_t produced;           /* tokens generated so far */
+	bool emit;                 /* scheduled to emit a token in the current step */
+	bool done;                 /* all tokens generated */
+	int64_t done_ns;           /* when done became true */
+	/* connection state, under ss_lock */
+	bool suspended;            /* connection is suspended waiting for us */
+	bool cancelled;            /* the connection went away */
+	bool hung;                 /* held forever by --hang-after */
+	bool is_completion;        /* POST to a completions endpoint */
+	int refs;                  /* connection + scheduler */
+	size_t sent;               /* tokens already formatted for the client */
+	int tail_stage;            /* streaming: 0 tokens, 1 usage, 2 [DONE], 3 end */
+	struct rt_sb out;          /* formatted bytes not yet handed to MHD */
+	size_t out_off;            /* bytes of out already handed over */
+	struct rt_sb body;         /* request body while it uploads */
+	bool too_big;              /* body went over its cap */
+	struct ss_req *q_next;     /* scheduler queue link */
+	struct ss_req *all_prev;   /* list of live requests (for shutdown) */
+	struct ss_req *all_next;
+};
+
+extern pthread_mutex_t ss_lock;
+
+/* Allocate a request with one reference (the connection's); adds it to the
+ * live list. */
+struct ss_req *ss_req_new(struct MHD_Connection *conn);
+/* Drop one reference; frees at zero. Call with ss_lock held. */
+void ss_req_unref_locked(struct ss_req *r);
+/* Hand a request to the scheduler (takes a reference). Call with ss_lock held. */
+void ss_sched_submit_locked(struct ss_req *r);
+int ss_sched_start(const struct ss_config *cfg, const struct ss_tiles *t, struct rt_sb *err);
+void ss_sched_stop(void);
+/* Shutdown: set closing and resume every suspended connection. */
+void ss_close_all(void);
+/* True once shutdown began (read under ss_lock). */
+extern bool ss_closing;
+
+/* ---- http.c ---- */
+int ss_http_start(const struct ss_config *cfg, int *port, struct rt_sb *err);
+void ss_http_stop(void);
+
+#endif

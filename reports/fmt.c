@@ -1,0 +1,157 @@
+/*
+ * Small formatting helpers shared by every report: state glyphs, signed
+ * percentages with confidence intervals, compact numbers, sample summaries,
+ * and escaping of database text for terminals, Markdown and HTML.
+ */
+#include "reports/rep.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *rep_glyph(const char *state, bool invalidated)
+{
+	static const struct {
+		const char *state, *glyph;
+	} glyphs[] = {
+		{ "baseline", "●" }, { "kept", "✓" },     { "reverted", "↩" },
+		{ "gated", "✗" },    { "failed", "!" },   { "invalid", "⊘" },
+		{ "interrupted", "⚡" },
+	};
+	if (invalidated)
+		return "⊘";
+	for (size_t i = 0; state && i < RT_ARRAY_SIZE(glyphs); i++)
+		if (!strcmp(glyphs[i].state, state))
+			return glyphs[i].glyph;
+	return "…";
+}
+
+void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi)
+{
+	if (isnan(d)) {
+		rt_sb_adds(sb, "—");
+		return;
+	}
+	rt_sb_addf(sb, "%+.1f%%", d * 100 + 0.0);
+	if (!isnan(lo) && !isnan(hi))
+		rt_sb_addf(sb, " [%+.1f, %+.1f]", lo * 100 + 0.0, hi * 100 + 0.0);
+}
+
+void rep_fmt_num(struct rt_sb *sb, double v)
+{
+	if (isnan(v)) {
+		rt_sb_adds(sb, "—");
+		return;
+	}
+	char buf[64];
+	double a = fabs(v);
+	if (a >= 1e6 || (a > 0 && a < 1e-3))
+		snprintf(buf, sizeof(buf), "%.3g", v);
+	else if (a >= 1000)
+		snprintf(buf, sizeof(buf), "%.1f", v);
+	else
+		snprintf(buf, sizeof(buf), "%.4g", v);
+	/* %.1f may leave "1147.0": drop a trailing ".0". */
+	size_t n = strlen(buf);
+	if (!strchr(buf, 'e') && strchr(buf, '.')) {
+		while (n && buf[n - 1] == '0')
+			buf[--n] = 0;
+		if (n && buf[n - 1] == '.')
+			buf[--n] = 0;
+	}
+	if (!strcmp(buf, "-0"))
+		strcpy(buf, "0");
+	rt_sb_adds(sb, buf);
+}
+
+void rep_html_escape(struct rt_sb *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': rt_sb_adds(sb, "&amp;"); break;
+		case '<': rt_sb_adds(sb, "&lt;"); break;
+		case '>': rt_sb_adds(sb, "&gt;"); break;
+		case '"': rt_sb_adds(sb, "&quot;"); break;
+		case '\'': rt_sb_adds(sb, "&#39;"); break;
+		default: rt_sb_addc(sb, *s);
+		}
+	}
+}
+
+void rep_md_escape(struct rt_sb *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '\n' || *s == '\r' || *s == '\t')
+			rt_sb_addc(sb, ' ');
+		else if (strchr("\\`*_{}[]()<>#|~!&$", *s))
+			rt_sb_addc(sb, '\\'), rt_sb_addc(sb, *s);
+		else
+			rt_sb_addc(sb, *s);
+	}
+}
+
+void rep_term_escape(struct rt_sb *sb, const char *s)
+{
+	for (; s && *s; s++)
+		rt_sb_addc(sb, ((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f ? '?' : *s);
+}
+
+static double median_of(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void rep_summarise(const double *sorted, size_t n, struct rep_summary *out)
+{
+	out->n = n;
+	if (!n) {
+		out->median = out->mad = out->min = out->max = NAN;
+		return;
+	}
+	out->median = median_of(sorted, n);
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	double *dev = xmalloc(n * sizeof(*dev));
+	for (size_t i = 0; i < n; i++)
+		dev[i] = fabs(sorted[i] - out->median);
+	qsort(dev, n, sizeof(*dev), cmp_dbl);
+	out->mad = median_of(dev, n);
+	free(dev);
+}
+
+int rep_parse_since(const char *s, int64_t now_ms, int64_t *out, struct rt_sb *err)
+{
+	char *end;
+	long long n = strtoll(s, &end, 10);
+	if (end != s && n >= 0 && end[0] && !end[1] && strchr("mhd", end[0])) {
+		int64_t unit = end[0] == 'm' ? 60000 : end[0] == 'h' ? 3600000 : 86400000;
+		*out = now_ms - (int64_t)n * unit;
+		return 0;
+	}
+	struct tm tm = { 0 };
+	int y, mo, d, h = 0, mi = 0, used = 0;
+	if ((sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &used) == 3 && !s[used]) ||
+	    (sscanf(s, "%4d-%2d-%2d%*[T ]%2d:%2d%n", &y, &mo, &d, &h, &mi, &used) == 5 &&
+	     !s[used])) {
+		if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59)
+			goto bad;
+		tm.tm_year = y - 1900;
+		tm.tm_mon = mo - 1;
+		tm.tm_mday = d;
+		tm.tm_hour = h;
+		tm.tm_min = mi;
+		*out = (int64_t)timegm(&tm) * 1000;
+		return 0;
+	}
+bad:
+	return rt_errf(err, RT_EUSAGE,
+		       "--since: '%s' is not a date (2025-11-30, 2025-11-30T14:00) or an age (12h, 3d)",
+		       s);
+}

@@ -1,0 +1,300 @@
+/*
+ * `ratchet log` and `ratchet regressions`: one line per iteration (or per
+ * regression) for the terminal, or one JSON document. A page of the log is
+ * the newest N iterations, printed oldest first, read with one indexed query.
+ */
+#include "reports/rep_int.h"
+
+#include <string.h>
+
+const char *rep_ansi(bool color, const char *which)
+{
+	static const struct {
+		const char *name, *code;
+	} styles[] = {
+		{ "red", "\033[31m" }, { "green", "\033[32m" }, { "yellow", "\033[33m" },
+		{ "blue", "\033[34m" }, { "dim", "\033[2m" },   { "bold", "\033[1m" },
+		{ "strike", "\033[9m" }, { "reset", "\033[0m" },
+	};
+	if (!color)
+		return "";
+	for (size_t i = 0; i < RT_ARRAY_SIZE(styles); i++)
+		if (!strcmp(styles[i].name, which))
+			return styles[i].code;
+	return "";
+}
+
+size_t rep_width(const char *s)
+{
+	size_t w = 0;
+	for (; s && *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+void rep_pad(struct rt_sb *sb, const char *s, size_t w)
+{
+	struct rt_sb t = RT_SB_INIT;
+	rep_term_escape(&t, s ? s : "");
+	for (char *c = t.buf; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	size_t have = rep_width(t.buf);
+	if (have > w) {
+		size_t cols = 0, i = 0;
+		while (t.buf[i] && cols < w - 1) {
+			i++;
+			while (((unsigned char)t.buf[i] & 0xc0) == 0x80)
+				i++;
+			cols++;
+		}
+		rt_sb_add(sb, t.buf, i);
+		rt_sb_adds(sb, "…");
+		have = w;
+	} else {
+		rt_sb_adds(sb, t.buf);
+	}
+	for (; have < w; have++)
+		rt_sb_addc(sb, ' ');
+	rt_sb_release(&t);
+}
+
+int rep_json_dump(json_t *doc, FILE *out, struct rt_sb *err)
+{
+	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	json_decref(doc);
+	if (rc || fputc('\n', out) == EOF)
+		return rt_errf(err, RT_EIO, "write json: output error");
+	return 0;
+}
+
+json_t *rep_iter_json(const struct db_q_iter *it)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(it->id));
+	json_object_set_new(o, "campaign_id", json_integer(it->campaign_id));
+	json_object_set_new(o, "seq", json_integer(it->seq));
+	json_object_set_new(o, "parent_id", it->parent_id ? json_integer(it->parent_id) : json_null());
+	json_object_set_new(o, "variant", rep_jstr(it->variant));
+	json_object_set_new(o, "kind", rep_jstr(it->kind));
+	if (it->change_text)
+		json_object_set_new(o, "change", json_string(it->change_text));
+	json_object_set_new(o, "state", rep_jstr(it->state));
+	json_object_set_new(o, "invalidated", json_boolean(it->invalidated));
+	json_object_set_new(o, "corrected_by",
+			    it->corrected_by ? json_integer(it->corrected_by) : json_null());
+	json_object_set_new(o, "phase", rep_jstr(it->phase));
+	json_object_set_new(o, "decision", rep_jstr(it->decision));
+	json_object_set_new(o, "reason", rep_jstr(it->reason));
+	json_object_set_new(o, "objective", rep_jstr(it->objective));
+	json_object_set_new(o, "obj_best", rep_jnum(it->obj_best));
+	json_object_set_new(o, "obj_cand", rep_jnum(it->obj_cand));
+	json_object_set_new(o, "delta", rep_jnum(it->obj_delta));
+	json_object_set_new(o, "ci_lo", rep_jnum(it->obj_ci_lo));
+	json_object_set_new(o, "ci_hi", rep_jnum(it->obj_ci_hi));
+	json_object_set_new(o, "confidence", rep_jnum(it->confidence));
+	json_object_set_new(o, "test", rep_jstr(it->test));
+	json_object_set_new(o, "p_value", rep_jnum(it->p_value));
+	json_object_set_new(o, "n_cand", json_integer(it->n_cand));
+	json_object_set_new(o, "n_best", json_integer(it->n_best));
+	json_object_set_new(o, "paired", json_boolean(it->paired));
+	json_object_set_new(o, "gate_run_id", it->gate_run_id ? json_integer(it->gate_run_id) : json_null());
+	json_object_set_new(o, "gate_accuracy", rep_jnum(it->gate_accuracy));
+	json_object_set_new(o, "gate_passed", it->gate_passed < 0 ? json_null() : json_boolean(it->gate_passed));
+	json_object_set_new(o, "started_at", json_integer(it->started_at));
+	json_object_set_new(o, "finished_at", it->finished_at ? json_integer(it->finished_at) : json_null());
+	return o;
+}
+
+static const char *state_color(const struct db_q_iter *it)
+{
+	if (it->invalidated)
+		return "dim";
+	if (!strcmp(it->state, "kept"))
+		return "green";
+	if (!strcmp(it->state, "gated") || !strcmp(it->state, "failed"))
+		return "red";
+	if (!strcmp(it->state, "reverted") || !strcmp(it->state, "interrupted"))
+		return "yellow";
+	return "bold";
+}
+
+/* Objective column: the delta with its CI, or the baseline's absolute value. */
+static void objective_cell(struct rt_sb *sb, const struct db_q_iter *it)
+{
+	if (!strcmp(it->kind, "baseline") && !isnan(it->obj_cand)) {
+		rep_fmt_num(sb, it->obj_cand);
+		return;
+	}
+	rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+}
+
+static void gate_cell(struct rt_sb *sb, const struct db_q_iter *it)
+{
+	if (isnan(it->gate_accuracy))
+		rt_sb_adds(sb, "—");
+	else
+		rt_sb_addf(sb, "gsm8k %.1f%%", it->gate_accuracy * 100);
+}
+
+static void log_line(struct rt_sb *sb, const struct db_q_iter *it, bool color)
+{
+	const char *c = rep_ansi(color, state_color(it)), *rs = rep_ansi(color, "reset");
+	rt_sb_addf(sb, "%6lld %4d %s%s%s  ", (long long)it->id, it->seq, c,
+		   rep_glyph(it->state, it->invalidated), rs);
+	rep_pad(sb, it->variant, 28);
+	rt_sb_adds(sb, "  ");
+	struct rt_sb cell = RT_SB_INIT;
+	objective_cell(&cell, it);
+	if (it->invalidated)
+		rt_sb_addf(sb, "%s%s", rep_ansi(color, "dim"), rep_ansi(color, "strike"));
+	rep_pad(sb, cell.buf, 22);
+	if (it->invalidated)
+		rt_sb_adds(sb, rs);
+	rt_sb_adds(sb, "  ");
+	rt_sb_reset(&cell);
+	gate_cell(&cell, it);
+	rep_pad(sb, cell.buf, 12);
+	rt_sb_release(&cell);
+	if (it->invalidated)
+		rt_sb_addf(sb, "  %sinvalid, was %s%s", rep_ansi(color, "dim"), it->state, rs);
+	else if (!strcmp(it->state, "kept") || !strcmp(it->state, "baseline") ||
+		 !strcmp(it->state, "reverted"))
+		; /* the glyph and delta say it */
+	else
+		rt_sb_addf(sb, "  %s%s%s", c, it->state, rs);
+	if (it->corrected_by)
+		rt_sb_addf(sb, "  corrected by %lld", (long long)it->corrected_by);
+	while (sb->len && sb->buf[sb->len - 1] == ' ')
+		sb->buf[--sb->len] = 0;
+	rt_sb_addc(sb, '\n');
+}
+
+int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb *err)
+{
+	struct db_q_campaign c;
+	int rc = db_q_campaign_get(db, o->campaign_id, &c, err);
+	if (rc)
+		return rc;
+	struct db_q_iter_filter f = {
+		.campaign_id = c.id, .state = o->state, .since_ms = o->since_ms, .limit = o->limit,
+	};
+	struct db_q_iter *v;
+	size_t n;
+	if ((rc = db_q_iters(db, &f, &v, &n, err))) {
+		db_q_campaign_release(&c);
+		return rc;
+	}
+	if (o->json) {
+		json_t *doc = json_object(), *arr = json_array();
+		json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?,s:s?,s:I}", "id",
+							       (json_int_t)c.id, "name", c.name,
+							       "state", c.state, "iterations",
+							       (json_int_t)c.n_iterations));
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, rep_iter_json(&v[i]));
+		json_object_set_new(doc, "iterations", arr);
+		rc = rep_json_dump(doc, out, err);
+	} else {
+		struct rt_sb sb = RT_SB_INIT;
+		rt_sb_addf(&sb, "%scampaign ", rep_ansi(o->color, "bold"));
+		rep_term_escape(&sb, c.name);
+		rt_sb_addf(&sb, " (#%lld, %s)%s: %lld iterations", (long long)c.id, c.state,
+			   rep_ansi(o->color, "reset"), (long long)c.n_iterations);
+		if (n < (size_t)c.n_iterations)
+			rt_sb_addf(&sb, ", showing %zu", n);
+		rt_sb_addf(&sb, "\n%s%6s %4s %s  %-28s  %-22s  %s%s\n", rep_ansi(o->color, "dim"), "id",
+			   "seq", " ", "change", "objective [CI]", "gate", rep_ansi(o->color, "reset"));
+		for (size_t i = 0; i < n; i++)
+			log_line(&sb, &v[i], o->color);
+		if (!n)
+			rt_sb_adds(&sb, "(no iterations match)\n");
+		if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
+			rc = rt_errf(err, RT_EIO, "write log: output error");
+		rt_sb_release(&sb);
+	}
+	db_q_iters_free(v, n);
+	db_q_campaign_release(&c);
+	return rc;
+}
+
+static void unit_suffix(struct rt_sb *sb, const char *unit)
+{
+	if (unit && *unit) {
+		rt_sb_addc(sb, ' ');
+		rep_term_escape(sb, unit);
+	}
+}
+
+int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bool color,
+		    struct rt_sb *err)
+{
+	struct db_q_campaign c;
+	int rc = db_q_campaign_get(db, campaign_id, &c, err);
+	if (rc)
+		return rc;
+	struct db_q_regr *r;
+	size_t n;
+	if ((rc = db_q_regrs(db, c.id, 0, &r, &n, err))) {
+		db_q_campaign_release(&c);
+		return rc;
+	}
+	if (json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "iteration_id", json_integer(r[i].iteration_id));
+			json_object_set_new(o, "seq", json_integer(r[i].seq));
+			json_object_set_new(o, "variant", rep_jstr(r[i].variant));
+			json_object_set_new(o, "state", rep_jstr(r[i].state));
+			json_object_set_new(o, "benchmark", rep_jstr(r[i].benchmark));
+			json_object_set_new(o, "metric", rep_jstr(r[i].metric));
+			json_object_set_new(o, "unit", rep_jstr(r[i].unit));
+			json_object_set_new(o, "before", rep_jnum(r[i].before));
+			json_object_set_new(o, "after", rep_jnum(r[i].after));
+			json_object_set_new(o, "delta", rep_jnum(r[i].delta));
+			json_object_set_new(o, "ci_lo", rep_jnum(r[i].ci_lo));
+			json_object_set_new(o, "ci_hi", rep_jnum(r[i].ci_hi));
+			json_object_set_new(o, "kept", json_boolean(r[i].kept));
+			json_array_append_new(arr, o);
+		}
+		json_t *doc = json_pack("{s:I,s:o}", "campaign_id", (json_int_t)c.id, "regressions", arr);
+		rc = rep_json_dump(doc, out, err);
+	} else {
+		struct rt_sb sb = RT_SB_INIT;
+		rt_sb_addf(&sb, "%scampaign ", rep_ansi(color, "bold"));
+		rep_term_escape(&sb, c.name);
+		rt_sb_addf(&sb, " (#%lld)%s: %zu regression%s\n", (long long)c.id,
+			   rep_ansi(color, "reset"), n, n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++) {
+			struct rt_sb m = RT_SB_INIT;
+			rep_term_escape(&m, r[i].benchmark);
+			rt_sb_addc(&m, '.');
+			rep_term_escape(&m, r[i].metric);
+			rt_sb_adds(&sb, "  ");
+			rep_pad(&sb, m.buf, 22);
+			rt_sb_release(&m);
+			rt_sb_adds(&sb, "  ");
+			rep_fmt_num(&sb, r[i].before);
+			rt_sb_adds(&sb, " -> ");
+			rep_fmt_num(&sb, r[i].after);
+			unit_suffix(&sb, r[i].unit);
+			rt_sb_addf(&sb, "  %s", rep_ansi(color, "red"));
+			rep_fmt_delta(&sb, r[i].delta, r[i].ci_lo, r[i].ci_hi);
+			rt_sb_addf(&sb, "%s  by %lld (seq %d, ", rep_ansi(color, "reset"),
+				   (long long)r[i].iteration_id, r[i].seq);
+			rep_term_escape(&sb, r[i].variant);
+			rt_sb_adds(&sb, ")");
+			if (r[i].kept)
+				rt_sb_addf(&sb, "  %sKEPT%s", rep_ansi(color, "yellow"),
+					   rep_ansi(color, "reset"));
+			rt_sb_addc(&sb, '\n');
+		}
+		if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
+			rc = rt_errf(err, RT_EIO, "write regressions: output error");
+		rt_sb_release(&sb);
+	}
+	db_q_regrs_free(r, n);
+	db_q_campaign_release(&c);
+	return rc;
+}

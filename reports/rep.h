@@ -1,0 +1,158 @@
+/*
+ * Reports: the morning-after views of a campaign. `ratchet log` (one line
+ * per iteration), `ratchet show N` (everything about one iteration),
+ * `ratchet regressions`, and `ratchet report` (a Markdown or self-contained
+ * HTML journal with SVG charts written here), plus the live progress line
+ * `ratchet run` prints. Everything reads the store through db/query.h;
+ * nothing here writes to the database. Text that came from the database is
+ * escaped for the output it goes to (terminal control bytes, Markdown, HTML).
+ */
+#ifndef REP_REP_H
+#define REP_REP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "db/query.h"
+#include "runner/util.h"
+
+struct db;
+
+/* ---- formatting helpers (reports/fmt.c) ---- */
+
+/* State glyph: ● baseline, ✓ kept, ↩ reverted, ✗ gated, ! failed, ⊘ invalid
+ * (also for any invalidated iteration), ⚡ interrupted, … running. */
+const char *rep_glyph(const char *state, bool invalidated);
+/* "+6.1% [+4.0, +8.3]" (fractions in, percent out); "—" when d is NAN; the
+ * bracket is left out when the CI is unknown. */
+void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi);
+/* A number with up to 4 significant digits and no trailing zeros ("1147.6", "0.8797"). */
+void rep_fmt_num(struct rt_sb *sb, double v);
+/* Append s with HTML special characters escaped (& < > " '). NULL appends nothing. */
+void rep_html_escape(struct rt_sb *sb, const char *s);
+/* Append s for Markdown running text: punctuation that Markdown or HTML would
+ * interpret is backslash-escaped, newlines become spaces. */
+void rep_md_escape(struct rt_sb *sb, const char *s);
+/* Append s for a terminal: control bytes (ESC included) become '?'. */
+void rep_term_escape(struct rt_sb *sb, const char *s);
+
+/* Parse --since: "12h", "3d", "90m", "2025-11-30" or "2025-11-30T14:00" (UTC)
+ * into Unix ms, relative ones counted back from now_ms. RT_EUSAGE when bad. */
+int rep_parse_since(const char *s, int64_t now_ms, int64_t *out, struct rt_sb *err);
+
+/* Summary of sorted samples: n, median, MAD (median absolute deviation, raw), min, max. */
+struct rep_summary {
+	size_t n;      /* samples */
+	double median; /* NAN when n is 0 */
+	double mad;    /* median of |x - median| */
+	double min;    /* smallest */
+	double max;    /* largest */
+};
+void rep_summarise(const double *sorted, size_t n, struct rep_summary *out);
+
+/* ---- terminal and JSON views (log.c, show.c, regr.c) ---- */
+
+struct rep_log_opts {
+	int64_t campaign_id; /* 0: the latest campaign */
+	const char *state;   /* only iterations in this state, or NULL */
+	int64_t since_ms;    /* only iterations started at or after, 0 for all */
+	size_t limit;        /* newest N (printed oldest first), 0 for all */
+	bool json;           /* one JSON document instead of text */
+	bool color;          /* ANSI colours */
+};
+int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb *err);
+/* Everything about iteration `id` (iterations.id). RT_ENOENT if there is none. */
+int rep_show(struct db *db, FILE *out, int64_t id, bool json, bool color, struct rt_sb *err);
+int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bool color,
+		    struct rt_sb *err);
+
+/* ---- the journal (journal.c): Markdown and HTML ---- */
+
+enum rep_format { REP_MD, REP_HTML };
+/* Write the journal of campaign_id (0: latest) into out. */
+int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,
+	       struct rt_sb *err);
+
+/* ---- SVG charts (svg.c); each writes one <svg> with a stable id, and one
+ * element with class "pt" per data point ---- */
+
+/* Ticks: a "nice" step (1, 2 or 5 times a power of ten) giving at most
+ * max_ticks ticks over [lo, hi]; *first is the first tick >= lo. */
+double rep_nice_step(double lo, double hi, int max_ticks, double *first);
+
+/* Linear scale from a data domain onto a pixel range. */
+struct rep_scale {
+	double d0, d1; /* domain */
+	double r0, r1; /* range (pixels) */
+};
+double rep_scale_map(const struct rep_scale *s, double v);
+
+struct rep_obj_pt {
+	int seq;          /* x: iteration seq */
+	double value;     /* candidate median of the objective, absolute */
+	double lo, hi;    /* CI in absolute units, NAN when unknown */
+	char mark;        /* 'b' baseline, 'k' kept, 'r' reverted, 'g' gated, 'i' invalid, 'o' other */
+};
+/* Objective per iteration with CI bars, markers by decision and the running
+ * best (kept, valid points) as a step line. id "chart-objective". */
+void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n,
+		       const char *metric, const char *unit);
+
+struct rep_gate_pt {
+	int seq;          /* x: iteration seq */
+	double accuracy;  /* 0..1 */
+	double lo, hi;    /* Wilson interval, NAN when unknown */
+	bool passed;      /* gate verdict */
+};
+/* Gate accuracy per iteration, with the threshold line. id "chart-gate". */
+void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, double threshold);
+
+struct rep_gain {
+	const char *label; /* variant name */
+	int seq;           /* iteration seq */
+	double gain;       /* relative gain of the objective, fraction */
+};
+/* Waterfall: cumulative gains of the kept changes from the baseline (100%).
+ * id "chart-waterfall". */
+void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n);
+
+struct rep_dist {
+	const char *label;  /* legend: "baseline (seq 0)" */
+	const double *v;    /* ascending samples (seconds) */
+	size_t n;
+};
+/* ECDF of two latency distributions (ttft and e2el panels, baseline vs
+ * final). Each series draws at most 200 points (quantiles when larger).
+ * With no samples at all the chart says so. id "chart-latency". */
+void rep_svg_latency(struct rt_sb *sb, const struct rep_dist *ttft, size_t nttft,
+		     const struct rep_dist *e2el, size_t ne2el);
+
+/* ---- live progress of `ratchet run` (progress.c) ---- */
+
+struct rep_progress {
+	FILE *out;          /* where it prints (stderr for ratchet run) */
+	bool tty;           /* one live line, redrawn with \r */
+	bool quiet;         /* print nothing */
+	int total;          /* iterations planned, 0 when unknown */
+	int k;              /* current iteration (1-based) */
+	char variant[64];   /* current variant */
+	char phase[16];     /* current phase */
+	double t_start;     /* rt_now_s() when the campaign started */
+	double t_iter;      /* rt_now_s() when iteration k started */
+	double sum_iter_s;  /* total duration of finished iterations */
+	int n_done;         /* finished iterations */
+	bool line_open;     /* a live line is on screen (tty) */
+	double (*now)(void);/* clock, rt_now_s by default (tests set a fake) */
+};
+void rep_progress_init(struct rep_progress *p, FILE *out, bool tty, bool quiet, int total);
+/* Iteration k (1-based) of variant entered phase (apply build start bench gate decide). */
+void rep_progress_phase(struct rep_progress *p, int k, const char *variant, const char *phase);
+/* Iteration k finished in state with a one-line summary (e.g. "+6.1% [+4.0, +8.3]"). */
+void rep_progress_done(struct rep_progress *p, int k, const char *state, const char *summary);
+/* Print a message line without breaking the live line (warnings). */
+void rep_progress_msg(struct rep_progress *p, const char *msg);
+/* End the live line (newline) at the end of the campaign. */
+void rep_progress_finish(struct rep_progress *p);
+
+#endif

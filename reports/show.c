@@ -1,0 +1,520 @@
+/*
+ * `ratchet show N`: everything recorded about one iteration. The change and
+ * its diff, every measurement summarised per metric and arm (n, median, MAD,
+ * min, max), the statistics used for the decision, the gate run with its
+ * flips against the baseline run, regressions, environment facts, log-event
+ * counts, artifacts, notes, and the corrections and invalidations linked both
+ * ways ("corrected by M" on N, "corrects N" on M). Text or one JSON document.
+ */
+#include "reports/rep_int.h"
+
+#include <string.h>
+
+/* Everything show prints, loaded up front. */
+struct show {
+	struct db_q_iter it;        /* the iteration */
+	struct db_q_campaign c;     /* its campaign */
+	struct db_q_series *ser;    /* measurements by benchmark, metric, arm */
+	size_t nser;
+	struct db_q_mstat *ms;      /* metric_stats rows */
+	size_t nms;
+	struct db_q_gate gate;      /* gate run, id 0 when none */
+	struct db_q_flip *flips;    /* flips vs the gate's baseline run */
+	size_t nflips;
+	struct db_q_regr *regr;     /* regressions it caused */
+	size_t nregr;
+	struct db_q_kv *facts;      /* env facts */
+	size_t nfacts;
+	struct db_q_kv *arts;       /* artifacts */
+	size_t narts;
+	struct db_q_note *notes;    /* notes on it and corrections it authored */
+	size_t nnotes;
+};
+
+static void show_release(struct show *s)
+{
+	db_q_iter_release(&s->it);
+	db_q_campaign_release(&s->c);
+	db_q_series_free(s->ser, s->nser);
+	db_q_mstats_free(s->ms, s->nms);
+	db_q_gate_release(&s->gate);
+	db_q_flips_free(s->flips, s->nflips);
+	db_q_regrs_free(s->regr, s->nregr);
+	db_q_kvs_free(s->facts, s->nfacts);
+	db_q_kvs_free(s->arts, s->narts);
+	db_q_notes_free(s->notes, s->nnotes);
+}
+
+static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *err)
+{
+	memset(s, 0, sizeof(*s));
+	int rc = db_q_iter_get(db, id, &s->it, err);
+	if (rc)
+		return rc;
+	int64_t cid = s->it.campaign_id;
+	if ((rc = db_q_campaign_get(db, cid, &s->c, err)) ||
+	    (rc = db_q_series_list(db, id, &s->ser, &s->nser, err)) ||
+	    (rc = db_q_mstats(db, id, &s->ms, &s->nms, err)) ||
+	    (rc = db_q_regrs(db, cid, id, &s->regr, &s->nregr, err)) ||
+	    (rc = db_q_facts(db, cid, id, &s->facts, &s->nfacts, err)) ||
+	    (rc = db_q_artifacts(db, id, &s->arts, &s->narts, err)) ||
+	    (rc = db_q_notes(db, cid, id, &s->notes, &s->nnotes, err)))
+		return rc;
+	if (s->it.gate_run_id) {
+		if ((rc = db_q_gate_get(db, s->it.gate_run_id, &s->gate, err)))
+			return rc;
+		if (s->gate.baseline_run_id &&
+		    (rc = db_q_flips(db, s->gate.id, s->gate.baseline_run_id, &s->flips, &s->nflips, err)))
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *series_json(const struct db_q_series *s)
+{
+	struct rep_summary m;
+	rep_summarise(s->v, s->n, &m);
+	json_t *o = json_object();
+	json_object_set_new(o, "benchmark", rep_jstr(s->benchmark));
+	json_object_set_new(o, "metric", rep_jstr(s->metric));
+	json_object_set_new(o, "arm", rep_jstr(s->arm));
+	json_object_set_new(o, "unit", rep_jstr(s->unit));
+	json_object_set_new(o, "n", json_integer((json_int_t)m.n));
+	json_object_set_new(o, "n_invalid", json_integer((json_int_t)s->n_invalid));
+	json_object_set_new(o, "median", rep_jnum(m.median));
+	json_object_set_new(o, "mad", rep_jnum(m.mad));
+	json_object_set_new(o, "min", rep_jnum(m.min));
+	json_object_set_new(o, "max", rep_jnum(m.max));
+	double sum = 0;
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	if (!strcmp(s->benchmark, "log"))
+		json_object_set_new(o, "sum", json_real(sum));
+	return o;
+}
+
+static json_t *note_json(const struct db_q_note *n)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(n->id));
+	json_object_set_new(o, "kind", rep_jstr(n->kind));
+	json_object_set_new(o, "iteration_id", json_integer(n->iteration_id));
+	json_object_set_new(o, "by_iteration_id",
+			    n->by_iteration_id ? json_integer(n->by_iteration_id) : json_null());
+	json_object_set_new(o, "text", rep_jstr(n->text));
+	json_object_set_new(o, "author", rep_jstr(n->author));
+	json_object_set_new(o, "created_at", json_integer(n->created_at));
+	return o;
+}
+
+static json_t *show_json(const struct show *s)
+{
+	json_t *doc = rep_iter_json(&s->it);
+	json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?}", "id", (json_int_t)s->c.id,
+						       "name", s->c.name));
+	json_object_set_new(doc, "strategy_note", rep_jstr(s->it.strategy_note));
+	json_t *meas = json_array(), *logs = json_array();
+	for (size_t i = 0; i < s->nser; i++)
+		json_array_append_new(strcmp(s->ser[i].benchmark, "log") ? meas : logs,
+				      series_json(&s->ser[i]));
+	json_object_set_new(doc, "measurements", meas);
+	json_object_set_new(doc, "log_events", logs);
+	json_t *st = json_array();
+	for (size_t i = 0; i < s->nms; i++) {
+		const struct db_q_mstat *m = &s->ms[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
+		json_object_set_new(o, "metric", rep_jstr(m->metric));
+		json_object_set_new(o, "unit", rep_jstr(m->unit));
+		json_object_set_new(o, "better", rep_jstr(m->better));
+		json_object_set_new(o, "best_median", rep_jnum(m->best_median));
+		json_object_set_new(o, "cand_median", rep_jnum(m->cand_median));
+		json_object_set_new(o, "best_mad", rep_jnum(m->best_mad));
+		json_object_set_new(o, "cand_mad", rep_jnum(m->cand_mad));
+		json_object_set_new(o, "ratio", rep_jnum(m->ratio));
+		json_object_set_new(o, "ci_lo", rep_jnum(m->ci_lo));
+		json_object_set_new(o, "ci_hi", rep_jnum(m->ci_hi));
+		json_object_set_new(o, "p_value", rep_jnum(m->p_value));
+		json_object_set_new(o, "n_best", json_integer(m->n_best));
+		json_object_set_new(o, "n_cand", json_integer(m->n_cand));
+		json_array_append_new(st, o);
+	}
+	json_object_set_new(doc, "stats", st);
+	if (s->gate.id) {
+		const struct db_q_gate *g = &s->gate;
+		json_t *o = json_object(), *fl = json_array();
+		json_object_set_new(o, "run_id", json_integer(g->id));
+		json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
+		json_object_set_new(o, "wilson_lo", rep_jnum(g->wilson_lo));
+		json_object_set_new(o, "wilson_hi", rep_jnum(g->wilson_hi));
+		json_object_set_new(o, "n_done", json_integer(g->n_done));
+		json_object_set_new(o, "n_correct", json_integer(g->n_correct));
+		json_object_set_new(o, "passed", g->passed < 0 ? json_null() : json_boolean(g->passed));
+		json_object_set_new(o, "verdict", rep_jstr(g->verdict));
+		json_object_set_new(o, "min_accuracy", rep_jnum(g->min_accuracy));
+		json_object_set_new(o, "baseline_run_id",
+				    g->baseline_run_id ? json_integer(g->baseline_run_id) : json_null());
+		json_object_set_new(o, "diff", rep_jnum(g->diff));
+		json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
+		json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
+		for (size_t i = 0; i < s->nflips; i++)
+			json_array_append_new(fl, json_pack("{s:i,s:s,s:s?,s:s?,s:s?}", "idx",
+							    s->flips[i].idx, "direction",
+							    s->flips[i].now_correct ? "wrong->right"
+										    : "right->wrong",
+							    "target", s->flips[i].target, "before",
+							    s->flips[i].before, "after",
+							    s->flips[i].after));
+		json_object_set_new(o, "flips", fl);
+		json_object_set_new(doc, "gate", o);
+	} else {
+		json_object_set_new(doc, "gate", json_null());
+	}
+	json_t *rg = json_array();
+	for (size_t i = 0; i < s->nregr; i++)
+		json_array_append_new(rg, json_pack("{s:s?,s:s?,s:s?,s:o,s:o,s:o,s:o,s:o,s:b}",
+						    "benchmark", s->regr[i].benchmark, "metric",
+						    s->regr[i].metric, "unit", s->regr[i].unit,
+						    "before", rep_jnum(s->regr[i].before), "after",
+						    rep_jnum(s->regr[i].after), "delta",
+						    rep_jnum(s->regr[i].delta), "ci_lo",
+						    rep_jnum(s->regr[i].ci_lo), "ci_hi",
+						    rep_jnum(s->regr[i].ci_hi), "kept", s->regr[i].kept));
+	json_object_set_new(doc, "regressions", rg);
+	json_t *env = json_object();
+	for (size_t i = 0; i < s->nfacts; i++)
+		json_object_set_new(env, s->facts[i].key, rep_jstr(s->facts[i].value));
+	json_object_set_new(doc, "env", env);
+	json_t *ar = json_array();
+	for (size_t i = 0; i < s->narts; i++)
+		json_array_append_new(ar, json_pack("{s:s?,s:s?,s:I,s:s?,s:b}", "name", s->arts[i].key,
+						    "kind", s->arts[i].value, "size",
+						    (json_int_t)s->arts[i].size, "sha256",
+						    s->arts[i].sha256, "truncated", s->arts[i].truncated));
+	json_object_set_new(doc, "artifacts", ar);
+	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
+	json_t *inval = json_array();
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const struct db_q_note *n = &s->notes[i];
+		bool mine = n->iteration_id == s->it.id;
+		if (!strcmp(n->kind, "correction") && !mine)
+			json_array_append_new(corrects, note_json(n));
+		else if (!strcmp(n->kind, "correction"))
+			json_array_append_new(corrected_by, note_json(n));
+		else if (!strcmp(n->kind, "invalidation"))
+			json_array_append_new(inval, note_json(n));
+		else
+			json_array_append_new(notes, note_json(n));
+	}
+	json_object_set_new(doc, "notes", notes);
+	json_object_set_new(doc, "corrected_by_notes", corrected_by);
+	json_object_set_new(doc, "corrects", corrects);
+	json_object_set_new(doc, "invalidations", inval);
+	return doc;
+}
+
+/* ---- text ---- */
+
+static void head(struct rt_sb *sb, bool color, const char *title)
+{
+	rt_sb_addf(sb, "\n%s%s%s\n", rep_ansi(color, "bold"), title, rep_ansi(color, "reset"));
+}
+
+static void label(struct rt_sb *sb, const char *l)
+{
+	rt_sb_addf(sb, "%-11s", l);
+}
+
+static void when(struct rt_sb *sb, int64_t ms)
+{
+	char b[32];
+	rt_iso8601(ms, b);
+	rt_sb_adds(sb, b);
+}
+
+static void show_text(const struct show *s, struct rt_sb *sb, bool color)
+{
+	const struct db_q_iter *it = &s->it;
+	const char *rs = rep_ansi(color, "reset");
+	rt_sb_addf(sb, "%siteration %lld%s (seq %d of campaign ", rep_ansi(color, "bold"),
+		   (long long)it->id, rs, it->seq);
+	rep_term_escape(sb, s->c.name);
+	rt_sb_addf(sb, " #%lld): %s %s", (long long)s->c.id, rep_glyph(it->state, it->invalidated),
+		   it->state);
+	if (it->invalidated)
+		rt_sb_addf(sb, " %s(INVALIDATED)%s", rep_ansi(color, "red"), rs);
+	rt_sb_addc(sb, '\n');
+	label(sb, "variant");
+	rep_term_escape(sb, it->variant);
+	rt_sb_addf(sb, " (%s)", it->kind);
+	if (it->parent_id)
+		rt_sb_addf(sb, ", applied on %lld", (long long)it->parent_id);
+	rt_sb_addc(sb, '\n');
+	label(sb, "started");
+	when(sb, it->started_at);
+	if (it->finished_at) {
+		char d[32];
+		rt_fmt_duration((double)(it->finished_at - it->started_at) / 1000, d, sizeof(d));
+		rt_sb_addf(sb, ", took %s", d);
+	}
+	if (it->phase)
+		rt_sb_addf(sb, ", last phase %s", it->phase);
+	rt_sb_addc(sb, '\n');
+	if (it->strategy_note) {
+		label(sb, "proposed");
+		rep_term_escape(sb, it->strategy_note);
+		rt_sb_addc(sb, '\n');
+	}
+	label(sb, "decision");
+	rt_sb_adds(sb, it->decision ? it->decision : "—");
+	if (it->reason) {
+		rt_sb_adds(sb, ": ");
+		rep_term_escape(sb, it->reason);
+	}
+	rt_sb_addc(sb, '\n');
+	if (it->objective) {
+		label(sb, "objective");
+		rep_term_escape(sb, it->objective);
+		rt_sb_adds(sb, " ");
+		rep_fmt_num(sb, it->obj_best);
+		rt_sb_adds(sb, " -> ");
+		rep_fmt_num(sb, it->obj_cand);
+		rt_sb_adds(sb, "  ");
+		rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		if (!isnan(it->confidence))
+			rt_sb_addf(sb, " at %.0f%%", it->confidence * 100);
+		rt_sb_addc(sb, '\n');
+		if (it->test) {
+			label(sb, "test");
+			rep_term_escape(sb, it->test);
+			if (!isnan(it->p_value))
+				rt_sb_addf(sb, ", p = %.3g", it->p_value);
+			rt_sb_addf(sb, ", n = %d cand + %d best%s\n", it->n_cand, it->n_best,
+				   it->paired ? ", paired (interleaved A/B)" : "");
+		}
+	}
+	if (it->change_text && *it->change_text) {
+		head(sb, color, "change");
+		struct rt_sb t = RT_SB_INIT;
+		rep_term_escape(&t, it->change_text);
+		for (char *line = t.buf; line && *line;) {
+			char *nl = strchr(line, '\n');
+			rt_sb_adds(sb, "  ");
+			rt_sb_add(sb, line, nl ? (size_t)(nl - line) : strlen(line));
+			rt_sb_addc(sb, '\n');
+			line = nl ? nl + 1 : NULL;
+		}
+		rt_sb_release(&t);
+	}
+	bool any = false;
+	for (int pass = 0; pass < 2; pass++) {
+		any = false;
+		for (size_t i = 0; i < s->nser; i++) {
+			const struct db_q_series *m = &s->ser[i];
+			if ((strcmp(m->benchmark, "log") == 0) != (pass == 1))
+				continue;
+			if (!any) {
+				head(sb, color, pass ? "log events (count per run)" :
+					"measurements (valid samples per metric and arm)");
+				rt_sb_addf(sb, "  %s%-24s %-4s %3s %10s %9s %10s %10s  %s%s\n",
+					   rep_ansi(color, "dim"), "metric", "arm", "n",
+					   pass ? "median" : "median", "MAD", "min", "max",
+					   pass ? "sum" : "unit", rs);
+				any = true;
+			}
+			struct rep_summary su;
+			rep_summarise(m->v, m->n, &su);
+			struct rt_sb name = RT_SB_INIT;
+			if (!pass) {
+				rt_sb_adds(&name, m->benchmark);
+				rt_sb_addc(&name, '.');
+			}
+			rt_sb_adds(&name, m->metric);
+			rt_sb_adds(sb, "  ");
+			rep_pad(sb, name.buf, 24);
+			rt_sb_release(&name);
+			rt_sb_addf(sb, " %-4s %3zu", m->arm, su.n);
+			double cols[4] = { su.median, su.mad, su.min, su.max };
+			for (int k = 0; k < 4; k++) {
+				struct rt_sb c = RT_SB_INIT;
+				rep_fmt_num(&c, cols[k]);
+				rt_sb_addf(sb, " %*s", k == 1 ? 9 : 10, c.buf);
+				rt_sb_release(&c);
+			}
+			if (pass) {
+				double sum = 0;
+				for (size_t k = 0; k < m->n; k++)
+					sum += m->v[k];
+				rt_sb_adds(sb, "  ");
+				rep_fmt_num(sb, sum);
+			} else if (m->unit) {
+				rt_sb_adds(sb, "  ");
+				rep_term_escape(sb, m->unit);
+			}
+			if (m->n_invalid)
+				rt_sb_addf(sb, "  %s(+%zu invalid)%s", rep_ansi(color, "red"),
+					   m->n_invalid, rs);
+			rt_sb_addc(sb, '\n');
+		}
+	}
+	if (s->nms) {
+		head(sb, color, "statistics (candidate vs best)");
+		for (size_t i = 0; i < s->nms; i++) {
+			const struct db_q_mstat *m = &s->ms[i];
+			struct rt_sb name = RT_SB_INIT;
+			rt_sb_addf(&name, "%s.%s", m->benchmark, m->metric);
+			rt_sb_adds(sb, "  ");
+			rep_pad(sb, name.buf, 24);
+			rt_sb_release(&name);
+			rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
+			rep_fmt_num(sb, m->best_median);
+			rt_sb_adds(sb, " -> ");
+			rep_fmt_num(sb, m->cand_median);
+			rt_sb_adds(sb, "  ratio ");
+			rep_fmt_num(sb, m->ratio);
+			if (!isnan(m->ci_lo)) {
+				rt_sb_adds(sb, " [");
+				rep_fmt_num(sb, m->ci_lo);
+				rt_sb_adds(sb, ", ");
+				rep_fmt_num(sb, m->ci_hi);
+				rt_sb_adds(sb, "]");
+			}
+			if (!isnan(m->p_value))
+				rt_sb_addf(sb, "  p = %.3g", m->p_value);
+			rt_sb_addf(sb, "  n = %d + %d\n", m->n_cand, m->n_best);
+		}
+	}
+	head(sb, color, "gate");
+	if (!s->gate.id) {
+		rt_sb_adds(sb, "  none\n");
+	} else {
+		const struct db_q_gate *g = &s->gate;
+		rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->accuracy * 100);
+		if (!isnan(g->wilson_lo))
+			rt_sb_addf(sb, " [%.2f, %.2f]", g->wilson_lo * 100, g->wilson_hi * 100);
+		rt_sb_addf(sb, " (%d/%d, %s)", g->n_correct, g->n_done, g->extract ? g->extract : "?");
+		rt_sb_addf(sb, "  %s%s%s", rep_ansi(color, g->passed == 1 ? "green" : "red"),
+			   g->passed == 1 ? "PASS" : g->passed == 0 ? "FAIL" : "unfinished", rs);
+		if (!isnan(g->min_accuracy))
+			rt_sb_addf(sb, " (min %.2f%%)", g->min_accuracy * 100);
+		rt_sb_addc(sb, '\n');
+		if (g->verdict) {
+			rt_sb_adds(sb, "  ");
+			rep_term_escape(sb, g->verdict);
+			rt_sb_addc(sb, '\n');
+		}
+		if (g->baseline_run_id) {
+			rt_sb_addf(sb, "  vs run %lld: diff %+.2f pts", (long long)g->baseline_run_id,
+				   g->diff * 100);
+			if (!isnan(g->diff_lo))
+				rt_sb_addf(sb, " [%+.2f, %+.2f]", g->diff_lo * 100, g->diff_hi * 100);
+			if (!isnan(g->mcnemar_p))
+				rt_sb_addf(sb, ", McNemar mid-p %.3g", g->mcnemar_p);
+			if (!isnan(g->identical_rate))
+				rt_sb_addf(sb, ", %.1f%% identical answers", g->identical_rate * 100);
+			rt_sb_addf(sb, "\n  flips: %d right -> wrong, %d wrong -> right", g->flips_to_wrong,
+				   g->flips_to_right);
+			rt_sb_addf(sb, " (%zu among stored answers)\n", s->nflips);
+			for (size_t i = 0; i < s->nflips; i++) {
+				const struct db_q_flip *f = &s->flips[i];
+				rt_sb_addf(sb, "    q%-5d %s%s%s  target ", f->idx,
+					   rep_ansi(color, f->now_correct ? "green" : "red"),
+					   f->now_correct ? "wrong -> right" : "right -> wrong", rs);
+				rep_term_escape(sb, f->target ? f->target : "?");
+				rt_sb_adds(sb, ", was ");
+				rep_term_escape(sb, f->before ? f->before : "(none)");
+				rt_sb_adds(sb, ", now ");
+				rep_term_escape(sb, f->after ? f->after : "(none)");
+				rt_sb_addc(sb, '\n');
+			}
+		}
+	}
+	if (s->nregr) {
+		head(sb, color, "regressions");
+		for (size_t i = 0; i < s->nregr; i++) {
+			const struct db_q_regr *r = &s->regr[i];
+			rt_sb_adds(sb, "  ");
+			rep_term_escape(sb, r->benchmark);
+			rt_sb_addc(sb, '.');
+			rep_term_escape(sb, r->metric);
+			rt_sb_adds(sb, "  ");
+			rep_fmt_num(sb, r->before);
+			rt_sb_adds(sb, " -> ");
+			rep_fmt_num(sb, r->after);
+			if (r->unit) {
+				rt_sb_addc(sb, ' ');
+				rep_term_escape(sb, r->unit);
+			}
+			rt_sb_adds(sb, "  ");
+			rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
+			rt_sb_adds(sb, r->kept ? "  (kept anyway)\n" : "\n");
+		}
+	}
+	if (s->nfacts) {
+		head(sb, color, "environment");
+		for (size_t i = 0; i < s->nfacts; i++) {
+			rt_sb_adds(sb, "  ");
+			rep_pad(sb, s->facts[i].key, 18);
+			rt_sb_adds(sb, " ");
+			rep_term_escape(sb, s->facts[i].value);
+			rt_sb_adds(sb, s->facts[i].campaign_wide ? "\n" : "  (this iteration)\n");
+		}
+	}
+	if (s->narts) {
+		head(sb, color, "artifacts");
+		for (size_t i = 0; i < s->narts; i++) {
+			rt_sb_adds(sb, "  ");
+			rep_pad(sb, s->arts[i].key, 20);
+			rt_sb_addf(sb, " %-12s %8lld B  sha256 %s%s\n", s->arts[i].value,
+				   (long long)s->arts[i].size, s->arts[i].sha256 ? s->arts[i].sha256 : "?",
+				   s->arts[i].truncated ? "  (truncated)" : "");
+		}
+	}
+	if (s->nnotes) {
+		head(sb, color, "notes, corrections, invalidations");
+		for (size_t i = 0; i < s->nnotes; i++) {
+			const struct db_q_note *n = &s->notes[i];
+			rt_sb_adds(sb, "  ");
+			if (!strcmp(n->kind, "correction") && n->iteration_id != it->id)
+				rt_sb_addf(sb, "%scorrects %lld%s (seq %d): ", rep_ansi(color, "yellow"),
+					   (long long)n->iteration_id, rs, n->seq);
+			else if (!strcmp(n->kind, "correction"))
+				rt_sb_addf(sb, "%scorrected by %lld%s (seq %d): ",
+					   rep_ansi(color, "yellow"), (long long)n->by_iteration_id, rs,
+					   n->by_seq);
+			else if (!strcmp(n->kind, "invalidation"))
+				rt_sb_addf(sb, "%sinvalidated%s: ", rep_ansi(color, "red"), rs);
+			else
+				rt_sb_adds(sb, "note: ");
+			rep_term_escape(sb, n->text);
+			rt_sb_adds(sb, "  (");
+			if (n->author) {
+				rep_term_escape(sb, n->author);
+				rt_sb_adds(sb, ", ");
+			}
+			when(sb, n->created_at);
+			rt_sb_adds(sb, ")\n");
+		}
+	}
+}
+
+int rep_show(struct db *db, FILE *out, int64_t id, bool json, bool color, struct rt_sb *err)
+{
+	struct show s;
+	int rc = show_load(db, id, &s, err);
+	if (!rc) {
+		if (json) {
+			rc = rep_json_dump(show_json(&s), out, err);
+		} else {
+			struct rt_sb sb = RT_SB_INIT;
+			show_text(&s, &sb, color);
+			if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
+				rc = rt_errf(err, RT_EIO, "write show: output error");
+			rt_sb_release(&sb);
+		}
+	}
+	show_release(&s);
+	return rc;
+}

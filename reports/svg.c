@@ -1,0 +1,492 @@
+/*
+ * SVG charts for the HTML journal, written as text: no library, no script.
+ * Every chart is one <svg> with a stable id, a viewBox (so it scales to any
+ * width), a <title> and <desc> for screen readers, labelled axes with units,
+ * a legend, and one element with class "pt" per data point so tests (and
+ * curious readers of the DOM) can count what was drawn. Colours are given as
+ * attributes so a chart also reads right on its own.
+ */
+#include "reports/rep_int.h"
+
+#include <float.h>
+#include <string.h>
+
+#define W 720.0  /* viewBox width */
+#define H 340.0  /* viewBox height */
+#define ML 70.0  /* left margin: y tick labels and axis label */
+#define MR 20.0
+#define MT 44.0  /* top: title and legend */
+#define MB 54.0  /* bottom: x ticks and axis label */
+
+#define C_KEPT "#2e7d32"
+#define C_REV "#757575"
+#define C_GATED "#c62828"
+#define C_BASE "#1565c0"
+#define C_OTHER "#ef6c00"
+#define C_GRID "#e0e0e0"
+#define C_AXIS "#424242"
+
+double rep_nice_step(double lo, double hi, int max_ticks, double *first)
+{
+	if (!(hi > lo) || max_ticks < 2) {
+		*first = lo;
+		return 1;
+	}
+	double raw = (hi - lo) / (max_ticks - 1);
+	double p = pow(10, floor(log10(raw)));
+	double step = p;
+	static const double mult[] = { 1, 2, 5, 10 };
+	for (size_t i = 0; i < RT_ARRAY_SIZE(mult); i++) {
+		step = mult[i] * p;
+		if ((floor(hi / step) - ceil(lo / step)) + 1 <= max_ticks)
+			break;
+	}
+	*first = ceil(lo / step - 1e-9) * step;
+	return step;
+}
+
+double rep_scale_map(const struct rep_scale *s, double v)
+{
+	if (s->d1 == s->d0)
+		return (s->r0 + s->r1) / 2;
+	return s->r0 + (v - s->d0) / (s->d1 - s->d0) * (s->r1 - s->r0);
+}
+
+/* One chart frame being written. */
+struct chart {
+	struct rt_sb *sb;   /* output */
+	struct rep_scale x; /* data -> px */
+	struct rep_scale y;
+	double x0, x1;      /* plot area in px */
+	double y0, y1;      /* y0 bottom, y1 top */
+};
+
+static void text(struct rt_sb *sb, double x, double y, const char *anchor, const char *cls,
+		 const char *s)
+{
+	rt_sb_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor, cls);
+	rep_html_escape(sb, s);
+	rt_sb_adds(sb, "</text>");
+}
+
+static void begin(struct chart *c, struct rt_sb *sb, const char *id, const char *title,
+		  const char *desc, double w, double h)
+{
+	c->sb = sb;
+	rt_sb_addf(sb, "<svg id=\"%s\" class=\"chart\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		   "aria-labelledby=\"%s-t %s-d\" xmlns=\"http://www.w3.org/2000/svg\" "
+		   "font-family=\"system-ui, sans-serif\" font-size=\"12\">",
+		   id, w, h, id, id);
+	rt_sb_addf(sb, "<title id=\"%s-t\">", id);
+	rep_html_escape(sb, title);
+	rt_sb_addf(sb, "</title><desc id=\"%s-d\">", id);
+	rep_html_escape(sb, desc);
+	rt_sb_adds(sb, "</desc>");
+	rt_sb_addf(sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>", w, h);
+	rt_sb_addf(sb, "<text x=\"%.0f\" y=\"18\" class=\"ctitle\" font-weight=\"600\" font-size=\"14\">", ML);
+	rep_html_escape(sb, title);
+	rt_sb_adds(sb, "</text>");
+}
+
+/* Axes, grid, ticks and labels for the plot area [x0, x1] x [y1, y0]. */
+static void axes(struct chart *c, double x0, double x1, double y0, double y1, double dx0,
+		 double dx1, double dy0, double dy1, bool x_int, const char *ypct_or_null,
+		 const char *xlabel, const char *ylabel)
+{
+	struct rt_sb *sb = c->sb;
+	c->x0 = x0, c->x1 = x1, c->y0 = y0, c->y1 = y1;
+	c->x = (struct rep_scale){ dx0, dx1, x0, x1 };
+	c->y = (struct rep_scale){ dy0, dy1, y0, y1 };
+	double first, step = rep_nice_step(dy0, dy1, 6, &first);
+	for (double v = first; v <= dy1 + step * 1e-6; v += step) {
+		double py = rep_scale_map(&c->y, v);
+		rt_sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
+			   x0, x1, py, py, C_GRID);
+		char lab[32];
+		if (ypct_or_null)
+			snprintf(lab, sizeof(lab), "%.*f%%", step * 100 < 1 ? 1 : 0, v * 100);
+		else {
+			struct rt_sb t = RT_SB_INIT;
+			rep_fmt_num(&t, fabs(v) < step * 1e-6 ? 0 : v);
+			snprintf(lab, sizeof(lab), "%s", t.buf);
+			rt_sb_release(&t);
+		}
+		text(sb, x0 - 6, py + 4, "end", "tick", lab);
+	}
+	if (x_int) {
+		double xs = rep_nice_step(ceil(dx0), floor(dx1), 12, &first);
+		if (xs < 1)
+			xs = 1, first = ceil(dx0);
+		for (double v = first; v <= dx1; v += xs) {
+			double px = rep_scale_map(&c->x, v);
+			char lab[32];
+			snprintf(lab, sizeof(lab), "%.0f", v);
+			rt_sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
+				   px, px, y0, y0 + 4, C_AXIS);
+			text(sb, px, y0 + 17, "middle", "tick", lab);
+		}
+	} else if (dx1 > dx0) {
+		step = rep_nice_step(dx0, dx1, 6, &first);
+		for (double v = first; v <= dx1 + step * 1e-6; v += step) {
+			double px = rep_scale_map(&c->x, v);
+			struct rt_sb t = RT_SB_INIT;
+			rep_fmt_num(&t, fabs(v) < step * 1e-6 ? 0 : v);
+			rt_sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
+				   px, px, y1, y0, C_GRID);
+			text(sb, px, y0 + 17, "middle", "tick", t.buf);
+			rt_sb_release(&t);
+		}
+	}
+	rt_sb_addf(sb, "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"%s\"/>", x0, y1, y0,
+		   x1, C_AXIS);
+	if (xlabel)
+		text(sb, (x0 + x1) / 2, y0 + 38, "middle", "axis", xlabel);
+	if (ylabel) {
+		rt_sb_addf(sb, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+			   "class=\"axis\">", (y0 + y1) / 2);
+		rep_html_escape(sb, ylabel);
+		rt_sb_adds(sb, "</text>");
+	}
+}
+
+/* Legend entry i (left to right, top right of the chart). */
+static void legend(struct rt_sb *sb, double w, int i, int n, const char *color, bool hollow,
+		   const char *lab)
+{
+	double x = w - MR - (n - i) * 96.0;
+	rt_sb_addf(sb, "<circle cx=\"%.1f\" cy=\"32\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"/>",
+		   x, hollow ? "#fff" : color, color);
+	text(sb, x + 9, 36, "start", "legend", lab);
+}
+
+static void end(struct rt_sb *sb)
+{
+	rt_sb_adds(sb, "</svg>\n");
+}
+
+static void empty_note(struct chart *c, const char *msg)
+{
+	text(c->sb, (c->x0 + c->x1) / 2, (c->y0 + c->y1) / 2, "middle", "empty", msg);
+}
+
+/* ---- objective ---- */
+
+static const char *mark_color(char m)
+{
+	switch (m) {
+	case 'b': return C_BASE;
+	case 'k': return C_KEPT;
+	case 'g': return C_GATED;
+	case 'r': return C_REV;
+	case 'i': return C_REV;
+	default: return C_OTHER;
+	}
+}
+
+static const char *mark_name(char m)
+{
+	switch (m) {
+	case 'b': return "baseline";
+	case 'k': return "kept";
+	case 'g': return "gated";
+	case 'r': return "reverted";
+	case 'i': return "invalid";
+	default: return "other";
+	}
+}
+
+/* Keep every point up to `cap`; past it, every k-th plus every baseline and kept one. */
+static bool keep_point(size_t i, size_t n, char mark, size_t cap)
+{
+	if (n <= cap || mark == 'k' || mark == 'b')
+		return true;
+	size_t k = (n + cap - 1) / cap;
+	return i % k == 0;
+}
+
+void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, const char *metric,
+		       const char *unit)
+{
+	const size_t cap = 1500;
+	double lo = DBL_MAX, hi = -DBL_MAX;
+	int maxseq = 0;
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		double a = isnan(p[i].lo) ? p[i].value : p[i].lo;
+		double b = isnan(p[i].hi) ? p[i].value : p[i].hi;
+		lo = fmin(lo, fmin(a, p[i].value));
+		hi = fmax(hi, fmax(b, p[i].value));
+		maxseq = p[i].seq > maxseq ? p[i].seq : maxseq;
+		shown += keep_point(i, n, p[i].mark, cap);
+	}
+	struct rt_sb desc = RT_SB_INIT, yl = RT_SB_INIT, title = RT_SB_INIT;
+	rt_sb_addf(&title, "Objective per iteration: %s", metric ? metric : "?");
+	rt_sb_addf(&desc, "Candidate median of %s for %zu iterations with 95%% CI bars; "
+		   "markers by decision; the step line is the running best.", metric ? metric : "?", n);
+	if (shown < n)
+		rt_sb_addf(&desc, " Showing %zu of %zu points (every kept one).", shown, n);
+	rt_sb_addf(&yl, "%s%s%s%s", metric ? metric : "objective", unit ? " (" : "", unit ? unit : "",
+		   unit ? ")" : "");
+	struct chart c;
+	begin(&c, sb, "chart-objective", title.buf, desc.buf, W, H);
+	if (!n) {
+		axes(&c, ML, W - MR, H - MB, MT, 0, 1, 0, 1, true, NULL, "iteration (seq)", yl.buf);
+		empty_note(&c, "no measured iterations yet");
+	} else {
+		double pad = (hi - lo) * 0.08 + fabs(hi) * 1e-3;
+		axes(&c, ML, W - MR, H - MB, MT, -0.5, maxseq + 0.5, lo - pad, hi + pad, true, NULL,
+		     "iteration (seq)", yl.buf);
+		/* running best: a step line through the baseline and each kept point */
+		rt_sb_adds(sb, "<path class=\"best\" fill=\"none\" stroke=\"" C_KEPT "\" "
+			   "stroke-width=\"1.5\" stroke-dasharray=\"5 3\" d=\"");
+		bool started = false;
+		double last_y = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i].mark != 'b' && p[i].mark != 'k')
+				continue;
+			double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].value);
+			if (!started)
+				rt_sb_addf(sb, "M%.1f %.1f", px, py);
+			else
+				rt_sb_addf(sb, "H%.1fV%.1f", px, py);
+			started = true;
+			last_y = py;
+		}
+		if (started)
+			rt_sb_addf(sb, "H%.1f", rep_scale_map(&c.x, maxseq + 0.5));
+		(void)last_y;
+		rt_sb_adds(sb, "\"/>");
+		for (size_t i = 0; i < n; i++) {
+			if (!keep_point(i, n, p[i].mark, cap))
+				continue;
+			double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].value);
+			const char *col = mark_color(p[i].mark);
+			if (!isnan(p[i].lo) && !isnan(p[i].hi))
+				rt_sb_addf(sb, "<path class=\"ci\" d=\"M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8\" "
+					   "stroke=\"%s\" fill=\"none\"/>", px, rep_scale_map(&c.y, p[i].lo),
+					   rep_scale_map(&c.y, p[i].hi), px - 4,
+					   rep_scale_map(&c.y, p[i].lo), px - 4,
+					   rep_scale_map(&c.y, p[i].hi), col);
+			bool hollow = p[i].mark == 'r' || p[i].mark == 'i';
+			rt_sb_addf(sb, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" "
+				   "stroke=\"%s\" stroke-width=\"2\"><title>seq %d: ",
+				   mark_name(p[i].mark), px, py, n > 200 ? "2.5" : "5",
+				   hollow ? "#fff" : col, col, p[i].seq);
+			struct rt_sb t = RT_SB_INIT;
+			rep_fmt_num(&t, p[i].value);
+			rt_sb_addf(sb, "%s (%s)</title></circle>", t.buf, mark_name(p[i].mark));
+			rt_sb_release(&t);
+		}
+	}
+	static const char marks[] = { 'b', 'k', 'r', 'g', 'i' };
+	for (int i = 0; i < 5; i++)
+		legend(sb, W, i, 6, mark_color(marks[i]), marks[i] == 'r' || marks[i] == 'i',
+		       mark_name(marks[i]));
+	rt_sb_addf(sb, "<path d=\"M%.1f 32h18\" stroke=\"%s\" stroke-dasharray=\"5 3\" stroke-width=\"1.5\"/>",
+		   W - MR - 96 + 0 - 5, C_KEPT);
+	text(sb, W - MR - 96 + 18, 36, "start", "legend", "best so far");
+	end(sb);
+	rt_sb_release(&desc);
+	rt_sb_release(&yl);
+	rt_sb_release(&title);
+}
+
+/* ---- gate ---- */
+
+void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, double threshold)
+{
+	double lo = isnan(threshold) ? 1 : threshold, hi = isnan(threshold) ? 0 : threshold;
+	int maxseq = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, isnan(p[i].lo) ? p[i].accuracy : p[i].lo);
+		hi = fmax(hi, isnan(p[i].hi) ? p[i].accuracy : p[i].hi);
+		maxseq = p[i].seq > maxseq ? p[i].seq : maxseq;
+	}
+	if (!(hi > lo))
+		lo = fmax(0, lo - 0.01), hi = fmin(1, hi + 0.01);
+	double pad = (hi - lo) * 0.1;
+	struct rt_sb desc = RT_SB_INIT;
+	rt_sb_addf(&desc, "GSM8K accuracy of %zu gate runs with Wilson intervals", n);
+	if (!isnan(threshold))
+		rt_sb_addf(&desc, "; the dashed line is the minimum accuracy %.1f%%", threshold * 100);
+	struct chart c;
+	begin(&c, sb, "chart-gate", "Gate accuracy per iteration (GSM8K)", desc.buf, W, H);
+	axes(&c, ML, W - MR, H - MB, MT, -0.5, maxseq + 0.5, fmax(0, lo - pad), fmin(1, hi + pad),
+	     true, "pct", "iteration (seq)", "accuracy (%)");
+	if (!isnan(threshold)) {
+		double py = rep_scale_map(&c.y, threshold);
+		rt_sb_addf(sb, "<line class=\"threshold\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+			   "stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
+			   c.x0, c.x1, py, py, C_GATED);
+		char lab[48];
+		snprintf(lab, sizeof(lab), "min %.1f%%", threshold * 100);
+		text(sb, c.x1 - 4, py - 5, "end", "legend", lab);
+	}
+	if (!n)
+		empty_note(&c, "no gate runs recorded");
+	for (size_t i = 0; i < n; i++) {
+		double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].accuracy);
+		const char *col = p[i].passed ? C_KEPT : C_GATED;
+		if (!isnan(p[i].lo) && !isnan(p[i].hi))
+			rt_sb_addf(sb, "<path class=\"ci\" d=\"M%.1f %.1fV%.1f\" stroke=\"%s\"/>", px,
+				   rep_scale_map(&c.y, p[i].lo), rep_scale_map(&c.y, p[i].hi), col);
+		rt_sb_addf(sb, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\">"
+			   "<title>seq %d: %.2f%% (%s)</title></circle>", p[i].passed ? "pass" : "fail",
+			   px, py, col, p[i].seq, p[i].accuracy * 100, p[i].passed ? "pass" : "fail");
+	}
+	legend(sb, W, 0, 2, C_KEPT, false, "passed");
+	legend(sb, W, 1, 2, C_GATED, false, "failed");
+	end(sb);
+	rt_sb_release(&desc);
+}
+
+/* ---- waterfall ---- */
+
+void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n)
+{
+	double cum = 1, lo = 1, hi = 1;
+	for (size_t i = 0; i < n; i++) {
+		cum *= 1 + g[i].gain;
+		lo = fmin(lo, cum);
+		hi = fmax(hi, cum);
+	}
+	double pad = fmax((hi - lo) * 0.15, 0.01);
+	double dlo = lo - pad * 2, dhi = hi + pad;
+	struct rt_sb desc = RT_SB_INIT;
+	rt_sb_addf(&desc, "Objective relative to the baseline (100%%) after each of the %zu kept "
+		   "changes, compounded; the last bar is the final configuration (%+.1f%%).", n,
+		   (cum - 1) * 100);
+	struct chart c;
+	begin(&c, sb, "chart-waterfall", "Waterfall of the kept changes", desc.buf, W, H + 40);
+	size_t bars = n + 2;
+	axes(&c, ML, W - MR, H + 40 - MB - 40, MT, 0, (double)bars, dlo, dhi, false, "pct", NULL,
+	     "objective vs baseline (%)");
+	double bw = (c.x1 - c.x0) / bars * 0.6;
+	double prev = 1;
+	for (size_t b = 0; b < bars; b++) {
+		double cx = rep_scale_map(&c.x, b + 0.5);
+		double from, to;
+		const char *col, *cls, *lab;
+		char val[32];
+		if (b == 0 || b == bars - 1) {
+			from = dlo;
+			to = b == 0 ? 1 : cum;
+			col = C_BASE;
+			cls = "bar-total";
+			lab = b == 0 ? "baseline" : "final";
+			snprintf(val, sizeof(val), "%.1f%%", to * 100);
+		} else {
+			const struct rep_gain *x = &g[b - 1];
+			from = prev;
+			to = prev * (1 + x->gain);
+			prev = to;
+			col = x->gain >= 0 ? C_KEPT : C_GATED;
+			cls = "pt gain";
+			lab = x->label ? x->label : "?";
+			snprintf(val, sizeof(val), "%+.1f%%", x->gain * 100);
+		}
+		double ya = rep_scale_map(&c.y, fmax(from, to)), yb = rep_scale_map(&c.y, fmin(from, to));
+		rt_sb_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			   "fill=\"%s\"><title>", cls, cx - bw / 2, ya, bw, fmax(yb - ya, 1), col);
+		rep_html_escape(sb, lab);
+		rt_sb_addf(sb, ": %s</title></rect>", val);
+		text(sb, cx, ya - 4, "middle", "val", val);
+		if (b > 0 && b < bars - 1) /* connector to the next bar */
+			rt_sb_addf(sb, "<path d=\"M%.1f %.1fh%.1f\" stroke=\"%s\" stroke-dasharray=\"2 2\"/>",
+				   cx - bw / 2 - (c.x1 - c.x0) / bars * 0.4, rep_scale_map(&c.y, from),
+				   (c.x1 - c.x0) / bars * 0.4, C_AXIS);
+		char cut[40];
+		snprintf(cut, sizeof(cut), "%.18s%s", lab, strlen(lab) > 18 ? "…" : "");
+		rt_sb_addf(sb, "<text transform=\"translate(%.1f %.1f) rotate(-30)\" text-anchor=\"end\" "
+			   "class=\"tick\">", cx + 4, c.y0 + 14);
+		rep_html_escape(sb, cut);
+		rt_sb_adds(sb, "</text>");
+	}
+	if (!n)
+		empty_note(&c, "no change was kept");
+	legend(sb, W, 0, 2, C_KEPT, false, "kept change");
+	legend(sb, W, 1, 2, C_BASE, false, "baseline/final");
+	end(sb);
+	rt_sb_release(&desc);
+}
+
+/* ---- latency ECDF ---- */
+
+static void ecdf_series(struct chart *c, const struct rep_dist *d, const char *col, const char *cls)
+{
+	struct rt_sb *sb = c->sb;
+	size_t m = d->n > 200 ? 200 : d->n;
+	rt_sb_addf(sb, "<path class=\"ecdf\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", col);
+	for (size_t j = 0; j < m; j++) {
+		size_t i = d->n > 200 ? (j * (d->n - 1)) / (m - 1) : j;
+		double px = rep_scale_map(&c->x, d->v[i]);
+		double yprev = rep_scale_map(&c->y, (double)i / d->n);
+		double y = rep_scale_map(&c->y, (double)(i + 1) / d->n);
+		rt_sb_addf(sb, j ? "H%.1fV%.1f" : "M%.1f %.1f", px, j ? y : yprev);
+		if (!j)
+			rt_sb_addf(sb, "V%.1f", y);
+	}
+	rt_sb_adds(sb, "\"/>");
+	for (size_t j = 0; j < m; j++) {
+		size_t i = d->n > 200 ? (j * (d->n - 1)) / (m - 1) : j;
+		rt_sb_addf(sb, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.2\" fill=\"%s\"/>",
+			   cls, rep_scale_map(&c->x, d->v[i]),
+			   rep_scale_map(&c->y, (double)(i + 1) / d->n), col);
+	}
+}
+
+static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const char *name,
+		  const struct rep_dist *d, size_t nd)
+{
+	double lo = DBL_MAX, hi = 0;
+	size_t total = 0;
+	for (size_t k = 0; k < nd; k++)
+		for (size_t i = 0; i < d[k].n; i++)
+			lo = fmin(lo, d[k].v[i]), hi = fmax(hi, d[k].v[i]), total++;
+	if (!total)
+		lo = 0, hi = 1;
+	double pad = (hi - lo) * 0.05 + 1e-6;
+	char xl[48];
+	snprintf(xl, sizeof(xl), "%s (s)", name);
+	c->sb = sb;
+	axes(c, x0, x1, H - MB, MT, fmax(0, lo - pad), hi + pad, 0, 1, false, "pct", xl,
+	     x0 < ML + 1 ? "share of requests (%)" : NULL);
+	static const char *cols[] = { C_BASE, C_OTHER };
+	static const char *cls[] = { "base", "final" };
+	for (size_t k = 0; k < nd && k < 2; k++)
+		if (d[k].n)
+			ecdf_series(c, &d[k], cols[k], cls[k]);
+	if (!total)
+		empty_note(c, "no per-request records");
+}
+
+void rep_svg_latency(struct rt_sb *sb, const struct rep_dist *ttft, size_t nttft,
+		     const struct rep_dist *e2el, size_t ne2el)
+{
+	size_t total = 0;
+	for (size_t k = 0; k < nttft; k++)
+		total += ttft[k].n;
+	for (size_t k = 0; k < ne2el; k++)
+		total += e2el[k].n;
+	struct rt_sb desc = RT_SB_INIT;
+	if (total)
+		rt_sb_addf(&desc, "Empirical CDF of time to first token and end-to-end latency per "
+			   "request, baseline vs final configuration (%zu requests).", total);
+	else
+		rt_sb_adds(&desc, "No per-request records (requests table) for the baseline or the "
+			   "final configuration, so no latency distribution can be drawn.");
+	struct chart c;
+	begin(&c, sb, "chart-latency", "Latency distribution: baseline vs final", desc.buf, W, H);
+	double mid = (W - MR + ML) / 2;
+	panel(&c, sb, ML, mid - 24, "ttft", ttft, nttft);
+	panel(&c, sb, mid + 40, W - MR, "e2el", e2el, ne2el);
+	if (!total)
+		text(sb, W / 2, H - 8, "middle", "empty",
+		     "no requests rows: run a load benchmark to record per-request latencies");
+	const char *l0 = nttft > 0 && ttft[0].label ? ttft[0].label : "baseline";
+	const char *l1 = nttft > 1 && ttft[1].label ? ttft[1].label : "final";
+	legend(sb, W, 0, 2, C_BASE, false, l0);
+	legend(sb, W, 1, 2, C_OTHER, false, l1);
+	end(sb);
+	rt_sb_release(&desc);
+}

@@ -1,0 +1,192 @@
+/*
+ * Device backends behind one ops table, and the registry that holds them.
+ *
+ * A backend (host, cuda, hip, ze) lists its devices with their identity, and
+ * on an opened device loads modules, finds kernels, allocates and copies
+ * memory, launches kernels with a grid, a block, dynamic shared memory and
+ * arguments, and times launches with device events. Every backend is always
+ * in the registry: one that was not built is a stub whose every call answers
+ * RT_ENOTBUILT ("hip: not built"), and one with no driver or device answers
+ * RT_ENODEV ("cuda: no device: ..."), so callers never #ifdef.
+ *
+ * Arguments follow the CUDA convention: args[i] points at the value of
+ * argument i (for a buffer, at its dev_ptr). Device memory is named by a
+ * dev_ptr, an address-sized integer (CUdeviceptr, a HIP or Level Zero
+ * pointer, or a host pointer).
+ *
+ * Ownership: dev_open() returns a struct dev the caller frees with
+ * dev_close(); modules belong to their device and are freed with
+ * dev_module_free() (or by dev_close); kernels belong to their module.
+ */
+#ifndef RT_DEV_H
+#define RT_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runner/util.h"
+
+typedef uint64_t dev_ptr;
+
+/* snprintf into a fixed field that truncates on purpose (identity strings
+ * from drivers); never warns about truncation. */
+void dev_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define DEV_FMT dev_fmt
+
+/* Identity of one device, as far as the backend can tell. */
+struct dev_info {
+	char backend[8];          /* host, cuda, hip, ze */
+	int index;                /* index within the backend */
+	char name[128];           /* marketing name, e.g. "NVIDIA H200" */
+	char vendor[64];          /* e.g. "NVIDIA", "GenuineIntel" */
+	char driver_version[64];  /* driver (kernel release for host) */
+	char runtime_version[64]; /* runtime / API version (libc for host) */
+	char arch[32];            /* sm_90, gfx942, x86_64, ... */
+	uint64_t mem_bytes;       /* device memory (host: physical RAM) */
+	uint64_t l2_bytes;        /* last-level cache size, 0 when unknown */
+	int compute_units;        /* SMs, CUs, EUs or online CPUs */
+	int clock_mhz;            /* core clock, 0 when unknown */
+	int mem_clock_mhz;        /* memory clock, 0 when unknown */
+	int mem_bus_bits;         /* memory bus width, 0 when unknown */
+	char uuid[64];            /* device UUID (host: machine-id), "" when unknown */
+	char pci_id[32];          /* PCI bus id, "" when unknown */
+};
+
+/* Optional live readings; fields are NAN / -1 when the backend cannot tell. */
+struct dev_telemetry {
+	double temp_c;            /* temperature */
+	double power_w;           /* board power */
+	double clock_mhz;         /* current core clock */
+	double mem_used_bytes;    /* memory in use */
+};
+
+/* Launch geometry. */
+struct dev_launch {
+	unsigned grid[3];         /* blocks per dimension, each >= 1 */
+	unsigned block[3];        /* threads per block per dimension, each >= 1 */
+	unsigned shared_bytes;    /* dynamic shared memory per block */
+	const size_t *arg_sizes;  /* bytes of each argument's value (ze needs them), or NULL */
+};
+
+/*
+ * The ops table one backend implements. `d` is the backend's private state
+ * for an opened device; module and kernel handles are the backend's own.
+ * Every function returns 0 or a negative RT_E* and appends "backend: what:
+ * detail" to err. telemetry may be NULL.
+ */
+struct dev_ops {
+	const char *name;                                     /* registry name */
+	bool built;                                           /* false for a stub */
+	/* Number of devices; RT_ENOTBUILT or RT_ENODEV with a reason. */
+	int (*count)(int *n, struct rt_sb *err);
+	int (*info)(int index, struct dev_info *out, struct rt_sb *err);
+	int (*open)(int index, void **d, struct rt_sb *err);
+	void (*close)(void *d);
+	int (*module_load)(void *d, const char *path, void **mod, struct rt_sb *err);
+	void (*module_free)(void *d, void *mod);
+	int (*kernel_get)(void *d, void *mod, const char *name, void **kern, struct rt_sb *err);
+	int (*alloc)(void *d, size_t n, dev_ptr *out, struct rt_sb *err);
+	void (*free)(void *d, dev_ptr p);
+	int (*h2d)(void *d, dev_ptr dst, const void *src, size_t n, struct rt_sb *err);
+	int (*d2h)(void *d, void *dst, dev_ptr src, size_t n, struct rt_sb *err);
+	int (*d2d)(void *d, dev_ptr dst, dev_ptr src, size_t n, struct rt_sb *err);
+	int (*fill)(void *d, dev_ptr dst, uint8_t byte, size_t n, struct rt_sb *err);
+	int (*launch)(void *d, void *kern, const struct dev_launch *l, void **args, size_t nargs,
+		      struct rt_sb *err);
+	int (*sync)(void *d, struct rt_sb *err);
+	/* Device-event timing: begin records a start event, end records a stop
+	 * event, waits for it and returns the seconds between them. */
+	int (*timer_begin)(void *d, struct rt_sb *err);
+	int (*timer_end)(void *d, double *seconds, struct rt_sb *err);
+	int (*telemetry)(void *d, struct dev_telemetry *out, struct rt_sb *err);
+	/* Module and kernel name of a built-in FMA loop for `devices --peak`,
+	 * with the FLOPs one launch of `l` does; RT_ENOTSUP when none. */
+	int (*fma_kernel)(void *d, void **mod, void **kern, struct dev_launch *l, void **args,
+			  size_t *nargs, double *flops, struct rt_sb *err);
+};
+
+extern const struct dev_ops dev_host_ops;
+extern const struct dev_ops dev_cuda_ops;
+extern const struct dev_ops dev_hip_ops;
+extern const struct dev_ops dev_ze_ops;
+
+/* ---- registry ---- */
+/* Every backend, built or not, in a fixed order (host, cuda, hip, ze). */
+const struct dev_ops *const *dev_backends(size_t *n);
+/* By name; NULL (with "unknown backend 'x' (did you mean ...)" in err) if none. */
+const struct dev_ops *dev_backend_find(const char *name, struct rt_sb *err);
+
+/* ---- an opened device ---- */
+struct dev {
+	const struct dev_ops *ops; /* its backend */
+	void *priv;                /* the backend's state */
+	struct dev_info info;      /* identity, filled at open */
+};
+
+struct dev_module {
+	struct dev *dev;           /* owner */
+	void *h;                   /* the backend's handle */
+	char *path;                /* as loaded */
+};
+
+struct dev_kernel {
+	struct dev_module *mod;    /* owner */
+	void *h;                   /* the backend's handle */
+	char *name;                /* function name */
+};
+
+/* Open device `index` of backend `backend`. *out is freed with dev_close. */
+int dev_open(const char *backend, int index, struct dev **out, struct rt_sb *err);
+void dev_close(struct dev *d);
+
+/* Load a module file (.so for host; .cubin/.ptx/.fatbin for cuda; a code
+ * object for hip; .spv for ze). *out is freed with dev_module_free. */
+int dev_module_load(struct dev *d, const char *path, struct dev_module **out, struct rt_sb *err);
+void dev_module_free(struct dev_module *m);
+/* Find a kernel; *out is freed with dev_kernel_free (before its module). */
+int dev_kernel_get(struct dev_module *m, const char *name, struct dev_kernel **out,
+		   struct rt_sb *err);
+void dev_kernel_free(struct dev_kernel *k);
+
+int dev_alloc(struct dev *d, size_t n, dev_ptr *out, struct rt_sb *err);
+void dev_free(struct dev *d, dev_ptr p);
+int dev_h2d(struct dev *d, dev_ptr dst, const void *src, size_t n, struct rt_sb *err);
+int dev_d2h(struct dev *d, void *dst, dev_ptr src, size_t n, struct rt_sb *err);
+int dev_d2d(struct dev *d, dev_ptr dst, dev_ptr src, size_t n, struct rt_sb *err);
+int dev_fill(struct dev *d, dev_ptr dst, uint8_t byte, size_t n, struct rt_sb *err);
+int dev_launch(struct dev *d, struct dev_kernel *k, const struct dev_launch *l, void **args,
+	       size_t nargs, struct rt_sb *err);
+int dev_sync(struct dev *d, struct rt_sb *err);
+int dev_timer_begin(struct dev *d, struct rt_sb *err);
+int dev_timer_end(struct dev *d, double *seconds, struct rt_sb *err);
+/* RT_ENOTSUP when the backend has no telemetry. */
+int dev_telemetry(struct dev *d, struct dev_telemetry *out, struct rt_sb *err);
+
+/* ---- identity ---- */
+/* One line that names the device exactly: backend, name, UUID or PCI id,
+ * driver. Two measurements may be compared only when these are equal. */
+void dev_identity(const struct dev_info *in, char *out, size_t n);
+/* Key used for device_peaks: UUID, else PCI id, else backend:index:name. */
+void dev_peak_key(const struct dev_info *in, char *out, size_t n);
+
+/* One identity fact (key/value), for an iteration's environment facts. */
+struct dev_fact {
+	char key[32];             /* e.g. "device.name" */
+	char value[160];          /* its value as text */
+};
+/* Fill up to max facts; returns how many. */
+size_t dev_facts(const struct dev_info *in, struct dev_fact *out, size_t max);
+
+/* ---- ceilings (`ratchet devices --peak`) ---- */
+struct dev_peak {
+	double copy_gbps;         /* device-to-device copy, (read + written) bytes / s / 1e9 */
+	double gflops;            /* FMA loop, NAN when the backend has none */
+	double copy_bytes;        /* bytes of the buffer copied */
+};
+/* Measure copy bandwidth (median of a few d2d copies of `bytes`) and, where
+ * the backend has an FMA kernel, a compute ceiling. bytes 0: a default. */
+int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct rt_sb *err);
+
+#endif

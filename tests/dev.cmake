@@ -1,0 +1,28 @@
+# Device backends, the kernel benchmark and `ratchet devices`.
+# The host backend runs everywhere (CI); cuda/hip/ze are compiled when their
+# packages are present, and their no-device answers are tested here.
+add_library(rt_test_kernels MODULE ${CMAKE_SOURCE_DIR}/tests/dev/kernels.c)
+set_target_properties(rt_test_kernels PROPERTIES PREFIX "" OUTPUT_NAME "test_kernels")
+
+rt_add_test(test_dev
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_dev.c
+  LIBS rt_dev rt_util
+  TIMEOUT 60 LABELS unit dev)
+target_compile_definitions(test_dev PRIVATE
+  TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
+  TEST_SRC_DIR="${CMAKE_SOURCE_DIR}")
+add_dependencies(test_dev rt_test_kernels)
+
+rt_add_test(test_bench_kernel
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_bench_kernel.c ${CMAKE_SOURCE_DIR}/runner/bench_kernel.c
+  LIBS rt_dev rt_db rt_util PkgConfig::JANSSON m
+  TIMEOUT 90 LABELS unit dev)
+target_compile_definitions(test_bench_kernel PRIVATE
+  TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
+  TEST_SRC_DIR="${CMAKE_SOURCE_DIR}")
+add_dependencies(test_bench_kernel rt_test_kernels)
+
+# `ratchet devices`: lists host, and says "not built" or "no device" for the rest, exit 0.
+rt_add_test(test_cmd_devices
+  COMMAND sh ${CMAKE_SOURCE_DIR}/tests/dev/cmd_devices.sh
+  TIMEOUT 60 LABELS e2e dev)

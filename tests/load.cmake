@@ -1,0 +1,17 @@
+# The load generator's tests and bench (runner/load*.c, db/requests.c).
+# The misbehaving test server (tests/load/testserver.c) needs libmicrohttpd;
+# without it only the pure unit tests are built.
+rt_add_test(test_load SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_load.c
+            LIBS rt_load rt_db rt_util PkgConfig::CURL PkgConfig::JANSSON TIMEOUT 30 LABELS load unit)
+target_link_libraries(rt_load PUBLIC PkgConfig::CURL PkgConfig::JANSSON)
+if(MHD_FOUND)
+  add_library(rt_load_testserver STATIC ${CMAKE_SOURCE_DIR}/tests/load/testserver.c)
+  target_link_libraries(rt_load_testserver PUBLIC rt_util PkgConfig::MHD PkgConfig::JANSSON Threads::Threads)
+  rt_add_test(test_load_run SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_load_run.c
+              LIBS rt_load rt_load_testserver rt_db rt_util TIMEOUT 60 LABELS load)
+  add_executable(load_testserver ${CMAKE_SOURCE_DIR}/tests/load/testserver_main.c)
+  target_link_libraries(load_testserver PRIVATE rt_load_testserver)
+  rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
+  rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_load.c
+               LIBS rt_load rt_load_testserver rt_util)
+endif()

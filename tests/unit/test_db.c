@@ -1,0 +1,658 @@
+/*
+ * Unit tests of the store (db/db.h): every function against a real SQLite
+ * file in a fresh temporary folder. Round trips, INSERT OR IGNORE of
+ * originals, the open-intents list, invalidation visibility, foreign key and
+ * CHECK errors reported, a newer schema refused without touching the file.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/db.h"
+#include "db/db_sql.h"
+
+struct fx {
+	char dir[64];   /* temporary folder */
+	char path[96];  /* dir/ratchet.db */
+	struct db *db;  /* open store */
+	int64_t camp;   /* a campaign */
+	int64_t it0;    /* its baseline (seq 0) */
+	int64_t it1;    /* seq 1 */
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	snprintf(f->dir, sizeof(f->dir), "/tmp/rt-test-db-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/ratchet.db", f->dir);
+	struct rt_sb err = RT_SB_INIT;
+	if (db_open(f->path, &f->db, &err))
+		return -1;
+	if (db_campaign_create(f->db, "c1", "/s.yaml", "name: c1\n", "abc", "/w", 7, &f->camp, &err) ||
+	    db_iteration_create(f->db, f->camp, 0, 0, "baseline", "baseline", "", NULL, "cfg0", NULL,
+				&f->it0, &err) ||
+	    db_iteration_create(f->db, f->camp, 1, f->it0, "v1", "flag", "+ --x", "ch1", "cfg1",
+				"why", &f->it1, &err))
+		return -1;
+	rt_sb_release(&err);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	db_close(f->db);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* One integer from a query with no parameters (test-side checks only). */
+static long long q_int(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+	long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -999;
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *read_all(const char *path, size_t *n)
+{
+	FILE *fp = fopen(path, "rb");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	long len = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	char *buf = malloc((size_t)len + 1);
+	assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	*n = (size_t)len;
+	return buf;
+}
+
+static void test_open_schema(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(q_int(f->db, "PRAGMA user_version"), db_schema_version);
+	assert_int_equal(q_int(f->db, "PRAGMA foreign_keys"), 1);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' "
+			      "AND name = 'notes'"), 1);
+	assert_string_equal(db_path(f->db), f->path);
+	/* Reopening an up-to-date store migrates nothing and keeps the rows. */
+	struct db *again;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_open(f->path, &again, &err), 0);
+	assert_int_equal(q_int(again, "SELECT count(*) FROM iterations"), 2);
+	db_close(again);
+}
+
+static void test_open_newer_schema(void **state)
+{
+	struct fx *f = *state;
+	db_close(f->db);
+	f->db = NULL;
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	size_t n1, n2;
+	char *before = read_all(f->path, &n1);
+	struct rt_sb err = RT_SB_INIT;
+	struct db *db = NULL;
+	assert_int_equal(db_open(f->path, &db, &err), RT_ESCHEMA);
+	assert_null(db);
+	assert_non_null(strstr(err.buf, "schema version 99 is newer"));
+	assert_non_null(strstr(err.buf, "nothing was changed"));
+	char *after = read_all(f->path, &n2);
+	assert_int_equal(n1, n2);
+	assert_memory_equal(before, after, n1);
+	free(before);
+	free(after);
+	rt_sb_release(&err);
+	/* Put it back so teardown's store is valid. */
+	assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+	char sql[64];
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", db_schema_version);
+	sqlite3_exec(h, sql, NULL, NULL, NULL);
+	sqlite3_close(h);
+	assert_int_equal(db_open(f->path, &f->db, &err), 0);
+}
+
+static void test_campaign_roundtrip(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	int64_t c2;
+	assert_int_equal(db_campaign_create(f->db, "c2", "/t.yaml", "x", "def", "/w2", 3, &c2, &err), 0);
+	assert_true(c2 > f->camp);
+	struct db_campaign c;
+	assert_int_equal(db_campaign_get(f->db, f->camp, &c, &err), 0);
+	assert_string_equal(c.name, "c1");
+	assert_string_equal(c.spec_path, "/s.yaml");
+	assert_string_equal(c.spec_text, "name: c1\n");
+	assert_string_equal(c.spec_sha256, "abc");
+	assert_string_equal(c.workdir, "/w");
+	assert_int_equal(c.seed, 7);
+	assert_string_equal(c.state, "running");
+	assert_int_equal(c.best_iteration, 0);
+	assert_true(c.created_at > 1700000000000LL);
+	assert_int_equal(c.finished_at, 0);
+	db_campaign_release(&c);
+
+	assert_int_equal(db_campaign_latest(f->db, NULL, &c, &err), 0);
+	assert_int_equal(c.id, c2);
+	db_campaign_release(&c);
+	assert_int_equal(db_campaign_latest(f->db, "c1", &c, &err), 0);
+	assert_int_equal(c.id, f->camp);
+	db_campaign_release(&c);
+	assert_int_equal(db_campaign_latest(f->db, "nope", &c, &err), RT_ENOENT);
+	assert_int_equal(db_campaign_get(f->db, 999, &c, &err), RT_ENOENT);
+	assert_non_null(strstr(err.buf, "no campaign 999"));
+
+	assert_int_equal(db_campaign_set_state(f->db, f->camp, "finished", &err), 0);
+	assert_int_equal(db_campaign_get(f->db, f->camp, &c, &err), 0);
+	assert_string_equal(c.state, "finished");
+	assert_true(c.finished_at > 0);
+	db_campaign_release(&c);
+	assert_int_equal(db_campaign_set_state(f->db, f->camp, "running", &err), 0);
+	assert_int_equal(db_campaign_get(f->db, f->camp, &c, &err), 0);
+	assert_int_equal(c.finished_at, 0);
+	db_campaign_release(&c);
+	rt_sb_reset(&err);
+	assert_int_equal(db_campaign_set_state(f->db, f->camp, "exploded", &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "CHECK constraint failed"));
+	assert_int_equal(db_campaign_set_state(f->db, 999, "aborted", &err), RT_ENOENT);
+
+	/* best_iteration must belong to the campaign. */
+	int64_t other;
+	assert_int_equal(db_iteration_create(f->db, c2, 0, 0, "baseline", "baseline", "", NULL, NULL,
+					     NULL, &other, &err), 0);
+	assert_int_equal(db_campaign_set_best(f->db, f->camp, other, &err), RT_ENOENT);
+	assert_int_equal(db_campaign_set_best(f->db, f->camp, f->it1, &err), 0);
+	assert_int_equal(db_campaign_get(f->db, f->camp, &c, &err), 0);
+	assert_int_equal(c.best_iteration, f->it1);
+	db_campaign_release(&c);
+	rt_sb_release(&err);
+}
+
+static void test_iteration_roundtrip(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	struct db_iteration it;
+	assert_int_equal(db_iteration_get(f->db, f->it1, &it, &err), 0);
+	assert_int_equal(it.campaign_id, f->camp);
+	assert_int_equal(it.seq, 1);
+	assert_int_equal(it.parent_id, f->it0);
+	assert_string_equal(it.variant, "v1");
+	assert_string_equal(it.kind, "flag");
+	assert_string_equal(it.change_text, "+ --x");
+	assert_string_equal(it.change_sha256, "ch1");
+	assert_string_equal(it.config_sha256, "cfg1");
+	assert_string_equal(it.strategy_note, "why");
+	assert_string_equal(it.state, "pending");
+	assert_null(it.phase);
+	assert_null(it.decision);
+	assert_true(isnan(it.obj_best) && isnan(it.obj_cand) && isnan(it.obj_delta));
+	assert_true(isnan(it.obj_ci_lo) && isnan(it.obj_ci_hi) && isnan(it.confidence));
+	assert_true(isnan(it.p_value));
+	assert_int_equal(it.gate_run_id, 0);
+	assert_false(it.invalidated);
+	assert_true(it.started_at > 0);
+	assert_int_equal(it.finished_at, 0);
+	db_iteration_release(&it);
+
+	assert_int_equal(db_iteration_get(f->db, f->it0, &it, &err), 0);
+	assert_int_equal(it.parent_id, 0);
+	assert_null(it.change_sha256);
+	db_iteration_release(&it);
+
+	/* set_state: a NULL phase keeps the phase reached. */
+	assert_int_equal(db_iteration_set_state(f->db, f->it1, "applying", "apply", &err), 0);
+	assert_int_equal(db_iteration_set_state(f->db, f->it1, "measuring", NULL, &err), 0);
+	assert_int_equal(db_iteration_get_seq(f->db, f->camp, 1, &it, &err), 0);
+	assert_int_equal(it.id, f->it1);
+	assert_string_equal(it.state, "measuring");
+	assert_string_equal(it.phase, "apply");
+	db_iteration_release(&it);
+	assert_int_equal(db_iteration_set_state(f->db, 999, "kept", NULL, &err), RT_ENOENT);
+	assert_int_equal(db_iteration_get_seq(f->db, f->camp, 42, &it, &err), RT_ENOENT);
+
+	/* finish writes every decision field. */
+	struct db_iteration d = { 0 };
+	d.id = f->it1;
+	d.state = "kept";
+	d.phase = "decide";
+	d.decision = "keep";
+	d.reason = "tok_s +6%";
+	d.objective = "decode.tok_s";
+	d.obj_best = 812.5;
+	d.obj_cand = 862.1;
+	d.obj_delta = 0.061;
+	d.obj_ci_lo = 0.04;
+	d.obj_ci_hi = NAN;
+	d.confidence = 0.95;
+	d.test = "bootstrap";
+	d.p_value = 0.002;
+	d.n_cand = 6;
+	d.n_best = 5;
+	d.paired = true;
+	assert_int_equal(db_iteration_finish(f->db, &d, &err), 0);
+	assert_int_equal(db_iteration_get(f->db, f->it1, &it, &err), 0);
+	assert_string_equal(it.state, "kept");
+	assert_string_equal(it.phase, "decide");
+	assert_string_equal(it.decision, "keep");
+	assert_string_equal(it.reason, "tok_s +6%");
+	assert_string_equal(it.objective, "decode.tok_s");
+	assert_true(it.obj_best == 812.5 && it.obj_cand == 862.1 && it.obj_delta == 0.061);
+	assert_true(it.obj_ci_lo == 0.04 && isnan(it.obj_ci_hi) && it.confidence == 0.95);
+	assert_string_equal(it.test, "bootstrap");
+	assert_true(it.p_value == 0.002);
+	assert_int_equal(it.n_cand, 6);
+	assert_int_equal(it.n_best, 5);
+	assert_true(it.paired);
+	assert_true(it.finished_at >= it.started_at);
+	db_iteration_release(&it);
+	/* A gate run that does not exist is a foreign key error, reported. */
+	d.gate_run_id = 77;
+	rt_sb_reset(&err);
+	assert_int_equal(db_iteration_finish(f->db, &d, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "FOREIGN KEY constraint failed"));
+	d.id = 999;
+	d.gate_run_id = 0;
+	assert_int_equal(db_iteration_finish(f->db, &d, &err), RT_ENOENT);
+
+	/* list is in seq order, whatever the insert order. */
+	int64_t i3, i2;
+	assert_int_equal(db_iteration_create(f->db, f->camp, 3, f->it1, "v3", "env", NULL, NULL, NULL,
+					     NULL, &i3, &err), 0);
+	assert_int_equal(db_iteration_create(f->db, f->camp, 2, f->it1, "v2", "env", NULL, NULL, NULL,
+					     NULL, &i2, &err), 0);
+	struct db_iteration *v;
+	size_t n;
+	assert_int_equal(db_iterations_list(f->db, f->camp, &v, &n, &err), 0);
+	assert_int_equal(n, 4);
+	for (size_t k = 0; k < n; k++)
+		assert_int_equal(v[k].seq, (int)k);
+	assert_int_equal(v[2].id, i2);
+	assert_string_equal(v[3].change_text, "");
+	db_iterations_free(v, n);
+	assert_int_equal(db_iterations_list(f->db, 999, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	db_iterations_free(v, n);
+
+	/* (campaign, seq) is unique; an unknown campaign is a foreign key error. */
+	rt_sb_reset(&err);
+	assert_int_equal(db_iteration_create(f->db, f->camp, 2, 0, "dup", "env", NULL, NULL, NULL,
+					     NULL, NULL, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "UNIQUE"));
+	rt_sb_reset(&err);
+	assert_int_equal(db_iteration_create(f->db, 999, 0, 0, "x", "baseline", NULL, NULL, NULL, NULL,
+					     NULL, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "db: create iteration 999:0: FOREIGN KEY constraint failed"));
+	rt_sb_release(&err);
+}
+
+static void test_originals_first_touch(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_original_record(f->db, f->camp, "/a", true, "one", 3, 0644, &err), 0);
+	assert_int_equal(db_original_record(f->db, f->camp, "/a", true, "two!", 4, 0600, &err), 0);
+	assert_int_equal(db_original_record(f->db, f->camp, "/new", false, NULL, 0, 0, &err), 0);
+	assert_int_equal(db_original_record(f->db, f->camp, "/empty", true, "", 0, 0600, &err), 0);
+	int64_t c2;
+	assert_int_equal(db_campaign_create(f->db, "c2", "/s", "", "", "/w", 1, &c2, &err), 0);
+	assert_int_equal(db_original_record(f->db, c2, "/a", true, "three", 5, 0644, &err), 0);
+	rt_sb_reset(&err);
+	assert_int_equal(db_original_record(f->db, 999, "/a", true, "x", 1, 0644, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "FOREIGN KEY"));
+
+	struct db_original *v;
+	size_t n;
+	char sha[65];
+	assert_int_equal(db_originals_list(f->db, f->camp, &v, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].path, "/a");
+	assert_true(v[0].existed);
+	assert_int_equal(v[0].len, 3);
+	assert_memory_equal(v[0].content, "one", 3);
+	rt_sha256_hex("one", 3, sha);
+	assert_string_equal(v[0].sha256, sha);
+	assert_int_equal(v[0].mode, 0644);
+	assert_string_equal(v[1].path, "/new");
+	assert_false(v[1].existed);
+	assert_null(v[1].content);
+	assert_string_equal(v[1].sha256, "");
+	assert_string_equal(v[2].path, "/empty");
+	assert_true(v[2].existed);
+	assert_non_null(v[2].content);
+	assert_int_equal(v[2].len, 0);
+	rt_sha256_hex("", 0, sha);
+	assert_string_equal(v[2].sha256, sha);
+	db_originals_free(v, n);
+	assert_int_equal(db_originals_list(f->db, c2, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_memory_equal(v[0].content, "three", 5);
+	db_originals_free(v, n);
+	rt_sb_release(&err);
+}
+
+static void test_intents_open_list(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	int64_t a, b, c, other_it, d;
+	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/x", true, "old", 3, true, "new!", 4,
+					&a, &err), 0);
+	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/y", false, NULL, 0, true, "y", 1,
+					&b, &err), 0);
+	assert_int_equal(db_intent_open(f->db, f->it1, "revert", "/x", true, "new!", 4, true, "old", 3,
+					&c, &err), 0);
+	int64_t c2;
+	assert_int_equal(db_campaign_create(f->db, "c2", "/s", "", "", "/w", 1, &c2, &err), 0);
+	assert_int_equal(db_iteration_create(f->db, c2, 0, 0, "baseline", "baseline", NULL, NULL, NULL,
+					     NULL, &other_it, &err), 0);
+	assert_int_equal(db_intent_open(f->db, other_it, "apply", "/z", true, "", 0, false, NULL, 0,
+					&d, &err), 0);
+	rt_sb_reset(&err);
+	assert_int_equal(db_intent_open(f->db, f->it1, "delete", "/x", false, NULL, 0, false, NULL, 0,
+					NULL, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "CHECK constraint failed"));
+	assert_int_equal(db_intent_open(f->db, 999, "apply", "/x", false, NULL, 0, false, NULL, 0,
+					NULL, &err), RT_EDB);
+
+	assert_int_equal(db_intent_close(f->db, a, "done", &err), 0);
+	struct db_intent *v;
+	size_t n;
+	assert_int_equal(db_intents_open_list(f->db, f->camp, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].id, b);
+	assert_int_equal(v[0].iteration_id, f->it1);
+	assert_string_equal(v[0].action, "apply");
+	assert_string_equal(v[0].path, "/y");
+	assert_false(v[0].before_exists);
+	assert_null(v[0].before);
+	assert_string_equal(v[0].before_sha256, "");
+	assert_true(v[0].after_exists);
+	assert_int_equal(v[0].after_len, 1);
+	assert_memory_equal(v[0].after, "y", 1);
+	char sha[65];
+	rt_sha256_hex("y", 1, sha);
+	assert_string_equal(v[0].after_sha256, sha);
+	assert_int_equal(v[1].id, c);
+	assert_string_equal(v[1].action, "revert");
+	assert_int_equal(v[1].before_len, 4);
+	assert_memory_equal(v[1].before, "new!", 4);
+	assert_memory_equal(v[1].after, "old", 3);
+	db_intents_free(v, n);
+
+	rt_sb_reset(&err);
+	assert_int_equal(db_intent_close(f->db, a, "undone", &err), RT_ESTATE);
+	assert_non_null(strstr(err.buf, "already done"));
+	assert_int_equal(db_intent_close(f->db, 999, "done", &err), RT_ENOENT);
+	assert_int_equal(db_intent_close(f->db, b, "open", &err), RT_EINVAL);
+	assert_int_equal(db_intent_close(f->db, b, "undone", &err), 0);
+	assert_int_equal(db_intent_close(f->db, c, "done", &err), 0);
+	assert_int_equal(db_intents_open_list(f->db, f->camp, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	db_intents_free(v, n);
+	assert_int_equal(db_intents_open_list(f->db, c2, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].id, d);
+	assert_true(v[0].before_exists);
+	assert_int_equal(v[0].before_len, 0);
+	assert_false(v[0].after_exists);
+	db_intents_free(v, n);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM intents WHERE closed_at IS NOT NULL"), 3);
+	rt_sb_release(&err);
+}
+
+static void test_measurements(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	for (int rep = 0; rep < 4; rep++) {
+		assert_int_equal(db_measure_add(f->db, f->it1, "cand", "decode", "tok_s", rep,
+						100.0 + rep, "tok/s", &err), 0);
+		assert_int_equal(db_measure_add(f->db, f->it1, "best", "decode", "tok_s", rep,
+						90.0 + rep, "tok/s", &err), 0);
+	}
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements"), 8);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements WHERE arm = 'cand' AND "
+			      "rep = 3 AND value = 103.0 AND unit = 'tok/s' AND valid = 1"), 1);
+	assert_int_equal(db_measure_invalidate(f->db, f->it1, "cand", 2, "identity failed", &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements WHERE valid = 0 AND "
+			      "arm = 'cand' AND rep >= 2 AND invalid_reason = 'identity failed'"), 2);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements WHERE valid = 0"), 2);
+	/* Both arms from rep 3; rows already invalid keep their first reason. */
+	assert_int_equal(db_measure_invalidate(f->db, f->it1, NULL, 3, "late", &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements WHERE valid = 0"), 3);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements WHERE invalid_reason = "
+			      "'late' AND arm = 'best' AND rep = 3"), 1);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements WHERE invalid_reason = "
+			      "'identity failed'"), 2);
+	rt_sb_reset(&err);
+	assert_int_equal(db_measure_add(f->db, f->it1, "both", "decode", "tok_s", 0, 1, NULL, &err),
+			 RT_EDB);
+	assert_non_null(strstr(err.buf, "CHECK constraint failed"));
+	rt_sb_reset(&err);
+	assert_int_equal(db_measure_add(f->db, 999, "cand", "decode", "tok_s", 0, 1, NULL, &err),
+			 RT_EDB);
+	assert_non_null(strstr(err.buf, "db: add measurement: FOREIGN KEY constraint failed"));
+	rt_sb_reset(&err);
+	assert_int_equal(db_measure_add(f->db, f->it1, "cand", "decode", "tok_s", 9, NAN, NULL, &err),
+			 RT_EDB);
+	assert_non_null(strstr(err.buf, "NOT NULL"));
+	rt_sb_release(&err);
+}
+
+static void test_stats_regressions_facts_artifacts(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	struct db_metric_stat s = { "decode", "ttft_p95", "s", "lower", 0.41, 0.4174, 0.002, NAN,
+				    1.018, 1.006, 1.031, 0.03, 8, 7 };
+	assert_int_equal(db_metric_stat_add(f->db, f->it1, &s, &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM metric_stats WHERE benchmark = 'decode' "
+			      "AND metric = 'ttft_p95' AND unit = 's' AND better = 'lower' AND "
+			      "best_median = 0.41 AND cand_median = 0.4174 AND best_mad = 0.002 AND "
+			      "cand_mad IS NULL AND ratio = 1.018 AND ci_lo = 1.006 AND ci_hi = 1.031 "
+			      "AND p_value = 0.03 AND n_best = 8 AND n_cand = 7"), 1);
+	s.better = "sideways";
+	assert_int_equal(db_metric_stat_add(f->db, f->it1, &s, &err), RT_EDB);
+
+	assert_int_equal(db_regression_add(f->db, f->it1, "decode", "ttft_p95", "s", 0.41, 0.4174,
+					   -0.018, -0.031, NAN, true, &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM regressions WHERE before = 0.41 AND "
+			      "after = 0.4174 AND delta = -0.018 AND ci_lo = -0.031 AND ci_hi IS NULL "
+			      "AND kept = 1 AND created_at > 0"), 1);
+	rt_sb_reset(&err);
+	assert_int_equal(db_regression_add(f->db, 999, "d", "m", NULL, 1, 2, -1, NAN, NAN, false,
+					   &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "FOREIGN KEY"));
+
+	assert_int_equal(db_fact_add(f->db, f->camp, 0, "host", "box", &err), 0);
+	assert_int_equal(db_fact_add(f->db, 0, f->it1, "engine.version", "1.2", &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM env_facts WHERE key = 'host' AND "
+			      "value = 'box' AND iteration_id IS NULL"), 1);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM env_facts WHERE campaign_id IS NULL "
+			      "AND value = '1.2'"), 1);
+
+	static const char log[] = "line 1\nline 2\0binary";
+	assert_int_equal(db_artifact_add(f->db, f->camp, f->it1, "engine-log", "engine.log", log,
+					 sizeof(log), true, &err), 0);
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(f->db), "SELECT sha256, size, content, "
+					    "truncated, kind, name FROM artifacts", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	char sha[65];
+	rt_sha256_hex(log, sizeof(log), sha);
+	assert_string_equal((const char *)sqlite3_column_text(st, 0), sha);
+	assert_int_equal(sqlite3_column_int(st, 1), sizeof(log));
+	assert_int_equal(sqlite3_column_bytes(st, 2), sizeof(log));
+	assert_memory_equal(sqlite3_column_blob(st, 2), log, sizeof(log));
+	assert_int_equal(sqlite3_column_int(st, 3), 1);
+	assert_string_equal((const char *)sqlite3_column_text(st, 4), "engine-log");
+	sqlite3_finalize(st);
+	assert_int_equal(db_artifact_add(f->db, 999, 0, "x", "y", "", 0, false, &err), RT_EDB);
+	rt_sb_release(&err);
+}
+
+static void test_notes_and_invalidation(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_note_add(f->db, f->it0, "note", 0, "baseline was noisy", &err), 0);
+	assert_int_equal(db_note_add(f->db, f->it0, "correction", 0, "x", &err), RT_EINVAL);
+	assert_int_equal(db_note_add(f->db, f->it0, "correction", f->it0, "x", &err), RT_EINVAL);
+	rt_sb_reset(&err);
+	assert_int_equal(db_note_add(f->db, f->it0, "correction", 999, "x", &err), RT_ENOENT);
+	assert_non_null(strstr(err.buf, "no iteration 999"));
+	assert_int_equal(db_note_add(f->db, 999, "note", 0, "x", &err), RT_ENOENT);
+	assert_int_equal(db_note_add(f->db, f->it0, "note", f->it1, "x", &err), RT_EINVAL);
+	assert_int_equal(db_note_add(f->db, f->it0, "comment", 0, "x", &err), RT_EINVAL);
+	assert_int_equal(db_note_add(f->db, f->it0, "note", 0, "  \n", &err), RT_EINVAL);
+	assert_int_equal(db_note_add(f->db, f->it0, "correction", f->it1, "it was the tile", &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM notes"), 2);
+
+	assert_false(db_iteration_is_invalid(f->db, f->it1));
+	int64_t nid = 0;
+	assert_int_equal(db_note_add_as(f->db, f->it1, "invalidation", 0, "stale server", "ana",
+					&nid, &err), 0);
+	assert_true(nid > 0);
+	assert_true(db_iteration_is_invalid(f->db, f->it1));
+	assert_false(db_iteration_is_invalid(f->db, f->it0));
+	/* Readers fill invalidated; the row stays visible in the list. */
+	struct db_iteration it;
+	assert_int_equal(db_iteration_get(f->db, f->it1, &it, &err), 0);
+	assert_true(it.invalidated);
+	db_iteration_release(&it);
+	struct db_iteration *v;
+	size_t n;
+	assert_int_equal(db_iterations_list(f->db, f->camp, &v, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_false(v[0].invalidated);
+	assert_true(v[1].invalidated);
+	db_iterations_free(v, n);
+	/* Twice is refused, naming the first. */
+	rt_sb_reset(&err);
+	assert_int_equal(db_note_add(f->db, f->it1, "invalidation", 0, "again", &err), RT_ESTATE);
+	assert_non_null(strstr(err.buf, "already invalid"));
+	assert_non_null(strstr(err.buf, "stale server"));
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM notes WHERE kind = 'invalidation'"), 1);
+
+	/* notes_list: notes about it1 and corrections it1 made. */
+	struct db_note *nv;
+	assert_int_equal(db_notes_list(f->db, f->it1, &nv, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(nv[0].kind, "correction");
+	assert_int_equal(nv[0].iteration_id, f->it0);
+	assert_int_equal(nv[0].by_iteration_id, f->it1);
+	assert_null(nv[0].author);
+	assert_string_equal(nv[1].kind, "invalidation");
+	assert_int_equal(nv[1].id, nid);
+	assert_string_equal(nv[1].text, "stale server");
+	assert_string_equal(nv[1].author, "ana");
+	assert_true(nv[1].created_at > 0);
+	db_notes_free(nv, n);
+	rt_sb_release(&err);
+}
+
+static void test_iteration_ref(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	int64_t id = 0;
+	char ref[32];
+	snprintf(ref, sizeof(ref), "%lld", (long long)f->it1);
+	assert_int_equal(db_iteration_ref(f->db, ref, &id, &err), 0);
+	assert_int_equal(id, f->it1);
+	snprintf(ref, sizeof(ref), "%lld:0", (long long)f->camp);
+	assert_int_equal(db_iteration_ref(f->db, ref, &id, &err), 0);
+	assert_int_equal(id, f->it0);
+	assert_int_equal(db_iteration_ref(f->db, "999", &id, &err), RT_ENOENT);
+	assert_int_equal(db_iteration_ref(f->db, "1:42", &id, &err), RT_ENOENT);
+	const char *bad[] = { "", "abc", "0", "-1", "1:", ":1", "1:2:3", "1x", " 1", "1:-1" };
+	for (size_t i = 0; i < RT_ARRAY_SIZE(bad); i++) {
+		rt_sb_reset(&err);
+		assert_int_equal(db_iteration_ref(f->db, bad[i], &id, &err), RT_EUSAGE);
+		assert_non_null(strstr(err.buf, "is not an iteration"));
+	}
+	rt_sb_release(&err);
+}
+
+static void test_transactions(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_begin(f->db, &err), 0);
+	assert_int_equal(db_measure_add(f->db, f->it1, "cand", "b", "m", 0, 1, NULL, &err), 0);
+	assert_int_equal(db_begin(f->db, &err), RT_EDB); /* no nesting */
+	db_rollback(f->db);
+	db_rollback(f->db); /* harmless outside a transaction */
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements"), 0);
+	assert_int_equal(db_begin(f->db, &err), 0);
+	assert_int_equal(db_measure_add(f->db, f->it1, "cand", "b", "m", 0, 1, NULL, &err), 0);
+	assert_int_equal(db_commit(f->db, &err), 0);
+	assert_int_equal(q_int(f->db, "SELECT count(*) FROM measurements"), 1);
+	rt_sb_release(&err);
+}
+
+/* More distinct statements than the old fixed cache held: all are cached and
+ * finalized by db_close (ASan reports a leak and sqlite3_close fails otherwise). */
+static void test_prepare_cache(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	static char sql[100][24];
+	for (int i = 0; i < 100; i++) {
+		snprintf(sql[i], sizeof(sql[i]), "SELECT %d", i);
+		sqlite3_stmt *st = db_prepare(f->db, sql[i], &err);
+		assert_non_null(st);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), i);
+	}
+	/* Same literal, same statement, reset for reuse. */
+	sqlite3_stmt *a = db_prepare(f->db, sql[5], &err);
+	assert_ptr_equal(a, db_prepare(f->db, sql[5], &err));
+	assert_int_equal(sqlite3_step(a), SQLITE_ROW);
+	assert_null(db_prepare(f->db, "SELEC nonsense", &err));
+	assert_non_null(strstr(err.buf, "db: prepare:"));
+	rt_sb_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_newer_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_campaign_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_iteration_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_originals_first_touch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_intents_open_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_measurements, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stats_regressions_facts_artifacts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_notes_and_invalidation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_iteration_ref, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prepare_cache, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
+}

@@ -1,0 +1,365 @@
+/*
+ * The variant registry and what the kinds share: plans (files with before
+ * and after bytes), atomic restore, the build step, the effective engine
+ * configuration (argv + environment overrides) and its fingerprint.
+ */
+#include "var.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const struct var_ops *var_ops_for(enum spec_var_kind kind)
+{
+	switch (kind) {
+	case SPEC_VAR_TABLE:
+		return &var_table_ops;
+	case SPEC_VAR_FLAG:
+		return &var_flag_ops;
+	case SPEC_VAR_ENV:
+		return &var_env_ops;
+	case SPEC_VAR_PATCH:
+		return &var_patch_ops;
+	case SPEC_VAR_FILE:
+		return &var_file_ops;
+	}
+	return NULL;
+}
+
+/* ---- plans ---- */
+void var_plan_release(struct var_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->files[i].path);
+		free(p->files[i].rel);
+		free(p->files[i].before);
+		free(p->files[i].after);
+	}
+	free(p->files);
+	p->files = NULL;
+	p->n = 0;
+}
+
+char *var_path(const struct var_ctx *ctx, const char *rel)
+{
+	if (rel[0] == '/' || !ctx->workdir || !ctx->workdir[0])
+		return xstrdup(rel);
+	return xasprintf("%s/%s", ctx->workdir, rel);
+}
+
+int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err)
+{
+	struct var_file f = { 0 };
+	int rc = rt_read_file(abs, &f.before, &f.before_len, NULL);
+	if (rc == RT_ENOENT) {
+		f.existed = false;
+	} else if (rc) {
+		return rt_errf(err, rc, "%s: cannot read", rel);
+	} else {
+		f.existed = true;
+	}
+	f.path = xstrdup(abs);
+	f.rel = xstrdup(rel);
+	p->files = xrealloc(p->files, (p->n + 1) * sizeof(*p->files));
+	p->files[p->n++] = f;
+	return 0;
+}
+
+int var_files_restore(const struct var_plan *p, struct rt_sb *err)
+{
+	int first = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct var_file *f = &p->files[i];
+		int rc = 0;
+		if (f->existed) {
+			rc = rt_write_file_atomic(f->path, f->before, f->before_len, 0644, err);
+		} else if (unlink(f->path) && errno != ENOENT) {
+			rc = rt_errf(err, RT_EIO, "%s: cannot remove: %s", f->rel, strerror(errno));
+		}
+		/* keep going: restore as much as possible, report the first error */
+		if (rc && !first)
+			first = rc;
+	}
+	return first;
+}
+
+int var_files_write_after(const struct var_plan *p, struct rt_sb *err)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct var_file *f = &p->files[i];
+		if (!f->has_after)
+			continue;
+		int rc = rt_write_file_atomic(f->path, f->after, f->after_len, 0644, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int var_run_build(const struct spec_variant *v, const struct var_ctx *ctx, struct rt_sb *log,
+		  struct rt_sb *err)
+{
+	if (v->build.n == 0)
+		return 0;
+	if (!ctx->exec)
+		return rt_errf(err, RT_ESTATE, "%s: build: no process runner", v->name);
+	struct rt_sb out;
+	rt_sb_init(&out, ctx->build_log_cap ? ctx->build_log_cap : 4u << 20);
+	int status = 0;
+	/* a patch's build runs in the patched source folder, others in workdir */
+	char *cwd = v->kind == SPEC_VAR_PATCH && v->patch.dir ? var_path(ctx, v->patch.dir)
+							       : xstrdup(ctx->workdir);
+	int rc = ctx->exec(v->build.v, cwd, ctx->build_timeout_s > 0 ? ctx->build_timeout_s : 3600,
+			   &out, &status, err);
+	if (log)
+		rt_sb_add(log, out.buf, out.len);
+	if (rc == 0 && status != 0)
+		rc = rt_errf(err, RT_EPROC, "%s: build: %s exited with status %d", v->name, v->build.v[0],
+			     status);
+	else if (rc)
+		rt_errf(err, rc, "%s: build: %s failed", v->name, v->build.v[0]);
+	rt_sb_release(&out);
+	free(cwd);
+	return rc;
+}
+
+/* ---- the effective configuration ---- */
+void var_config_init(struct var_config *c)
+{
+	memset(c, 0, sizeof(*c));
+}
+
+static void strv_copy(struct spec_strv *dst, const struct spec_strv *src)
+{
+	dst->n = src->n;
+	dst->v = xcalloc(src->n + 1, sizeof(char *));
+	for (size_t i = 0; i < src->n; i++)
+		dst->v[i] = xstrdup(src->v[i]);
+}
+
+void var_config_release(struct var_config *c)
+{
+	for (size_t i = 0; i < c->n_flags; i++) {
+		for (size_t j = 0; j < c->flags[i].n; j++)
+			free(c->flags[i].v[j]);
+		free(c->flags[i].v);
+		free(c->flag_owner[i]);
+	}
+	free(c->flags);
+	free(c->flag_owner);
+	for (size_t i = 0; i < c->n_env; i++) {
+		free(c->env[i].name);
+		free(c->env[i].value);
+		free(c->env_owner[i]);
+	}
+	free(c->env);
+	free(c->env_owner);
+	var_config_init(c);
+}
+
+void var_config_copy(struct var_config *dst, const struct var_config *src)
+{
+	var_config_init(dst);
+	dst->n_flags = src->n_flags;
+	dst->flags = xcalloc(src->n_flags + 1, sizeof(*dst->flags));
+	dst->flag_owner = xcalloc(src->n_flags + 1, sizeof(char *));
+	for (size_t i = 0; i < src->n_flags; i++) {
+		strv_copy(&dst->flags[i], &src->flags[i]);
+		dst->flag_owner[i] = xstrdup(src->flag_owner[i]);
+	}
+	dst->n_env = src->n_env;
+	dst->env = xcalloc(src->n_env + 1, sizeof(*dst->env));
+	dst->env_owner = xcalloc(src->n_env + 1, sizeof(char *));
+	for (size_t i = 0; i < src->n_env; i++) {
+		dst->env[i].name = xstrdup(src->env[i].name);
+		dst->env[i].value = xstrdup(src->env[i].value);
+		dst->env_owner[i] = xstrdup(src->env_owner[i]);
+	}
+}
+
+void var_strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+void var_envv_release(struct spec_envv *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].name);
+		free(e->v[i].value);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
+/* Index of option `name` in argv as "--x" or "--x=v", or -1. */
+long var_argv_find_opt(char **v, size_t n, const char *name, bool *eq_form)
+{
+	size_t ln = strlen(name);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i], name) == 0) {
+			*eq_form = false;
+			return (long)i;
+		}
+		if (strncmp(v[i], name, ln) == 0 && v[i][ln] == '=') {
+			*eq_form = true;
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+bool var_argv_is_option(const char *s)
+{
+	/* "-1" or "-0.5" is a value, not an option */
+	return s[0] == '-' && s[1] != 0 && !(s[1] >= '0' && s[1] <= '9') && s[1] != '.';
+}
+
+/* Apply one flag group to a growable argv (v, n). */
+static void apply_group(char ***pv, size_t *pn, const struct spec_strv *g)
+{
+	char **v = *pv;
+	size_t n = *pn;
+	for (size_t i = 0; i < g->n;) {
+		const char *name = g->v[i];
+		bool has_value = var_argv_is_option(name) && i + 1 < g->n && !var_argv_is_option(g->v[i + 1]);
+		const char *value = has_value ? g->v[i + 1] : NULL;
+		bool eq = false;
+		long at = var_argv_is_option(name) ? var_argv_find_opt(v, n, name, &eq) : -1;
+		v = xrealloc(v, (n + 3) * sizeof(char *));
+		if (at >= 0 && value) {
+			if (eq) {
+				free(v[at]);
+				v[at] = xasprintf("%s=%s", name, value);
+			} else if ((size_t)at + 1 < n && !var_argv_is_option(v[at + 1])) {
+				free(v[at + 1]);
+				v[at + 1] = xstrdup(value);
+			} else {
+				/* "--x" present without a value: give it one */
+				memmove(&v[at + 2], &v[at + 1], (n - (size_t)at - 1) * sizeof(char *));
+				v[at + 1] = xstrdup(value);
+				n++;
+			}
+		} else if (at < 0) {
+			v[n++] = xstrdup(name);
+			if (value)
+				v[n++] = xstrdup(value);
+		}
+		i += value ? 2 : 1;
+	}
+	v[n] = NULL;
+	*pv = v;
+	*pn = n;
+}
+
+char **var_config_argv(const struct var_config *c, char *const *base_argv)
+{
+	size_t n = 0;
+	while (base_argv && base_argv[n])
+		n++;
+	char **v = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		v[i] = xstrdup(base_argv[i]);
+	for (size_t i = 0; c && i < c->n_flags; i++)
+		apply_group(&v, &n, &c->flags[i]);
+	return v;
+}
+
+static int cmp_env(const void *a, const void *b)
+{
+	return strcmp(((const struct spec_env *)a)->name, ((const struct spec_env *)b)->name);
+}
+
+static void env_put(struct spec_envv *out, const char *name, const char *value)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->v[i].name, name) == 0) {
+			free(out->v[i].value);
+			out->v[i].value = xstrdup(value);
+			return;
+		}
+	out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+	out->v[out->n].name = xstrdup(name);
+	out->v[out->n].value = xstrdup(value);
+	out->n++;
+}
+
+void var_config_env(const struct var_config *c, const struct spec_envv *base, struct spec_envv *out)
+{
+	out->v = NULL;
+	out->n = 0;
+	for (size_t i = 0; base && i < base->n; i++)
+		env_put(out, base->v[i].name, base->v[i].value);
+	for (size_t i = 0; c && i < c->n_env; i++)
+		env_put(out, c->env[i].name, c->env[i].value);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_env);
+}
+
+/* ---- config fingerprint ---- */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Append s with its length, so ("ab","c") and ("a","bc") differ. */
+static void add_field(struct rt_sb *sb, const char *s)
+{
+	rt_sb_addf(sb, "%zu:", s ? strlen(s) : (size_t)0);
+	if (s)
+		rt_sb_adds(sb, s);
+	else
+		rt_sb_adds(sb, "(null)");
+	rt_sb_addc(sb, '\n');
+}
+
+int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv,
+			   const struct spec_envv *env, char out[65], struct rt_sb *err)
+{
+	char **sorted = xcalloc(n_paths + 1, sizeof(char *));
+	for (size_t i = 0; i < n_paths; i++)
+		sorted[i] = paths[i];
+	qsort(sorted, n_paths, sizeof(char *), cmp_str);
+	struct rt_sb sb = RT_SB_INIT;
+	rt_sb_adds(&sb, "ratchet-config-v1\nfiles\n");
+	int rc = 0;
+	for (size_t i = 0; i < n_paths; i++) {
+		if (i && strcmp(sorted[i], sorted[i - 1]) == 0)
+			continue;
+		char h[65];
+		int r = rt_sha256_file(sorted[i], h, NULL);
+		if (r == RT_ENOENT) {
+			strcpy(h, "absent");
+		} else if (r) {
+			rc = rt_errf(err, r, "%s: cannot read for the config fingerprint", sorted[i]);
+			break;
+		}
+		add_field(&sb, sorted[i]);
+		add_field(&sb, h);
+	}
+	rt_sb_adds(&sb, "argv\n");
+	for (size_t i = 0; argv && argv[i]; i++)
+		add_field(&sb, argv[i]);
+	rt_sb_adds(&sb, "env\n");
+	if (env && env->n) {
+		struct spec_env *e = xmalloc(env->n * sizeof(*e));
+		memcpy(e, env->v, env->n * sizeof(*e));
+		qsort(e, env->n, sizeof(*e), cmp_env);
+		for (size_t i = 0; i < env->n; i++) {
+			add_field(&sb, e[i].name);
+			add_field(&sb, e[i].value);
+		}
+		free(e);
+	}
+	if (!rc)
+		rt_sha256_hex(sb.buf, sb.len, out);
+	rt_sb_release(&sb);
+	free(sorted);
+	return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * Variants: the kinds of change one iteration may make (table entry, engine
+ * flag, environment variable, source patch + build, file swap). Each kind is
+ * one ops table (struct var_ops); var_ops_for() is the registry.
+ *
+ * Crash safety is split between this module and the campaign loop:
+ *   1. plan()   computes, touching nothing, the files the change will touch
+ *               with their current bytes ("before") and, where it can be
+ *               computed in memory, their new bytes ("after");
+ *   2. the loop journals the plan (intent + before bytes) in SQLite;
+ *   3. apply()  performs the change (atomic writes, git apply, build);
+ *   4. revert() writes every planned file back to its before bytes (and
+ *               removes files that did not exist), then re-runs the build.
+ * flag and env touch no files: they edit a struct var_config, the effective
+ * engine configuration (extra argv and environment overrides).
+ *
+ * Paths in variants are relative to ctx->workdir. Errors are appended to err
+ * as "file: key: message" and the functions return negative RT_E* codes.
+ */
+#ifndef RT_VAR_H
+#define RT_VAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "spec.h"
+#include "util.h"
+
+/* Runs argv in cwd with a timeout, output (stdout+stderr) appended to out
+ * (which may have a cap); *status gets the exit status (128+signal when
+ * killed). Returns 0 when the process ran (whatever its status) or a negative
+ * RT_E*. The campaign passes run_bcmd_exec's adapter; tests may too. */
+typedef int (*var_exec_fn)(char *const *argv, const char *cwd, double timeout_s,
+			   struct rt_sb *out, int *status, struct rt_sb *err);
+
+/* The effective engine configuration on top of spec.engine. */
+struct var_config {
+	struct spec_strv *flags; /* flag groups of kept variants + candidate, in order (owned) */
+	char **flag_owner;       /* name of the variant that added each group (owned) */
+	size_t n_flags;          /* number of groups */
+	struct spec_env *env;    /* overrides in order; value NULL = unset (owned) */
+	char **env_owner;        /* name of the variant that added each override (owned) */
+	size_t n_env;            /* number of overrides */
+};
+
+void var_config_init(struct var_config *c);
+void var_config_release(struct var_config *c);
+/* Deep copy. */
+void var_config_copy(struct var_config *dst, const struct var_config *src);
+/* base argv (NULL-terminated) + every flag group, in order: "[--x, v]"
+ * replaces the value of an existing --x (or --x=v keeps the = form), else
+ * appends; a lone "--x" is appended when absent. Returns a NULL-terminated
+ * argv the caller frees with var_strv_free(). */
+char **var_config_argv(const struct var_config *c, char *const *base_argv);
+/* Effective overrides: base (spec.engine.env, may be NULL) then the config's,
+ * one entry per name (the last wins), sorted by name. Caller frees with
+ * var_envv_release(). */
+void var_config_env(const struct var_config *c, const struct spec_envv *base,
+		    struct spec_envv *out);
+void var_strv_free(char **v);
+void var_envv_release(struct spec_envv *e);
+
+/* Context every op gets. */
+struct var_ctx {
+	const char *workdir;            /* spec->workdir, absolute */
+	struct var_config *cfg;         /* config the flag/env kinds edit */
+	char *const *base_argv;         /* spec.engine.command (NULL-terminated) or NULL */
+	const struct spec_envv *base_env; /* spec.engine.env or NULL */
+	var_exec_fn exec;               /* process runner for git and build commands */
+	double build_timeout_s;         /* build and git timeout; 0: 3600 */
+	size_t build_log_cap;           /* cap of the build log; 0: 4 MiB */
+};
+
+/* One file a change touches. */
+struct var_file {
+	char *path;        /* absolute path */
+	char *rel;         /* path as the user wrote it (or relative to the patch dir) */
+	bool existed;      /* false: the change creates it (revert removes it) */
+	char *before;      /* current bytes (NULL when !existed) */
+	size_t before_len;
+	bool has_after;    /* after is known before applying */
+	char *after;       /* new bytes when has_after */
+	size_t after_len;
+};
+
+struct var_plan {
+	struct var_file *files; /* in a stable order */
+	size_t n;
+};
+
+void var_plan_release(struct var_plan *p);
+
+/* The ops table of one kind. */
+struct var_ops {
+	const char *name; /* "table", "flag", ... */
+	/* Compute the plan without touching anything. */
+	int (*plan)(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+		    struct rt_sb *err);
+	/* Perform the change planned; build output (if any) goes to log. */
+	int (*apply)(const struct spec_variant *v, const struct var_ctx *ctx,
+		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err);
+	/* Undo it: files back to before bytes, build re-run; config undone. */
+	int (*revert)(const struct spec_variant *v, const struct var_ctx *ctx,
+		      const struct var_plan *p, struct rt_sb *log, struct rt_sb *err);
+	/* sha256 hex of kind + canonical content of the change. */
+	int (*fingerprint)(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+			   struct rt_sb *err);
+	/* One readable line (or diffstat) of the change, appended to out. Call
+	 * it before apply: it compares with the current state. */
+	int (*describe)(const struct spec_variant *v, const struct var_ctx *ctx,
+			const struct var_plan *p, struct rt_sb *out, struct rt_sb *err);
+};
+
+/* Registry: the ops of a kind (never NULL for a valid kind). */
+const struct var_ops *var_ops_for(enum spec_var_kind kind);
+
+extern const struct var_ops var_table_ops;
+extern const struct var_ops var_flag_ops;
+extern const struct var_ops var_env_ops;
+extern const struct var_ops var_patch_ops;
+extern const struct var_ops var_file_ops;
+
+/* Config fingerprint: sha256 over the sorted (path, sha256 of current bytes)
+ * of every file touched so far (absent files hash as "absent"), then the
+ * effective argv and the effective env (sorted). */
+int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv,
+			   const struct spec_envv *env, char out[65], struct rt_sb *err);
+
+/* ---- helpers shared by the kinds (var.c) ---- */
+/* Absolute path of rel under workdir (rel may already be absolute). */
+char *var_path(const struct var_ctx *ctx, const char *rel);
+/* Write every planned file back to its before bytes (or remove it). */
+int var_files_restore(const struct var_plan *p, struct rt_sb *err);
+/* Write every planned file with its after bytes. */
+int var_files_write_after(const struct var_plan *p, struct rt_sb *err);
+/* Run the variant's build argv (if any) in workdir (patch: in patch.dir); failure is RT_EPROC
+ * with the log kept in log. */
+int var_run_build(const struct spec_variant *v, const struct var_ctx *ctx, struct rt_sb *log,
+		  struct rt_sb *err);
+/* Add one file to a plan, reading its current bytes. */
+int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err);
+
+/* Index of option name in argv (n entries) as "--x" or "--x=v" (*eq_form
+ * true), or -1. */
+long var_argv_find_opt(char **v, size_t n, const char *name, bool *eq_form);
+/* An option ("-x", "--x"), not a value (a negative number is a value). */
+bool var_argv_is_option(const char *s);
+
+/* Table kind internals exposed for tests: parse/serialize one format. */
+enum spec_table_format var_table_format_of(const struct spec_var_table *t);
+
+#endif

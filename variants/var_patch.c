@@ -1,0 +1,193 @@
+/*
+ * The patch kind: a unified diff applied with `git apply` in a source folder,
+ * then the build. The plan asks git which files the diff touches
+ * (`git apply --check`, then `--numstat -z`) and records their current
+ * bytes; their new bytes are only known after applying. Revert writes the
+ * recorded bytes back (removing files the diff created) and rebuilds. Git is
+ * run from argv through ctx->exec, never through a shell.
+ */
+#include "var.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Run git with args in dir; output in out. 0 only when git exits 0. */
+static int git(const struct var_ctx *ctx, const char *dir, const char *const *args,
+	       struct rt_sb *out, struct rt_sb *err)
+{
+	if (!ctx->exec)
+		return rt_errf(err, RT_ESTATE, "git: no process runner");
+	int status = 0;
+	int rc = ctx->exec((char *const *)args, dir,
+			   ctx->build_timeout_s > 0 ? ctx->build_timeout_s : 3600, out, &status, err);
+	if (rc)
+		return rc;
+	return status ? RT_EPROC : 0;
+}
+
+static int patch_check(const struct spec_variant *v, const struct var_ctx *ctx, char **patch,
+		       char **dir, struct rt_sb *err)
+{
+	if (!v->patch.file || !v->patch.dir)
+		return rt_errf(err, RT_EINVAL, "%s: patch: file and dir are required", v->name);
+	*patch = var_path(ctx, v->patch.file);
+	*dir = var_path(ctx, v->patch.dir);
+	if (!rt_file_exists(*patch))
+		return rt_errf(err, RT_ENOENT, "%s: patch.file: patch file missing", v->patch.file);
+	if (!rt_file_exists(*dir))
+		return rt_errf(err, RT_ENOENT, "%s: patch.dir: folder missing", v->patch.dir);
+	return 0;
+}
+
+static int patch_plan(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+		      struct rt_sb *err)
+{
+	out->files = NULL;
+	out->n = 0;
+	char *patch = NULL, *dir = NULL;
+	int rc = patch_check(v, ctx, &patch, &dir, err);
+	struct rt_sb o;
+	rt_sb_init(&o, 1u << 20);
+	if (rc)
+		goto done;
+	const char *check[] = { "git", "apply", "--check", patch, NULL };
+	rc = git(ctx, dir, check, &o, err);
+	if (rc) {
+		rt_sb_trim(&o);
+		rc = rt_errf(err, RT_EPROC, "%s: patch does not apply in %s: %s", v->patch.file,
+			     v->patch.dir, o.buf);
+		goto done;
+	}
+	rt_sb_reset(&o);
+	const char *numstat[] = { "git", "apply", "--numstat", "-z", patch, NULL };
+	rc = git(ctx, dir, numstat, &o, err);
+	if (rc) {
+		rc = rt_errf(err, RT_EPROC, "%s: git apply --numstat failed: %s", v->patch.file, o.buf);
+		goto done;
+	}
+	/* records: "added\tdeleted\tpath\0", or for a rename
+	 * "added\tdeleted\t\0old\0new\0" */
+	const char *p = o.buf, *end = o.buf + o.len;
+	while (p < end && *p) {
+		const char *t1 = memchr(p, '\t', (size_t)(end - p));
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
+		if (!t2) {
+			rc = rt_errf(err, RT_EPARSE, "%s: cannot read git apply --numstat output",
+				     v->patch.file);
+			goto done;
+		}
+		const char *names[2] = { t2 + 1, NULL };
+		size_t nn = 1;
+		if (!*names[0]) {
+			names[0] = t2 + 2;
+			names[1] = names[0] + strlen(names[0]) + 1;
+			nn = 2;
+		}
+		for (size_t k = 0; k < nn; k++) {
+			bool dup = false;
+			for (size_t j = 0; j < out->n; j++)
+				dup |= strcmp(out->files[j].rel, names[k]) == 0;
+			if (dup)
+				continue;
+			char *abs = xasprintf("%s/%s", dir, names[k]);
+			rc = var_plan_add(out, abs, names[k], err);
+			free(abs);
+			if (rc)
+				goto done;
+		}
+		p = names[nn - 1] + strlen(names[nn - 1]) + 1;
+	}
+done:
+	if (rc)
+		var_plan_release(out);
+	rt_sb_release(&o);
+	free(patch);
+	free(dir);
+	return rc;
+}
+
+static int patch_apply(const struct spec_variant *v, const struct var_ctx *ctx,
+		       const struct var_plan *pl, struct rt_sb *log, struct rt_sb *err)
+{
+	char *patch = NULL, *dir = NULL;
+	int rc = patch_check(v, ctx, &patch, &dir, err);
+	if (!rc) {
+		struct rt_sb o;
+		rt_sb_init(&o, 1u << 20);
+		const char *args[] = { "git", "apply", patch, NULL };
+		rc = git(ctx, dir, args, &o, err);
+		if (rc) {
+			rt_sb_trim(&o);
+			rc = rt_errf(err, RT_EPROC, "%s: git apply failed in %s: %s", v->patch.file,
+				     v->patch.dir, o.buf);
+		}
+		rt_sb_release(&o);
+	}
+	free(patch);
+	free(dir);
+	return rc ? rc : var_run_build(v, ctx, log, err);
+}
+
+static int patch_revert(const struct spec_variant *v, const struct var_ctx *ctx,
+			const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
+{
+	int rc = var_files_restore(p, err);
+	return rc ? rc : var_run_build(v, ctx, log, err);
+}
+
+static int patch_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+			     struct rt_sb *err)
+{
+	char *patch = var_path(ctx, v->patch.file);
+	char h[65];
+	int rc = rt_sha256_file(patch, h, NULL);
+	free(patch);
+	if (rc)
+		return rt_errf(err, rc, "%s: patch.file: patch file missing", v->patch.file);
+	struct rt_sb sb = RT_SB_INIT;
+	rt_sb_adds(&sb, "patch");
+	rt_sb_add(&sb, "", 1);
+	rt_sb_adds(&sb, v->patch.dir);
+	rt_sb_add(&sb, "", 1);
+	rt_sb_adds(&sb, h);
+	for (size_t i = 0; i < v->build.n; i++) {
+		rt_sb_add(&sb, "", 1);
+		rt_sb_adds(&sb, v->build.v[i]);
+	}
+	rt_sha256_hex(sb.buf, sb.len, out);
+	rt_sb_release(&sb);
+	return 0;
+}
+
+static int patch_describe(const struct spec_variant *v, const struct var_ctx *ctx,
+			  const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
+{
+	char *patch = NULL, *dir = NULL;
+	int rc = patch_check(v, ctx, &patch, &dir, err);
+	if (!rc) {
+		struct rt_sb o;
+		rt_sb_init(&o, 1u << 20);
+		const char *args[] = { "git", "apply", "--stat", patch, NULL };
+		rc = git(ctx, dir, args, &o, err);
+		if (rc)
+			rc = rt_errf(err, RT_EPROC, "%s: git apply --stat failed: %s", v->patch.file,
+				     o.buf);
+		else {
+			rt_sb_trim(&o);
+			rt_sb_addf(out, "%s:\n%s", v->patch.file, o.buf);
+		}
+		rt_sb_release(&o);
+	}
+	free(patch);
+	free(dir);
+	return rc;
+}
+
+const struct var_ops var_patch_ops = {
+	.name = "patch",
+	.plan = patch_plan,
+	.apply = patch_apply,
+	.revert = patch_revert,
+	.fingerprint = patch_fingerprint,
+	.describe = patch_describe,
+};
