@@ -84,7 +84,7 @@ void rep_md_escape(struct rt_sb *sb, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '\n' || *s == '\r' || *s == '\t')
 			rt_sb_addc(sb, ' ');
-		else if (strchr("\\`*_{}[]()<>#|~!&$", *s))
+		else if (strchr("\\`*_[]<|~&", *s))
 			rt_sb_addc(sb, '\\'), rt_sb_addc(sb, *s);
 		else
 			rt_sb_addc(sb, *s);

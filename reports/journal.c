@@ -186,12 +186,16 @@ static void code(struct w *w, const char *s)
 		run = *p == '`' ? run + 1 : 0;
 		best = run > best ? run : best;
 	}
+	size_t n = strlen(s);
+	bool pad = !n || s[0] == '`' || s[0] == ' ' || s[n - 1] == '`' || s[n - 1] == ' ';
 	for (size_t i = 0; i <= best; i++)
 		rt_sb_addc(w->sb, '`');
-	rt_sb_addc(w->sb, ' ');
+	if (pad)
+		rt_sb_addc(w->sb, ' ');
 	for (const char *p = s; *p; p++)
 		rt_sb_addc(w->sb, *p == '\n' || *p == '\r' ? ' ' : *p);
-	rt_sb_addc(w->sb, ' ');
+	if (pad)
+		rt_sb_addc(w->sb, ' ');
 	for (size_t i = 0; i <= best; i++)
 		rt_sb_addc(w->sb, '`');
 }
@@ -233,7 +237,9 @@ static void h(struct w *w, int level, const char *id, const char *title)
 		rep_html_escape(w->sb, title);
 		rt_sb_addf(w->sb, "</h%d>\n", level);
 	} else {
-		rt_sb_addc(w->sb, '\n');
+		struct rt_sb *b = w->sb;
+		if (b->len && !(b->len >= 2 && b->buf[b->len - 1] == '\n' && b->buf[b->len - 2] == '\n'))
+			rt_sb_addc(b, '\n');
 		for (int i = 0; i < level; i++)
 			rt_sb_addc(w->sb, '#');
 		rt_sb_addc(w->sb, ' ');
@@ -350,7 +356,10 @@ static void summary(struct w *w, const struct journal *j)
 			    !strcmp(j->fms[k].metric, b->metric))
 				better = j->fms[k].better;
 		lit(w, "| ", "<tr><td>");
-		txtf(w, "%s.%s", b->benchmark, b->metric);
+		struct rt_sb name = RT_SB_INIT;
+		rt_sb_addf(&name, "%s.%s", b->benchmark, b->metric);
+		code(w, name.buf);
+		rt_sb_release(&name);
 		if (b->unit)
 			txtf(w, " (%s)", b->unit);
 		lit(w, " | ", "</td><td class=\"n\">");
@@ -569,14 +578,16 @@ static void levers(struct w *w, const struct journal *j)
 				lit(w, "", "<ul>\n");
 			}
 			lit(w, "- ", "<li>");
-			txtf(w, "%d. ", it->seq);
+			txtf(w, "iteration %d, ", it->seq);
 			code(w, it->variant);
 			txtf(w, " (%s): ", it->kind);
-			if (is(it, "gated") && !isnan(it->gate_accuracy))
-				txtf(w, "gsm8k %.1f%%; ", it->gate_accuracy * 100);
-			else if (!isnan(it->obj_delta) && !it->invalidated)
-				delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi), txt(w, "; ");
-			txt(w, it->invalidated ? "invalidated (see its entry)" : it->reason ? it->reason : "");
+			bool measured = !isnan(it->obj_delta) && !it->invalidated;
+			if (measured)
+				delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+			if (it->invalidated)
+				txt(w, "invalidated (see its entry)");
+			else if (!is(it, "kept") && !is(it, "reverted") && it->reason)
+				txt(w, measured ? "; " : ""), txt(w, it->reason);
 			if (it->corrected_by) {
 				const struct db_q_iter *o = by_id(j, it->corrected_by);
 				txtf(w, " — corrected by iteration %d", o ? o->seq : -1);
@@ -599,9 +610,10 @@ static void regressions(struct w *w, const struct journal *j)
 	for (size_t i = 0; i < j->nregr; i++) {
 		const struct db_q_regr *r = &j->regr[i];
 		lit(w, "- ", "<li>");
-		code(w, r->benchmark);
-		txt(w, ".");
-		code(w, r->metric);
+		struct rt_sb name = RT_SB_INIT;
+		rt_sb_addf(&name, "%s.%s", r->benchmark, r->metric);
+		code(w, name.buf);
+		rt_sb_release(&name);
 		txt(w, ": ");
 		num(w, r->before);
 		txt(w, " → ");
@@ -649,24 +661,24 @@ static void charts(struct w *w, const struct journal *j)
 		if (q->mark == 'k' && !isnan(it->obj_delta))
 			g[ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
 	}
-	rt_sb_adds(w->sb, "<figure>");
+	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
 	rep_svg_objective(w->sb, p, np, j->base ? j->base->objective : NULL, unit);
-	rt_sb_adds(w->sb, "<figcaption>Candidate median per iteration with its confidence interval. "
+	rt_sb_adds(w->sb, "</div><figcaption>Candidate median per iteration with its confidence interval. "
 		   "Filled: kept (green) or baseline (blue); hollow: reverted or invalidated; red: "
 		   "gated. The dashed step line is the best configuration so far.</figcaption></figure>\n");
-	rt_sb_adds(w->sb, "<figure>");
+	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
 	rep_svg_gate(w->sb, j->gates, j->ngates, j->threshold);
-	rt_sb_adds(w->sb, "<figcaption>GSM8K accuracy of every gate run, with its Wilson interval; "
+	rt_sb_adds(w->sb, "</div><figcaption>GSM8K accuracy of every gate run, with its Wilson interval; "
 		   "the dashed line is the minimum the gate requires.</figcaption></figure>\n");
-	rt_sb_adds(w->sb, "<figure>");
+	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
 	rep_svg_waterfall(w->sb, g, ng);
-	rt_sb_adds(w->sb, "<figcaption>How the kept changes add up: each bar starts where the "
+	rt_sb_adds(w->sb, "</div><figcaption>How the kept changes add up: each bar starts where the "
 		   "previous one ended (gains compound).</figcaption></figure>\n");
 	struct rep_dist tt[2] = { { "baseline", j->lat[0], j->nlat[0] }, { "final", j->lat[1], j->nlat[1] } };
 	struct rep_dist ee[2] = { { "baseline", j->lat[2], j->nlat[2] }, { "final", j->lat[3], j->nlat[3] } };
-	rt_sb_adds(w->sb, "<figure>");
+	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
 	rep_svg_latency(w->sb, tt, 2, ee, 2);
-	rt_sb_adds(w->sb, "<figcaption>Share of requests answered within a given time: further "
+	rt_sb_adds(w->sb, "</div><figcaption>Share of requests answered within a given time: further "
 		   "left is faster.</figcaption></figure>\n");
 	free(p);
 	free(g);
@@ -688,7 +700,7 @@ static const char CSS[] =
 	".tw{overflow-x:auto}table{border-collapse:collapse;margin:.5rem 0;min-width:60%}"
 	"th,td{border-bottom:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-	"figure{margin:1.2rem 0}figcaption{color:var(--mut);font-size:.9rem}"
+	"figure{margin:1.2rem 0}.cw{overflow-x:auto}figcaption{color:var(--mut);font-size:.9rem}"
 	"svg.chart{display:block;width:100%;max-width:100%;height:auto;border:1px solid var(--line);"
 	"border-radius:4px}"
 	"svg .tick{fill:#424242;font-size:11px}svg .axis{fill:#212121;font-size:12px}"
@@ -704,10 +716,11 @@ static const char CSS[] =
 	"li.invalidation{border-color:var(--bad);background:#ffebee}"
 	"del{color:var(--mut)}"
 	"@media (max-width:600px){body{font-size:14px;padding:.6rem}h1{font-size:1.35rem}"
+	"svg.chart{min-width:600px}"
 	"table{font-size:13px}th,td{padding:.25rem .35rem}}"
 	"@media print{body{max-width:none;padding:0;font-size:11pt}a{color:inherit}"
 	"h2{break-after:avoid}figure,section.it,tr{break-inside:avoid}"
-	"svg.chart{border:none;max-height:9cm}section.invalidated{background:none}"
+	"svg.chart{border:none;max-height:9cm;min-width:0}.cw{overflow:visible}section.invalidated{background:none}"
 	"pre{white-space:pre-wrap}}";
 
 int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,

@@ -140,8 +140,10 @@ static void gate_cell(struct rt_sb *sb, const struct db_q_iter *it)
 static void log_line(struct rt_sb *sb, const struct db_q_iter *it, bool color)
 {
 	const char *c = rep_ansi(color, state_color(it)), *rs = rep_ansi(color, "reset");
-	rt_sb_addf(sb, "%6lld %4d %s%s%s  ", (long long)it->id, it->seq, c,
-		   rep_glyph(it->state, it->invalidated), rs);
+	const char *g = rep_glyph(it->state, it->invalidated);
+	/* ⚡ is drawn two columns wide by most terminals */
+	rt_sb_addf(sb, "%6lld %4d %s%s%s%s", (long long)it->id, it->seq, c, g, rs,
+		   strcmp(g, "⚡") ? "  " : " ");
 	rep_pad(sb, it->variant, 28);
 	rt_sb_adds(sb, "  ");
 	struct rt_sb cell = RT_SB_INIT;

@@ -31,8 +31,10 @@ void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi);
 void rep_fmt_num(struct rt_sb *sb, double v);
 /* Append s with HTML special characters escaped (& < > " '). NULL appends nothing. */
 void rep_html_escape(struct rt_sb *sb, const char *s);
-/* Append s for Markdown running text: punctuation that Markdown or HTML would
- * interpret is backslash-escaped, newlines become spaces. */
+/* Append s for Markdown running text (never at the start of a line): the
+ * characters that could open emphasis, code, links, tables, strikethrough,
+ * HTML tags or entities (\ ` * _ [ ] < | ~ &) are backslash-escaped, newlines
+ * become spaces. */
 void rep_md_escape(struct rt_sb *sb, const char *s);
 /* Append s for a terminal: control bytes (ESC included) become '?'. */
 void rep_term_escape(struct rt_sb *sb, const char *s);

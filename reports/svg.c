@@ -104,7 +104,8 @@ static void axes(struct chart *c, double x0, double x1, double y0, double y1, do
 			   x0, x1, py, py, C_GRID);
 		char lab[32];
 		if (ypct_or_null)
-			snprintf(lab, sizeof(lab), "%.*f%%", step * 100 < 1 ? 1 : 0, v * 100);
+			snprintf(lab, sizeof(lab), "%.*f%%", step * 100 < 1 ? 1 : 0,
+				 fabs(v) < step * 1e-6 ? 0.0 : v * 100);
 		else {
 			struct rt_sb t = RT_SB_INIT;
 			rep_fmt_num(&t, fabs(v) < step * 1e-6 ? 0 : v);
@@ -120,12 +121,12 @@ static void axes(struct chart *c, double x0, double x1, double y0, double y1, do
 		for (double v = first; v <= dx1; v += xs) {
 			double px = rep_scale_map(&c->x, v);
 			char lab[32];
-			snprintf(lab, sizeof(lab), "%.0f", v);
+			snprintf(lab, sizeof(lab), "%.0f", v + 0.0 == 0 ? 0.0 : v);
 			rt_sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
 				   px, px, y0, y0 + 4, C_AXIS);
 			text(sb, px, y0 + 17, "middle", "tick", lab);
 		}
-	} else if (dx1 > dx0) {
+	} else if (dx1 > dx0 && xlabel) { /* categorical axes (no label) draw their own */
 		step = rep_nice_step(dx0, dx1, 6, &first);
 		for (double v = first; v <= dx1 + step * 1e-6; v += step) {
 			double px = rep_scale_map(&c->x, v);
@@ -320,7 +321,7 @@ void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, doubl
 			   c.x0, c.x1, py, py, C_GATED);
 		char lab[48];
 		snprintf(lab, sizeof(lab), "min %.1f%%", threshold * 100);
-		text(sb, c.x1 - 4, py - 5, "end", "legend", lab);
+		text(sb, c.x1 - 4, py + 15, "end", "legend", lab);
 	}
 	if (!n)
 		empty_note(&c, "no gate runs recorded");

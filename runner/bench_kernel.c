@@ -217,8 +217,11 @@ static const char *kname(const struct spec_kernel *k)
 	return k->name ? k->name : "?";
 }
 
+/* Reads the launch-table entry: grid, block, shared_bytes, and optionally
+ * kernel (the function to run instead of k->name; *kernel is owned by the
+ * caller). */
 static int geometry_from_table(const struct spec_kernel *k, const struct spec_vars *vars,
-			       struct dev_launch *l, struct rt_sb *err)
+			       struct dev_launch *l, char **kernel, struct rt_sb *err)
 {
 	char *path = expand_path(k->launch_table, vars);
 	json_error_t je;
@@ -271,6 +274,15 @@ static int geometry_from_table(const struct spec_kernel *k, const struct spec_va
 			goto out;
 		}
 		l->shared_bytes = (unsigned)json_integer_value(sh);
+	}
+	json_t *kn = json_object_get(e, "kernel");
+	if (kn) {
+		if (!json_is_string(kn) || !*json_string_value(kn)) {
+			rc = rt_errf(err, RT_EINVAL, "%s: %s.kernel: must be a function name", path,
+				     k->launch_key);
+			goto out;
+		}
+		*kernel = xstrdup(json_string_value(kn));
 	}
 out:
 	json_decref(root);
@@ -653,11 +665,19 @@ int run_bkernel_run(const struct spec_kernel *k, const struct spec_vars *vars, s
 	dev_identity(&r.dev->info, out->identity, sizeof(out->identity));
 	out->n_facts = dev_facts(&r.dev->info, out->facts, RUN_BKERNEL_MAX_FACTS);
 
+	struct dev_launch l;
+	spec_geometry(k, &l);
+	char *table_kernel = NULL;
+	if (k->launch_table)
+		rc = geometry_from_table(k, vars, &l, &table_kernel, err);
+	if (table_kernel)
+		r.name = table_kernel;
 	char *path = expand_path(k->module, vars);
-	rc = dev_module_load(r.dev, path, &r.mod, err);
+	if (!rc)
+		rc = dev_module_load(r.dev, path, &r.mod, err);
 	free(path);
 	if (!rc)
-		rc = dev_kernel_get(r.mod, k->name, &r.kern, err);
+		rc = dev_kernel_get(r.mod, r.name, &r.kern, err);
 	if (!rc && k->ref_name) {
 		if (k->ref_module) {
 			path = expand_path(k->ref_module, vars);
@@ -670,10 +690,6 @@ int run_bkernel_run(const struct spec_kernel *k, const struct spec_vars *vars, s
 			rc = dev_kernel_get(r.ref_mod, k->ref_name, &r.ref_kern, err);
 	}
 
-	struct dev_launch l;
-	spec_geometry(k, &l);
-	if (!rc && k->launch_table)
-		rc = geometry_from_table(k, vars, &l, err);
 	geometry_finish(k, !strcmp(r.dev->ops->name, "host"), &l);
 	if (!rc)
 		rc = setup_args(&r, err);
@@ -690,6 +706,7 @@ int run_bkernel_run(const struct spec_kernel *k, const struct spec_vars *vars, s
 	if (!rc)
 		rc = measure(&r, &l, out, err);
 	brun_release(&r);
+	free(table_kernel);
 	if (rc) {
 		free(out->sample_s);
 		out->sample_s = NULL;

@@ -64,6 +64,7 @@ struct camp {
 	struct var_config cfg;            /* effective flags and env of the current best */
 	struct rep_progress prog;         /* progress output */
 	int seq;                          /* next iteration sequence number */
+	const char *variant;              /* name of the change being measured, for progress */
 	int total;                        /* planned iterations, for the progress line */
 };
 
@@ -502,7 +503,7 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 	l.vars.iteration = c->seq;
 	l.vars.nonce = "";
 	if (c->s->engine.present) {
-		rep_progress_phase(&c->prog, c->seq, NULL, "start");
+		rep_progress_phase(&c->prog, c->seq, c->variant, "start");
 		if ((rc = launch_engine(c, iter, cfg, &l, err)))
 			goto out;
 		if ((rc = run_engine_verify(l.eng, err)))
@@ -510,7 +511,7 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 		if (!c->baseline_model && run_engine_model(l.eng))
 			c->baseline_model = xstrdup(run_engine_model(l.eng));
 	}
-	rep_progress_phase(&c->prog, c->seq, NULL, "bench");
+	rep_progress_phase(&c->prog, c->seq, c->variant, "bench");
 	/* Without an engine, flag variants go to command benchmarks and env
 	 * variants to every benchmark. */
 	char **extra = NULL;
@@ -747,11 +748,12 @@ static void set_reason(struct db_iteration *it, const char *fmt, ...)
 static int run_baseline(struct camp *c, struct rt_sb *err)
 {
 	int64_t iter;
-	int rc = db_iteration_create(c->db, c->cid, 0, 0, "baseline", "baseline", "", NULL, NULL,
+	/* seq 0, unless an earlier baseline attempt was interrupted */
+	int rc = db_iteration_create(c->db, c->cid, c->seq, 0, "baseline", "baseline", "", NULL, NULL,
 				     "baseline", &iter, err);
 	if (rc)
 		return rc;
-	c->seq = 0;
+	c->variant = "baseline";
 	rep_progress_phase(&c->prog, 0, "baseline", "bench");
 	db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
 	struct series *ser = NULL;
@@ -763,7 +765,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	struct db_iteration it;
 	db_iteration_get(c->db, iter, &it, NULL);
 	if (rc) {
-		set_reason(&it, "baseline failed: %s", why.buf);
+		set_reason(&it, "%s: %s", rc == RT_EBUSY ? "refused to measure" : "baseline failed", why.buf);
 		finish(c, &it, "failed", "revert", NULL);
 		rt_errf(err, rc, "%s", it.reason);
 		goto out;
@@ -823,6 +825,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 {
 	const struct spec_variant *v = &c->s->variants[p->variant];
 	const struct var_ops *ops = var_ops_for(v->kind);
+	c->variant = v->name;
 	struct var_plan plan;
 	struct var_config cand;
 	struct rt_sb why = RT_SB_INIT;
@@ -1185,7 +1188,7 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n,
 	size_t k = 0;
 	for (size_t i = 0; i < *nits; i++) {
 		struct db_iteration *it = &(*its)[i];
-		if (it->seq == 0)
+		if (!strcmp(it->kind, "baseline"))
 			continue;
 		size_t vi = (size_t)-1;
 		for (size_t j = 0; j < c->s->n_variants; j++)
@@ -1278,7 +1281,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	for (size_t i = 0; i < nits; i++) {
 		if (its[i].seq >= c.seq)
 			c.seq = its[i].seq + 1;
-		if (its[i].seq == 0 && !strcmp(its[i].state, "baseline")) {
+		if (!strcmp(its[i].kind, "baseline") && !strcmp(its[i].state, "baseline")) {
 			have_baseline = true;
 			c.best_iter = its[i].id;
 			c.baseline_gate = its[i].gate_run_id;
@@ -1303,19 +1306,12 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	c.total = (int)s->n_variants + 1;
 	rep_progress_init(&c.prog, o->out, o->tty, o->quiet, c.total);
 	if (!have_baseline) {
-		c.seq = c.seq ? c.seq : 0;
-		/* A failed or interrupted baseline is simply measured again. */
-		if (c.seq > 0) {
-			/* keep seq numbering unique: the baseline row is seq 0 only the first time */
-		}
+		/* An interrupted baseline is simply measured again, under the next seq. */
 		rc = run_baseline(&c, err);
 		res->iterations++;
 		if (rc)
 			goto out_hist;
-		c.seq = 1;
-		for (size_t i = 0; i < nits; i++)
-			if (its[i].seq >= c.seq)
-				c.seq = its[i].seq + 1;
+		c.seq++;
 	}
 	for (;;) {
 		if (stop_requested) {
@@ -1367,7 +1363,7 @@ out_hist:
 		double base = NAN;
 		double prod = 1;
 		for (size_t i = 0; i < nits; i++) {
-			if (its[i].seq == 0 && !strcmp(its[i].state, "baseline"))
+			if (!strcmp(its[i].kind, "baseline") && !strcmp(its[i].state, "baseline"))
 				base = its[i].obj_best;
 			if (!strcmp(its[i].state, "kept") && !its[i].invalidated) {
 				res->kept++;

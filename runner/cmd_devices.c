@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct rt_cmd_help help = {
 	"ratchet devices [--json] [--peak] [--backend NAME] [--peak-bytes N]",
@@ -161,10 +162,9 @@ int cmd_devices(int argc, char **argv, struct rt_ctx *ctx)
 				print_info(ctx, &in);
 			if (peak) {
 				rt_sb_reset(&err);
-				if (!ctx->quiet && !root) {
-					printf("    measuring peaks...\r");
-					fflush(stdout);
-				}
+				if (!ctx->quiet && !root && isatty(2))
+					fprintf(stderr, "    measuring peaks of %s:%d...\n", in.backend,
+						in.index);
 				if (do_peak(ctx, &in, peak_bytes, ji, &err)) {
 					cmd_error(ctx, "devices: %s:%d: peak: %s", in.backend, in.index,
 						  err.buf);

@@ -61,6 +61,75 @@ static bool nonempty(json_t *o, const char *key)
 	return json_is_string(v) && json_string_length(v) > 0;
 }
 
+static bool key_is(const char *k, size_t n, const char *name)
+{
+	return strlen(name) == n && !memcmp(k, name, n);
+}
+
+/*
+ * The profile showed jansson's parse (and its mallocs) as the client's
+ * largest cost at thousands of streams per second, so ordinary content
+ * chunks take this path: one pass that tracks strings and nesting, finds the
+ * keys that matter, and checks the event is balanced. Returns 1/0 (content
+ * chunk or not), or -2 when jansson must look: unbalanced or odd input
+ * (jansson then words the error), a non-null usage or error, a first chunk.
+ */
+static int fast_event(struct run_load_sse *s, const char *d, size_t n)
+{
+	if (n < 2 || d[0] != '{' || d[n - 1] != '}')
+		return -2;
+	int depth = 0, content = 0;
+	size_t kstart = 0;
+	bool in_str = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = d[i];
+		if (in_str) {
+			if (c == '\\') {
+				i++;
+			} else if (c == '"') {
+				in_str = false;
+				size_t j = i + 1;
+				while (j < n && (d[j] == ' ' || d[j] == '\t'))
+					j++;
+				if (j >= n || d[j] != ':')
+					continue;
+				/* a key: look at its value */
+				const char *k = d + kstart;
+				size_t kl = i - kstart;
+				j++;
+				while (j < n && (d[j] == ' ' || d[j] == '\t'))
+					j++;
+				if (j >= n)
+					return -2;
+				bool null = n - j >= 4 && !memcmp(d + j, "null", 4);
+				if (key_is(k, kl, "usage") || key_is(k, kl, "error")) {
+					if (!null)
+						return -2;
+				} else if (key_is(k, kl, "text") || key_is(k, kl, "content") ||
+					   key_is(k, kl, "reasoning_content") ||
+					   key_is(k, kl, "reasoning")) {
+					if (d[j] == '"' && j + 1 < n && d[j + 1] != '"')
+						content = 1;
+				}
+			}
+		} else if (c == '"') {
+			in_str = true;
+			kstart = i + 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if (c == '}' || c == ']') {
+			if (--depth < 0)
+				return -2;
+		}
+	}
+	if (in_str || depth != 0)
+		return -2;
+	if (content && s->n_content == 0)
+		return -2; /* the first content chunk: jansson reads server_ns too */
+	s->n_content += content;
+	return content;
+}
+
 /* One complete event's data; returns new content chunks (0/1) or -1. */
 static int dispatch(struct run_load_sse *s, const char *data, size_t len)
 {
@@ -70,6 +139,9 @@ static int dispatch(struct run_load_sse *s, const char *data, size_t len)
 	}
 	if (s->done)
 		return 0; /* anything after [DONE] is ignored */
+	int f = fast_event(s, data, len);
+	if (f >= 0)
+		return f;
 	json_error_t jerr;
 	json_t *root = json_loadb(data, len, 0, &jerr);
 	if (!root) {

@@ -35,6 +35,8 @@ double run_load_percentile_sorted(const double *x, size_t n, double p)
 
 double run_load_percentile(double *x, size_t n, double p)
 {
+	if (n == 0)
+		return NAN;
 	qsort(x, n, sizeof(*x), cmp_dbl);
 	return run_load_percentile_sorted(x, n, p);
 }

@@ -103,7 +103,8 @@ const char *spec_got(const yaml_node_t *n, char *buf, size_t len)
 		return "a list";
 	if (spec_is_null(n))
 		return "null";
-	snprintf(buf, len, "'%.60s'", spec_scalar(n));
+	const char *s = spec_scalar(n);
+	snprintf(buf, len, "'%.60s'", s ? s : "");
 	return buf;
 }
 

@@ -22,8 +22,12 @@ static json_t *num(double x)
 }
 
 /* Shortest %g text that reads back as x. */
-static void shortest(double x, char *out, size_t n)
+void spec_shortest(double x, char *out, size_t n)
 {
+	if (x == floor(x) && fabs(x) < 1e15) {
+		snprintf(out, n, "%.0f", x);
+		return;
+	}
 	for (int p = 1; p <= 17; p++) {
 		snprintf(out, n, "%.*g", p, x);
 		if (strtod(out, NULL) == x)
@@ -78,7 +82,7 @@ json_t *spec_fields_json(const void *base, const struct spec_field *tbl)
 				v = num(x);
 			} else {
 				char buf[40];
-				shortest(x * 100, buf, sizeof(buf) - 1);
+				spec_shortest(x * 100, buf, sizeof(buf) - 1);
 				strcat(buf, "%");
 				v = json_string(buf);
 			}
@@ -239,7 +243,7 @@ static void y_scalar(const json_t *v, bool flow, struct rt_sb *out)
 		rt_sb_addf(out, "%lld", (long long)json_integer_value(v));
 		break;
 	case JSON_REAL:
-		shortest(json_real_value(v), buf, sizeof(buf) - 3);
+		spec_shortest(json_real_value(v), buf, sizeof(buf) - 3);
 		if (!strpbrk(buf, ".e"))
 			strcat(buf, ".0");
 		rt_sb_adds(out, buf);

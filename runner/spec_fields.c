@@ -1009,11 +1009,7 @@ static json_t *dump_constraints(const void *base, const struct spec_field *f)
 	for (size_t i = 0; i < s->n_constraints; i++) {
 		const struct spec_constraint *c = &s->constraints[i];
 		char num[40];
-		for (int p = 1; p <= 17; p++) {
-			snprintf(num, sizeof(num), "%.*g", p, c->value);
-			if (strtod(num, NULL) == c->value)
-				break;
-		}
+		spec_shortest(c->value, num, sizeof(num));
 		char *t = xasprintf("%s.%s %s %s", c->bench, c->metric, op_names[c->op], num);
 		json_array_append_new(a, json_string(t));
 		free(t);
@@ -1339,8 +1335,15 @@ static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *i
 		spec_parse_strv(ld, kv, kp, FL_TMPL, &var->flag);
 		if (kv->type == YAML_SEQUENCE_NODE && !var->flag.n)
 			spec_lerr(ld, kv, kp, "an empty flag list changes nothing");
-		if (!s->engine.present)
-			spec_lerr(ld, kv, kp, "a flag variant changes the engine's command line, and the spec has no engine");
+		if (!s->engine.present) {
+			/* without an engine, flags go to the command benchmarks' argv */
+			bool cmd = false;
+			for (size_t i = 0; i < s->n_benches; i++)
+				cmd |= s->benches[i].kind == SPEC_BENCH_COMMAND;
+			if (!cmd)
+				spec_lerr(ld, kv, kp,
+					  "a flag variant changes a command line, and the spec has no engine and no command benchmark");
+		}
 		break;
 	case SPEC_VAR_ENV:
 		spec_parse_envv(ld, kv, kp, FL_TMPL, &var->env);

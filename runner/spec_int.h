@@ -144,6 +144,7 @@ char *spec_resolve(const struct spec *s, const char *p); /* new string */
 json_t *spec_node_json(struct spec_ld *ld, yaml_node_t *n, const char *path, int depth);
 
 /* Dump helpers (spec_dump.c). */
+void spec_shortest(double x, char *out, size_t n); /* shortest text that reads back as x */
 json_t *spec_fields_json(const void *base, const struct spec_field *tbl);
 void spec_yaml_json(const json_t *v, struct rt_sb *out); /* json -> block YAML */
 

@@ -147,13 +147,13 @@ int rt_write_file_atomic(const char *path, const void *data, size_t len, int mod
 		p += w;
 		left -= (size_t)w;
 	}
+	fchmod(fd, (mode_t)mode);
 	if (fsync(fd) || close(fd)) {
 		int rc = rt_errf(err, RT_EIO, "%s: fsync failed: %s", tmp, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return rc;
 	}
-	fchmod(fd, (mode_t)mode);
 	if (rename(tmp, path)) {
 		int rc = rt_errf(err, RT_EIO, "%s: rename failed: %s", path, strerror(errno));
 		unlink(tmp);

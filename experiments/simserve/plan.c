@@ -123,10 +123,7 @@ void ss_plan_build(const struct ss_ask *ask, struct ss_plan *p)
 	if (ask->has_seed)
 		rng = ask->seed ^ 0x5eedULL;
 	else if (ask->temperature > 0)
-	{
-		uint64_t s = atomic_fetch_add(&server_rng, 0x9e3779b97f4a7c15ULL);
-		rng = splitmix(&s);
-	}
+		rng = atomic_fetch_add(&server_rng, 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
 	else
 		rng = fnv1a(ask->prompt); /* greedy: same prompt, same answer */
 

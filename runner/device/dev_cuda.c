@@ -49,7 +49,17 @@ static const char *cu_name(CUresult r)
 	const char *s = NULL;
 	if (cu.cuGetErrorName && cu.cuGetErrorName(r, &s) == CUDA_SUCCESS && s)
 		return s;
-	return "CUDA_ERROR_UNKNOWN";
+	/* The toolkit's stub libcuda cannot name its own errors. */
+	switch (r) {
+	case CUDA_ERROR_STUB_LIBRARY:
+		return "CUDA_ERROR_STUB_LIBRARY (libcuda is the toolkit's stub, not a driver)";
+	case CUDA_ERROR_NO_DEVICE:
+		return "CUDA_ERROR_NO_DEVICE";
+	case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+		return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+	default:
+		return "unnamed CUDA error";
+	}
 }
 
 static int cu_fail(struct rt_sb *err, CUresult r, const char *what)
@@ -64,11 +74,13 @@ static int cu_fail(struct rt_sb *err, CUresult r, const char *what)
 static void cu_load(void)
 {
 	void *dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!dl)
-		dl = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		snprintf(cu_why, sizeof(cu_why), "%s", dlerror());
-		return;
+		/* Keep the first reason: libcuda.so.1 is what a driver installs. */
+		DEV_FMT(cu_why, sizeof(cu_why), "%s", dlerror());
+		dl = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
+		if (!dl)
+			return;
+		cu_why[0] = 0;
 	}
 #define CU_SYM(f)                                                                 \
 	*(void **)&cu.f = dlsym(dl, CU_STR(f));                                   \
@@ -81,10 +93,7 @@ static void cu_load(void)
 #undef CU_SYM
 	CUresult r = cu.cuInit(0);
 	if (r != CUDA_SUCCESS) {
-		const char *desc = NULL;
-		cu.cuGetErrorString(r, &desc);
-		snprintf(cu_why, sizeof(cu_why), "cuInit: %s (%s)", cu_name(r),
-			 desc ? desc : "no description");
+		DEV_FMT(cu_why, sizeof(cu_why), "cuInit: error %d: %s", (int)r, cu_name(r));
 		return;
 	}
 	r = cu.cuDeviceGetCount(&cu_ndev);

@@ -54,7 +54,7 @@ static void hip_load(void)
 	for (size_t i = 0; !dl && i < RT_ARRAY_SIZE(names); i++)
 		dl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		snprintf(hip_why, sizeof(hip_why), "%s", dlerror());
+		DEV_FMT(hip_why, sizeof(hip_why), "%s", dlerror());
 		return;
 	}
 #define HIP_SYM(f)                                                                   \
@@ -65,12 +65,14 @@ static void hip_load(void)
 	}
 	HIP_FUNCS(HIP_SYM)
 #undef HIP_SYM
+	const char *what = "hipInit";
 	hipError_t r = hip.hipInit(0);
-	if (r == hipSuccess)
+	if (r == hipSuccess) {
+		what = "hipGetDeviceCount";
 		r = hip.hipGetDeviceCount(&hip_ndev);
+	}
 	if (r != hipSuccess)
-		snprintf(hip_why, sizeof(hip_why), "%s (%s)", hip.hipGetErrorName(r),
-			 hip.hipGetErrorString(r));
+		DEV_FMT(hip_why, sizeof(hip_why), "%s: %s", what, hip.hipGetErrorName(r));
 	else if (hip_ndev == 0)
 		snprintf(hip_why, sizeof(hip_why), "the runtime found no GPU");
 }

@@ -58,10 +58,8 @@ static int ze_fail(struct rt_sb *err, ze_result_t r, const char *what)
 static void ze_load(void)
 {
 	void *dl = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!dl)
-		dl = dlopen("libze_loader.so", RTLD_NOW | RTLD_LOCAL);
 	if (!dl) {
-		snprintf(ze_why, sizeof(ze_why), "%s", dlerror());
+		DEV_FMT(ze_why, sizeof(ze_why), "%s", dlerror());
 		return;
 	}
 #define ZE_SYM(f)                                                                  \

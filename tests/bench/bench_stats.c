@@ -6,7 +6,7 @@
  * pair of samples) with a fixed 10 repeats on the same sample streams.
  * Prints the mean repeats used, the rate of wrong decisions (keeping a 0%
  * change, reverting a 5% or 10% change) and, for the 2% boundary, the keep
- * rate. Usage: bench_stats [trials per effect, default 2000] [bootstrap B].
+ * rate. Usage: bench_stats [trials per effect, default 1000] [bootstrap B].
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 
 int main(int argc, char **argv)
 {
-	int trials = argc > 1 ? atoi(argv[1]) : 2000;
+	int trials = argc > 1 ? atoi(argv[1]) : 1000;
 	int B = argc > 2 ? atoi(argv[2]) : 2000;
 	const double effects[] = { 0.0, 0.02, 0.05, 0.10 };
 	const double noise = 0.03;

@@ -130,12 +130,16 @@ char *ssc_stderr(struct ssc_srv *s)
 struct acc {
 	char *p;    /* bytes */
 	size_t len; /* used */
+	size_t cap; /* allocated */
 };
 
 static size_t on_data(char *d, size_t sz, size_t n, void *u)
 {
 	struct acc *a = u;
-	a->p = realloc(a->p, a->len + sz * n + 1);
+	if (a->len + sz * n + 1 > a->cap) {
+		a->cap = (a->len + sz * n + 1) * 2;
+		a->p = realloc(a->p, a->cap);
+	}
 	memcpy(a->p + a->len, d, sz * n);
 	a->len += sz * n;
 	a->p[a->len] = '\0';

@@ -54,7 +54,7 @@ static struct spec_kernel saxpy_spec(const char *name)
 		.max_rel_l2 = 1e-6,
 		.warmup = 2,
 		.target_rsd = 0.5,
-		.max_time_s = 1.0,
+		.max_time_s = 0.25,
 		.min_samples = 5,
 	};
 	return k;

@@ -4,9 +4,10 @@
  *   db_tool load DB FILE.sql          create/migrate DB, run FILE in one transaction
  *   db_tool set-version DB N          PRAGMA user_version = N (raw API, no migration)
  *   db_tool query DB SQL              print each row, columns joined by '|'
- *   db_tool hammer DB CAMPAIGN SEQ0 N M
+ *   db_tool hammer DB CAMPAIGN SEQ0 N M PAUSE_MS
  *                                     N iterations from seq SEQ0, M measurements each,
- *                                     one BEGIN IMMEDIATE transaction per iteration
+ *                                     one BEGIN IMMEDIATE transaction per iteration,
+ *                                     PAUSE_MS between transactions
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ static int query(const char *path, const char *sql)
 	return ret;
 }
 
-static int hammer(const char *path, long camp, int seq0, int n, int m)
+static int hammer(const char *path, long camp, int seq0, int n, int m, int pause_ms)
 {
 	struct rt_sb err = RT_SB_INIT;
 	struct db *db;
@@ -106,6 +107,7 @@ static int hammer(const char *path, long camp, int seq0, int n, int m)
 				return die("measurement", &err);
 		if (db_commit(db, &err))
 			return die("commit", &err);
+		rt_sleep_ns((int64_t)pause_ms * 1000000);
 	}
 	db_close(db);
 	printf("hammer: %d iterations, %d measurements\n", n, n * m);
@@ -120,9 +122,10 @@ int main(int argc, char **argv)
 		return set_version(argv[2], atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "query"))
 		return query(argv[2], argv[3]);
-	if (argc == 7 && !strcmp(argv[1], "hammer"))
-		return hammer(argv[2], atol(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]));
+	if (argc == 8 && !strcmp(argv[1], "hammer"))
+		return hammer(argv[2], atol(argv[3]), atoi(argv[4]), atoi(argv[5]), atoi(argv[6]),
+			      atoi(argv[7]));
 	fprintf(stderr, "usage: db_tool load DB FILE | set-version DB N | query DB SQL | "
-			"hammer DB CAMPAIGN SEQ0 N M\n");
+			"hammer DB CAMPAIGN SEQ0 N M PAUSE_MS\n");
 	return 2;
 }

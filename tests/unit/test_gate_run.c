@@ -167,7 +167,15 @@ static void test_flips_and_baseline(void **state)
 	fc.n_flip = 3;
 	s = fake_start(&fc, &port);
 	g.max_drop = 0.005;
+	/* Two flips to wrong and one to right already drop 0.01 > 0.005: stops early. */
 	assert_true(gate(f, &g, &o, port, base_id, &flipped) > 0);
+	assert_int_equal(flipped.status, RUN_GATE_FAIL);
+	assert_true(flipped.early_stop);
+	assert_true(flipped.n_done < 100);
+	run_gate_result_release(&flipped);
+	o.no_early_stop = true;
+	assert_true(gate(f, &g, &o, port, base_id, &flipped) > 0);
+	assert_false(flipped.early_stop);
 	assert_int_equal(flipped.status, RUN_GATE_FAIL);
 	assert_int_equal(flipped.n_flips_to_wrong, 2);
 	assert_int_equal(flipped.flips_to_wrong[0], 3);

@@ -79,6 +79,33 @@ static void test_sse_whole_and_split(void **state)
 	run_load_sse_release(&s);
 }
 
+/* Chunks the fast path reads (usage null, keys inside strings, role-only
+ * deltas) count exactly as jansson would count them. */
+static void test_sse_fast_path(void **state)
+{
+	(void)state;
+	static const char st[] =
+		"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}],\"usage\":null}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null,\"server_ns\":5}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"content\":\"\\\"text\\\": {[\"}}],\"usage\":null}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"content\":null}}],\"usage\":null}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"r\"}}]}\n\n"
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":3}}\n\n"
+		"data: [DONE]\n\n";
+	struct run_load_sse s;
+	run_load_sse_init(&s, 1 << 20);
+	assert_int_equal(run_load_sse_feed(&s, st, strlen(st)), 3);
+	assert_null(s.error);
+	assert_int_equal(s.first_server_ns, 5);
+	assert_int_equal(s.completion_tokens, 3);
+	assert_true(s.done);
+	/* balanced but broken: the fast path hands it to jansson, which says why */
+	run_load_sse_reset(&s);
+	const char *bad = "data: {\"choices\":[{\"text\":\"a\"}],}\n\n";
+	assert_int_equal(run_load_sse_feed(&s, bad, strlen(bad)), -1);
+	run_load_sse_release(&s);
+}
+
 static void test_sse_errors(void **state)
 {
 	(void)state;
@@ -400,6 +427,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_percentile_known),
 		cmocka_unit_test(test_sse_whole_and_split),
+		cmocka_unit_test(test_sse_fast_path),
 		cmocka_unit_test(test_sse_errors),
 		cmocka_unit_test(test_sse_big_event),
 		cmocka_unit_test(test_schedule),

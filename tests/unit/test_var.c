@@ -419,7 +419,9 @@ static void test_patch(void **state)
 	run_ok(src, rm);
 	char *co[] = { "git", "checkout", "-q", "kernel.c", NULL };
 	run_ok(src, co);
-	unlink(xasprintf("%s/src/new.h", tmpdir) /* leaks a little in a test */);
+	char *newh = xasprintf("%s/src/new.h", tmpdir);
+	unlink(newh);
+	free(newh);
 
 	char *build[] = { "sh", "-c", "echo building; cat kernel.c > build.log", NULL };
 	struct spec_variant v = { .name = "tile", .kind = SPEC_VAR_PATCH,

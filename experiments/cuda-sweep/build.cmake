@@ -1,0 +1,18 @@
+# cuda_sweep: the GPU kernel sweep + campaign replay driver (any backend; it
+# needs the cuda backend and a GPU to do anything useful). The .cubin files
+# are built with nvcc at build time when nvcc is found.
+add_executable(cuda_sweep ${CMAKE_SOURCE_DIR}/experiments/cuda-sweep/sweep.c
+               ${CMAKE_SOURCE_DIR}/runner/bench_kernel.c)
+target_link_libraries(cuda_sweep PRIVATE rt_dev rt_db rt_util PkgConfig::JANSSON m)
+if(RT_NVCC)
+  foreach(k saxpy sgemm)
+    add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/cuda/${k}.cubin
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/cuda
+      COMMAND ${RT_NVCC} -arch=sm_90 -cubin -O3 -o ${CMAKE_BINARY_DIR}/cuda/${k}.cubin
+              ${CMAKE_SOURCE_DIR}/experiments/cuda-${k}/${k}.cu
+      DEPENDS ${CMAKE_SOURCE_DIR}/experiments/cuda-${k}/${k}.cu
+      COMMENT "nvcc ${k}.cu -> ${k}.cubin (sm_90)")
+  endforeach()
+  add_custom_target(cuda_cubins ALL DEPENDS ${CMAKE_BINARY_DIR}/cuda/saxpy.cubin
+                    ${CMAKE_BINARY_DIR}/cuda/sgemm.cubin)
+endif()

@@ -1,0 +1,157 @@
+/*
+ * bench_load (make bench): the load generator's own ceilings, against
+ * `simserve --zero-latency` started as a child process (or, while simserve
+ * does not work, the load tests' server `load_testserver`, said so):
+ *   - streamed requests/s and tokens/s, closed loop, high concurrency, short outputs;
+ *   - send lag p99 (and max) of a 1,000 req/s open loop;
+ *   - TTFT error: client's first-chunk time minus the server's own "server_ns"
+ *     stamp of that chunk (same CLOCK_MONOTONIC), p50 and p99.
+ * Env: BENCH_LOAD_SECONDS (default 3) per phase.
+ */
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/load.h"
+
+static pid_t child;
+
+/* Start `path args...`; parse "listening on HOST:PORT" into url. */
+static int start(const char *path, const char *const *args, char *url, size_t n)
+{
+	if (access(path, X_OK))
+		return -1;
+	int pfd[2];
+	if (pipe(pfd))
+		return -1;
+	const char *argv[8] = { path };
+	int k = 1;
+	for (; args && *args && k < 7; args++)
+		argv[k++] = *args;
+	argv[k] = NULL;
+	child = fork();
+	if (child == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		setpgid(0, 0);
+		execv(path, (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	char line[256] = { 0 };
+	size_t got = 0;
+	struct pollfd p = { pfd[0], POLLIN, 0 };
+	int64_t until = rt_now_ns() + 5000000000LL;
+	while (got < sizeof(line) - 1 && !strchr(line, '\n') && rt_now_ns() < until) {
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		ssize_t r = read(pfd[0], line + got, sizeof(line) - 1 - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(pfd[0]);
+	const char *at = strstr(line, "listening on ");
+	if (!at) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		return -1;
+	}
+	char hp[128];
+	sscanf(at + 13, "%127s", hp);
+	snprintf(url, n, "http://%s", hp);
+	return 0;
+}
+
+static void stop(void)
+{
+	kill(child, SIGTERM);
+	waitpid(child, NULL, 0);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	const char *b = getenv("RATCHET_BUILD");
+	double secs = getenv("BENCH_LOAD_SECONDS") ? atof(getenv("BENCH_LOAD_SECONDS")) : 3;
+	char path[512], url[192];
+	static const char *const sim_args[] = { "--port", "0", "--zero-latency", NULL };
+	static const char *const lts_args[] = { "ok", "0", NULL };
+	const char *server = "simserve --zero-latency";
+	snprintf(path, sizeof(path), "%s/simserve", b ? b : ".");
+	if (start(path, sim_args, url, sizeof(url))) {
+		snprintf(path, sizeof(path), "%s/load_testserver", b ? b : ".");
+		server = "load_testserver (simserve not working yet)";
+		if (start(path, lts_args, url, sizeof(url))) {
+			fprintf(stderr, "bench_load: no server to drive (simserve, load_testserver)\n");
+			return 3;
+		}
+	}
+	printf("server: %s at %s\n", server, url);
+	struct rt_sb err = RT_SB_INIT;
+	struct run_load_opts o = { .no_calibrate = false };
+
+	/* 1. ceiling: closed loop, many in flight, short outputs */
+	struct spec_load c = { 0 };
+	c.pattern = SPEC_LOAD_CLOSED;
+	c.concurrency = 64;
+	c.duration_s = secs;
+	c.prompt_tokens = 16;
+	c.output_tokens = 8;
+	c.warmup = 64;
+	c.request_timeout_s = 30;
+	struct run_load_result r;
+	if (run_load_run(&c, url, NULL, 1, &o, &r, &err)) {
+		fprintf(stderr, "bench_load: %s\n", err.buf);
+		stop();
+		return 3;
+	}
+	printf("streamed_requests_per_s: %.0f req/s (target: >= 5000; closed loop c=64, 8 tokens, %d failed)\n",
+	       r.completed / r.duration_s, r.failed);
+	printf("streamed_tokens_per_s: %.0f tok/s (output tokens, same run)\n",
+	       (double)r.output_tokens_total / r.duration_s);
+	run_load_result_release(&r);
+
+	/* 2. open loop at 1,000 req/s: send lag; 3. TTFT error vs server stamps */
+	memset(&c, 0, sizeof(c));
+	c.pattern = SPEC_LOAD_POISSON;
+	c.rate = 1000;
+	c.duration_s = secs;
+	c.prompt_tokens = 16;
+	c.output_tokens = 8;
+	c.request_timeout_s = 30;
+	if (run_load_run(&c, url, NULL, 2, &o, &r, &err)) {
+		fprintf(stderr, "bench_load: %s\n", err.buf);
+		stop();
+		return 3;
+	}
+	struct run_load_dist lag;
+	run_load_dist(&r, "send_lag", &lag);
+	printf("send_lag_p99_at_1000rps: %.3f ms (target: < 1 ms; p50 %.3f ms, max %.3f ms, %d sent, %d failed)\n",
+	       lag.p99 * 1e3, lag.median * 1e3, lag.max * 1e3, r.completed + r.failed, r.failed);
+	double *e = malloc((r.n_reqs + 1) * sizeof(double));
+	size_t n = 0;
+	for (size_t i = 0; i < r.n_reqs; i++) {
+		const struct run_load_req *q = &r.reqs[i];
+		if (q->ok && q->server_first_ns && q->first_ns)
+			e[n++] = (double)(r.t0_abs_ns + q->first_ns - q->server_first_ns) / 1e9;
+	}
+	if (n) {
+		double p50 = run_load_percentile(e, n, 0.5), p99 = run_load_percentile(e, n, 0.99);
+		printf("ttft_error_p50: %.3f ms (client first chunk - server_ns stamp, %zu requests at 1000 req/s)\n",
+		       p50 * 1e3, n);
+		printf("ttft_error_p99: %.3f ms (target: < 0.5 ms)\n", p99 * 1e3);
+	} else {
+		printf("ttft_error_p50: n/a (the server sent no server_ns stamps)\n");
+	}
+	free(e);
+	run_load_result_release(&r);
+	rt_sb_release(&err);
+	stop();
+	return 0;
+}

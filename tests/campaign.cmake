@@ -1,0 +1,14 @@
+# The campaign loop end to end: real ratchet processes, a deterministic
+# benchmark child, SIGKILL at random moments, a squatter on the engine's port.
+add_executable(fakebench ${CMAKE_SOURCE_DIR}/tests/campaign/fakebench.c)
+target_link_libraries(fakebench PRIVATE PkgConfig::JANSSON m)
+
+rt_add_test(test_kill9 SOURCES ${CMAKE_SOURCE_DIR}/tests/campaign/test_kill9.c
+            LIBS PkgConfig::SQLITE3 PkgConfig::JANSSON TIMEOUT 600 LABELS e2e)
+if(TARGET test_kill9)
+  add_dependencies(test_kill9 fakebench ratchet)
+endif()
+rt_add_test(test_campaign_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/campaign_e2e.sh
+            TIMEOUT 300 LABELS e2e)
+rt_add_test(test_port_squatter COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/port_squatter.sh
+            TIMEOUT 120 LABELS e2e)

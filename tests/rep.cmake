@@ -1,0 +1,23 @@
+# Reports: unit tests (formatting, SVG builders, progress line), golden files
+# for the text views and the Markdown journal of tests/fixtures/report_campaign.sql
+# (RATCHET_REGEN=1 rewrites them), the headless-Chromium check of the HTML
+# journal, and the 100k-iteration benchmark.
+set(REP_LIBS rt_rep rt_db rt_util PkgConfig::JANSSON PkgConfig::SQLITE3)
+
+add_executable(rep_mkfixture ${CMAKE_SOURCE_DIR}/tests/rep/mkfixture.c)
+target_link_libraries(rep_mkfixture PRIVATE ${REP_LIBS})
+target_compile_definitions(rep_mkfixture PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
+
+rt_add_test(rep_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_rep.c LIBS ${REP_LIBS} TIMEOUT 30
+            LABELS rep)
+target_compile_definitions(rep_unit PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
+rt_add_test(rep_golden SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_rep_golden.c LIBS ${REP_LIBS}
+            TIMEOUT 30 LABELS rep)
+target_compile_definitions(rep_golden PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
+
+rt_add_test(rep_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/chromium.sh TIMEOUT 180
+            LABELS rep e2e)
+set_tests_properties(rep_chromium PROPERTIES SKIP_RETURN_CODE 77)
+add_dependencies(rep_mkfixture rt_rep)
+
+rt_add_bench(rep SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_rep.c LIBS ${REP_LIBS})
