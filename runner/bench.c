@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bench_cmd.h"
+#include "bench_kernel.h"
 #include "db/requests.h"
 #include "load.h"
 
@@ -207,11 +208,40 @@ int run_bench_run(const struct spec *s, const struct spec_bench *b, const struct
 	return rt_errf(err, RT_EINVAL, "benchmark %s: unknown kind", b->name);
 }
 
-/* Until the kernel benchmark lands, a spec with one says so plainly. */
+/* Kernel benchmarks run in this process: env variants are set around the
+ * run (a host kernel reads them when its module loads) and put back after. */
 int run_bench_kernel(const struct spec_bench *b, const struct run_bench_ctx *c,
 		     struct run_bench_out *out, struct rt_sb *err)
 {
-	(void)c;
-	(void)out;
-	return rt_errf(err, RT_ENOTSUP, "benchmark %s: kernel benchmarks are not wired in yet", b->name);
+	char **saved = xcalloc(c->n_env + 1, sizeof(char *));
+	for (size_t i = 0; i < c->n_env; i++) {
+		const char *old = getenv(c->env[i].name);
+		saved[i] = old ? xstrdup(old) : NULL;
+		if (c->env[i].value)
+			setenv(c->env[i].name, c->env[i].value, 1);
+		else
+			unsetenv(c->env[i].name);
+	}
+	struct run_bkernel_result r;
+	memset(&r, 0, sizeof(r));
+	int rc = run_bkernel_run(&b->kernel, c->vars, c->db, &r, err);
+	for (size_t i = c->n_env; i-- > 0;) {
+		if (saved[i])
+			setenv(c->env[i].name, saved[i], 1);
+		else
+			unsetenv(c->env[i].name);
+		free(saved[i]);
+	}
+	free(saved);
+	if (!rc) {
+		struct run_bkernel_metric m[8];
+		size_t n = run_bkernel_metrics(&r, m);
+		for (size_t i = 0; i < n; i++)
+			run_bench_out_add(out, m[i].name, m[i].value, m[i].unit);
+		out->device_id = xstrdup(r.identity);
+		for (size_t i = 0; i < r.n_facts; i++)
+			run_bench_out_fact(out, r.facts[i].key, r.facts[i].value);
+	}
+	run_bkernel_result_release(&r);
+	return rc;
 }

@@ -3,7 +3,6 @@
 # without it only the pure unit tests are built.
 rt_add_test(test_load SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_load.c
             LIBS rt_load rt_db rt_util PkgConfig::CURL PkgConfig::JANSSON TIMEOUT 30 LABELS load unit)
-target_link_libraries(rt_load PUBLIC PkgConfig::CURL PkgConfig::JANSSON)
 if(MHD_FOUND)
   add_library(rt_load_testserver STATIC ${CMAKE_SOURCE_DIR}/tests/load/testserver.c)
   target_link_libraries(rt_load_testserver PUBLIC rt_util PkgConfig::MHD PkgConfig::JANSSON Threads::Threads)

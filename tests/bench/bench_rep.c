@@ -210,13 +210,17 @@ int main(void)
 	printf("rep_log_first_page_100k: %.3f s (target: < 1 s)\n", tlog);
 	printf("rep_report_html_100k: %.3f s (target: < 5 s)\n", thtml);
 	printf("rep_report_html_size_100k: %.1f MB (target: none)\n", (double)html_bytes / 1e6);
+	const char *keep = getenv("BENCH_REP_KEEP"); /* keep the database to look at it */
+	if (keep && *keep)
+		printf("rep_kept: %s\n", path);
 	const char *sfx[] = { "b.db", "b.db-wal", "b.db-shm", "b.html" };
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 4 && !(keep && *keep); i++) {
 		char p[96];
 		snprintf(p, sizeof(p), "%s/%s", dir, sfx[i]);
 		unlink(p);
 	}
-	rmdir(dir);
+	if (!(keep && *keep))
+		rmdir(dir);
 	rt_sb_release(&err);
 	return tlog < 0 || thtml < 0 || tlog > 1 || thtml > 5;
 }

@@ -11,8 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 unset RATCHET_DB
 export NO_COLOR=1
-NOTES=40
-ITERS=60
+NOTES=25
+ITERS=50
 MEAS=40
 "$T" load ratchet.db "$RATCHET_SRC/tests/fixtures/small_campaign.sql" || exit 1
 notes0=$("$T" query ratchet.db 'SELECT count(*) FROM notes')
