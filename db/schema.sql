@@ -282,3 +282,10 @@ CREATE TABLE findings (
   potential     REAL,                         -- most it could gain, fraction
   created_at    INTEGER NOT NULL
 );
+
+-- Indexes for `ratchet show` and the reports.
+CREATE INDEX regressions_iteration ON regressions(iteration_id);
+CREATE INDEX env_facts_iteration ON env_facts(iteration_id);
+CREATE INDEX artifacts_iteration ON artifacts(iteration_id);
+CREATE INDEX notes_by ON notes(by_iteration_id);
+CREATE INDEX intents_iteration ON intents(iteration_id);

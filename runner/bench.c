@@ -133,12 +133,13 @@ int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
 		      struct run_bench_out *out, struct rt_sb *err)
 {
 	const struct spec_cmd_bench *cb = &b->cmd;
-	size_t na = cb->command.n + c->n_extra_args;
+	char *const *src = c->argv ? c->argv : cb->command.v;
+	size_t na = 0;
+	while (src[na])
+		na++;
 	char **argv = xcalloc(na + 1, sizeof(char *));
-	for (size_t i = 0; i < cb->command.n; i++)
-		argv[i] = spec_expand(cb->command.v[i], c->vars);
-	for (size_t i = 0; i < c->n_extra_args; i++)
-		argv[cb->command.n + i] = spec_expand(c->extra_args[i], c->vars);
+	for (size_t i = 0; i < na; i++)
+		argv[i] = spec_expand(src[i], c->vars);
 	/* The benchmark's env, the variants' env, and where it is in the campaign. */
 	size_t ne = cb->env.n + c->n_env + 4;
 	struct spec_env *env = xcalloc(ne, sizeof(*env));

@@ -21,8 +21,7 @@ struct run_bench_ctx {
 	const struct spec_vars *vars;  /* placeholder values */
 	const char *engine_url;        /* base URL of the engine, or NULL */
 	const char *engine_model;      /* model id the engine reported, or NULL */
-	char *const *extra_args;       /* flag variants when there is no engine: appended to a command benchmark */
-	size_t n_extra_args;
+	char *const *argv;             /* command benchmark argv with the flag variants applied (no engine), or NULL */
 	const struct rt_envmod *env;   /* env variants when there is no engine */
 	size_t n_env;
 	uint64_t seed;                 /* seed for this run */

@@ -514,15 +514,10 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 	rep_progress_phase(&c->prog, c->seq, c->variant, "bench");
 	/* Without an engine, flag variants go to command benchmarks and env
 	 * variants to every benchmark. */
-	char **extra = NULL;
-	size_t n_extra = 0;
 	struct spec_envv venv = { 0 };
 	struct rt_envmod *envm = NULL;
 	size_t nv = 0;
 	if (!c->s->engine.present) {
-		extra = var_config_argv(cfg, NULL);
-		while (extra && extra[n_extra])
-			n_extra++;
 		var_config_env(cfg, NULL, &venv);
 		nv = venv.n;
 		envm = xcalloc(nv + 1, sizeof(*envm));
@@ -540,12 +535,17 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 			.db = c->db, .iteration_id = iter, .arm = arm_names[arm], .rep = rep,
 			.vars = &l.vars, .engine_url = l.eng ? run_engine_url(l.eng) : NULL,
 			.engine_model = l.eng ? run_engine_model(l.eng) : NULL,
-			.extra_args = extra, .n_extra_args = n_extra, .env = envm, .n_env = nv,
+			.env = envm, .n_env = nv,
 			.seed = hash_seed(c->s->seed, sb->name) + (uint64_t)rep,
 		};
+		char **argv = NULL;
+		if (!c->s->engine.present && sb->kind == SPEC_BENCH_COMMAND)
+			argv = var_config_argv(cfg, sb->cmd.command.v);
+		bc.argv = argv;
 		run_bench_out_init(&outs[b]);
 		done = b + 1;
 		rc = run_bench_run(c->s, sb, &bc, &outs[b], err);
+		var_strv_free(argv);
 		if (rc) {
 			rt_errf(err, 0, " (benchmark %s)", sb->name);
 			if (outs[b].output.len)
@@ -556,7 +556,6 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 			rc = rt_errf(err, RT_EPROC, "engine %s during benchmark %s",
 				     run_engine_exit_text(l.eng), sb->name);
 	}
-	var_strv_free(extra);
 	var_envv_release(&venv);
 	free(envm);
 	/* Prove identity again after the benchmarks. */

@@ -48,8 +48,8 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		return rc == RT_EUSAGE || rc == RT_EPARSE || rc == RT_EINVAL ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
 	struct run_campaign_opts o = {
-		.resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(1),
-		.max_iterations = (int)max_it, .out = stdout,
+		.resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(2),
+		.max_iterations = (int)max_it, .out = stderr,
 	};
 	struct run_campaign_result res;
 	rc = run_campaign(ctx->db, s, &o, &res, &err);

@@ -187,6 +187,9 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 					       (double)(rt_now_ns() - s->t0) / 1e9 };
 		s->opts->progress(s->opts->progress_arg, &p);
 	}
+	/* Already stopping: answers that finished meanwhile are counted, nothing more. */
+	if (s->early || s->too_many_failed)
+		return false;
 	/* Too many failures: no decision is possible any more. */
 	if ((double)s->failed > s->cfg->max_failed * (double)s->n) {
 		s->too_many_failed = true;

@@ -26,3 +26,8 @@ add_dependencies(test_bench_kernel rt_test_kernels)
 rt_add_test(test_cmd_devices
   COMMAND sh ${CMAKE_SOURCE_DIR}/tests/dev/cmd_devices.sh
   TIMEOUT 60 LABELS e2e dev)
+
+# make bench: the CPU GEMM demo's kernel benchmarks, once each.
+rt_add_bench(kernel_spec
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_kernel_spec.c ${CMAKE_SOURCE_DIR}/runner/bench_kernel.c
+  LIBS rt_spec rt_dev rt_db rt_util PkgConfig::JANSSON m)

@@ -151,18 +151,20 @@ static int compile_source(const char *src, char **so, struct rt_sb *err)
 	char hex[65];
 	rt_sha256_hex(key.buf, key.len, hex);
 	rt_sb_release(&key);
-	free(text);
+	char *text_libs = text;
 
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/ratchet-host-%d", tmp && *tmp ? tmp : "/tmp", (int)getuid());
 	rc = rt_mkdirs(dir, err);
 	if (rc) {
 		free(dir);
+		free(text);
 		return rc;
 	}
 	char *out = xasprintf("%s/%.24s.so", dir, hex);
 	if (rt_file_exists(out)) {
 		free(dir);
+		free(text);
 		*so = out;
 		return 0;
 	}
@@ -171,7 +173,7 @@ static int compile_source(const char *src, char **so, struct rt_sb *err)
 	free(dir);
 	/* argv: cc FLAGS... -std=gnu11 -shared -fPIC -o part src -lm */
 	char *fl = xstrdup(flags);
-	char *argv[64];
+	char *argv[72];
 	int ac = 0;
 	argv[ac++] = (char *)cc;
 	for (char *save = NULL, *t = strtok_r(fl, " \t", &save); t && ac < 50;
@@ -183,6 +185,17 @@ static int compile_source(const char *src, char **so, struct rt_sb *err)
 	argv[ac++] = "-o";
 	argv[ac++] = part;
 	argv[ac++] = (char *)src;
+	/* Libraries the source asks for in a "ratchet-host-libs: -lfoo" line. */
+	char *libs = NULL;
+	const char *tag = strstr(text_libs, "ratchet-host-libs:");
+	if (tag) {
+		tag += strlen("ratchet-host-libs:");
+		libs = xstrndup(tag, strcspn(tag, "\n"));
+		for (char *save = NULL, *t = strtok_r(libs, " \t", &save); t && ac < 60;
+		     t = strtok_r(NULL, " \t", &save))
+			if (!strncmp(t, "-l", 2))
+				argv[ac++] = t;
+	}
 	argv[ac++] = "-lm";
 	argv[ac] = NULL;
 	posix_spawn_file_actions_t fa;
@@ -214,6 +227,8 @@ static int compile_source(const char *src, char **so, struct rt_sb *err)
 	}
 	unlink(log);
 	unlink(part);
+	free(libs);
+	free(text_libs);
 	free(fl);
 	free(part);
 	free(log);

@@ -200,6 +200,7 @@ static void test_flips_and_baseline(void **state)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
 	assert_int_equal(db_gate_run_latest_pass(f->db, NULL, url, "m", "gsm8k_cot", &lp, &err),
 			 RT_ENOENT); /* the port changed: a different endpoint */
+	rt_sb_release(&err);
 	run_gate_result_release(&base);
 	run_gate_result_release(&same);
 	run_gate_result_release(&flipped);
