@@ -15,7 +15,7 @@ endif
 
 # Debian/Ubuntu packages the build and tests need.
 DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl4-openssl-dev \
-	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps
+	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
 DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
 
 .PHONY: all build deps demo check bench clean

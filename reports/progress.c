@@ -69,7 +69,8 @@ static void copy(char *dst, size_t n, const char *src)
 
 void rep_progress_phase(struct rep_progress *p, int k, const char *variant, const char *phase)
 {
-	if (k != p->k) {
+	bool first = k != p->k;
+	if (first) {
 		p->k = k;
 		p->t_iter = p->now();
 	}
@@ -81,6 +82,10 @@ void rep_progress_phase(struct rep_progress *p, int k, const char *variant, cons
 		draw(p);
 		return;
 	}
+	/* Plain logs: the start of each iteration and the long phases only; the
+	 * A/B alternation of apply, bench and revert would drown the results. */
+	if (!first && strcmp(phase, "build") && strcmp(phase, "gate"))
+		return;
 	char kb[32], el[32];
 	fmt_k(p, k, kb, sizeof(kb));
 	rt_fmt_duration(p->now() - p->t_start, el, sizeof(el));

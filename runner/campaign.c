@@ -940,6 +940,21 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 				finish(c, &it, "failed", "revert", NULL);
 				goto out;
 			}
+			if (rc == RT_ECHECK && arm == 1) {
+				/* The candidate's output is wrong: the correctness gate said no. */
+				set_reason(&it, "correctness check failed: %s", why.buf);
+				rc = 0;
+				if (applied) {
+					rt_sb_reset(&why);
+					if ((rc = to_best(c, iter, v, &plan, &log, &why))) {
+						set_reason(&it, "revert failed: %s", why.buf);
+						goto fail;
+					}
+				}
+				record_stats(c, iter, ser, nser, false);
+				rc = finish(c, &it, "gated", "revert", err);
+				goto out;
+			}
 			if (rc) {
 				set_reason(&it, "%s measurement failed: %s", arm ? "candidate" : "best", why.buf);
 				goto fail;

@@ -310,7 +310,8 @@ static void test_capacity_search(void **state)
 	assert_true(cap.next_rate > cap.max_rate);
 	assert_true((cap.next_rate - cap.max_rate) / cap.max_rate <= 0.05 || cap.n_points >= 10);
 	assert_float_equal(cap.conf_bound, 1.0, 0);
-	assert_true(cap.saturation_rate > 100 || cap.saturation_rate == 0);
+	/* saturation is never found at or below the bound (timing on a loaded CI machine varies) */
+	assert_true(cap.saturation_rate > cap.max_rate || cap.saturation_rate == 0);
 	assert_true(cap.n_points >= 3);
 	const char *names[RUN_LOAD_MAX_METRICS], *units[RUN_LOAD_MAX_METRICS];
 	double v[RUN_LOAD_MAX_METRICS];
