@@ -1,0 +1,43 @@
+#!/bin/bash
+# Runs the two CUDA campaigns through the real loop (`ratchet run`) on the GPU
+# machine: builds ratchet against the carried .devdeps, builds the cubins
+# with nvcc, measures the device ceilings (`ratchet devices --peak`), runs
+# experiments/cuda-saxpy and experiments/cuda-sgemm in copies, and leaves the
+# database, the logs and the reports in $OUT.
+#   run: command "bash experiments/cuda-sweep/run-campaigns-on-h200.sh", carry [".devdeps"]
+set -u
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/campaigns.txt") 2>&1
+. .devdeps/setup.sh
+L=/tmp/devdeps/usr/lib/x86_64-linux-gnu
+for f in "$L"/*.so; do
+	[ -e "$f" ] && continue
+	t=$(readlink "$f"); [ -e "/lib/x86_64-linux-gnu/$t" ] && ln -sf "/lib/x86_64-linux-gnu/$t" "$f"
+done
+t0=$(date +%s)
+B=build-h200
+cmake -S . -B $B -DRATCHET_HIP=OFF -DRATCHET_ZE=OFF -DRATCHET_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+cmake --build $B -j16 --target ratchet >"$OUT/build.log" 2>&1 || { grep -E 'error' "$OUT/build.log" | head; exit 1; }
+R="$PWD/$B/ratchet --db $OUT/h200.db"
+W=/tmp/work
+rm -rf $W && mkdir -p $W
+cp -r experiments/cuda-saxpy $W/saxpy && cp -r experiments/cuda-sgemm $W/sgemm
+nvcc -arch=sm_90 -cubin -O3 -o $W/saxpy/saxpy.cubin experiments/cuda-saxpy/saxpy.cu
+nvcc -arch=sm_90 -cubin -O3 -o $W/sgemm/sgemm.cubin experiments/cuda-sgemm/sgemm.cu
+echo "build: $(( $(date +%s) - t0 )) s"
+$R devices --peak --backend cuda
+for c in saxpy sgemm; do
+	echo "== ratchet run $c (t=$(( $(date +%s) - t0 )) s)"
+	NO_COLOR=1 $R run $W/$c/campaign.yaml
+	echo "final launch table:"; cat $W/$c/launch.json
+done
+echo "== ratchet log"
+NO_COLOR=1 $R log --campaign 1
+NO_COLOR=1 $R log --campaign 2
+for id in 1 2; do
+	$R report --campaign $id --format md -o "$OUT/report-$id.md"
+	$R report --campaign $id --format html -o "$OUT/report-$id.html"
+done
+rm -f "$OUT/h200.db-wal" "$OUT/h200.db-shm"
+echo "total $(( $(date +%s) - t0 )) s"
