@@ -177,6 +177,7 @@ int run_bcmd_exec(char *const *argv, const struct spec_env *env, size_t n_env, c
 	int64_t kill_at = INT64_MAX, reaped_at = 0;
 	bool open_o = true, open_e = true, reaped = false;
 	int wst = 0;
+	int64_t idle_ns = 100000;
 	while (open_o || open_e || !reaped) {
 		int64_t now = rt_now_ns();
 		if (!reaped && waitpid(pid, &wst, WNOHANG) == pid) {
@@ -204,7 +205,12 @@ int run_bcmd_exec(char *const *argv, const struct spec_env *env, size_t n_env, c
 			fds[nf++] = (struct pollfd){ .fd = pe[0], .events = POLLIN };
 		int wait_ms = 50;
 		if (nf == 0) {
-			rt_sleep_ns(10000000LL);
+			/* Output closed, exit not seen yet: it is usually microseconds
+			 * away, so back off from 100 us rather than sleeping 10 ms
+			 * (which was most of the runner's overhead per benchmark). */
+			rt_sleep_ns(idle_ns);
+			if (idle_ns < 10000000LL)
+				idle_ns *= 2;
 			continue;
 		}
 		if (poll(fds, (nfds_t)nf, wait_ms) > 0) {
