@@ -17,7 +17,7 @@ struct agent_attempt {
 	size_t variant;     /* index into spec->variants */
 	const char *state;  /* kept | reverted | gated | failed | invalid | interrupted */
 	double effect;      /* objective gain, + is better; NAN when not measured */
-	bool passed;        /* the decision and gate said yes (kept, or a greedy round candidate that passed) */
+	bool passed;        /* kept, or a greedy trial whose decision said yes */
 	const char *note;   /* the strategy note it was proposed with */
 };
 
@@ -25,6 +25,7 @@ struct agent_proposal {
 	size_t variant;     /* index into spec->variants */
 	char note[160];     /* why: "list: next in spec order (3 of 7)" */
 	bool confirm;       /* greedy: re-apply a round's winner (decided like any change) */
+	bool trial;         /* greedy: measure and decide, but revert even when it passes */
 };
 
 /* Propose the next change. Returns 1 with *p filled, 0 when the strategy is

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool final_state(const char *st)
@@ -35,27 +36,31 @@ static int next_list(const struct spec *s, const struct agent_attempt *h, size_t
 }
 
 /*
- * Greedy rounds, reconstructed from history. A round starts after the last
- * confirmation (or at the beginning); within it each remaining variant is
- * tried once. Notes carry "greedy round R" so rounds can be found again.
+ * Greedy rounds, reconstructed from history. Within a round every variant
+ * not kept and not dead is tried once as a trial (measured and decided, then
+ * reverted whatever the answer); the best trial that passed is then applied
+ * again as a confirmation, which is decided (and gated) like any change. A
+ * round ends at its confirmation. Dead: gated or failed, or a confirmation
+ * that did not hold. Notes carry "greedy round R" so rounds can be found.
  */
 static int next_greedy(const struct spec *s, const struct agent_attempt *h, size_t n,
 		       struct agent_proposal *p)
 {
 	int round = 1;
 	size_t round_start = 0;
-	bool kept[256] = { false };
-	bool dead[256] = { false };
-	if (s->n_variants > 256)
-		return 0;
+	bool *kept = xcalloc(s->n_variants + 1, sizeof(bool));
+	bool *dead = xcalloc(s->n_variants + 1, sizeof(bool));
+	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!final_state(h[i].state))
 			continue;
+		bool confirm = h[i].note && strstr(h[i].note, "confirm");
 		if (!strcmp(h[i].state, "kept"))
 			kept[h[i].variant] = true;
-		if (!strcmp(h[i].state, "gated") || !strcmp(h[i].state, "failed"))
+		else if (!strcmp(h[i].state, "gated") || !strcmp(h[i].state, "failed") ||
+			 !strcmp(h[i].state, "invalid") || confirm)
 			dead[h[i].variant] = true;
-		if (h[i].note && strstr(h[i].note, "confirm")) {
+		if (confirm) {
 			round++;
 			round_start = i + 1;
 		}
@@ -69,29 +74,34 @@ static int next_greedy(const struct spec *s, const struct agent_attempt *h, size
 			tried = h[i].variant == v && final_state(h[i].state);
 		if (!tried) {
 			p->variant = v;
-			p->confirm = false;
-			snprintf(p->note, sizeof(p->note), "greedy round %d: try on the current best", round);
-			return 1;
+			p->trial = true;
+			snprintf(p->note, sizeof(p->note), "greedy round %d: trial on the current best", round);
+			rc = 1;
+			goto out;
 		}
 	}
-	/* Round over: confirm the best candidate that passed. */
+	/* Round over: confirm the best trial that passed. */
 	double best = -INFINITY;
 	size_t win = (size_t)-1;
 	for (size_t i = round_start; i < n; i++) {
-		if (!final_state(h[i].state) || !h[i].passed || kept[h[i].variant])
+		if (!final_state(h[i].state) || !h[i].passed || kept[h[i].variant] || dead[h[i].variant])
 			continue;
 		if (h[i].effect > best) {
 			best = h[i].effect;
 			win = h[i].variant;
 		}
 	}
-	if (win == (size_t)-1)
-		return 0;
-	p->variant = win;
-	p->confirm = true;
-	snprintf(p->note, sizeof(p->note), "greedy round %d: confirm the round's best (%+.1f%%)", round,
-		 best * 100);
-	return 1;
+	if (win != (size_t)-1) {
+		p->variant = win;
+		p->confirm = true;
+		snprintf(p->note, sizeof(p->note), "greedy round %d: confirm the round's best trial (%+.1f%%)",
+			 round, best * 100);
+		rc = 1;
+	}
+out:
+	free(kept);
+	free(dead);
+	return rc;
 }
 
 int agent_next(const struct spec *s, const struct agent_attempt *hist, size_t n,

@@ -31,6 +31,9 @@
 #include "stats.h"
 #include "variants/var.h"
 
+/* Marks a greedy trial that passed, in its reason (the strategy reads it back). */
+#define RUN_TRIAL_PASSED "greedy trial passed: the round's best is applied again at its end"
+
 /* Set by SIGINT/SIGTERM: stop at the next safe point. */
 static volatile sig_atomic_t stop_requested;
 
@@ -558,7 +561,9 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 	}
 	var_envv_release(&venv);
 	free(envm);
-	/* Prove identity again after the benchmarks. */
+	/* A hung engine fails the measurement; then prove identity again. */
+	if (!rc && l.eng)
+		rc = run_engine_probe(l.eng, 5, err);
 	if (!rc && l.eng) {
 		rc = run_engine_verify(l.eng, err);
 		if (rc == RT_EIDENTITY)
@@ -1007,6 +1012,13 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 				   ct->text, m);
 		}
 	}
+	/* A greedy trial is decided but never kept: the round's best is applied
+	 * again (and gated) at the end of the round. */
+	if (keep && p->trial) {
+		keep = false;
+		state = "reverted";
+		set_reason(&it, "%s; %s", d.reason, RUN_TRIAL_PASSED);
+	}
 	/* The gate runs on the candidate, only when everything else says keep. */
 	if (keep && c->s->gate.present) {
 		rep_progress_phase(&c->prog, c->seq, v->name, "gate");
@@ -1214,7 +1226,7 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n,
 		h[k].state = it->state;
 		h[k].effect = it->obj_delta;
 		h[k].passed = !strcmp(it->state, "kept") ||
-			      (it->reason && strstr(it->reason, ">=") && !strcmp(it->state, "reverted"));
+			      (it->reason && strstr(it->reason, RUN_TRIAL_PASSED));
 		h[k].note = it->strategy_note;
 		k++;
 	}
@@ -1316,8 +1328,10 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 			c.best_iter = its[i].id;
 		}
 	}
-	/* The device of the baseline's kernel benchmarks, if any. */
-	c.total = (int)s->n_variants + 1;
+	/* The device of the baseline's kernel benchmarks, if any: a resumed
+	 * campaign must not compare measurements from another device. */
+	c.device_id = db_fact_first(db, c.cid, "device");
+	c.total = s->strategy == SPEC_STRAT_LIST ? (int)s->n_variants + 1 : 0; /* greedy: unknown */
 	rep_progress_init(&c.prog, o->out, o->tty, o->quiet, c.total);
 	if (!have_baseline) {
 		/* An interrupted baseline is simply measured again, under the next seq. */

@@ -370,6 +370,25 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 	return rc;
 }
 
+int run_engine_probe(struct run_engine *e, double timeout_s, struct rt_sb *err)
+{
+	if (!run_engine_alive(e))
+		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
+	char *url = xasprintf("%s%s", e->url, e->cfg.ready_path ? e->cfg.ready_path : "/health");
+	struct rt_http_resp r;
+	rt_http_resp_init(&r, 65536);
+	struct rt_sb why = RT_SB_INIT;
+	int rc = 0;
+	if (rt_http_get(url, timeout_s, &r, &why))
+		rc = rt_errf(err, RT_EPROC, "engine stopped answering (hung?): %s", why.buf);
+	else if (r.status != 200)
+		rc = rt_errf(err, RT_EPROC, "engine stopped answering: GET %s answered %ld", url, r.status);
+	rt_sb_release(&why);
+	rt_http_resp_release(&r);
+	free(url);
+	return rc;
+}
+
 int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 {
 	if (!run_engine_alive(e))

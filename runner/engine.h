@@ -54,6 +54,10 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err);
  * returned by run_engine_model(). */
 int run_engine_verify(struct run_engine *e, struct rt_sb *err);
 
+/* Is it still answering? GET ready_path within timeout_s; RT_EPROC with
+ * "engine stopped answering" (hung) or how it ended (crashed). */
+int run_engine_probe(struct run_engine *e, double timeout_s, struct rt_sb *err);
+
 /* True while the engine's leader process runs. */
 bool run_engine_alive(struct run_engine *e);
 

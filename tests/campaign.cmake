@@ -16,3 +16,4 @@ rt_add_bench(campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_campaign.c L
 if(TARGET bench_campaign)
   add_dependencies(bench_campaign fakebench ratchet)
 endif()
+rt_add_test(test_greedy COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/greedy.sh TIMEOUT 300 LABELS e2e)

@@ -29,7 +29,7 @@ engine:
 benchmarks:
   - name: decode
     load: {api: completions, pattern: closed, concurrency: 4, prompt_tokens: 64,
-           output_tokens: 16, requests: 24, ignore_eos: true, timeout: 10s}
+           output_tokens: 16, requests: 24, ignore_eos: true, timeout: 2s}
 objective: {metric: decode.output_throughput, goal: max, min_gain: 3%}
 repeats: {min: 3, max: 4, confidence: 0.9}
 gate: {gsm8k: {min_accuracy: 0.9, max_drop: 0.02, format: gsm8k_cot, concurrency: 8, limit: 30,
@@ -40,6 +40,10 @@ variants:
     table: {file: tiles.json, set: {"decode.BS_LE_8": {BLOCK_M: 16, BLOCK_N: 64, num_warps: 4, broken: true}}}
   - name: crash-mid-bench
     flag: [--crash-after, "10"]
+  - name: hang-mid-bench
+    flag: [--hang-after, "10"]
+  - name: wrong-model
+    flag: [--model, impostor]
   - name: le8-best
     table: {file: tiles.json, set: {"decode.BS_LE_8": {BLOCK_M: 16, BLOCK_N: 64, num_warps: 4}}}
 strategy: list
@@ -59,6 +63,12 @@ st=$(q "SELECT state FROM iterations WHERE variant='crash-mid-bench'")
 q "SELECT reason FROM iterations WHERE variant='crash-mid-bench'" | grep -q "exited with status 70\|engine" || { echo "FAIL: crash reason not recorded"; exit 1; }
 logs=$(q "SELECT count(*) FROM artifacts WHERE kind='engine-log' AND iteration_id=(SELECT id FROM iterations WHERE variant='crash-mid-bench')")
 [ "$logs" -gt 0 ] || { echo "FAIL: crashed engine's log not kept"; exit 1; }
+st=$(q "SELECT state FROM iterations WHERE variant='hang-mid-bench'")
+[ "$st" = failed ] || { echo "FAIL: hung engine did not fail its iteration (state $st)"; exit 1; }
+q "SELECT reason FROM iterations WHERE variant='hang-mid-bench'" | grep -q "stopped answering" || { echo "FAIL: hang reason not recorded"; exit 1; }
+st=$(q "SELECT state FROM iterations WHERE variant='wrong-model'")
+[ "$st" = invalid ] || { echo "FAIL: an engine answering as another model was measured (state $st)"; exit 1; }
+q "SELECT reason FROM iterations WHERE variant='wrong-model'" | grep -q "model is 'impostor', expected 'sim-e2e'" || { echo "FAIL: identity reason not recorded"; exit 1; }
 st=$(q "SELECT state FROM iterations WHERE variant='le8-best'")
 [ "$st" = kept ] || { echo "FAIL: the real gain was not kept (state $st)"; exit 1; }
 ev=$(q "SELECT count(*) FROM measurements WHERE benchmark='log' AND metric='recompiles'")
