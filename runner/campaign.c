@@ -778,7 +778,8 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	for (size_t i = 0; i < nser; i++) {
 		if (!strcmp(ser[i].bench, c->s->objective.bench) &&
 		    !strcmp(ser[i].metric, c->s->objective.metric)) {
-			it.obj_best = run_stats_median(ser[i].v[0], ser[i].n[0]);
+			/* The baseline measured one configuration: it is both arms' value. */
+			it.obj_best = it.obj_cand = run_stats_median(ser[i].v[0], ser[i].n[0]);
 			it.n_best = (int)ser[i].n[0];
 		}
 	}

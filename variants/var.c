@@ -363,3 +363,11 @@ int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv
 	free(sorted);
 	return rc;
 }
+
+const char *var_display_path(const struct var_ctx *ctx, const char *path)
+{
+	size_t n = ctx && ctx->workdir ? strlen(ctx->workdir) : 0;
+	if (n && !strncmp(path, ctx->workdir, n) && path[n] == '/')
+		return path + n + 1;
+	return path;
+}

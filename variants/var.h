@@ -127,6 +127,8 @@ int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv
 			   const struct spec_envv *env, char out[65], struct rt_sb *err);
 
 /* ---- helpers shared by the kinds (var.c) ---- */
+/* How a path is shown to people: relative to workdir when it is inside it. */
+const char *var_display_path(const struct var_ctx *ctx, const char *path);
 /* Absolute path of rel under workdir (rel may already be absolute). */
 char *var_path(const struct var_ctx *ctx, const char *rel);
 /* Write every planned file back to its before bytes (or remove it). */

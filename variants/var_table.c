@@ -721,12 +721,12 @@ static int table_describe(const struct spec_variant *v, const struct var_ctx *ct
 	}
 	if (!e.old_entry) {
 		char *s = json_dumps(e.new_entry, JSON_ENCODE_ANY | JSON_COMPACT);
-		rt_sb_addf(out, "%s: + \"%s\" %s", t->file, t->key, s);
+		rt_sb_addf(out, "%s: + \"%s\" %s", var_display_path(ctx, t->file), t->key, s);
 		free(s);
 	} else if (!e.new_entry) {
-		rt_sb_addf(out, "%s: - \"%s\"", t->file, t->key);
+		rt_sb_addf(out, "%s: - \"%s\"", var_display_path(ctx, t->file), t->key);
 	} else if (json_is_object(e.old_entry) && json_is_object(e.new_entry)) {
-		rt_sb_addf(out, "%s: \"%s\": ", t->file, t->key);
+		rt_sb_addf(out, "%s: \"%s\": ", var_display_path(ctx, t->file), t->key);
 		int shown = 0;
 		const char *k;
 		json_t *x;
@@ -753,7 +753,7 @@ static int table_describe(const struct spec_variant *v, const struct var_ctx *ct
 			rt_sb_adds(out, "no change");
 	} else {
 		char *a = val_text(e.old_entry), *b = val_text(e.new_entry);
-		rt_sb_addf(out, "%s: \"%s\": %s -> %s", t->file, t->key, a, b);
+		rt_sb_addf(out, "%s: \"%s\": %s -> %s", var_display_path(ctx, t->file), t->key, a, b);
 		free(a);
 		free(b);
 	}

@@ -295,7 +295,7 @@ static void test_svg_latency(void **state)
 	struct rep_dist none[2] = { { "baseline", NULL, 0 }, { "final", NULL, 0 } };
 	rep_svg_latency(&sb, none, 2, none, 2);
 	assert_int_equal(svg_points(sb.buf, "chart-latency"), 0);
-	assert_non_null(strstr(sb.buf, "no requests rows"));
+	assert_non_null(strstr(sb.buf, "no per-request records"));
 	rt_sb_release(&sb);
 }
 
