@@ -112,3 +112,23 @@ char *db_fact_first(struct db *db, int64_t campaign_id, const char *key)
 	sqlite3_reset(st);
 	return v;
 }
+
+int db_fact_values(struct db *db, int64_t campaign_id, const char *key, char ***out, size_t *n,
+		   struct rt_sb *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT value FROM env_facts WHERE campaign_id = ? AND key = ? ORDER BY id", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, campaign_id);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	int r;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = xrealloc(*out, (*n + 1) * sizeof(char *));
+		(*out)[(*n)++] = xstrdup((const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_fail(db, err, "read facts");
+}

@@ -29,4 +29,9 @@ int db_iterations_interrupt(struct db *db, int64_t campaign_id, const char *reas
  * NULL (caller frees). */
 char *db_fact_first(struct db *db, int64_t campaign_id, const char *key);
 
+/* Every value recorded for key in a campaign's facts, oldest first; *out is
+ * an array of owned strings (free each, then the array). */
+int db_fact_values(struct db *db, int64_t campaign_id, const char *key, char ***out, size_t *n,
+		   struct rt_sb *err);
+
 #endif

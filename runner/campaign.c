@@ -758,7 +758,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	if (rc)
 		return rc;
 	c->variant = "baseline";
-	rep_progress_phase(&c->prog, 0, "baseline", "bench");
+	rep_progress_phase(&c->prog, c->seq, "baseline", "bench");
 	db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
 	struct series *ser = NULL;
 	size_t nser = 0;
@@ -786,7 +786,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	free(it.objective);
 	it.objective = xasprintf("%s.%s", c->s->objective.bench, c->s->objective.metric);
 	if (c->s->gate.present) {
-		rep_progress_phase(&c->prog, 0, "baseline", "gate");
+		rep_progress_phase(&c->prog, c->seq, "baseline", "gate");
 		struct run_gate_result gr;
 		memset(&gr, 0, sizeof(gr));
 		rc = run_gate_on(c, iter, &c->cfg, &gr, &why);
@@ -815,7 +815,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 		rc = db_campaign_set_best(c->db, c->cid, iter, err);
 	c->best_iter = iter;
 out:
-	rep_progress_done(&c->prog, 0, it.state, it.reason ? it.reason : "");
+	rep_progress_done(&c->prog, c->seq, it.state, it.reason ? it.reason : "");
 	db_iteration_release(&it);
 	series_free(ser, nser);
 	rt_sb_release(&why);
@@ -1203,6 +1203,47 @@ int run_campaign_restore(struct db *db, int64_t id, int *n, struct rt_sb *err)
 	return rc;
 }
 
+/*
+ * Engines a killed runner left behind: every launch records the engine's
+ * process group. A group whose leader still runs the engine's program is
+ * ours and is stopped, so the resumed campaign does not find its own old
+ * engine squatting on the port (or wasting the GPU).
+ */
+static int reap_orphans(struct db *db, const struct spec *s, int64_t campaign_id)
+{
+	if (!s->engine.present || !s->engine.command.n)
+		return 0;
+	char **pids = NULL;
+	size_t n = 0;
+	if (db_fact_values(db, campaign_id, "engine.pgid", &pids, &n, NULL))
+		return 0;
+	const char *prog = strrchr(s->engine.command.v[0], '/');
+	prog = prog ? prog + 1 : s->engine.command.v[0];
+	int reaped = 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = (pid_t)atoi(pids[i]);
+		free(pids[i]);
+		if (pid <= 1 || getpgid(pid) != pid)
+			continue;
+		char path[64], cmd[4096];
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		size_t len = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		cmd[len] = 0;
+		const char *base = strrchr(cmd, '/');
+		base = base ? base + 1 : cmd;
+		if (len && !strcmp(base, prog)) {
+			kill(-pid, SIGKILL);
+			reaped++;
+		}
+	}
+	free(pids);
+	return reaped;
+}
+
 /* ---- the loop ---- */
 
 static int load_history(struct camp *c, struct agent_attempt **out, size_t *n,
@@ -1278,10 +1319,14 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 		int undone, interrupted;
 		if ((rc = run_campaign_recover(db, c.cid, &undone, &interrupted, err)))
 			goto out;
+		int orphans = reap_orphans(db, s, c.cid);
+		if (orphans)
+			rt_sleep_ns(200000000); /* let the kernel release their ports */
 		if (!o->quiet)
 			fprintf(o->out, "resuming campaign %lld '%s': %d half-applied change%s undone, "
-				"%d iteration%s marked interrupted\n", (long long)c.cid, s->name, undone,
-				undone == 1 ? "" : "s", interrupted, interrupted == 1 ? "" : "s");
+				"%d iteration%s marked interrupted, %d orphaned engine%s stopped\n",
+				(long long)c.cid, s->name, undone, undone == 1 ? "" : "s", interrupted,
+				interrupted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
 	} else {
 		if (running) {
 			rc = rt_errf(err, RT_EUSAGE,
