@@ -892,80 +892,91 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 	d.verdict = RUN_STATS_CONTINUE;
 	int invalid = 0;
 	bool interleave = c->s->repeats.interleave;
-	for (int r = 0; r < c->s->repeats.max && d.verdict == RUN_STATS_CONTINUE; r++) {
-		/* Not interleaved: best's first min runs, then the candidate's, then pairs. */
-		int order[2] = { 0, 1 };
-		for (int k = 0; k < 2; k++) {
-			int arm = order[k];
-			if (stop_requested) {
-				rc = RT_EINTR;
-				goto interrupted;
+	int min = c->s->repeats.min, max = c->s->repeats.max;
+	for (int j = 0; j < 2 * max && d.verdict == RUN_STATS_CONTINUE; j++) {
+		/* The schedule: interleaved pairs (best r, candidate r); or, when
+		 * restarts are too costly to alternate, the best's first `min` runs,
+		 * then the candidate's, then pairs. Decide after every pair from
+		 * `min` samples on. */
+		int arm, r;
+		bool decide_now;
+		if (interleave || j >= 2 * min) {
+			arm = j % 2;
+			r = j / 2;
+			decide_now = arm == 1 && r + 1 >= min;
+		} else {
+			arm = j < min ? 0 : 1;
+			r = j < min ? j : j - min;
+			decide_now = j == 2 * min - 1;
+		}
+		if (stop_requested) {
+			rc = RT_EINTR;
+			goto interrupted;
+		}
+		if (arm == 1 && !applied) {
+			rep_progress_phase(&c->prog, c->seq, v->name, v->build.n ? "build" : "apply");
+			db_iteration_set_state(c->db, iter, "applying", "apply", NULL);
+			rt_sb_reset(&why);
+			rc = to_cand(c, iter, v, &plan, &cand, &log, &why);
+			if (rc) {
+				set_reason(&it, "apply failed: %s", why.buf);
+				goto fail;
 			}
-			if (arm == 1 && !applied) {
-				rep_progress_phase(&c->prog, c->seq, v->name, v->build.n ? "build" : "apply");
-				db_iteration_set_state(c->db, iter, "applying", "apply", NULL);
-				rt_sb_reset(&why);
-				rc = to_cand(c, iter, v, &plan, &cand, &log, &why);
-				if (rc) {
-					set_reason(&it, "apply failed: %s", why.buf);
-					goto fail;
-				}
-				applied = true;
-				db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
-			} else if (arm == 0 && applied && (interleave || r >= c->s->repeats.min)) {
-				rep_progress_phase(&c->prog, c->seq, v->name, "revert");
+			applied = true;
+			db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
+		} else if (arm == 0 && applied) {
+			rep_progress_phase(&c->prog, c->seq, v->name, "revert");
+			rt_sb_reset(&why);
+			if ((rc = to_best(c, iter, v, &plan, &log, &why))) {
+				set_reason(&it, "revert failed: %s", why.buf);
+				goto fail;
+			}
+			applied = false;
+		}
+		if (arm == 0)
+			db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
+		rt_sb_reset(&why);
+		rc = measure(c, iter, arm, r, arm ? &cand : &c->cfg, &ser, &nser, &why);
+		if (rc == RT_EIDENTITY) {
+			/* Not the engine we started: the samples do not count. */
+			db_fact_add(c->db, c->cid, iter, "invalid-measurement", why.buf, NULL);
+			if (++invalid >= 2) {
+				set_reason(&it, "measurement invalid: %s", why.buf);
+				rc = 0;
+				goto invalid;
+			}
+			j--; /* the same slot again */
+			continue;
+		}
+		if (rc == RT_EBUSY) {
+			set_reason(&it, "refused to measure: %s", why.buf);
+			rt_errf(err, rc, "%s", why.buf);
+			if (applied)
+				to_best(c, iter, v, &plan, &log, NULL);
+			finish(c, &it, "failed", "revert", NULL);
+			goto out;
+		}
+		if (rc == RT_ECHECK && arm == 1) {
+			/* The candidate's output is wrong: the correctness gate said no. */
+			set_reason(&it, "correctness check failed: %s", why.buf);
+			rc = 0;
+			if (applied) {
 				rt_sb_reset(&why);
 				if ((rc = to_best(c, iter, v, &plan, &log, &why))) {
 					set_reason(&it, "revert failed: %s", why.buf);
 					goto fail;
 				}
-				applied = false;
-			} else if (arm == 0 && applied) {
-				continue;
 			}
-			if (arm == 0)
-				db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
-			rt_sb_reset(&why);
-			rc = measure(c, iter, arm, r, arm ? &cand : &c->cfg, &ser, &nser, &why);
-			if (rc == RT_EIDENTITY) {
-				/* Not the engine we started: the samples do not count. */
-				db_fact_add(c->db, c->cid, iter, "invalid-measurement", why.buf, NULL);
-				if (++invalid >= 2) {
-					set_reason(&it, "measurement invalid: %s", why.buf);
-					rc = 0;
-					goto invalid;
-				}
-				k--;
-				continue;
-			}
-			if (rc == RT_EBUSY) {
-				set_reason(&it, "refused to measure: %s", why.buf);
-				rt_errf(err, rc, "%s", why.buf);
-				if (applied)
-					to_best(c, iter, v, &plan, &log, NULL);
-				finish(c, &it, "failed", "revert", NULL);
-				goto out;
-			}
-			if (rc == RT_ECHECK && arm == 1) {
-				/* The candidate's output is wrong: the correctness gate said no. */
-				set_reason(&it, "correctness check failed: %s", why.buf);
-				rc = 0;
-				if (applied) {
-					rt_sb_reset(&why);
-					if ((rc = to_best(c, iter, v, &plan, &log, &why))) {
-						set_reason(&it, "revert failed: %s", why.buf);
-						goto fail;
-					}
-				}
-				record_stats(c, iter, ser, nser, false);
-				rc = finish(c, &it, "gated", "revert", err);
-				goto out;
-			}
-			if (rc) {
-				set_reason(&it, "%s measurement failed: %s", arm ? "candidate" : "best", why.buf);
-				goto fail;
-			}
+			record_stats(c, iter, ser, nser, false);
+			rc = finish(c, &it, "gated", "revert", err);
+			goto out;
 		}
+		if (rc) {
+			set_reason(&it, "%s measurement failed: %s", arm ? "candidate" : "best", why.buf);
+			goto fail;
+		}
+		if (!decide_now)
+			continue;
 		/* Sequential stopping on the objective. */
 		struct series *obj = NULL;
 		for (size_t i = 0; i < nser; i++)
@@ -973,8 +984,6 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 			    !strcmp(ser[i].metric, c->s->objective.metric))
 				obj = &ser[i];
 		if (!obj || !obj->n[0] || !obj->n[1]) {
-			if (obj && (!interleave && r < c->s->repeats.min))
-				continue;
 			set_reason(&it, "objective %s.%s was not measured", c->s->objective.bench,
 				   c->s->objective.metric);
 			rc = RT_EINVAL;

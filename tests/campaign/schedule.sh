@@ -1,0 +1,29 @@
+#!/bin/sh
+# The measurement schedule of one iteration, read back from the store:
+# interleaved (the default) alternates best and candidate from the first
+# sample and records the comparison as paired; `interleave: false` takes the
+# best's first `min` samples, then the candidate's, then pairs, and records
+# it as not paired.
+set -eu
+: "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
+W=$(mktemp -d /tmp/ratchet-schedule-XXXXXX)
+trap 'rm -rf "$W"' EXIT
+order() { sqlite3 "$1" "SELECT group_concat(arm || rep, ' ') FROM (SELECT m.arm, m.rep FROM measurements m JOIN iterations i ON i.id = m.iteration_id WHERE i.variant = '$2' AND m.metric = 'gflops' ORDER BY m.id)"; }
+for mode in true false; do
+	mkdir "$W/$mode"
+	cp "$RATCHET_SRC/tests/campaign/table.json" "$W/$mode/"
+	sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' \
+	    -e "s|repeats: {min: 3, max: 8, confidence: 0.95}|repeats: {min: 3, max: 8, confidence: 0.95, interleave: $mode}|" \
+	    "$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$W/$mode/spec.yaml"
+	(cd "$W/$mode" && "$RATCHET_BIN" --db c.db run --quiet spec.yaml)
+done
+got=$(order "$W/true/c.db" m64-32)
+echo "interleaved: $got"
+[ "$got" = "best0 cand0 best1 cand1 best2 cand2 best3 cand3" ] || { echo "FAIL: interleaved schedule"; exit 1; }
+got=$(order "$W/false/c.db" m64-32)
+echo "blocks then pairs: $got"
+[ "$got" = "best0 best1 best2 cand0 cand1 cand2 best3 cand3" ] || { echo "FAIL: non-interleaved schedule"; exit 1; }
+[ "$(sqlite3 "$W/true/c.db" "SELECT paired FROM iterations WHERE variant='m64-32'")" = 1 ] || { echo "FAIL: interleaved not recorded as paired"; exit 1; }
+[ "$(sqlite3 "$W/false/c.db" "SELECT paired FROM iterations WHERE variant='m64-32'")" = 0 ] || { echo "FAIL: blocks recorded as paired"; exit 1; }
+echo PASS
