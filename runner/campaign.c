@@ -569,41 +569,57 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 		if (rc == RT_EIDENTITY)
 			rt_errf(err, 0, " (after the benchmark)");
 	}
+	/* Samples whose provenance could not be proven (the endpoint after the
+	 * benchmark, or the device) are stored marked invalid, never used. */
+	int bad = rc == RT_EIDENTITY ? rc : 0;
+	if (bad)
+		rc = 0;
+	for (size_t b = 0; b < done && !rc && !bad; b++) {
+		if (!outs[b].device_id)
+			continue;
+		if (!c->device_id) {
+			c->device_id = xstrdup(outs[b].device_id);
+			db_fact_add(c->db, c->cid, iter, "device", c->device_id, NULL);
+		} else if (strcmp(c->device_id, outs[b].device_id)) {
+			bad = rt_errf(err, RT_EIDENTITY,
+				      "device changed: measured on '%s', the campaign's baseline on '%s'",
+				      outs[b].device_id, c->device_id);
+		}
+	}
+	double ev[64];
+	size_t nev = l.eng ? (c->s->n_log_events < 64 ? c->s->n_log_events : 64) : 0;
+	for (size_t i = 0; i < nev; i++)
+		ev[i] = (double)run_engine_event_count(l.eng, i);
 	if (!rc) {
 		rc = db_begin(c->db, err);
 		for (size_t b = 0; b < done && !rc; b++) {
 			const char *bn = c->s->benches[b].name;
-			for (size_t k = 0; k < outs[b].n && !rc; k++) {
-				struct run_metric *m = &outs[b].m[k];
-				rc = db_measure_add(c->db, iter, arm_names[arm], bn, m->name, rep, m->value,
-						    m->unit, err);
-				series_add(series_get(ser, nser, bn, m->name, m->unit), arm, m->value);
-			}
-			for (size_t k = 0; k < outs[b].n_facts && !rc && rep == 0; k++)
+			for (size_t k = 0; k < outs[b].n && !rc; k++)
+				rc = db_measure_add(c->db, iter, arm_names[arm], bn, outs[b].m[k].name, rep,
+						    outs[b].m[k].value, outs[b].m[k].unit, err);
+			for (size_t k = 0; k < outs[b].n_facts && !rc && rep == 0 && !bad; k++)
 				rc = db_fact_add(c->db, c->cid, iter, outs[b].fact_keys[k],
 						 outs[b].fact_values[k], err);
-			if (!rc && outs[b].device_id) {
-				if (!c->device_id) {
-					c->device_id = xstrdup(outs[b].device_id);
-					db_fact_add(c->db, c->cid, iter, "device", c->device_id, err);
-				} else if (strcmp(c->device_id, outs[b].device_id)) {
-					rc = rt_errf(err, RT_EIDENTITY,
-						     "device changed: measured on '%s', the campaign's baseline on '%s'",
-						     outs[b].device_id, c->device_id);
-				}
-			}
 		}
-		for (size_t i = 0; l.eng && i < c->s->n_log_events && !rc; i++) {
-			double v = (double)run_engine_event_count(l.eng, i);
+		for (size_t i = 0; i < nev && !rc; i++)
 			rc = db_measure_add(c->db, iter, arm_names[arm], "log", c->s->log_events[i].name, rep,
-					    v, "count", err);
-			series_add(series_get(ser, nser, "log", c->s->log_events[i].name, "count"), arm, v);
-		}
+					    ev[i], "count", err);
+		if (!rc && bad)
+			rc = db_measure_invalidate(c->db, iter, arm_names[arm], rep, err->buf, err);
 		if (rc)
 			db_rollback(c->db);
 		else
 			rc = db_commit(c->db, err);
 	}
+	/* Only stored, valid samples enter the statistics. */
+	for (size_t b = 0; b < done && !rc && !bad; b++)
+		for (size_t k = 0; k < outs[b].n; k++)
+			series_add(series_get(ser, nser, c->s->benches[b].name, outs[b].m[k].name,
+					      outs[b].m[k].unit), arm, outs[b].m[k].value);
+	for (size_t i = 0; i < nev && !rc && !bad; i++)
+		series_add(series_get(ser, nser, "log", c->s->log_events[i].name, "count"), arm, ev[i]);
+	if (!rc)
+		rc = bad;
 	for (size_t b = 0; b < done; b++)
 		run_bench_out_release(&outs[b]);
 	if (l.eng) {

@@ -46,4 +46,8 @@ case "$st" in
 	"invalid: measurement invalid: device changed: measured on '$dev', the campaign's baseline on 'cuda:0 NVIDIA H200 [GPU-elsewhere]'"*) ;;
 	*) echo "FAIL: measurements from another device were compared"; exit 1 ;;
 esac
+n=$(sqlite3 c.db "SELECT count(*) FROM measurements m JOIN iterations i ON i.id = m.iteration_id WHERE i.variant='one-thread' AND m.valid = 0 AND m.invalid_reason LIKE 'device changed%'")
+[ "$n" -gt 0 ] || { echo "FAIL: the other device's samples were not kept marked invalid"; exit 1; }
+n=$(sqlite3 c.db "SELECT count(*) FROM metric_stats m JOIN iterations i ON i.id = m.iteration_id WHERE i.variant='one-thread'")
+[ "$n" -eq 0 ] || { echo "FAIL: invalid samples entered the statistics"; exit 1; }
 echo PASS
