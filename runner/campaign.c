@@ -1325,6 +1325,11 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 
 	struct db_campaign cp;
 	memset(&cp, 0, sizeof(cp));
+	if (s->strategy != SPEC_STRAT_LIST && s->strategy != SPEC_STRAT_GREEDY) {
+		rc = rt_errf(err, RT_EUSAGE, "%s: strategy '%s' is not implemented yet (use list or greedy)",
+			     s->path, spec_strategy_name(s->strategy));
+		goto out;
+	}
 	int found = db_campaign_latest(db, s->name, &cp, NULL);
 	bool running = found == 0 && !strcmp(cp.state, "running");
 	if (o->resume) {
