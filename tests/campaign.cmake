@@ -9,7 +9,7 @@ if(TARGET test_kill9)
   add_dependencies(test_kill9 fakebench ratchet)
 endif()
 rt_add_test(test_campaign_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/campaign_e2e.sh
-            TIMEOUT 300 LABELS e2e)
+            NEEDS_GSM8K TIMEOUT 300 LABELS e2e)
 rt_add_test(test_port_squatter COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/port_squatter.sh
             TIMEOUT 120 LABELS e2e)
 rt_add_bench(campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_campaign.c LIBS PkgConfig::SQLITE3)

@@ -8,7 +8,7 @@ if(CMOCKA_FOUND)
   rt_add_test(test_gsm8k_extract SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gsm8k_extract.c
               LIBS rt_gate rt_util TIMEOUT 20 LABELS gate unit)
   rt_add_test(test_gsm8k_data SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gsm8k_data.c
-              LIBS rt_gate rt_util TIMEOUT 30 LABELS gate unit)
+              LIBS rt_gate rt_util NEEDS_GSM8K TIMEOUT 30 LABELS gate unit)
   rt_add_test(test_gate_stats SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gate_stats.c
               LIBS rt_gate rt_stats rt_util m TIMEOUT 20 LABELS gate unit)
 endif()
@@ -20,12 +20,12 @@ if(MHD_FOUND)
   target_link_libraries(gate_fakeserver PRIVATE rt_gate_fakeserver)
   if(CMOCKA_FOUND)
     rt_add_test(test_gate_run SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gate_run.c
-                LIBS rt_gate_fakeserver rt_gate rt_db rt_stats rt_util TIMEOUT 60 LABELS gate unit)
+                LIBS rt_gate_fakeserver rt_gate rt_db rt_stats rt_util NEEDS_GSM8K TIMEOUT 60 LABELS gate unit)
   endif()
   rt_add_test(gate_cli_fake COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh
-              ${CMAKE_BINARY_DIR}/gate_fakeserver TIMEOUT 60 LABELS gate e2e)
+              ${CMAKE_BINARY_DIR}/gate_fakeserver NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
   rt_add_test(gate_cli_simserve COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh
-              ${CMAKE_BINARY_DIR}/simserve TIMEOUT 60 LABELS gate e2e)
+              ${CMAKE_BINARY_DIR}/simserve NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
   set_tests_properties(gate_cli_simserve PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_gate.c

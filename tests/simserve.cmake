@@ -5,7 +5,7 @@ if(TARGET simserve)
     SOURCES ${CMAKE_SOURCE_DIR}/tests/simserve/test_simserve.c
             ${CMAKE_SOURCE_DIR}/tests/simserve/ss_client.c
     LIBS PkgConfig::CURL PkgConfig::JANSSON m
-    TIMEOUT 60 LABELS simserve e2e)
+    NEEDS_GSM8K TIMEOUT 60 LABELS simserve e2e)
   add_dependencies(test_simserve simserve)
   rt_add_bench(simserve
     SOURCES ${CMAKE_SOURCE_DIR}/tests/simserve/bench_simserve.c
