@@ -1,11 +1,11 @@
 /*
- * Running a benchmark command (see bench_cmd.h): fork/exec from argv in a
- * new process group, a poll loop that drains stdout and stderr into capped
- * buffers, and the timeout: SIGTERM to the group, SIGKILL 2 s later. The
- * environment and the program path are prepared before fork so the child
- * only calls async-signal-safe functions.
+ * Running a benchmark command (see bench_cmd.h): started with rt_spawn
+ * (argv, its own process group, no shell), a poll loop that drains stdout and
+ * stderr into capped buffers, and the timeout: SIGTERM to the group, SIGKILL
+ * 2 s later.
  */
 #include "bench_cmd.h"
+#include "proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +15,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define KILL_GRACE_S 2.0
 
@@ -33,59 +31,6 @@ void run_bcmd_result_release(struct run_bcmd_result *r)
 	rt_sb_release(&r->err);
 }
 
-/* inherited environment with the overrides applied; caller frees */
-static char **make_env(const struct spec_env *env, size_t n_env)
-{
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	char **e = xcalloc(n + n_env + 1, sizeof(char *));
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool over = false;
-		for (size_t j = 0; j < n_env; j++) {
-			size_t ln = strlen(env[j].name);
-			if (strncmp(environ[i], env[j].name, ln) == 0 && environ[i][ln] == '=')
-				over = true;
-		}
-		if (!over)
-			e[k++] = xstrdup(environ[i]);
-	}
-	for (size_t j = 0; j < n_env; j++) {
-		if (!env[j].value)
-			continue;
-		/* a later override of the same name wins */
-		bool later = false;
-		for (size_t m = j + 1; m < n_env; m++)
-			later |= strcmp(env[m].name, env[j].name) == 0;
-		if (!later)
-			e[k++] = xasprintf("%s=%s", env[j].name, env[j].value);
-	}
-	return e;
-}
-
-/* argv[0] resolved through PATH (from the child's environment), or NULL */
-static char *find_program(const char *name, char **envp)
-{
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	const char *path = "/usr/local/bin:/usr/bin:/bin";
-	for (char **p = envp; *p; p++)
-		if (strncmp(*p, "PATH=", 5) == 0)
-			path = *p + 5;
-	for (const char *s = path;;) {
-		const char *c = strchr(s, ':');
-		size_t n = c ? (size_t)(c - s) : strlen(s);
-		char *cand = xasprintf("%.*s/%s", (int)n, n ? s : ".", name);
-		if (access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		if (!c)
-			return NULL;
-		s = c + 1;
-	}
-}
-
 static int cloexec_pipe(int p[2])
 {
 	if (pipe(p))
@@ -93,13 +38,6 @@ static int cloexec_pipe(int p[2])
 	fcntl(p[0], F_SETFD, FD_CLOEXEC);
 	fcntl(p[1], F_SETFD, FD_CLOEXEC);
 	return 0;
-}
-
-static void free_strv(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
 }
 
 /* read what is there; returns false at EOF or error */
@@ -125,53 +63,26 @@ int run_bcmd_exec(char *const *argv, const struct spec_env *env, size_t n_env, c
 {
 	if (!argv || !argv[0])
 		return rt_errf(err, RT_EINVAL, "command: empty argv");
-	char **envp = make_env(env, n_env);
-	char *prog = find_program(argv[0], envp);
-	if (!prog) {
-		free_strv(envp);
-		return rt_errf(err, RT_ENOENT, "%s: command not found in PATH", argv[0]);
-	}
-	int po[2], pe[2], px[2];
-	if (cloexec_pipe(po) || cloexec_pipe(pe) || cloexec_pipe(px)) {
-		free(prog);
-		free_strv(envp);
+	int po[2], pe[2];
+	if (cloexec_pipe(po) || cloexec_pipe(pe))
 		return rt_errf(err, RT_EIO, "%s: pipe: %s", argv[0], strerror(errno));
+	struct rt_envmod *mods = xcalloc(n_env + 1, sizeof(*mods));
+	for (size_t i = 0; i < n_env; i++) {
+		mods[i].name = env[i].name;
+		mods[i].value = env[i].value;
 	}
+	struct rt_spawn_opts so = { mods, n_env, cwd, -1, po[1], pe[1] };
 	int64_t t0 = rt_now_ns();
-	pid_t pid = fork();
-	if (pid < 0) {
-		free(prog);
-		free_strv(envp);
-		return rt_errf(err, RT_EPROC, "%s: fork: %s", argv[0], strerror(errno));
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		int dn = open("/dev/null", O_RDONLY);
-		if (dn >= 0)
-			dup2(dn, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		if (cwd && chdir(cwd) != 0) {
-			int e = errno;
-			(void)!write(px[1], &e, sizeof(e));
-			_exit(127);
-		}
-		execve(prog, argv, envp);
-		int e = errno;
-		(void)!write(px[1], &e, sizeof(e));
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also from the parent, so the group exists before any kill */
+	pid_t pid;
+	int src = rt_spawn(argv, &so, &pid, err);
+	free(mods);
 	close(po[1]);
 	close(pe[1]);
-	close(px[1]);
-	free(prog);
-	free_strv(envp);
-	int exec_errno = 0;
-	if (read(px[0], &exec_errno, sizeof(exec_errno)) != (ssize_t)sizeof(exec_errno))
-		exec_errno = 0;
-	close(px[0]);
+	if (src) {
+		close(po[0]);
+		close(pe[0]);
+		return src;
+	}
 
 	int64_t deadline = timeout_s > 0 ? t0 + (int64_t)(timeout_s * 1e9) : INT64_MAX;
 	int64_t kill_at = INT64_MAX, reaped_at = 0;
@@ -236,9 +147,6 @@ int run_bcmd_exec(char *const *argv, const struct spec_env *env, size_t n_env, c
 		r->status = WEXITSTATUS(wst);
 	else if (WIFSIGNALED(wst))
 		r->status = 128 + WTERMSIG(wst);
-	if (exec_errno)
-		return rt_errf(err, exec_errno == ENOENT ? RT_ENOENT : RT_EPROC, "%s: cannot run: %s",
-			       argv[0], strerror(exec_errno));
 	return 0;
 }
 

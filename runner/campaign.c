@@ -24,6 +24,7 @@
 
 #include "agents/agent.h"
 #include "bench.h"
+#include "bench_cmd.h"
 #include "db/journal.h"
 #include "engine.h"
 #include "gate.h"
@@ -212,14 +213,6 @@ static int journal_switch(struct camp *c, int64_t iter, struct var_plan *plan, b
 	return 0;
 }
 
-/* Runs git and build commands for the variants (var_exec_fn). */
-static int exec_argv(char *const *argv, const char *cwd, double timeout_s, struct rt_sb *out,
-		     int *status, struct rt_sb *err)
-{
-	struct rt_spawn_opts o = { NULL, 0, cwd, -1, -1, -1 };
-	return rt_run_status(argv, &o, timeout_s, 0, out, status, err);
-}
-
 static void var_ctx_of(const struct camp *c, struct var_config *cfg, struct var_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
@@ -227,7 +220,7 @@ static void var_ctx_of(const struct camp *c, struct var_config *cfg, struct var_
 	x->cfg = cfg;
 	x->base_argv = c->s->engine.present ? c->s->engine.command.v : NULL;
 	x->base_env = c->s->engine.present ? &c->s->engine.env : NULL;
-	x->exec = exec_argv;
+	x->exec = run_bcmd_exec_simple; /* git and build commands */
 }
 
 static bool touches_files(const struct spec_variant *v)
@@ -389,7 +382,8 @@ static void record_host_facts(struct camp *c)
 	/* The git revision of the workdir, when it is a repository. */
 	char *argv[] = { "git", "-C", c->s->workdir, "rev-parse", "HEAD", NULL };
 	struct rt_sb out = RT_SB_INIT;
-	if (rt_run_capture(argv, NULL, 10, 4096, &out, NULL) == 0) {
+	int status = -1;
+	if (run_bcmd_exec_simple(argv, NULL, 10, &out, &status, NULL) == 0 && status == 0) {
 		rt_sb_trim(&out);
 		db_fact_add(c->db, c->cid, 0, "git.workdir", out.buf, NULL);
 	}

@@ -1,7 +1,8 @@
 /*
  * Child processes: started from argv (never a shell), each in its own
  * process group, stopped by group (SIGTERM, then SIGKILL after a grace
- * period). Used by the engine supervisor and the build step.
+ * period). The engine supervisor and the command benchmark (which also runs
+ * git and build commands, bench_cmd.h) start everything through rt_spawn.
  */
 #ifndef RT_PROC_H
 #define RT_PROC_H
@@ -40,16 +41,5 @@ int rt_stop_group(pid_t pid, double grace_s);
 
 /* Describe a wait status: "exited with status 2", "killed by signal 9". */
 void rt_describe_status(int status, char *out, size_t n);
-
-/* Run argv to completion with a timeout, capturing stdout+stderr (capped at
- * cap bytes) into out. Returns 0 if it exited 0, RT_ETIMEDOUT, or RT_EPROC
- * with the status in err. */
-int rt_run_capture(char *const argv[], const struct rt_spawn_opts *o, double timeout_s,
-		   size_t cap, struct rt_sb *out, struct rt_sb *err);
-
-/* Like rt_run_capture, but a non-zero exit is not an error: returns 0 when
- * the process ran to completion and sets *status (128 + signal when killed). */
-int rt_run_status(char *const argv[], const struct rt_spawn_opts *o, double timeout_s, size_t cap,
-		  struct rt_sb *out, int *status, struct rt_sb *err);
 
 #endif

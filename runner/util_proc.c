@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "proc.h"
 
+extern char **environ;
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,48 +14,122 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The inherited environment with the changes applied, built before fork:
+ * after fork only async-signal-safe calls are allowed, and the runner has
+ * threads (the engine log reader, libcurl's resolver). Caller frees. */
+static char **make_env(const struct rt_envmod *env, size_t n_env)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **e = xcalloc(n + n_env + 1, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool over = false;
+		for (size_t j = 0; j < n_env && !over; j++) {
+			size_t ln = strlen(env[j].name);
+			over = strncmp(environ[i], env[j].name, ln) == 0 && environ[i][ln] == '=';
+		}
+		if (!over)
+			e[k++] = xstrdup(environ[i]);
+	}
+	for (size_t j = 0; j < n_env; j++) {
+		if (!env[j].value)
+			continue;
+		bool later = false; /* a later change of the same name wins */
+		for (size_t m = j + 1; m < n_env; m++)
+			later |= strcmp(env[m].name, env[j].name) == 0;
+		if (!later)
+			e[k++] = xasprintf("%s=%s", env[j].name, env[j].value);
+	}
+	return e;
+}
+
+/* argv[0] resolved through the child's PATH, or NULL. */
+static char *find_program(const char *name, char **envp)
+{
+	if (strchr(name, '/'))
+		return xstrdup(name);
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	for (char **p = envp; *p; p++)
+		if (strncmp(*p, "PATH=", 5) == 0)
+			path = *p + 5;
+	for (const char *s = path;;) {
+		const char *c = strchr(s, ':');
+		size_t n = c ? (size_t)(c - s) : strlen(s);
+		char *cand = xasprintf("%.*s/%s", (int)n, n ? s : ".", name);
+		if (access(cand, X_OK) == 0)
+			return cand;
+		free(cand);
+		if (!c)
+			return NULL;
+		s = c + 1;
+	}
+}
+
+static void free_strv(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err)
 {
+	if (!argv || !argv[0])
+		return rt_errf(err, RT_EINVAL, "command: empty argv");
+	char **envp = make_env(o ? o->env : NULL, o ? o->n_env : 0);
+	char *prog = find_program(argv[0], envp);
+	if (!prog) {
+		free_strv(envp);
+		return rt_errf(err, RT_ENOENT, "%s: command not found in PATH", argv[0]);
+	}
 	/* A pipe with CLOEXEC tells the parent whether exec failed, and why. */
 	int ep[2];
-	if (pipe2(ep, O_CLOEXEC))
+	if (pipe2(ep, O_CLOEXEC)) {
+		free(prog);
+		free_strv(envp);
 		return rt_errf(err, RT_EPROC, "%s: pipe: %s", argv[0], strerror(errno));
+	}
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	pid_t p = fork();
 	if (p < 0) {
 		close(ep[0]);
 		close(ep[1]);
+		if (devnull >= 0)
+			close(devnull);
+		free(prog);
+		free_strv(envp);
 		return rt_errf(err, RT_EPROC, "%s: fork: %s", argv[0], strerror(errno));
 	}
 	if (p == 0) {
+		/* Only async-signal-safe calls from here to execve. */
 		setpgid(0, 0);
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
-		int devnull = open("/dev/null", O_RDWR);
 		int in = o && o->stdin_fd >= 0 ? o->stdin_fd : devnull;
 		int out = o && o->stdout_fd >= 0 ? o->stdout_fd : devnull;
 		int er = o && o->stderr_fd >= 0 ? o->stderr_fd : devnull;
 		dup2(in, 0);
 		dup2(out, 1);
 		dup2(er, 2);
-		for (size_t i = 0; o && i < o->n_env; i++) {
-			if (o->env[i].value)
-				setenv(o->env[i].name, o->env[i].value, 1);
-			else
-				unsetenv(o->env[i].name);
-		}
 		if (o && o->cwd && chdir(o->cwd)) {
 			int e = errno;
 			if (write(ep[1], &e, sizeof(e))) {}
 			_exit(127);
 		}
-		execvp(argv[0], argv);
+		execve(prog, argv, envp);
 		int e = errno;
 		if (write(ep[1], &e, sizeof(e))) {}
 		_exit(127);
 	}
 	setpgid(p, p); /* also from the parent, so the group exists before we signal it */
 	close(ep[1]);
+	if (devnull >= 0)
+		close(devnull);
+	free(prog);
+	free_strv(envp);
 	int e = 0;
 	ssize_t n;
 	do {
@@ -62,9 +138,8 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 	close(ep[0]);
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(p, NULL, 0);
-		if (e == ENOENT)
-			return rt_errf(err, RT_EPROC, "%s: command not found", argv[0]);
-		return rt_errf(err, RT_EPROC, "%s: cannot start: %s", argv[0], strerror(e));
+		return rt_errf(err, e == ENOENT ? RT_ENOENT : RT_EPROC, "%s: cannot run: %s", argv[0],
+			       strerror(e));
 	}
 	*pid = p;
 	return 0;
@@ -124,88 +199,3 @@ void rt_describe_status(int status, char *out, size_t n)
 		snprintf(out, n, "status %#x", status);
 }
 
-static int run_collect(char *const argv[], const struct rt_spawn_opts *o, double timeout_s,
-		       size_t cap, struct rt_sb *out, int *wstatus, struct rt_sb *err)
-{
-	int pp[2];
-	if (pipe2(pp, O_CLOEXEC))
-		return rt_errf(err, RT_EPROC, "%s: pipe: %s", argv[0], strerror(errno));
-	struct rt_spawn_opts so = { 0 };
-	if (o)
-		so = *o;
-	so.stdin_fd = -1;
-	so.stdout_fd = pp[1];
-	so.stderr_fd = pp[1];
-	pid_t pid;
-	int rc = rt_spawn(argv, &so, &pid, err);
-	close(pp[1]);
-	if (rc) {
-		close(pp[0]);
-		return rc;
-	}
-	int64_t deadline = rt_now_ns() + (int64_t)(timeout_s * 1e9);
-	bool timed_out = false;
-	char buf[65536];
-	for (;;) {
-		int64_t left = deadline - rt_now_ns();
-		if (left <= 0) {
-			timed_out = true;
-			break;
-		}
-		struct pollfd pfd = { pp[0], POLLIN, 0 };
-		int pr = poll(&pfd, 1, (int)(left / 1000000 + 1));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr == 0)
-			continue;
-		ssize_t n = read(pp[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (out && (!cap || out->len < cap)) {
-			size_t take = (size_t)n;
-			if (cap && out->len + take > cap)
-				take = cap - out->len;
-			rt_sb_add(out, buf, take);
-		}
-	}
-	close(pp[0]);
-	int status;
-	if (timed_out) {
-		rt_stop_group(pid, 2);
-		return rt_errf(err, RT_ETIMEDOUT, "%s: timed out after %.0fs", argv[0], timeout_s);
-	}
-	if (!rt_wait_timeout(pid, timeout_s > 0 ? (double)(deadline - rt_now_ns()) / 1e9 + 1 : 5, &status)) {
-		rt_stop_group(pid, 2);
-		return rt_errf(err, RT_ETIMEDOUT, "%s: timed out after %.0fs", argv[0], timeout_s);
-	}
-	kill(-pid, SIGKILL); /* anything it left behind in its group */
-	*wstatus = status;
-	return 0;
-}
-
-int rt_run_capture(char *const argv[], const struct rt_spawn_opts *o, double timeout_s,
-		   size_t cap, struct rt_sb *out, struct rt_sb *err)
-{
-	int status;
-	int rc = run_collect(argv, o, timeout_s, cap, out, &status, err);
-	if (rc)
-		return rc;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	char d[96];
-	rt_describe_status(status, d, sizeof(d));
-	return rt_errf(err, RT_EPROC, "%s: %s", argv[0], d);
-}
-
-int rt_run_status(char *const argv[], const struct rt_spawn_opts *o, double timeout_s, size_t cap,
-		  struct rt_sb *out, int *status, struct rt_sb *err)
-{
-	int ws;
-	int rc = run_collect(argv, o, timeout_s, cap, out, &ws, err);
-	if (rc)
-		return rc;
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : 255;
-	return 0;
-}
