@@ -416,12 +416,23 @@ static void launch_release(struct launch *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* Logs and outputs are stored with secrets from the environment redacted. */
+static void store_artifact(struct camp *c, int64_t iter, const char *kind, const char *name,
+			   const char *data, size_t len, bool truncated)
+{
+	struct rt_sb sb = RT_SB_INIT;
+	rt_sb_add(&sb, data, len);
+	rt_redact_secrets(&sb);
+	db_artifact_add(c->db, c->cid, iter, kind, name, sb.buf, sb.len, truncated, NULL);
+	rt_sb_release(&sb);
+}
+
 static void store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, const char *name)
 {
 	size_t len;
 	bool trunc;
 	const char *log = run_engine_log(e, &len, &trunc);
-	db_artifact_add(c->db, c->cid, iter, "engine-log", name, log, len, trunc, NULL);
+	store_artifact(c, iter, "engine-log", name, log, len, trunc);
 }
 
 /* Start the engine for a configuration; on failure the log is stored. */
@@ -546,8 +557,8 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 		if (rc) {
 			rt_errf(err, 0, " (benchmark %s)", sb->name);
 			if (outs[b].output.len)
-				db_artifact_add(c->db, c->cid, iter, "bench-output", sb->name, outs[b].output.buf,
-						outs[b].output.len, false, NULL);
+				store_artifact(c, iter, "bench-output", sb->name, outs[b].output.buf,
+					       outs[b].output.len, false);
 		}
 		if (!rc && l.eng && !run_engine_alive(l.eng))
 			rc = rt_errf(err, RT_EPROC, "engine %s during benchmark %s",
@@ -743,6 +754,16 @@ static int finish(struct camp *c, struct db_iteration *it, const char *state, co
 	it->decision = xstrdup(decision);
 	free(it->phase);
 	it->phase = xstrdup("decide");
+	if (it->reason) {
+		/* A reason may quote a benchmark's or engine's output. */
+		struct rt_sb sb = RT_SB_INIT;
+		rt_sb_adds(&sb, it->reason);
+		if (rt_redact_secrets(&sb)) {
+			free(it->reason);
+			it->reason = rt_sb_detach(&sb, NULL);
+		}
+		rt_sb_release(&sb);
+	}
 	return db_iteration_finish(c->db, it, err);
 }
 
@@ -1108,8 +1129,7 @@ invalid:
 fail:
 	/* A failed change is recorded and reverted, and the campaign goes on. */
 	if (log.len)
-		db_artifact_add(c->db, c->cid, iter, "build-log", "build.log", log.buf, log.len,
-				log.len >= log.cap, NULL);
+		store_artifact(c, iter, "build-log", "build.log", log.buf, log.len, log.len >= log.cap);
 	if (applied) {
 		struct rt_sb rerr = RT_SB_INIT;
 		if (to_best(c, iter, v, &plan, &log, &rerr)) {

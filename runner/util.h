@@ -115,6 +115,14 @@ bool rt_file_exists(const char *path);
 /* Make a folder and its parents. */
 int rt_mkdirs(const char *path, struct rt_sb *err);
 
+/* ---- secrets ---- */
+/* Replace, in place, every occurrence of the value of an environment
+ * variable that looks secret (its name contains KEY, TOKEN, SECRET,
+ * PASSWORD or CREDENTIAL, and its value has at least 8 characters) with
+ * "[redacted]". Applied to engine logs, build logs and benchmark output before
+ * they are stored. Returns how many occurrences were replaced. */
+int rt_redact_secrets(struct rt_sb *sb);
+
 /* ---- misc ---- */
 /* Levenshtein distance, for did-you-mean suggestions. */
 size_t rt_edit_distance(const char *a, const char *b);

@@ -1,4 +1,5 @@
 /* Clocks, hashing, files and small text helpers (see util.h). */
+#define _GNU_SOURCE
 #include "util.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -258,4 +260,52 @@ void rt_fmt_duration(double s, char *out, size_t n)
 	} else {
 		snprintf(out, n, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
 	}
+}
+
+static bool secret_name(const char *name, size_t n)
+{
+	static const char *const marks[] = { "KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL" };
+	for (size_t m = 0; m < RT_ARRAY_SIZE(marks); m++) {
+		size_t ml = strlen(marks[m]);
+		for (size_t i = 0; i + ml <= n; i++)
+			if (!strncasecmp(name + i, marks[m], ml))
+				return true;
+	}
+	return false;
+}
+
+int rt_redact_secrets(struct rt_sb *sb)
+{
+	extern char **environ;
+	static const char mask[] = "[redacted]";
+	int count = 0;
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || !secret_name(*e, (size_t)(eq - *e)))
+			continue;
+		const char *val = eq + 1;
+		size_t vl = strlen(val);
+		if (vl < 8)
+			continue;
+		struct rt_sb out = RT_SB_INIT;
+		const char *p = sb->buf, *end = sb->buf + sb->len, *hit;
+		bool any = false;
+		while ((hit = memmem(p, (size_t)(end - p), val, vl))) {
+			rt_sb_add(&out, p, (size_t)(hit - p));
+			rt_sb_adds(&out, mask);
+			p = hit + vl;
+			count++;
+			any = true;
+		}
+		if (!any) {
+			rt_sb_release(&out);
+			continue;
+		}
+		rt_sb_add(&out, p, (size_t)(end - p));
+		size_t cap = sb->cap;
+		rt_sb_release(sb);
+		*sb = out;
+		sb->cap = cap;
+	}
+	return count;
 }

@@ -7,6 +7,9 @@
 #     process group) survives as an orphan holding the port; --resume stops
 #     it and carries on instead of refusing the port forever.
 set -eu
+# alive PID: the process exists and is not a zombie (PID 1 of a container
+# may be slow to reap an orphan we killed).
+alive() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" | grep -q '^Z'; }
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-signals-XXXXXX)
@@ -73,13 +76,14 @@ sleep 0.1
 ENG=$(sqlite3 c.db "SELECT value FROM env_facts WHERE key='engine.pgid' ORDER BY id DESC LIMIT 1")
 kill -9 $R
 wait $R 2>/dev/null || true
-kill -0 "$ENG" 2>/dev/null || { echo "FAIL: the engine did not outlive the runner (nothing to test)"; exit 1; }
+alive "$ENG" || { echo "FAIL: the engine did not outlive the runner (nothing to test)"; exit 1; }
 rc=0
 "$RATCHET_BIN" --db c.db run --resume spec.yaml > out2 2> err2 || rc=$?
 cat err2 | head -3
 [ $rc -eq 0 ] || { echo "FAIL: resume after an orphaned engine exited $rc"; exit 1; }
 grep -q "1 orphaned engine stopped" err2 || { echo "FAIL: the orphaned engine was not reported stopped"; exit 1; }
-kill -0 "$ENG" 2>/dev/null && { echo "FAIL: the orphaned engine still runs"; exit 1; }
+sleep 0.2
+alive "$ENG" && { echo "FAIL: the orphaned engine still runs"; exit 1; }
 ENG=
 echo "orphan: ok"
 echo PASS
