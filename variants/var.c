@@ -371,3 +371,35 @@ const char *var_display_path(const struct var_ctx *ctx, const char *path)
 		return path + n + 1;
 	return path;
 }
+
+int var_fingerprint_file(const struct spec_variant *v, const struct var_ctx *ctx, const char *kind,
+			 const char *where, const char *file, const char *key, char out[65],
+			 struct rt_sb *err)
+{
+	char *abs = var_path(ctx, file);
+	char h[65];
+	int rc = rt_sha256_file(abs, h, NULL);
+	free(abs);
+	if (rc)
+		return rt_errf(err, rc, "%s: %s: file missing", file, key);
+	struct rt_sb sb = RT_SB_INIT;
+	rt_sb_adds(&sb, kind);
+	rt_sb_add(&sb, "", 1);
+	rt_sb_adds(&sb, where);
+	rt_sb_add(&sb, "", 1);
+	rt_sb_adds(&sb, h);
+	for (size_t i = 0; i < v->build.n; i++) {
+		rt_sb_add(&sb, "", 1);
+		rt_sb_adds(&sb, v->build.v[i]);
+	}
+	rt_sha256_hex(sb.buf, sb.len, out);
+	rt_sb_release(&sb);
+	return 0;
+}
+
+int var_revert_files(const struct spec_variant *v, const struct var_ctx *ctx,
+		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
+{
+	int rc = var_files_restore(p, err);
+	return rc ? rc : var_run_build(v, ctx, log, err);
+}

@@ -131,6 +131,15 @@ int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv
 const char *var_display_path(const struct var_ctx *ctx, const char *path);
 /* Absolute path of rel under workdir (rel may already be absolute). */
 char *var_path(const struct var_ctx *ctx, const char *rel);
+/* sha256 of kind, where (target or folder), the sha256 of the file's bytes
+ * and the build argv: the fingerprint of file and patch changes. key names
+ * the spec key in the error when the file is missing. */
+int var_fingerprint_file(const struct spec_variant *v, const struct var_ctx *ctx, const char *kind,
+			 const char *where, const char *file, const char *key, char out[65],
+			 struct rt_sb *err);
+/* The revert of kinds that touch files: before bytes back, then the build. */
+int var_revert_files(const struct spec_variant *v, const struct var_ctx *ctx,
+		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err);
 /* Write every planned file back to its before bytes (or remove it). */
 int var_files_restore(const struct var_plan *p, struct rt_sb *err);
 /* Write every planned file with its after bytes. */

@@ -44,35 +44,11 @@ static int file_apply(const struct spec_variant *v, const struct var_ctx *ctx,
 	return rc ? rc : var_run_build(v, ctx, log, err);
 }
 
-static int file_revert(const struct spec_variant *v, const struct var_ctx *ctx,
-		       const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
-{
-	int rc = var_files_restore(p, err);
-	return rc ? rc : var_run_build(v, ctx, log, err);
-}
-
 static int file_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
 			    struct rt_sb *err)
 {
-	char *src = var_path(ctx, v->file.source);
-	char h[65];
-	int rc = rt_sha256_file(src, h, NULL);
-	free(src);
-	if (rc)
-		return rt_errf(err, rc, "%s: file.source: source file missing", v->file.source);
-	struct rt_sb sb = RT_SB_INIT;
-	rt_sb_adds(&sb, "file");
-	rt_sb_add(&sb, "", 1);
-	rt_sb_adds(&sb, v->file.target);
-	rt_sb_add(&sb, "", 1);
-	rt_sb_adds(&sb, h);
-	for (size_t i = 0; i < v->build.n; i++) {
-		rt_sb_add(&sb, "", 1);
-		rt_sb_adds(&sb, v->build.v[i]);
-	}
-	rt_sha256_hex(sb.buf, sb.len, out);
-	rt_sb_release(&sb);
-	return 0;
+	return var_fingerprint_file(v, ctx, "file", v->file.target, v->file.source, "file.source",
+				    out, err);
 }
 
 static int file_describe(const struct spec_variant *v, const struct var_ctx *ctx,
@@ -94,7 +70,7 @@ const struct var_ops var_file_ops = {
 	.name = "file",
 	.plan = file_plan,
 	.apply = file_apply,
-	.revert = file_revert,
+	.revert = var_revert_files,
 	.fingerprint = file_fingerprint,
 	.describe = file_describe,
 };

@@ -128,35 +128,11 @@ static int patch_apply(const struct spec_variant *v, const struct var_ctx *ctx,
 	return rc ? rc : var_run_build(v, ctx, log, err);
 }
 
-static int patch_revert(const struct spec_variant *v, const struct var_ctx *ctx,
-			const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
-{
-	int rc = var_files_restore(p, err);
-	return rc ? rc : var_run_build(v, ctx, log, err);
-}
-
 static int patch_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
 			     struct rt_sb *err)
 {
-	char *patch = var_path(ctx, v->patch.file);
-	char h[65];
-	int rc = rt_sha256_file(patch, h, NULL);
-	free(patch);
-	if (rc)
-		return rt_errf(err, rc, "%s: patch.file: patch file missing", v->patch.file);
-	struct rt_sb sb = RT_SB_INIT;
-	rt_sb_adds(&sb, "patch");
-	rt_sb_add(&sb, "", 1);
-	rt_sb_adds(&sb, v->patch.dir);
-	rt_sb_add(&sb, "", 1);
-	rt_sb_adds(&sb, h);
-	for (size_t i = 0; i < v->build.n; i++) {
-		rt_sb_add(&sb, "", 1);
-		rt_sb_adds(&sb, v->build.v[i]);
-	}
-	rt_sha256_hex(sb.buf, sb.len, out);
-	rt_sb_release(&sb);
-	return 0;
+	return var_fingerprint_file(v, ctx, "patch", v->patch.dir, v->patch.file, "patch.file", out,
+				    err);
 }
 
 static int patch_describe(const struct spec_variant *v, const struct var_ctx *ctx,
@@ -187,7 +163,7 @@ const struct var_ops var_patch_ops = {
 	.name = "patch",
 	.plan = patch_plan,
 	.apply = patch_apply,
-	.revert = patch_revert,
+	.revert = var_revert_files,
 	.fingerprint = patch_fingerprint,
 	.describe = patch_describe,
 };
