@@ -1060,17 +1060,18 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 		state = "reverted";
 		set_reason(&it, "%s; %s", d.reason, RUN_TRIAL_PASSED);
 	}
+	/* A change that is to be kept (and gated) must be in place. */
+	if (keep && !applied) {
+		rt_sb_reset(&why);
+		if ((rc = to_cand(c, iter, v, &plan, &cand, &log, &why))) {
+			set_reason(&it, "apply failed: %s", why.buf);
+			goto fail;
+		}
+		applied = true;
+	}
 	/* The gate runs on the candidate, only when everything else says keep. */
 	if (keep && c->s->gate.present) {
 		rep_progress_phase(&c->prog, c->seq, v->name, "gate");
-		if (!applied) {
-			rt_sb_reset(&why);
-			if ((rc = to_cand(c, iter, v, &plan, &cand, &log, &why))) {
-				set_reason(&it, "apply failed: %s", why.buf);
-				goto fail;
-			}
-			applied = true;
-		}
 		struct run_gate_result gr;
 		memset(&gr, 0, sizeof(gr));
 		rt_sb_reset(&why);
@@ -1091,14 +1092,6 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 	}
 	record_stats(c, iter, ser, nser, keep);
 	if (keep) {
-		if (!applied) {
-			rt_sb_reset(&why);
-			if ((rc = to_cand(c, iter, v, &plan, &cand, &log, &why))) {
-				set_reason(&it, "apply failed: %s", why.buf);
-				goto fail;
-			}
-			applied = true;
-		}
 		if ((rc = finish(c, &it, "kept", "keep", err)))
 			goto out;
 		db_campaign_set_best(c->db, c->cid, iter, NULL);
