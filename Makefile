@@ -18,7 +18,7 @@ DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
 DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
 
-.PHONY: all build deps demo check bench clean
+.PHONY: all build deps demo demo-serving check bench clean
 
 all: build
 
@@ -33,6 +33,9 @@ deps:
 
 demo: deps build
 	sh tools/demo.sh $(BUILD)
+
+demo-serving: deps build
+	sh tools/demo.sh $(BUILD) serving
 
 check: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

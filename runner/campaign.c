@@ -28,6 +28,7 @@
 #include "db/journal.h"
 #include "engine.h"
 #include "gate.h"
+#include "gsm8k.h"
 #include "reports/rep.h"
 #include "stats.h"
 #include "variants/var.h"
@@ -1336,6 +1337,16 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 		rc = rt_errf(err, RT_EUSAGE, "%s: strategy '%s' is not implemented yet (use list or greedy)",
 			     s->path, spec_strategy_name(s->strategy));
 		goto out;
+	}
+	if (s->gate.present) {
+		/* The gate's data must be there before anything is measured. */
+		struct gsm8k_set set;
+		memset(&set, 0, sizeof(set));
+		if ((rc = gsm8k_find("test", s->gate.dataset, &set, err))) {
+			rt_errf(err, 0, " (gate.gsm8k.dataset in %s)", s->path);
+			goto out;
+		}
+		gsm8k_set_release(&set);
 	}
 	int found = db_campaign_latest(db, s->name, &cp, NULL);
 	bool running = found == 0 && !strcmp(cp.state, "running");
