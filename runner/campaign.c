@@ -689,13 +689,20 @@ static void record_stats(struct camp *c, int64_t iter, struct series *ser, size_
 			.n_best = (int)s->n[0], .n_cand = (int)s->n[1],
 		};
 		db_metric_stat_add(c->db, iter, &ms, NULL);
+		/* The client's own send lag says nothing about the change. */
+		if (!strncmp(s->metric, "send_lag", 8))
+			continue;
 		struct run_stats_regression r;
 		if (sb.median > 0 &&
 		    run_stats_regression(s->v[0], s->n[0], s->v[1], s->n[1], hib,
 					 c->s->repeats.confidence, 0.01, seed, &r) == 0 &&
-		    r.regressed)
+		    r.regressed) {
+			/* Stored signed so that negative is worse, the interval with it. */
+			double d = hib ? r.delta : -r.delta;
+			double lo = hib ? r.lo : -r.hi, hi = hib ? r.hi : -r.lo;
 			db_regression_add(c->db, iter, s->bench, s->metric, s->unit, sb.median, sc.median,
-					  hib ? r.delta : -r.delta, r.lo, r.hi, kept, NULL);
+					  d, lo, hi, kept, NULL);
+		}
 	}
 }
 

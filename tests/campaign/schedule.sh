@@ -3,7 +3,7 @@
 # interleaved (the default) alternates best and candidate from the first
 # sample and records the comparison as paired; `interleave: false` takes the
 # best's first `min` samples, then the candidate's, then pairs, and records
-# it as not paired.
+# it as not paired. Also checks the regression row the worse tile leaves.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -26,4 +26,8 @@ echo "blocks then pairs: $got"
 [ "$got" = "best0 best1 best2 cand0 cand1 cand2 best3 cand3" ] || { echo "FAIL: non-interleaved schedule"; exit 1; }
 [ "$(sqlite3 "$W/true/c.db" "SELECT paired FROM iterations WHERE variant='m64-32'")" = 1 ] || { echo "FAIL: interleaved not recorded as paired"; exit 1; }
 [ "$(sqlite3 "$W/false/c.db" "SELECT paired FROM iterations WHERE variant='m64-32'")" = 0 ] || { echo "FAIL: blocks recorded as paired"; exit 1; }
+# The worse tile left a regression row: signed so that negative is worse,
+# its interval on the same side, and not marked kept.
+row=$(sqlite3 "$W/true/c.db" "SELECT r.delta < 0 AND r.ci_lo <= r.delta AND r.delta <= r.ci_hi AND r.ci_hi < 0 AND r.kept = 0 FROM regressions r JOIN iterations i ON i.id = r.iteration_id WHERE i.variant = 'm256-128' AND r.metric = 'gflops'")
+[ "$row" = 1 ] || { echo "FAIL: regression row of m256-128 missing or mis-signed ($row)"; exit 1; }
 echo PASS
