@@ -56,5 +56,6 @@ int cmd_invalidate(int argc, char **argv, struct rt_ctx *ctx);
 int cmd_gate(int argc, char **argv, struct rt_ctx *ctx);
 int cmd_bench(int argc, char **argv, struct rt_ctx *ctx);
 int cmd_devices(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_holes(int argc, char **argv, struct rt_ctx *ctx);
 
 #endif

@@ -26,6 +26,7 @@ static const struct rt_cmd commands[] = {
 	{ "gate", cmd_gate, CMD_NEEDS_DB, "GSM8K accuracy gate against an OpenAI-compatible endpoint (CI)" },
 	{ "bench", cmd_bench, CMD_NEEDS_DB, "run one benchmark by hand: `ratchet bench load`" },
 	{ "devices", cmd_devices, CMD_NEEDS_DB, "list devices of every backend; --peak measures ceilings" },
+	{ "holes", cmd_holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for" },
 };
 
 static void usage(FILE *out)

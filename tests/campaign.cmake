@@ -25,3 +25,4 @@ rt_add_test(test_patch COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch.sh TI
 rt_add_test(test_report_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/report_chromium.sh
             NEEDS_GSM8K TIMEOUT 240 LABELS e2e)
 set_tests_properties(test_report_chromium PROPERTIES SKIP_RETURN_CODE 77)
+rt_add_test(test_holes COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/holes.sh TIMEOUT 120 LABELS e2e)

@@ -157,6 +157,31 @@ long var_argv_find_opt(char **v, size_t n, const char *name, bool *eq_form);
 /* An option ("-x", "--x"), not a value (a negative number is a value). */
 bool var_argv_is_option(const char *s);
 
+/* ---- CSV (var_csv.c) ---- */
+struct var_csv_field {
+	size_t start, end; /* raw bytes (with quotes) */
+	char *value;       /* unquoted value (owned) */
+	bool quoted;       /* written with quotes */
+};
+
+struct var_csv_row {
+	size_t start, end;       /* raw bytes including the line terminator */
+	size_t term;             /* offset of the terminator (== end when none) */
+	struct var_csv_field *f;     /* fields (owned) */
+	size_t n;                /* number of fields */
+	int line;                /* 1-based line where the row starts */
+};
+
+struct var_csv {
+	struct var_csv_row *rows; /* header first */
+	size_t n;
+};
+
+/* Parse a whole CSV text (header row first); file names it in errors
+ * ("file:line: unterminated quoted field"). */
+int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c, struct rt_sb *err);
+void var_csv_release(struct var_csv *c);
+
 /* Table kind internals exposed for tests: parse/serialize one format. */
 enum spec_table_format var_table_format_of(const struct spec_var_table *t);
 

@@ -127,102 +127,7 @@ out:
 	return rc;
 }
 
-/* ---- CSV ---- */
-struct csv_field {
-	size_t start, end; /* raw bytes (with quotes) */
-	char *value;       /* unquoted value (owned) */
-	bool quoted;       /* written with quotes */
-};
-
-struct csv_row {
-	size_t start, end;       /* raw bytes including the line terminator */
-	size_t term;             /* offset of the terminator (== end when none) */
-	struct csv_field *f;     /* fields (owned) */
-	size_t n;                /* number of fields */
-	int line;                /* 1-based line where the row starts */
-};
-
-struct csv {
-	struct csv_row *rows; /* header first */
-	size_t n;
-};
-
-static void csv_release(struct csv *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		for (size_t j = 0; j < c->rows[i].n; j++)
-			free(c->rows[i].f[j].value);
-		free(c->rows[i].f);
-	}
-	free(c->rows);
-}
-
-static int csv_parse(const char *file, const char *d, size_t len, struct csv *c, struct rt_sb *err)
-{
-	size_t i = 0;
-	int line = 1;
-	c->rows = NULL;
-	c->n = 0;
-	while (i < len) {
-		struct csv_row r = { .start = i, .line = line };
-		for (;;) {
-			struct csv_field f = { .start = i };
-			struct rt_sb val = RT_SB_INIT;
-			if (i < len && d[i] == '"') {
-				f.quoted = true;
-				i++;
-				for (;;) {
-					if (i >= len) {
-						rt_sb_release(&val);
-						for (size_t k = 0; k < r.n; k++)
-							free(r.f[k].value);
-						free(r.f);
-						return rt_errf(err, RT_EPARSE, "%s:%d: unterminated quoted field",
-							       file, r.line);
-					}
-					if (d[i] == '"') {
-						if (i + 1 < len && d[i + 1] == '"') {
-							rt_sb_addc(&val, '"');
-							i += 2;
-							continue;
-						}
-						i++;
-						break;
-					}
-					if (d[i] == '\n')
-						line++;
-					rt_sb_addc(&val, d[i++]);
-				}
-				/* tolerate junk after the closing quote up to the separator */
-				while (i < len && d[i] != ',' && d[i] != '\n' && d[i] != '\r')
-					rt_sb_addc(&val, d[i++]);
-			} else {
-				while (i < len && d[i] != ',' && d[i] != '\n' && d[i] != '\r')
-					rt_sb_addc(&val, d[i++]);
-			}
-			f.end = i;
-			f.value = rt_sb_detach(&val, NULL);
-			r.f = xrealloc(r.f, (r.n + 1) * sizeof(*r.f));
-			r.f[r.n++] = f;
-			if (i < len && d[i] == ',') {
-				i++;
-				continue;
-			}
-			break;
-		}
-		r.term = i;
-		if (i < len && d[i] == '\r')
-			i++;
-		if (i < len && d[i] == '\n')
-			i++;
-		line++;
-		r.end = i;
-		c->rows = xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
-		c->rows[c->n++] = r;
-	}
-	return 0;
-}
-
+/* ---- CSV (rows parsed by var_csv.c) ---- */
 static void trim(char *s)
 {
 	size_t n = strlen(s), a = 0;
@@ -265,8 +170,8 @@ static int edit_csv(const struct spec_variant *v, const char *d, size_t len, str
 		    struct rt_sb *err)
 {
 	const struct spec_var_table *t = &v->table;
-	struct csv c;
-	int rc = csv_parse(t->file, d, len, &c, err);
+	struct var_csv c;
+	int rc = var_csv_parse(t->file, d, len, &c, err);
 	if (rc)
 		return rc;
 	size_t nk = t->key_columns.n;
@@ -278,7 +183,7 @@ static int edit_csv(const struct spec_variant *v, const char *d, size_t len, str
 		rc = rt_errf(err, RT_EPARSE, "%s: empty CSV (no header)", t->file);
 		goto out;
 	}
-	struct csv_row *h = &c.rows[0];
+	struct var_csv_row *h = &c.rows[0];
 	const char **cols = xcalloc(h->n + 1, sizeof(char *));
 	for (size_t j = 0; j < h->n; j++) {
 		trim(h->f[j].value);
@@ -365,7 +270,7 @@ static int edit_csv(const struct spec_variant *v, const char *d, size_t len, str
 	if (h->term < h->end && d[h->term] == '\r')
 		eol = "\r\n";
 	if (row >= 0) {
-		struct csv_row *r = &c.rows[row];
+		struct var_csv_row *r = &c.rows[row];
 		rt_sb_add(&e->out, d, r->start);
 		if (e->new_entry) {
 			for (size_t j = 0; j < h->n; j++) {
@@ -425,7 +330,7 @@ out:
 		free(keys[i]);
 	free(keys);
 	free(kidx);
-	csv_release(&c);
+	var_csv_release(&c);
 	return rc;
 }
 
