@@ -676,10 +676,31 @@ static void charts(struct w *w, const struct journal *j)
 		   "previous one ended (gains compound).</figcaption></figure>\n");
 	struct rep_dist tt[2] = { { "baseline", j->lat[0], j->nlat[0] }, { "final", j->lat[1], j->nlat[1] } };
 	struct rep_dist ee[2] = { { "baseline", j->lat[2], j->nlat[2] }, { "final", j->lat[3], j->nlat[3] } };
+	const struct db_q_series *ob = NULL, *of = NULL;
+	const char *dot = j->base && j->base->objective ? strchr(j->base->objective, '.') : NULL;
+	if (!j->nlat[0] && !j->nlat[1] && !j->nlat[2] && !j->nlat[3] && dot) {
+		/* No per-request records (a kernel or command campaign): show the
+		 * objective's own measurements instead of an empty chart. */
+		char *bench = xstrndup(j->base->objective, (size_t)(dot - j->base->objective));
+		ob = find_series(j->bser, j->nbser, bench, dot + 1, "best");
+		if (j->fin && j->fin != j->base)
+			of = find_series(j->fser, j->nfser, bench, dot + 1, "cand");
+		free(bench);
+	}
 	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
-	rep_svg_latency(w->sb, tt, 2, ee, 2);
-	rt_sb_adds(w->sb, "</div><figcaption>Share of requests answered within a given time: further "
-		   "left is faster.</figcaption></figure>\n");
+	if (ob) {
+		struct rep_dist d[2] = { { "baseline", ob->v, ob->n }, { "final", of ? of->v : NULL, of ? of->n : 0 } };
+		char *axis = ob->unit ? xasprintf("%s (%s)", j->base->objective, ob->unit)
+				      : xstrdup(j->base->objective);
+		rep_svg_samples(w->sb, axis, d, 2);
+		free(axis);
+		rt_sb_adds(w->sb, "</div><figcaption>Every measurement of the objective, baseline vs final "
+			   "configuration (no per-request records in this campaign).</figcaption></figure>\n");
+	} else {
+		rep_svg_latency(w->sb, tt, 2, ee, 2);
+		rt_sb_adds(w->sb, "</div><figcaption>Share of requests answered within a given time: further "
+			   "left is faster.</figcaption></figure>\n");
+	}
 	free(p);
 	free(g);
 }

@@ -129,6 +129,11 @@ struct rep_dist {
  * With no samples at all the chart says so. id "chart-latency". */
 void rep_svg_latency(struct rt_sb *sb, const struct rep_dist *ttft, size_t nttft,
 		     const struct rep_dist *e2el, size_t ne2el);
+/* The same ECDF for a campaign without per-request records (kernel or
+ * command benchmarks): every measurement of the objective, baseline vs final,
+ * in one panel whose x axis is labelled axis ("gemm_512.gflops (GFLOP/s)").
+ * Same chart id, so a report has one distribution chart either way. */
+void rep_svg_samples(struct rt_sb *sb, const char *axis, const struct rep_dist *d, size_t nd);
 
 /* ---- live progress of `ratchet run` (progress.c) ---- */
 

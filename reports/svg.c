@@ -436,8 +436,8 @@ static void ecdf_series(struct chart *c, const struct rep_dist *d, const char *c
 	}
 }
 
-static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const char *name,
-		  const struct rep_dist *d, size_t nd)
+static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const char *xlabel,
+		  const char *ylabel, const struct rep_dist *d, size_t nd)
 {
 	double lo = DBL_MAX, hi = 0;
 	size_t total = 0;
@@ -447,11 +447,9 @@ static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const
 	if (!total)
 		lo = 0, hi = 1;
 	double pad = (hi - lo) * 0.05 + 1e-6;
-	char xl[48];
-	snprintf(xl, sizeof(xl), "%s (s)", name);
 	c->sb = sb;
-	axes(c, x0, x1, H - MB, MT, fmax(0, lo - pad), hi + pad, 0, 1, false, "pct", xl,
-	     x0 < ML + 1 ? "share of requests (%)" : NULL);
+	axes(c, x0, x1, H - MB, MT, fmax(0, lo - pad), hi + pad, 0, 1, false, "pct", xlabel,
+	     x0 < ML + 1 ? ylabel : NULL);
 	static const char *cols[] = { C_BASE, C_OTHER };
 	static const char *cls[] = { "base", "final" };
 	for (size_t k = 0; k < nd && k < 2; k++)
@@ -479,12 +477,31 @@ void rep_svg_latency(struct rt_sb *sb, const struct rep_dist *ttft, size_t nttft
 	struct chart c;
 	begin(&c, sb, "chart-latency", "Latency distribution: baseline vs final", desc.buf, W, H);
 	double mid = (W - MR + ML) / 2;
-	panel(&c, sb, ML, mid - 24, "ttft", ttft, nttft);
-	panel(&c, sb, mid + 40, W - MR, "e2el", e2el, ne2el);
+	panel(&c, sb, ML, mid - 24, "ttft (s)", "share of requests (%)", ttft, nttft);
+	panel(&c, sb, mid + 40, W - MR, "e2el (s)", "share of requests (%)", e2el, ne2el);
 	/* Each empty panel says so itself; a second note under the axes overlapped
 	 * their labels (seen in the screenshot of a kernel campaign's report). */
 	const char *l0 = nttft > 0 && ttft[0].label ? ttft[0].label : "baseline";
 	const char *l1 = nttft > 1 && ttft[1].label ? ttft[1].label : "final";
+	legend(sb, W, 0, 2, C_BASE, false, l0);
+	legend(sb, W, 1, 2, C_OTHER, false, l1);
+	end(sb);
+	rt_sb_release(&desc);
+}
+
+void rep_svg_samples(struct rt_sb *sb, const char *axis, const struct rep_dist *d, size_t nd)
+{
+	size_t total = 0;
+	for (size_t k = 0; k < nd; k++)
+		total += d[k].n;
+	struct rt_sb desc = RT_SB_INIT;
+	rt_sb_addf(&desc, "Empirical CDF of every valid measurement of %s, baseline vs final "
+		   "configuration (%zu measurements).", axis, total);
+	struct chart c;
+	begin(&c, sb, "chart-latency", "Distribution of the objective: baseline vs final", desc.buf, W, H);
+	panel(&c, sb, ML, W - MR, axis, "share of measurements (%)", d, nd);
+	const char *l0 = nd > 0 && d[0].label ? d[0].label : "baseline";
+	const char *l1 = nd > 1 && d[1].label ? d[1].label : "final";
 	legend(sb, W, 0, 2, C_BASE, false, l0);
 	legend(sb, W, 1, 2, C_OTHER, false, l1);
 	end(sb);

@@ -299,6 +299,21 @@ static void test_svg_latency(void **state)
 	rt_sb_release(&sb);
 }
 
+static void test_svg_samples(void **state)
+{
+	(void)state;
+	/* A campaign without per-request records: the objective's measurements. */
+	double b[] = { 2.87, 2.89, 2.92 }, f[] = { 5.10, 5.17, 5.47, 5.50 };
+	struct rep_dist d[2] = { { "baseline", b, 3 }, { "final", f, 4 } };
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_samples(&sb, "gemm_512.gflops (GFLOP/s)", d, 2);
+	assert_int_equal(svg_points(sb.buf, "chart-latency"), 3 + 4);
+	assert_non_null(strstr(sb.buf, "gemm_512.gflops (GFLOP/s)"));
+	assert_non_null(strstr(sb.buf, "share of measurements (%)"));
+	assert_null(strstr(sb.buf, "ttft (s)"));
+	rt_sb_release(&sb);
+}
+
 /* ---- progress ---- */
 
 static double fake_t;
@@ -510,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_svg_gate),
 		cmocka_unit_test(test_svg_waterfall),
 		cmocka_unit_test(test_svg_latency),
+		cmocka_unit_test(test_svg_samples),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test_setup_teardown(test_log, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_show, fx_setup, fx_teardown),
