@@ -4,6 +4,8 @@ SANITIZE ?= 0
 WERROR ?= 0
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+# Extra configure flags from the command line, e.g. RATCHET_CMAKE="-DRATCHET_HIP=ON".
+RATCHET_CMAKE ?=
 
 ifeq ($(SANITIZE),1)
 BUILD := $(BUILD)-asan
@@ -23,7 +25,7 @@ DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
 all: build
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) $(RATCHET_CMAKE)
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
