@@ -165,6 +165,11 @@ static void test_flips_and_baseline(void **state)
 	static const int fl[] = { 3, 17, 0 };
 	fc.flip = fl;
 	fc.n_flip = 3;
+	/* Paced answers, so the early stop is decided while questions remain
+	 * (a zero-latency server can answer all 100 before a loaded CI machine
+	 * has read the first ones). */
+	fc.delay_ms = 5;
+	g.concurrency = 4;
 	s = fake_start(&fc, &port);
 	g.max_drop = 0.005;
 	/* Two flips to wrong and one to right already drop 0.01 > 0.005: stops early. */
