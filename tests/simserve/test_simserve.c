@@ -469,7 +469,7 @@ static void test_missing_tile_slow(void **st)
 	double slow = time_one(s.port, body);
 	stop_ok(&s);
 	/* 40 x 2 ms vs 40 x 3.2 ms */
-	if (!(fast > 0.078 && fast < 0.2 && slow / fast > 1.3))
+	if (!(fast > 0.078 && fast < 0.5 && slow / fast > 1.3)) /* upper bound loose for a loaded CI */
 		fail_msg("fast %.3f s, slow %.3f s", fast, slow);
 	/* above --max-graph-bs decode costs 1.5x: batch 1 with max-graph-bs 0 */
 	START(&s, "--tiles", best, "--decode-us-per-step", "0", "--decode-us-per-seq", "2000",

@@ -88,7 +88,10 @@ static void test_ok_closed_loop(void **state)
 		assert_true(lag >= 0);
 		assert_true(lag < 20000000); /* loopback, loaded 2-core CI: < 20 ms */
 		assert_true(q->e2el_s >= q->ttft_s);
-		assert_true(q->itl_mean_s > 0.00015); /* 200us between tokens */
+		/* The server waits 200us between tokens, but a loaded machine may
+		 * read two chunks at once: check the arithmetic, not the pacing. */
+		assert_true(q->itl_mean_s > 0);
+		assert_true(q->itl_mean_s * (q->n_chunks - 1) <= q->e2el_s - q->ttft_s + 1e-6);
 	}
 	assert_int_equal(r.output_tokens_total, 160);
 	struct run_load_dist d;
@@ -238,7 +241,7 @@ static void test_open_loop_rate(void **state)
 	assert_true(lag.median < 0.005);
 	assert_true(lag.p99 < 0.1);
 	/* 99 gaps of 5 ms */
-	assert_true(r.duration_s > 0.49 && r.duration_s < 1.0);
+	assert_true(r.duration_s > 0.49 && r.duration_s < 2.0); /* upper bound loose for a loaded CI */
 	/* poisson too: mean rate close to the asked one */
 	run_load_result_release(&r);
 	c.pattern = SPEC_LOAD_POISSON;
@@ -274,7 +277,7 @@ static void test_prefill_together(void **state)
 			if (q->sent_ns > hi)
 				hi = q->sent_ns;
 		}
-		assert_true(hi - lo < 2000000); /* released within 2 ms */
+		assert_true(hi - lo < 20000000); /* released together: within 20 ms even on a loaded CI (bench_load has the real figure) */
 	}
 	/* the second wave starts after the first has finished */
 	assert_true(r.reqs[16].intended_ns >= r.reqs[0].done_ns);
