@@ -31,6 +31,15 @@ void db_rollback(struct db *db);
 
 /* Report an SQLite error in err as "db: <what>: <sqlite message>"; returns RT_EDB. */
 int db_fail(struct db *db, struct rt_sb *err, const char *what);
+/* Binding and reading helpers shared by the db/ files. NULL text, a
+ * non-finite real and an id <= 0 are bound as SQL NULL; a NULL column reads
+ * back as NULL text or NAN. Text is copied (the caller frees). */
+void db_bind_text(sqlite3_stmt *st, int i, const char *s);
+void db_bind_real(sqlite3_stmt *st, int i, double v);
+void db_bind_id(sqlite3_stmt *st, int i, int64_t id);
+char *db_col_text(sqlite3_stmt *st, int i);
+double db_col_real(sqlite3_stmt *st, int i);
+
 /* Prepare (cached per db handle); NULL with err filled on failure. */
 sqlite3_stmt *db_prepare(struct db *db, const char *sql, struct rt_sb *err);
 

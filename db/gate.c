@@ -38,47 +38,12 @@ void db_gate_answer_release(struct db_gate_answer *a)
 	memset(a, 0, sizeof(*a));
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
-
-static void bind_id(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v > 0)
-		sqlite3_bind_int64(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static void bind_count(sqlite3_stmt *st, int i, int v)
 {
 	if (v >= 0)
 		sqlite3_bind_int(st, i, v);
 	else
 		sqlite3_bind_null(st, i);
-}
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 static int col_count(sqlite3_stmt *st, int i)
@@ -103,17 +68,17 @@ int db_gate_run_create(struct db *db, const struct db_gate_run *r, int64_t *id, 
 	sqlite3_stmt *st = db_prepare(db, sql_run_create, err);
 	if (!st)
 		return RT_EDB;
-	bind_id(st, 1, r->iteration_id);
-	bind_text(st, 2, r->label);
-	bind_text(st, 3, r->endpoint ? r->endpoint : "");
-	bind_text(st, 4, r->model);
-	bind_text(st, 5, r->api);
-	bind_text(st, 6, r->format);
-	bind_text(st, 7, r->extract);
-	bind_text(st, 8, r->dataset_sha256);
+	db_bind_id(st, 1, r->iteration_id);
+	db_bind_text(st, 2, r->label);
+	db_bind_text(st, 3, r->endpoint ? r->endpoint : "");
+	db_bind_text(st, 4, r->model);
+	db_bind_text(st, 5, r->api);
+	db_bind_text(st, 6, r->format);
+	db_bind_text(st, 7, r->extract);
+	db_bind_text(st, 8, r->dataset_sha256);
 	sqlite3_bind_int(st, 9, r->n_planned);
-	bind_id(st, 10, r->baseline_run_id);
-	bind_text(st, 11, r->params_json);
+	db_bind_id(st, 10, r->baseline_run_id);
+	db_bind_text(st, 11, r->params_json);
 	sqlite3_bind_int64(st, 12, r->started_at ? r->started_at : rt_wall_ms());
 	int rc = step_done(db, st, err, "insert gate run");
 	if (!rc)
@@ -139,20 +104,20 @@ int db_gate_run_finish(struct db *db, const struct db_gate_run *r, struct rt_sb 
 	bind_count(st, 4, r->n_correct_strict);
 	bind_count(st, 5, r->n_correct_flex);
 	sqlite3_bind_int(st, 6, r->n_failed);
-	bind_real(st, 7, r->accuracy);
-	bind_real(st, 8, r->wilson_lo);
-	bind_real(st, 9, r->wilson_hi);
-	bind_id(st, 10, r->baseline_run_id);
-	bind_real(st, 11, r->diff);
-	bind_real(st, 12, r->diff_lo);
-	bind_real(st, 13, r->diff_hi);
-	bind_real(st, 14, r->mcnemar_p);
-	bind_real(st, 15, r->identical_rate);
+	db_bind_real(st, 7, r->accuracy);
+	db_bind_real(st, 8, r->wilson_lo);
+	db_bind_real(st, 9, r->wilson_hi);
+	db_bind_id(st, 10, r->baseline_run_id);
+	db_bind_real(st, 11, r->diff);
+	db_bind_real(st, 12, r->diff_lo);
+	db_bind_real(st, 13, r->diff_hi);
+	db_bind_real(st, 14, r->mcnemar_p);
+	db_bind_real(st, 15, r->identical_rate);
 	bind_count(st, 16, r->baseline_run_id > 0 ? r->flips_to_wrong : -1);
 	bind_count(st, 17, r->baseline_run_id > 0 ? r->flips_to_right : -1);
 	sqlite3_bind_int(st, 18, r->early_stop);
 	bind_count(st, 19, r->passed);
-	bind_text(st, 20, r->verdict);
+	db_bind_text(st, 20, r->verdict);
 	sqlite3_bind_int64(st, 21, r->finished_at ? r->finished_at : rt_wall_ms());
 	int rc = step_done(db, st, err, "update gate run");
 	if (!rc && sqlite3_changes(db_sqlite(db)) != 1)
@@ -185,34 +150,34 @@ int db_gate_run_get(struct db *db, int64_t id, struct db_gate_run *o, struct rt_
 	}
 	o->id = sqlite3_column_int64(st, 0);
 	o->iteration_id = sqlite3_column_int64(st, 1);
-	o->label = col_text(st, 2);
-	o->endpoint = col_text(st, 3);
-	o->model = col_text(st, 4);
-	o->api = col_text(st, 5);
-	o->format = col_text(st, 6);
-	o->extract = col_text(st, 7);
-	o->dataset_sha256 = col_text(st, 8);
+	o->label = db_col_text(st, 2);
+	o->endpoint = db_col_text(st, 3);
+	o->model = db_col_text(st, 4);
+	o->api = db_col_text(st, 5);
+	o->format = db_col_text(st, 6);
+	o->extract = db_col_text(st, 7);
+	o->dataset_sha256 = db_col_text(st, 8);
 	o->n_planned = sqlite3_column_int(st, 9);
 	o->n_done = sqlite3_column_int(st, 10);
 	o->n_correct = sqlite3_column_int(st, 11);
 	o->n_correct_strict = col_count(st, 12);
 	o->n_correct_flex = col_count(st, 13);
 	o->n_failed = sqlite3_column_int(st, 14);
-	o->accuracy = col_real(st, 15);
-	o->wilson_lo = col_real(st, 16);
-	o->wilson_hi = col_real(st, 17);
+	o->accuracy = db_col_real(st, 15);
+	o->wilson_lo = db_col_real(st, 16);
+	o->wilson_hi = db_col_real(st, 17);
 	o->baseline_run_id = sqlite3_column_int64(st, 18);
-	o->diff = col_real(st, 19);
-	o->diff_lo = col_real(st, 20);
-	o->diff_hi = col_real(st, 21);
-	o->mcnemar_p = col_real(st, 22);
-	o->identical_rate = col_real(st, 23);
+	o->diff = db_col_real(st, 19);
+	o->diff_lo = db_col_real(st, 20);
+	o->diff_hi = db_col_real(st, 21);
+	o->mcnemar_p = db_col_real(st, 22);
+	o->identical_rate = db_col_real(st, 23);
 	o->flips_to_wrong = col_count(st, 24);
 	o->flips_to_right = col_count(st, 25);
 	o->early_stop = sqlite3_column_int(st, 26) != 0;
 	o->passed = col_count(st, 27);
-	o->verdict = col_text(st, 28);
-	o->params_json = col_text(st, 29);
+	o->verdict = db_col_text(st, 28);
+	o->params_json = db_col_text(st, 29);
 	o->started_at = sqlite3_column_int64(st, 30);
 	o->finished_at = sqlite3_column_int64(st, 31);
 	sqlite3_reset(st);
@@ -230,10 +195,10 @@ int db_gate_run_latest_pass(struct db *db, const char *label, const char *endpoi
 	sqlite3_stmt *st = db_prepare(db, sql_latest_pass, err);
 	if (!st)
 		return RT_EDB;
-	bind_text(st, 1, label);
-	bind_text(st, 2, endpoint);
-	bind_text(st, 3, model);
-	bind_text(st, 4, format);
+	db_bind_text(st, 1, label);
+	db_bind_text(st, 2, endpoint);
+	db_bind_text(st, 3, model);
+	db_bind_text(st, 4, format);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
@@ -261,21 +226,21 @@ int db_gate_answer_add(struct db *db, const struct db_gate_answer *a, struct rt_
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, a->run_id);
 	sqlite3_bind_int(st, 2, a->idx);
-	bind_text(st, 3, a->prompt_sha256);
-	bind_text(st, 4, a->response);
-	bind_text(st, 5, a->response_sha256[0] ? a->response_sha256 : NULL);
-	bind_text(st, 6, a->extracted_strict);
-	bind_text(st, 7, a->extracted_flex);
-	bind_text(st, 8, a->target);
+	db_bind_text(st, 3, a->prompt_sha256);
+	db_bind_text(st, 4, a->response);
+	db_bind_text(st, 5, a->response_sha256[0] ? a->response_sha256 : NULL);
+	db_bind_text(st, 6, a->extracted_strict);
+	db_bind_text(st, 7, a->extracted_flex);
+	db_bind_text(st, 8, a->target);
 	bind_count(st, 9, a->correct);
 	bind_count(st, 10, a->correct_strict);
 	bind_count(st, 11, a->correct_flex);
-	bind_text(st, 12, a->finish_reason);
+	db_bind_text(st, 12, a->finish_reason);
 	bind_count(st, 13, a->prompt_tokens);
 	bind_count(st, 14, a->completion_tokens);
 	sqlite3_bind_int(st, 15, a->failed);
-	bind_text(st, 16, a->error);
-	bind_real(st, 17, a->latency_s);
+	db_bind_text(st, 16, a->error);
+	db_bind_real(st, 17, a->latency_s);
 	return step_done(db, st, err, "insert gate answer");
 }
 
@@ -312,20 +277,20 @@ int db_gate_answers_list(struct db *db, int64_t run_id, struct db_gate_answer **
 		a->run_id = sqlite3_column_int64(st, 0);
 		a->idx = sqlite3_column_int(st, 1);
 		copy_hex(a->prompt_sha256, st, 2);
-		a->response = col_text(st, 3);
+		a->response = db_col_text(st, 3);
 		copy_hex(a->response_sha256, st, 4);
-		a->extracted_strict = col_text(st, 5);
-		a->extracted_flex = col_text(st, 6);
-		a->target = col_text(st, 7);
+		a->extracted_strict = db_col_text(st, 5);
+		a->extracted_flex = db_col_text(st, 6);
+		a->target = db_col_text(st, 7);
 		a->correct = col_count(st, 8);
 		a->correct_strict = col_count(st, 9);
 		a->correct_flex = col_count(st, 10);
-		a->finish_reason = col_text(st, 11);
+		a->finish_reason = db_col_text(st, 11);
 		a->prompt_tokens = col_count(st, 12);
 		a->completion_tokens = col_count(st, 13);
 		a->failed = sqlite3_column_int(st, 14) != 0;
-		a->error = col_text(st, 15);
-		a->latency_s = col_real(st, 16);
+		a->error = db_col_text(st, 15);
+		a->latency_s = db_col_real(st, 16);
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {

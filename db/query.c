@@ -13,17 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-static double col_dbl(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 static int col_tri(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i) != 0;
@@ -70,9 +59,9 @@ int db_q_campaign_get(struct db *db, int64_t id, struct db_q_campaign *out, stru
 		return db_fail(db, err, "read campaign");
 	memset(out, 0, sizeof(*out));
 	out->id = sqlite3_column_int64(st, 0);
-	out->name = col_str(st, 1);
-	out->spec_path = col_str(st, 2);
-	out->state = col_str(st, 3);
+	out->name = db_col_text(st, 1);
+	out->spec_path = db_col_text(st, 2);
+	out->state = db_col_text(st, 3);
 	out->best_iteration = sqlite3_column_int64(st, 4);
 	out->created_at = sqlite3_column_int64(st, 5);
 	out->finished_at = sqlite3_column_int64(st, 6);
@@ -123,29 +112,29 @@ static void iter_row(sqlite3_stmt *st, struct db_q_iter *it)
 	it->campaign_id = sqlite3_column_int64(st, 1);
 	it->seq = sqlite3_column_int(st, 2);
 	it->parent_id = sqlite3_column_int64(st, 3);
-	it->variant = col_str(st, 4);
-	it->kind = col_str(st, 5);
-	it->change_text = col_str(st, 6);
-	it->state = col_str(st, 7);
-	it->phase = col_str(st, 8);
-	it->decision = col_str(st, 9);
-	it->reason = col_str(st, 10);
-	it->objective = col_str(st, 11);
-	it->obj_best = col_dbl(st, 12);
-	it->obj_cand = col_dbl(st, 13);
-	it->obj_delta = col_dbl(st, 14);
-	it->obj_ci_lo = col_dbl(st, 15);
-	it->obj_ci_hi = col_dbl(st, 16);
-	it->confidence = col_dbl(st, 17);
-	it->test = col_str(st, 18);
-	it->p_value = col_dbl(st, 19);
+	it->variant = db_col_text(st, 4);
+	it->kind = db_col_text(st, 5);
+	it->change_text = db_col_text(st, 6);
+	it->state = db_col_text(st, 7);
+	it->phase = db_col_text(st, 8);
+	it->decision = db_col_text(st, 9);
+	it->reason = db_col_text(st, 10);
+	it->objective = db_col_text(st, 11);
+	it->obj_best = db_col_real(st, 12);
+	it->obj_cand = db_col_real(st, 13);
+	it->obj_delta = db_col_real(st, 14);
+	it->obj_ci_lo = db_col_real(st, 15);
+	it->obj_ci_hi = db_col_real(st, 16);
+	it->confidence = db_col_real(st, 17);
+	it->test = db_col_text(st, 18);
+	it->p_value = db_col_real(st, 19);
 	it->n_cand = sqlite3_column_int(st, 20);
 	it->n_best = sqlite3_column_int(st, 21);
 	it->paired = sqlite3_column_int(st, 22) != 0;
 	it->gate_run_id = sqlite3_column_int64(st, 23);
-	it->gate_accuracy = col_dbl(st, 24);
+	it->gate_accuracy = db_col_real(st, 24);
 	it->gate_passed = col_tri(st, 25);
-	it->strategy_note = col_str(st, 26);
+	it->strategy_note = db_col_text(st, 26);
 	it->started_at = sqlite3_column_int64(st, 27);
 	it->finished_at = sqlite3_column_int64(st, 28);
 	it->invalidated = sqlite3_column_int(st, 29) != 0;
@@ -266,7 +255,7 @@ int db_q_series_list(struct db *db, int64_t iteration_id, struct db_q_series **o
 			s->benchmark = xstrdup(b);
 			s->metric = xstrdup(m);
 			s->arm = xstrdup(a);
-			s->unit = col_str(st, 3);
+			s->unit = db_col_text(st, 3);
 			vcap = 0;
 		}
 		if (!sqlite3_column_int(st, 5)) {
@@ -319,18 +308,18 @@ int db_q_mstats(struct db *db, int64_t iteration_id, struct db_q_mstat **out, si
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		v = grow(v, len, &cap, sizeof(*v));
 		struct db_q_mstat *m = &v[len++];
-		m->benchmark = col_str(st, 0);
-		m->metric = col_str(st, 1);
-		m->unit = col_str(st, 2);
-		m->better = col_str(st, 3);
-		m->best_median = col_dbl(st, 4);
-		m->cand_median = col_dbl(st, 5);
-		m->best_mad = col_dbl(st, 6);
-		m->cand_mad = col_dbl(st, 7);
-		m->ratio = col_dbl(st, 8);
-		m->ci_lo = col_dbl(st, 9);
-		m->ci_hi = col_dbl(st, 10);
-		m->p_value = col_dbl(st, 11);
+		m->benchmark = db_col_text(st, 0);
+		m->metric = db_col_text(st, 1);
+		m->unit = db_col_text(st, 2);
+		m->better = db_col_text(st, 3);
+		m->best_median = db_col_real(st, 4);
+		m->cand_median = db_col_real(st, 5);
+		m->best_mad = db_col_real(st, 6);
+		m->cand_mad = db_col_real(st, 7);
+		m->ratio = db_col_real(st, 8);
+		m->ci_lo = db_col_real(st, 9);
+		m->ci_hi = db_col_real(st, 10);
+		m->p_value = db_col_real(st, 11);
 		m->n_best = sqlite3_column_int(st, 12);
 		m->n_cand = sqlite3_column_int(st, 13);
 	}
@@ -378,28 +367,28 @@ int db_q_gate_get(struct db *db, int64_t run_id, struct db_q_gate *out, struct r
 	}
 	memset(out, 0, sizeof(*out));
 	out->id = sqlite3_column_int64(st, 0);
-	out->endpoint = col_str(st, 1);
-	out->model = col_str(st, 2);
-	out->format = col_str(st, 3);
-	out->extract = col_str(st, 4);
+	out->endpoint = db_col_text(st, 1);
+	out->model = db_col_text(st, 2);
+	out->format = db_col_text(st, 3);
+	out->extract = db_col_text(st, 4);
 	out->n_planned = sqlite3_column_int(st, 5);
 	out->n_done = sqlite3_column_int(st, 6);
 	out->n_correct = sqlite3_column_int(st, 7);
 	out->n_failed = sqlite3_column_int(st, 8);
-	out->accuracy = col_dbl(st, 9);
-	out->wilson_lo = col_dbl(st, 10);
-	out->wilson_hi = col_dbl(st, 11);
+	out->accuracy = db_col_real(st, 9);
+	out->wilson_lo = db_col_real(st, 10);
+	out->wilson_hi = db_col_real(st, 11);
 	out->baseline_run_id = sqlite3_column_int64(st, 12);
-	out->diff = col_dbl(st, 13);
-	out->diff_lo = col_dbl(st, 14);
-	out->diff_hi = col_dbl(st, 15);
-	out->mcnemar_p = col_dbl(st, 16);
-	out->identical_rate = col_dbl(st, 17);
+	out->diff = db_col_real(st, 13);
+	out->diff_lo = db_col_real(st, 14);
+	out->diff_hi = db_col_real(st, 15);
+	out->mcnemar_p = db_col_real(st, 16);
+	out->identical_rate = db_col_real(st, 17);
 	out->flips_to_wrong = sqlite3_column_int(st, 18);
 	out->flips_to_right = sqlite3_column_int(st, 19);
 	out->passed = col_tri(st, 20);
-	out->verdict = col_str(st, 21);
-	out->min_accuracy = col_dbl(st, 22);
+	out->verdict = db_col_text(st, 21);
+	out->min_accuracy = db_col_real(st, 22);
 	sqlite3_reset(st);
 	return 0;
 }
@@ -442,9 +431,9 @@ int db_q_flips(struct db *db, int64_t run_id, int64_t baseline_run_id, struct db
 		struct db_q_flip *f = &v[len++];
 		f->idx = sqlite3_column_int(st, 0);
 		f->now_correct = sqlite3_column_int(st, 1) != 0;
-		f->target = col_str(st, 2);
-		f->before = col_str(st, 3);
-		f->after = col_str(st, 4);
+		f->target = db_col_text(st, 2);
+		f->before = db_col_text(st, 3);
+		f->after = db_col_text(st, 4);
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -496,16 +485,16 @@ int db_q_regrs(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 		r->id = sqlite3_column_int64(st, 0);
 		r->iteration_id = sqlite3_column_int64(st, 1);
 		r->seq = sqlite3_column_int(st, 2);
-		r->variant = col_str(st, 3);
-		r->state = col_str(st, 4);
-		r->benchmark = col_str(st, 5);
-		r->metric = col_str(st, 6);
-		r->unit = col_str(st, 7);
-		r->before = col_dbl(st, 8);
-		r->after = col_dbl(st, 9);
-		r->delta = col_dbl(st, 10);
-		r->ci_lo = col_dbl(st, 11);
-		r->ci_hi = col_dbl(st, 12);
+		r->variant = db_col_text(st, 3);
+		r->state = db_col_text(st, 4);
+		r->benchmark = db_col_text(st, 5);
+		r->metric = db_col_text(st, 6);
+		r->unit = db_col_text(st, 7);
+		r->before = db_col_real(st, 8);
+		r->after = db_col_real(st, 9);
+		r->delta = db_col_real(st, 10);
+		r->ci_lo = db_col_real(st, 11);
+		r->ci_hi = db_col_real(st, 12);
 		r->kept = sqlite3_column_int(st, 13) != 0;
 	}
 	sqlite3_reset(st);
@@ -557,8 +546,8 @@ int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 		v = grow(v, len, &cap, sizeof(*v));
 		struct db_q_kv *k = &v[len++];
 		memset(k, 0, sizeof(*k));
-		k->key = col_str(st, 0);
-		k->value = col_str(st, 1);
+		k->key = db_col_text(st, 0);
+		k->value = db_col_text(st, 1);
 		k->campaign_wide = sqlite3_column_int(st, 2) != 0;
 	}
 	sqlite3_reset(st);
@@ -591,9 +580,9 @@ int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, si
 		v = grow(v, len, &cap, sizeof(*v));
 		struct db_q_kv *k = &v[len++];
 		memset(k, 0, sizeof(*k));
-		k->key = col_str(st, 0);
-		k->value = col_str(st, 1);
-		k->sha256 = col_str(st, 2);
+		k->key = db_col_text(st, 0);
+		k->value = db_col_text(st, 1);
+		k->sha256 = db_col_text(st, 2);
 		k->size = sqlite3_column_int64(st, 3);
 		k->truncated = sqlite3_column_int(st, 4) != 0;
 	}
@@ -651,9 +640,9 @@ int db_q_notes(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 		o->seq = sqlite3_column_int(st, 2);
 		o->by_iteration_id = sqlite3_column_int64(st, 3);
 		o->by_seq = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
-		o->kind = col_str(st, 5);
-		o->text = col_str(st, 6);
-		o->author = col_str(st, 7);
+		o->kind = db_col_text(st, 5);
+		o->text = db_col_text(st, 6);
+		o->author = db_col_text(st, 7);
 		o->created_at = sqlite3_column_int64(st, 8);
 	}
 	sqlite3_reset(st);

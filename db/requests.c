@@ -12,22 +12,6 @@ static const char sql_count[] =
 	"SELECT count(*) FROM requests WHERE (?1 = 0 OR iteration_id = ?1) "
 	"AND (?2 IS NULL OR benchmark = ?2) AND (?3 IS NULL OR run_label = ?3)";
 
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-	if (isnan(v) || isinf(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
-
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 int db_requests_add(struct db *db, int64_t iteration_id, const char *bench, const char *arm,
 		    int rep, const char *label, const struct run_load_result *r, struct rt_sb *err)
 {
@@ -47,20 +31,20 @@ int db_requests_add(struct db *db, int64_t iteration_id, const char *bench, cons
 			sqlite3_bind_int64(st, 1, iteration_id);
 		else
 			sqlite3_bind_null(st, 1);
-		bind_text(st, 2, bench ? bench : "load");
-		bind_text(st, 3, arm);
+		db_bind_text(st, 2, bench ? bench : "load");
+		db_bind_text(st, 3, arm);
 		sqlite3_bind_int(st, 4, rep);
-		bind_text(st, 5, label);
+		db_bind_text(st, 5, label);
 		sqlite3_bind_int(st, 6, q->seq);
 		sqlite3_bind_int64(st, 7, q->intended_ns);
 		if (q->sent_ns >= 0)
 			sqlite3_bind_int64(st, 8, q->sent_ns);
 		else
 			sqlite3_bind_null(st, 8);
-		bind_real(st, 9, q->ttft_s);
-		bind_real(st, 10, q->sent_ns >= 0 ? q->e2el_s : NAN);
-		bind_real(st, 11, q->itl_mean_s);
-		bind_real(st, 12, q->itl_max_s);
+		db_bind_real(st, 9, q->ttft_s);
+		db_bind_real(st, 10, q->sent_ns >= 0 ? q->e2el_s : NAN);
+		db_bind_real(st, 11, q->itl_mean_s);
+		db_bind_real(st, 12, q->itl_max_s);
 		sqlite3_bind_int(st, 13, q->n_chunks);
 		if (q->prompt_tokens >= 0)
 			sqlite3_bind_int(st, 14, q->prompt_tokens);
@@ -72,7 +56,7 @@ int db_requests_add(struct db *db, int64_t iteration_id, const char *bench, cons
 			sqlite3_bind_int64(st, 17, q->status);
 		else
 			sqlite3_bind_null(st, 17);
-		bind_text(st, 18, q->error);
+		db_bind_text(st, 18, q->error);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			rc = db_fail(db, err, "insert request record");
 			sqlite3_reset(st);
@@ -97,8 +81,8 @@ int db_requests_count(struct db *db, int64_t iteration_id, const char *bench, co
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, iteration_id);
-	bind_text(st, 2, bench);
-	bind_text(st, 3, label);
+	db_bind_text(st, 2, bench);
+	db_bind_text(st, 3, label);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		int rc = db_fail(db, err, "count request records");
 		sqlite3_reset(st);

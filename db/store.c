@@ -195,7 +195,7 @@ void db_close(struct db *db)
 
 /* ---- binding and reading helpers ---- */
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
+void db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
 		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
@@ -203,22 +203,31 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-/* 0 means "none" for the id columns that may be NULL. */
-static void bind_id(sqlite3_stmt *st, int i, int64_t id)
+void db_bind_real(sqlite3_stmt *st, int i, double v)
 {
-	if (id)
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void db_bind_id(sqlite3_stmt *st, int i, int64_t id)
+{
+	if (id > 0)
 		sqlite3_bind_int64(st, i, id);
 	else
 		sqlite3_bind_null(st, i);
 }
 
-/* NAN means "unset" for REAL columns. */
-static void bind_real(sqlite3_stmt *st, int i, double v)
+char *db_col_text(sqlite3_stmt *st, int i)
 {
-	if (isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
+	const unsigned char *s = sqlite3_column_text(st, i);
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+double db_col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 /* A blob of len bytes; a zero-length blob is stored as an empty blob, not NULL. */
@@ -230,17 +239,6 @@ static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool p
 		sqlite3_bind_zeroblob(st, i, 0);
 	else
 		sqlite3_bind_blob64(st, i, p, len, SQLITE_TRANSIENT);
-}
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 /* A copy of a blob column, NUL-terminated for callers that treat it as text. */
@@ -304,11 +302,11 @@ int db_campaign_create(struct db *db, const char *name, const char *spec_path,
 		"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
 	if (!st)
 		return RT_EDB;
-	bind_text(st, 1, name);
-	bind_text(st, 2, spec_path);
-	bind_text(st, 3, spec_text);
-	bind_text(st, 4, spec_sha256);
-	bind_text(st, 5, workdir);
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, spec_path);
+	db_bind_text(st, 3, spec_text);
+	db_bind_text(st, 4, spec_sha256);
+	db_bind_text(st, 5, workdir);
 	sqlite3_bind_int64(st, 6, seed);
 	sqlite3_bind_int64(st, 7, rt_wall_ms());
 	int rc = step_done(db, st, err, "create campaign");
@@ -325,13 +323,13 @@ static void read_campaign(sqlite3_stmt *st, struct db_campaign *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->id = sqlite3_column_int64(st, 0);
-	c->name = col_text(st, 1);
-	c->spec_path = col_text(st, 2);
-	c->spec_text = col_text(st, 3);
-	c->spec_sha256 = col_text(st, 4);
-	c->workdir = col_text(st, 5);
+	c->name = db_col_text(st, 1);
+	c->spec_path = db_col_text(st, 2);
+	c->spec_text = db_col_text(st, 3);
+	c->spec_sha256 = db_col_text(st, 4);
+	c->workdir = db_col_text(st, 5);
 	c->seed = sqlite3_column_int64(st, 6);
-	c->state = col_text(st, 7);
+	c->state = db_col_text(st, 7);
 	c->best_iteration = sqlite3_column_int64(st, 8);
 	c->created_at = sqlite3_column_int64(st, 9);
 	c->finished_at = sqlite3_column_int64(st, 10);
@@ -359,7 +357,7 @@ int db_campaign_latest(struct db *db, const char *name, struct db_campaign *out,
 		"ORDER BY id DESC LIMIT 1", err);
 	if (!st)
 		return RT_EDB;
-	bind_text(st, 1, name);
+	db_bind_text(st, 1, name);
 	int rc = step_row(db, st, err, "read campaign");
 	if (rc == RT_ENOENT)
 		return name ? rt_errf(err, RT_ENOENT, "db: no campaign named '%s'", name)
@@ -396,7 +394,7 @@ int db_campaign_set_state(struct db *db, int64_t id, const char *state, struct r
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, state);
+	db_bind_text(st, 2, state);
 	sqlite3_bind_int64(st, 3, rt_wall_ms());
 	int rc = step_done(db, st, err, "set campaign state");
 	if (!rc && sqlite3_changes(db->h) == 0)
@@ -462,13 +460,13 @@ int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t par
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, campaign_id);
 	sqlite3_bind_int(st, 2, seq);
-	bind_id(st, 3, parent_id);
-	bind_text(st, 4, variant);
-	bind_text(st, 5, kind);
-	bind_text(st, 6, change_text ? change_text : "");
-	bind_text(st, 7, change_sha256);
-	bind_text(st, 8, config_sha256);
-	bind_text(st, 9, strategy_note);
+	db_bind_id(st, 3, parent_id);
+	db_bind_text(st, 4, variant);
+	db_bind_text(st, 5, kind);
+	db_bind_text(st, 6, change_text ? change_text : "");
+	db_bind_text(st, 7, change_sha256);
+	db_bind_text(st, 8, config_sha256);
+	db_bind_text(st, 9, strategy_note);
 	sqlite3_bind_int64(st, 10, rt_wall_ms());
 	struct rt_sb what = RT_SB_INIT;
 	rt_sb_addf(&what, "create iteration %lld:%d", (long long)campaign_id, seq);
@@ -494,29 +492,29 @@ static void read_iteration(sqlite3_stmt *st, struct db_iteration *it)
 	it->campaign_id = sqlite3_column_int64(st, 1);
 	it->seq = sqlite3_column_int(st, 2);
 	it->parent_id = sqlite3_column_int64(st, 3);
-	it->variant = col_text(st, 4);
-	it->kind = col_text(st, 5);
-	it->change_text = col_text(st, 6);
-	it->change_sha256 = col_text(st, 7);
-	it->config_sha256 = col_text(st, 8);
-	it->state = col_text(st, 9);
-	it->phase = col_text(st, 10);
-	it->decision = col_text(st, 11);
-	it->reason = col_text(st, 12);
-	it->objective = col_text(st, 13);
-	it->obj_best = col_real(st, 14);
-	it->obj_cand = col_real(st, 15);
-	it->obj_delta = col_real(st, 16);
-	it->obj_ci_lo = col_real(st, 17);
-	it->obj_ci_hi = col_real(st, 18);
-	it->confidence = col_real(st, 19);
-	it->test = col_text(st, 20);
-	it->p_value = col_real(st, 21);
+	it->variant = db_col_text(st, 4);
+	it->kind = db_col_text(st, 5);
+	it->change_text = db_col_text(st, 6);
+	it->change_sha256 = db_col_text(st, 7);
+	it->config_sha256 = db_col_text(st, 8);
+	it->state = db_col_text(st, 9);
+	it->phase = db_col_text(st, 10);
+	it->decision = db_col_text(st, 11);
+	it->reason = db_col_text(st, 12);
+	it->objective = db_col_text(st, 13);
+	it->obj_best = db_col_real(st, 14);
+	it->obj_cand = db_col_real(st, 15);
+	it->obj_delta = db_col_real(st, 16);
+	it->obj_ci_lo = db_col_real(st, 17);
+	it->obj_ci_hi = db_col_real(st, 18);
+	it->confidence = db_col_real(st, 19);
+	it->test = db_col_text(st, 20);
+	it->p_value = db_col_real(st, 21);
 	it->n_cand = sqlite3_column_int(st, 22);
 	it->n_best = sqlite3_column_int(st, 23);
 	it->paired = sqlite3_column_int(st, 24) != 0;
 	it->gate_run_id = sqlite3_column_int64(st, 25);
-	it->strategy_note = col_text(st, 26);
+	it->strategy_note = db_col_text(st, 26);
 	it->started_at = sqlite3_column_int64(st, 27);
 	it->finished_at = sqlite3_column_int64(st, 28);
 	it->invalidated = sqlite3_column_int(st, 29) != 0;
@@ -600,8 +598,8 @@ int db_iteration_set_state(struct db *db, int64_t id, const char *state, const c
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, state);
-	bind_text(st, 3, phase);
+	db_bind_text(st, 2, state);
+	db_bind_text(st, 3, phase);
 	int rc = step_done(db, st, err, "set iteration state");
 	if (!rc && sqlite3_changes(db->h) == 0)
 		rc = rt_errf(err, RT_ENOENT, "db: no iteration %lld", (long long)id);
@@ -619,23 +617,23 @@ int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, it->id);
-	bind_text(st, 2, it->state);
-	bind_text(st, 3, it->phase);
-	bind_text(st, 4, it->decision);
-	bind_text(st, 5, it->reason);
-	bind_text(st, 6, it->objective);
-	bind_real(st, 7, it->obj_best);
-	bind_real(st, 8, it->obj_cand);
-	bind_real(st, 9, it->obj_delta);
-	bind_real(st, 10, it->obj_ci_lo);
-	bind_real(st, 11, it->obj_ci_hi);
-	bind_real(st, 12, it->confidence);
-	bind_text(st, 13, it->test);
-	bind_real(st, 14, it->p_value);
+	db_bind_text(st, 2, it->state);
+	db_bind_text(st, 3, it->phase);
+	db_bind_text(st, 4, it->decision);
+	db_bind_text(st, 5, it->reason);
+	db_bind_text(st, 6, it->objective);
+	db_bind_real(st, 7, it->obj_best);
+	db_bind_real(st, 8, it->obj_cand);
+	db_bind_real(st, 9, it->obj_delta);
+	db_bind_real(st, 10, it->obj_ci_lo);
+	db_bind_real(st, 11, it->obj_ci_hi);
+	db_bind_real(st, 12, it->confidence);
+	db_bind_text(st, 13, it->test);
+	db_bind_real(st, 14, it->p_value);
 	sqlite3_bind_int(st, 15, it->n_cand);
 	sqlite3_bind_int(st, 16, it->n_best);
 	sqlite3_bind_int(st, 17, it->paired ? 1 : 0);
-	bind_id(st, 18, it->gate_run_id);
+	db_bind_id(st, 18, it->gate_run_id);
 	sqlite3_bind_int64(st, 19, rt_wall_ms());
 	int rc = step_done(db, st, err, "finish iteration");
 	if (!rc && sqlite3_changes(db->h) == 0)
@@ -657,12 +655,12 @@ int db_original_record(struct db *db, int64_t campaign_id, const char *path, boo
 		return RT_EDB;
 	char sha[65];
 	sqlite3_bind_int64(st, 1, campaign_id);
-	bind_text(st, 2, path);
+	db_bind_text(st, 2, path);
 	sqlite3_bind_int(st, 3, existed ? 1 : 0);
 	bind_blob(st, 4, content, len, existed);
 	if (existed) {
 		rt_sha256_hex(content ? content : "", content ? len : 0, sha);
-		bind_text(st, 5, sha);
+		db_bind_text(st, 5, sha);
 		sqlite3_bind_int(st, 6, mode);
 	} else {
 		sqlite3_bind_null(st, 5);
@@ -706,7 +704,7 @@ int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **o
 		}
 		struct db_original *o = &v[cnt++];
 		memset(o, 0, sizeof(*o));
-		o->path = col_text(st, 0);
+		o->path = db_col_text(st, 0);
 		o->existed = sqlite3_column_int(st, 1) != 0;
 		if (o->existed)
 			o->content = col_blob(st, 2, &o->len);
@@ -737,19 +735,19 @@ int db_intent_open(struct db *db, int64_t iteration_id, const char *action, cons
 		return RT_EDB;
 	char bsha[65], asha[65];
 	sqlite3_bind_int64(st, 1, iteration_id);
-	bind_text(st, 2, action);
-	bind_text(st, 3, path);
+	db_bind_text(st, 2, action);
+	db_bind_text(st, 3, path);
 	sqlite3_bind_int(st, 4, before_exists ? 1 : 0);
 	bind_blob(st, 5, before, before_len, before_exists);
 	if (before_exists) {
 		rt_sha256_hex(before ? before : "", before ? before_len : 0, bsha);
-		bind_text(st, 6, bsha);
+		db_bind_text(st, 6, bsha);
 	}
 	sqlite3_bind_int(st, 7, after_exists ? 1 : 0);
 	bind_blob(st, 8, after, after_len, after_exists);
 	if (after_exists) {
 		rt_sha256_hex(after ? after : "", after ? after_len : 0, asha);
-		bind_text(st, 9, asha);
+		db_bind_text(st, 9, asha);
 	}
 	sqlite3_bind_int64(st, 10, rt_wall_ms());
 	struct rt_sb what = RT_SB_INIT;
@@ -772,7 +770,7 @@ int db_intent_close(struct db *db, int64_t id, const char *state, struct rt_sb *
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, id);
-	bind_text(st, 2, state);
+	db_bind_text(st, 2, state);
 	sqlite3_bind_int64(st, 3, rt_wall_ms());
 	int rc = step_done(db, st, err, "close intent");
 	if (rc || sqlite3_changes(db->h))
@@ -829,8 +827,8 @@ int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **
 		memset(t, 0, sizeof(*t));
 		t->id = sqlite3_column_int64(st, 0);
 		t->iteration_id = sqlite3_column_int64(st, 1);
-		t->action = col_text(st, 2);
-		t->path = col_text(st, 3);
+		t->action = db_col_text(st, 2);
+		t->path = db_col_text(st, 3);
 		t->before_exists = sqlite3_column_int(st, 4) != 0;
 		if (t->before_exists)
 			t->before = col_blob(st, 5, &t->before_len);
@@ -863,12 +861,12 @@ int db_measure_add(struct db *db, int64_t iteration_id, const char *arm, const c
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, iteration_id);
-	bind_text(st, 2, arm);
-	bind_text(st, 3, bench);
-	bind_text(st, 4, metric);
+	db_bind_text(st, 2, arm);
+	db_bind_text(st, 3, bench);
+	db_bind_text(st, 4, metric);
 	sqlite3_bind_int(st, 5, rep);
-	bind_real(st, 6, value);
-	bind_text(st, 7, unit);
+	db_bind_real(st, 6, value);
+	db_bind_text(st, 7, unit);
 	sqlite3_bind_int64(st, 8, rt_wall_ms());
 	return step_done(db, st, err, "add measurement");
 }
@@ -883,9 +881,9 @@ int db_measure_invalidate(struct db *db, int64_t iteration_id, const char *arm, 
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, iteration_id);
-	bind_text(st, 2, arm);
+	db_bind_text(st, 2, arm);
 	sqlite3_bind_int(st, 3, from_rep);
-	bind_text(st, 4, reason);
+	db_bind_text(st, 4, reason);
 	return step_done(db, st, err, "invalidate measurements");
 }
 
@@ -899,18 +897,18 @@ int db_metric_stat_add(struct db *db, int64_t iteration_id, const struct db_metr
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, iteration_id);
-	bind_text(st, 2, s->benchmark);
-	bind_text(st, 3, s->metric);
-	bind_text(st, 4, s->unit);
-	bind_text(st, 5, s->better);
-	bind_real(st, 6, s->best_median);
-	bind_real(st, 7, s->cand_median);
-	bind_real(st, 8, s->best_mad);
-	bind_real(st, 9, s->cand_mad);
-	bind_real(st, 10, s->ratio);
-	bind_real(st, 11, s->ci_lo);
-	bind_real(st, 12, s->ci_hi);
-	bind_real(st, 13, s->p_value);
+	db_bind_text(st, 2, s->benchmark);
+	db_bind_text(st, 3, s->metric);
+	db_bind_text(st, 4, s->unit);
+	db_bind_text(st, 5, s->better);
+	db_bind_real(st, 6, s->best_median);
+	db_bind_real(st, 7, s->cand_median);
+	db_bind_real(st, 8, s->best_mad);
+	db_bind_real(st, 9, s->cand_mad);
+	db_bind_real(st, 10, s->ratio);
+	db_bind_real(st, 11, s->ci_lo);
+	db_bind_real(st, 12, s->ci_hi);
+	db_bind_real(st, 13, s->p_value);
 	sqlite3_bind_int(st, 14, s->n_best);
 	sqlite3_bind_int(st, 15, s->n_cand);
 	return step_done(db, st, err, "add metric stat");
@@ -927,14 +925,14 @@ int db_regression_add(struct db *db, int64_t iteration_id, const char *bench, co
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, iteration_id);
-	bind_text(st, 2, bench);
-	bind_text(st, 3, metric);
-	bind_text(st, 4, unit);
-	bind_real(st, 5, before);
-	bind_real(st, 6, after);
-	bind_real(st, 7, delta);
-	bind_real(st, 8, ci_lo);
-	bind_real(st, 9, ci_hi);
+	db_bind_text(st, 2, bench);
+	db_bind_text(st, 3, metric);
+	db_bind_text(st, 4, unit);
+	db_bind_real(st, 5, before);
+	db_bind_real(st, 6, after);
+	db_bind_real(st, 7, delta);
+	db_bind_real(st, 8, ci_lo);
+	db_bind_real(st, 9, ci_hi);
 	sqlite3_bind_int(st, 10, kept ? 1 : 0);
 	sqlite3_bind_int64(st, 11, rt_wall_ms());
 	return step_done(db, st, err, "add regression");
@@ -948,10 +946,10 @@ int db_fact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, const 
 		"VALUES (?1, ?2, ?3, ?4, ?5)", err);
 	if (!st)
 		return RT_EDB;
-	bind_id(st, 1, campaign_id);
-	bind_id(st, 2, iteration_id);
-	bind_text(st, 3, key);
-	bind_text(st, 4, value);
+	db_bind_id(st, 1, campaign_id);
+	db_bind_id(st, 2, iteration_id);
+	db_bind_text(st, 3, key);
+	db_bind_text(st, 4, value);
 	sqlite3_bind_int64(st, 5, rt_wall_ms());
 	return step_done(db, st, err, "add fact");
 }
@@ -967,11 +965,11 @@ int db_artifact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, co
 		return RT_EDB;
 	char sha[65];
 	rt_sha256_hex(content ? content : "", content ? len : 0, sha);
-	bind_id(st, 1, campaign_id);
-	bind_id(st, 2, iteration_id);
-	bind_text(st, 3, kind);
-	bind_text(st, 4, name);
-	bind_text(st, 5, sha);
+	db_bind_id(st, 1, campaign_id);
+	db_bind_id(st, 2, iteration_id);
+	db_bind_text(st, 3, kind);
+	db_bind_text(st, 4, name);
+	db_bind_text(st, 5, sha);
 	sqlite3_bind_int64(st, 6, (sqlite3_int64)len);
 	bind_blob(st, 7, content, len, true);
 	sqlite3_bind_int(st, 8, truncated ? 1 : 0);
