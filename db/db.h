@@ -38,6 +38,9 @@ void db_bind_text(sqlite3_stmt *st, int i, const char *s);
 void db_bind_real(sqlite3_stmt *st, int i, double v);
 void db_bind_id(sqlite3_stmt *st, int i, int64_t id);
 char *db_col_text(sqlite3_stmt *st, int i);
+/* Grow array v (n used, *cap allocated, elements of sz bytes) so that index n
+ * fits; returns the (possibly moved) array. For the list readers. */
+void *db_grow(void *v, size_t n, size_t *cap, size_t sz);
 double db_col_real(sqlite3_stmt *st, int i);
 
 /* Prepare (cached per db handle); NULL with err filled on failure. */

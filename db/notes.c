@@ -165,10 +165,7 @@ int db_notes_list(struct db *db, int64_t iteration_id, struct db_note **out, siz
 	size_t cnt = 0, alloc = 0;
 	int s;
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cnt == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
+		v = db_grow(v, cnt, &alloc, sizeof(*v));
 		struct db_note *no = &v[cnt++];
 		no->id = sqlite3_column_int64(st, 0);
 		no->iteration_id = sqlite3_column_int64(st, 1);

@@ -18,15 +18,6 @@ static int col_tri(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i) != 0;
 }
 
-/* Grow *v (of element size sz) so that index n fits. */
-static void *grow(void *v, size_t n, size_t *cap, size_t sz)
-{
-	if (n < *cap)
-		return v;
-	*cap = *cap ? *cap * 2 : 16;
-	return xrealloc(v, *cap * sz);
-}
-
 /* ---- campaigns ---- */
 
 void db_q_campaign_release(struct db_q_campaign *c)
@@ -170,7 +161,7 @@ int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		iter_row(st, &v[len++]);
 	}
 	if (rc != SQLITE_DONE) {
@@ -249,7 +240,7 @@ int db_q_series_list(struct db *db, int64_t iteration_id, struct db_q_series **o
 		const char *a = (const char *)sqlite3_column_text(st, 2);
 		struct db_q_series *s = len ? &v[len - 1] : NULL;
 		if (!s || strcmp(s->benchmark, b) || strcmp(s->metric, m) || strcmp(s->arm, a)) {
-			v = grow(v, len, &cap, sizeof(*v));
+			v = db_grow(v, len, &cap, sizeof(*v));
 			s = &v[len++];
 			memset(s, 0, sizeof(*s));
 			s->benchmark = xstrdup(b);
@@ -262,7 +253,7 @@ int db_q_series_list(struct db *db, int64_t iteration_id, struct db_q_series **o
 			s->n_invalid++;
 			continue;
 		}
-		s->v = grow(s->v, s->n, &vcap, sizeof(double));
+		s->v = db_grow(s->v, s->n, &vcap, sizeof(double));
 		s->v[s->n++] = sqlite3_column_double(st, 4);
 	}
 	sqlite3_reset(st);
@@ -306,7 +297,7 @@ int db_q_mstats(struct db *db, int64_t iteration_id, struct db_q_mstat **out, si
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		struct db_q_mstat *m = &v[len++];
 		m->benchmark = db_col_text(st, 0);
 		m->metric = db_col_text(st, 1);
@@ -427,7 +418,7 @@ int db_q_flips(struct db *db, int64_t run_id, int64_t baseline_run_id, struct db
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		struct db_q_flip *f = &v[len++];
 		f->idx = sqlite3_column_int(st, 0);
 		f->now_correct = sqlite3_column_int(st, 1) != 0;
@@ -480,7 +471,7 @@ int db_q_regrs(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		struct db_q_regr *r = &v[len++];
 		r->id = sqlite3_column_int64(st, 0);
 		r->iteration_id = sqlite3_column_int64(st, 1);
@@ -543,7 +534,7 @@ int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		struct db_q_kv *k = &v[len++];
 		memset(k, 0, sizeof(*k));
 		k->key = db_col_text(st, 0);
@@ -577,7 +568,7 @@ int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, si
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		struct db_q_kv *k = &v[len++];
 		memset(k, 0, sizeof(*k));
 		k->key = db_col_text(st, 0);
@@ -633,7 +624,7 @@ int db_q_notes(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		struct db_q_note *o = &v[len++];
 		o->id = sqlite3_column_int64(st, 0);
 		o->iteration_id = sqlite3_column_int64(st, 1);
@@ -679,7 +670,7 @@ int db_q_latencies(struct db *db, int64_t iteration_id, const char *arm, int whi
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = grow(v, len, &cap, sizeof(*v));
+		v = db_grow(v, len, &cap, sizeof(*v));
 		v[len++] = sqlite3_column_double(st, 0);
 	}
 	sqlite3_reset(st);

@@ -230,6 +230,14 @@ double db_col_real(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+void *db_grow(void *v, size_t n, size_t *cap, size_t sz)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 16;
+	return xrealloc(v, *cap * sz);
+}
+
 /* A blob of len bytes; a zero-length blob is stored as an empty blob, not NULL. */
 static void bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool present)
 {
@@ -571,10 +579,7 @@ int db_iterations_list(struct db *db, int64_t campaign_id, struct db_iteration *
 	size_t cnt = 0, alloc = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cnt == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
+		v = db_grow(v, cnt, &alloc, sizeof(*v));
 		read_iteration(st, &v[cnt++]);
 	}
 	if (rc != SQLITE_DONE) {
@@ -698,10 +703,7 @@ int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **o
 	size_t cnt = 0, alloc = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cnt == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
+		v = db_grow(v, cnt, &alloc, sizeof(*v));
 		struct db_original *o = &v[cnt++];
 		memset(o, 0, sizeof(*o));
 		o->path = db_col_text(st, 0);
@@ -819,10 +821,7 @@ int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **
 	size_t cnt = 0, alloc = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cnt == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			v = xrealloc(v, alloc * sizeof(*v));
-		}
+		v = db_grow(v, cnt, &alloc, sizeof(*v));
 		struct db_intent *t = &v[cnt++];
 		memset(t, 0, sizeof(*t));
 		t->id = sqlite3_column_int64(st, 0);
