@@ -10,7 +10,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runner/spec.h"
+#include "runner/base/rt.h"
+
+/* The search strategies a spec may name (`strategy:`). */
+enum agent_strategy {
+	AGENT_STRAT_LIST,
+	AGENT_STRAT_GREEDY,
+	AGENT_STRAT_COORDINATE,
+	AGENT_STRAT_HALVING,
+	AGENT_STRAT_LLM,
+};
+
+/* Names by value, NULL-terminated: the spec's enum table uses it. */
+extern const char *const agent_strategy_names[];
+/* "list", "greedy", ...; "unknown" for a value out of range. */
+const char *agent_strategy_name(enum agent_strategy k);
 
 /* What happened to one attempt at a variant, in campaign order. */
 struct agent_attempt {
@@ -30,7 +44,7 @@ struct agent_proposal {
 
 /* Propose the next change. Returns 1 with *p filled, 0 when the strategy is
  * done, RT_ENOTSUP for a strategy that is not implemented. */
-int agent_next(const struct spec *s, const struct agent_attempt *hist, size_t n,
+int agent_next(enum agent_strategy strategy, size_t n_variants, const struct agent_attempt *hist, size_t n,
 	       struct agent_proposal *p, struct rt_sb *err);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "runner/util.h"
+#include "runner/base/rt.h"
 
 /* One observed shape the table has no entry for. */
 struct agent_hole {

@@ -17,10 +17,10 @@ static bool final_state(const char *st)
 	return st && strcmp(st, "interrupted") != 0;
 }
 
-static int next_list(const struct spec *s, const struct agent_attempt *h, size_t n,
+static int next_list(size_t nv, const struct agent_attempt *h, size_t n,
 		     struct agent_proposal *p)
 {
-	for (size_t v = 0; v < s->n_variants; v++) {
+	for (size_t v = 0; v < nv; v++) {
 		bool done = false;
 		for (size_t i = 0; i < n && !done; i++)
 			done = h[i].variant == v && final_state(h[i].state);
@@ -28,7 +28,7 @@ static int next_list(const struct spec *s, const struct agent_attempt *h, size_t
 			p->variant = v;
 			p->confirm = false;
 			snprintf(p->note, sizeof(p->note), "list: next in spec order (%zu of %zu)", v + 1,
-				 s->n_variants);
+				 nv);
 			return 1;
 		}
 	}
@@ -43,13 +43,13 @@ static int next_list(const struct spec *s, const struct agent_attempt *h, size_t
  * round ends at its confirmation. Dead: gated or failed, or a confirmation
  * that did not hold. Notes carry "greedy round R" so rounds can be found.
  */
-static int next_greedy(const struct spec *s, const struct agent_attempt *h, size_t n,
+static int next_greedy(size_t nv, const struct agent_attempt *h, size_t n,
 		       struct agent_proposal *p)
 {
 	int round = 1;
 	size_t round_start = 0;
-	bool *kept = xcalloc(s->n_variants + 1, sizeof(bool));
-	bool *dead = xcalloc(s->n_variants + 1, sizeof(bool));
+	bool *kept = xcalloc(nv + 1, sizeof(bool));
+	bool *dead = xcalloc(nv + 1, sizeof(bool));
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!final_state(h[i].state))
@@ -66,7 +66,7 @@ static int next_greedy(const struct spec *s, const struct agent_attempt *h, size
 		}
 	}
 	/* Variants still to try in this round. */
-	for (size_t v = 0; v < s->n_variants; v++) {
+	for (size_t v = 0; v < nv; v++) {
 		if (kept[v] || dead[v])
 			continue;
 		bool tried = false;
@@ -104,16 +104,23 @@ out:
 	return rc;
 }
 
-int agent_next(const struct spec *s, const struct agent_attempt *hist, size_t n,
+const char *const agent_strategy_names[] = { "list", "greedy", "coordinate", "halving", "llm", NULL };
+
+const char *agent_strategy_name(enum agent_strategy k)
+{
+	return (unsigned)k <= AGENT_STRAT_LLM ? agent_strategy_names[k] : "unknown";
+}
+
+int agent_next(enum agent_strategy strategy, size_t nv, const struct agent_attempt *hist, size_t n,
 	       struct agent_proposal *p, struct rt_sb *err)
 {
-	switch (s->strategy) {
-	case SPEC_STRAT_LIST:
-		return next_list(s, hist, n, p);
-	case SPEC_STRAT_GREEDY:
-		return next_greedy(s, hist, n, p);
+	switch (strategy) {
+	case AGENT_STRAT_LIST:
+		return next_list(nv, hist, n, p);
+	case AGENT_STRAT_GREEDY:
+		return next_greedy(nv, hist, n, p);
 	default:
 		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list or greedy)",
-			       spec_strategy_name(s->strategy));
+			       agent_strategy_name(strategy));
 	}
 }

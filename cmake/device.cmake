@@ -75,7 +75,7 @@ foreach(b CUDA HIP ZE)
   endif()
 endforeach()
 add_library(rt_dev STATIC ${RT_DEV_SRCS})
-target_link_libraries(rt_dev PUBLIC rt_util ${CMAKE_DL_LIBS} Threads::Threads m)
+target_link_libraries(rt_dev PUBLIC rt_base ${CMAKE_DL_LIBS} Threads::Threads m)
 if(RT_DEV_CUDA)
   set_source_files_properties(${CMAKE_SOURCE_DIR}/runner/device/dev_cuda.c PROPERTIES
     INCLUDE_DIRECTORIES "${RT_CUDA_INCLUDE}")

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runner/util.h"
+#include "runner/base/rt.h"
 
 struct db;
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runner/util.h"
+#include "runner/base/rt.h"
 
 struct db;
 

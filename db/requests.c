@@ -13,15 +13,16 @@ static const char sql_count[] =
 	"AND (?2 IS NULL OR benchmark = ?2) AND (?3 IS NULL OR run_label = ?3)";
 
 int db_requests_add(struct db *db, int64_t iteration_id, const char *bench, const char *arm,
-		    int rep, const char *label, const struct run_load_result *r, struct rt_sb *err)
+		    int rep, const char *label, const struct db_request *rows, size_t n_rows,
+		    struct rt_sb *err)
 {
 	bool own = sqlite3_get_autocommit(db_sqlite(db));
 	int rc;
 	if (own && (rc = db_begin(db, err)))
 		return rc;
 	int n = 0;
-	for (size_t i = 0; i < r->n_reqs; i++) {
-		const struct run_load_req *q = &r->reqs[i];
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct db_request *q = &rows[i];
 		sqlite3_stmt *st = db_prepare(db, sql_insert, err);
 		if (!st) {
 			rc = RT_EDB;

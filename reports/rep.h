@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "db/query.h"
-#include "runner/util.h"
+#include "runner/base/rt.h"
 
 struct db;
 

@@ -2,19 +2,17 @@
 # db_tool (a small helper the shell tests use instead of the sqlite3 CLI),
 # and end-to-end tests of note / correct / invalidate / export, a newer
 # schema, and two processes writing at once.
-if(CMOCKA_FOUND)
-  rt_add_test(test_db SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_db.c
-              LIBS rt_db rt_util TIMEOUT 30 LABELS db unit)
-  rt_add_test(test_db_export SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_db_export.c
-              LIBS rt_db rt_util TIMEOUT 30 LABELS db unit)
-endif()
+rt_add_test(test_db SOURCES ${CMAKE_SOURCE_DIR}/tests/db/test_db.c
+            LIBS rt_db rt_base TIMEOUT 30 LABELS db unit)
+rt_add_test(test_db_export SOURCES ${CMAKE_SOURCE_DIR}/tests/db/test_db_export.c
+            LIBS rt_db rt_base TIMEOUT 30 LABELS db unit)
 
-add_executable(db_tool ${CMAKE_SOURCE_DIR}/tests/unit/test_db_tool.c)
-target_link_libraries(db_tool PRIVATE rt_db rt_util)
+add_executable(db_tool ${CMAKE_SOURCE_DIR}/tests/db/db_tool.c)
+target_link_libraries(db_tool PRIVATE rt_db rt_base)
 
-rt_add_test(db_e2e_commands COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/db_commands.sh
+rt_add_test(db_e2e_commands COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_commands.sh
             TIMEOUT 60 LABELS db e2e)
-rt_add_test(db_e2e_newer_schema COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/db_newer_schema.sh
+rt_add_test(db_e2e_newer_schema COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_newer_schema.sh
             TIMEOUT 30 LABELS db e2e)
-rt_add_test(db_e2e_concurrency COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/db_concurrency.sh
+rt_add_test(db_e2e_concurrency COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_concurrency.sh
             TIMEOUT 90 LABELS db e2e)

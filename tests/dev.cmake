@@ -5,8 +5,8 @@ add_library(rt_test_kernels MODULE ${CMAKE_SOURCE_DIR}/tests/dev/kernels.c)
 set_target_properties(rt_test_kernels PROPERTIES PREFIX "" OUTPUT_NAME "test_kernels")
 
 rt_add_test(test_dev
-  SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_dev.c
-  LIBS rt_dev rt_util
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/dev/test_dev.c
+  LIBS rt_dev rt_base
   TIMEOUT 60 LABELS unit dev)
 target_compile_definitions(test_dev PRIVATE
   TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
@@ -14,8 +14,8 @@ target_compile_definitions(test_dev PRIVATE
 add_dependencies(test_dev rt_test_kernels)
 
 rt_add_test(test_bench_kernel
-  SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_bench_kernel.c ${CMAKE_SOURCE_DIR}/runner/bench_kernel.c
-  LIBS rt_dev rt_db rt_util PkgConfig::JANSSON m
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_kernel.c
+  LIBS rt_bench rt_dev rt_db rt_base
   TIMEOUT 90 LABELS unit dev)
 target_compile_definitions(test_bench_kernel PRIVATE
   TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
@@ -29,5 +29,5 @@ rt_add_test(test_cmd_devices
 
 # make bench: the CPU GEMM demo's kernel benchmarks, once each.
 rt_add_bench(kernel_spec
-  SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_kernel_spec.c ${CMAKE_SOURCE_DIR}/runner/bench_kernel.c
-  LIBS rt_spec rt_dev rt_db rt_util PkgConfig::JANSSON m)
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_kernel_spec.c
+  LIBS rt_bench rt_spec rt_dev rt_db rt_base)

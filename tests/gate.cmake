@@ -4,24 +4,20 @@
 # `ratchet gate` against simserve's GSM8K mode (skipped, exit 77, until
 # simserve is built) and against the fake server's standalone binary.
 target_link_libraries(rt_gate PUBLIC PkgConfig::CURL PkgConfig::JANSSON PkgConfig::PCRE2)
-if(CMOCKA_FOUND)
-  rt_add_test(test_gsm8k_extract SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gsm8k_extract.c
-              LIBS rt_gate rt_util TIMEOUT 20 LABELS gate unit)
-  rt_add_test(test_gsm8k_data SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gsm8k_data.c
-              LIBS rt_gate rt_util NEEDS_GSM8K TIMEOUT 30 LABELS gate unit)
-  rt_add_test(test_gate_stats SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gate_stats.c
-              LIBS rt_gate rt_stats rt_util m TIMEOUT 20 LABELS gate unit)
-endif()
+rt_add_test(test_gsm8k_extract SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gsm8k_extract.c
+            LIBS rt_gate rt_base TIMEOUT 20 LABELS gate unit)
+rt_add_test(test_gsm8k_data SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gsm8k_data.c
+            LIBS rt_gate rt_base NEEDS_GSM8K TIMEOUT 30 LABELS gate unit)
+rt_add_test(test_gate_stats SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_stats.c
+            LIBS rt_gate rt_stats rt_base m TIMEOUT 20 LABELS gate unit)
 if(MHD_FOUND)
   add_library(rt_gate_fakeserver STATIC ${CMAKE_SOURCE_DIR}/tests/gate/fakeserver.c)
-  target_link_libraries(rt_gate_fakeserver PUBLIC rt_gate rt_util PkgConfig::MHD
+  target_link_libraries(rt_gate_fakeserver PUBLIC rt_gate rt_base PkgConfig::MHD
                         PkgConfig::JANSSON Threads::Threads m)
   add_executable(gate_fakeserver ${CMAKE_SOURCE_DIR}/tests/gate/fakeserver_main.c)
   target_link_libraries(gate_fakeserver PRIVATE rt_gate_fakeserver)
-  if(CMOCKA_FOUND)
-    rt_add_test(test_gate_run SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_gate_run.c
-                LIBS rt_gate_fakeserver rt_gate rt_db rt_stats rt_util NEEDS_GSM8K TIMEOUT 60 LABELS gate unit)
-  endif()
+  rt_add_test(test_gate_run SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_run.c
+              LIBS rt_gate_fakeserver rt_gate rt_db rt_stats rt_base NEEDS_GSM8K TIMEOUT 60 LABELS gate unit)
   rt_add_test(gate_cli_fake COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh
               ${CMAKE_BINARY_DIR}/gate_fakeserver NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
   rt_add_test(gate_cli_simserve COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh
@@ -29,4 +25,4 @@ if(MHD_FOUND)
   set_tests_properties(gate_cli_simserve PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_gate.c
-             LIBS rt_gate rt_db rt_stats rt_util)
+             LIBS rt_gate rt_db rt_stats rt_base)

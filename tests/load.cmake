@@ -1,16 +1,16 @@
 # The load generator's tests and bench (runner/load*.c, db/requests.c).
 # The misbehaving test server (tests/load/testserver.c) needs libmicrohttpd;
 # without it only the pure unit tests are built.
-rt_add_test(test_load SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_load.c
-            LIBS rt_load rt_db rt_util PkgConfig::CURL PkgConfig::JANSSON TIMEOUT 30 LABELS load unit)
+rt_add_test(test_load SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load.c
+            LIBS rt_load rt_db rt_base PkgConfig::CURL PkgConfig::JANSSON TIMEOUT 30 LABELS load unit)
 if(MHD_FOUND)
   add_library(rt_load_testserver STATIC ${CMAKE_SOURCE_DIR}/tests/load/testserver.c)
-  target_link_libraries(rt_load_testserver PUBLIC rt_util PkgConfig::MHD PkgConfig::JANSSON Threads::Threads)
-  rt_add_test(test_load_run SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_load_run.c
-              LIBS rt_load rt_load_testserver rt_db rt_util TIMEOUT 60 LABELS load)
+  target_link_libraries(rt_load_testserver PUBLIC rt_base PkgConfig::MHD PkgConfig::JANSSON Threads::Threads)
+  rt_add_test(test_load_run SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load_run.c
+              LIBS rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load)
   add_executable(load_testserver ${CMAKE_SOURCE_DIR}/tests/load/testserver_main.c)
   target_link_libraries(load_testserver PRIVATE rt_load_testserver)
   rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
   rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_load.c
-               LIBS rt_load rt_load_testserver rt_util)
+               LIBS rt_load rt_load_testserver rt_base)
 endif()

@@ -2,16 +2,16 @@
 # for the text views and the Markdown journal of tests/fixtures/report_campaign.sql
 # (RATCHET_REGEN=1 rewrites them), the headless-Chromium check of the HTML
 # journal, and the 100k-iteration benchmark.
-set(REP_LIBS rt_rep rt_db rt_util PkgConfig::JANSSON PkgConfig::SQLITE3)
+set(REP_LIBS rt_rep rt_db rt_base PkgConfig::JANSSON PkgConfig::SQLITE3)
 
 add_executable(rep_mkfixture ${CMAKE_SOURCE_DIR}/tests/rep/mkfixture.c)
 target_link_libraries(rep_mkfixture PRIVATE ${REP_LIBS})
 target_compile_definitions(rep_mkfixture PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
 
-rt_add_test(rep_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_rep.c LIBS ${REP_LIBS} TIMEOUT 30
+rt_add_test(rep_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep.c LIBS ${REP_LIBS} TIMEOUT 30
             LABELS rep)
 target_compile_definitions(rep_unit PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
-rt_add_test(rep_golden SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_rep_golden.c LIBS ${REP_LIBS}
+rt_add_test(rep_golden SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep_golden.c LIBS ${REP_LIBS}
             TIMEOUT 30 LABELS rep)
 target_compile_definitions(rep_golden PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
 

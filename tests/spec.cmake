@@ -1,6 +1,6 @@
 # Tests of the spec loader and `ratchet check` (owner: spec).
-rt_add_test(test_spec SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_spec.c
-            LIBS rt_spec rt_util TIMEOUT 30 LABELS spec unit)
+rt_add_test(test_spec SOURCES ${CMAKE_SOURCE_DIR}/tests/spec/test_spec.c
+            LIBS rt_spec rt_base TIMEOUT 30 LABELS spec unit)
 if(TARGET test_spec)
   target_compile_definitions(test_spec PRIVATE RATCHET_SRC_DEFAULT="${CMAKE_SOURCE_DIR}")
 endif()

@@ -3,25 +3,25 @@
  * and after bytes), atomic restore, the build step, the effective engine
  * configuration (argv + environment overrides) and its fingerprint.
  */
-#include "var.h"
+#include "variants/var.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-const struct var_ops *var_ops_for(enum spec_var_kind kind)
+const struct var_ops *var_ops_for(enum var_kind kind)
 {
 	switch (kind) {
-	case SPEC_VAR_TABLE:
+	case VAR_KIND_TABLE:
 		return &var_table_ops;
-	case SPEC_VAR_FLAG:
+	case VAR_KIND_FLAG:
 		return &var_flag_ops;
-	case SPEC_VAR_ENV:
+	case VAR_KIND_ENV:
 		return &var_env_ops;
-	case SPEC_VAR_PATCH:
+	case VAR_KIND_PATCH:
 		return &var_patch_ops;
-	case SPEC_VAR_FILE:
+	case VAR_KIND_FILE:
 		return &var_file_ops;
 	}
 	return NULL;
@@ -97,7 +97,7 @@ int var_files_write_after(const struct var_plan *p, struct rt_sb *err)
 	return 0;
 }
 
-int var_run_build(const struct spec_variant *v, const struct var_ctx *ctx, struct rt_sb *log,
+int var_run_build(const struct var_def *v, const struct var_ctx *ctx, struct rt_sb *log,
 		  struct rt_sb *err)
 {
 	if (v->build.n == 0)
@@ -108,7 +108,7 @@ int var_run_build(const struct spec_variant *v, const struct var_ctx *ctx, struc
 	rt_sb_init(&out, ctx->build_log_cap ? ctx->build_log_cap : 4u << 20);
 	int status = 0;
 	/* a patch's build runs in the patched source folder, others in workdir */
-	char *cwd = v->kind == SPEC_VAR_PATCH && v->patch.dir ? var_path(ctx, v->patch.dir)
+	char *cwd = v->kind == VAR_KIND_PATCH && v->patch.dir ? var_path(ctx, v->patch.dir)
 							       : xstrdup(ctx->workdir);
 	int rc = ctx->exec(v->build.v, cwd, ctx->build_timeout_s > 0 ? ctx->build_timeout_s : 3600,
 			   &out, &status, err);
@@ -130,7 +130,7 @@ void var_config_init(struct var_config *c)
 	memset(c, 0, sizeof(*c));
 }
 
-static void strv_copy(struct spec_strv *dst, const struct spec_strv *src)
+static void strv_copy(struct rt_strv *dst, const struct rt_strv *src)
 {
 	dst->n = src->n;
 	dst->v = xcalloc(src->n + 1, sizeof(char *));
@@ -178,26 +178,6 @@ void var_config_copy(struct var_config *dst, const struct var_config *src)
 	}
 }
 
-void var_strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
-void var_envv_release(struct spec_envv *e)
-{
-	for (size_t i = 0; i < e->n; i++) {
-		free(e->v[i].name);
-		free(e->v[i].value);
-	}
-	free(e->v);
-	e->v = NULL;
-	e->n = 0;
-}
-
 /* Index of option `name` in argv as "--x" or "--x=v", or -1. */
 long var_argv_find_opt(char **v, size_t n, const char *name, bool *eq_form)
 {
@@ -222,7 +202,7 @@ bool var_argv_is_option(const char *s)
 }
 
 /* Apply one flag group to a growable argv (v, n). */
-static void apply_group(char ***pv, size_t *pn, const struct spec_strv *g)
+static void apply_group(char ***pv, size_t *pn, const struct rt_strv *g)
 {
 	char **v = *pv;
 	size_t n = *pn;
@@ -273,10 +253,10 @@ char **var_config_argv(const struct var_config *c, char *const *base_argv)
 
 static int cmp_env(const void *a, const void *b)
 {
-	return strcmp(((const struct spec_env *)a)->name, ((const struct spec_env *)b)->name);
+	return strcmp(((const struct rt_env *)a)->name, ((const struct rt_env *)b)->name);
 }
 
-static void env_put(struct spec_envv *out, const char *name, const char *value)
+static void env_put(struct rt_envv *out, const char *name, const char *value)
 {
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->v[i].name, name) == 0) {
@@ -290,7 +270,7 @@ static void env_put(struct spec_envv *out, const char *name, const char *value)
 	out->n++;
 }
 
-void var_config_env(const struct var_config *c, const struct spec_envv *base, struct spec_envv *out)
+void var_config_env(const struct var_config *c, const struct rt_envv *base, struct rt_envv *out)
 {
 	out->v = NULL;
 	out->n = 0;
@@ -320,7 +300,7 @@ static void add_field(struct rt_sb *sb, const char *s)
 }
 
 int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv,
-			   const struct spec_envv *env, char out[65], struct rt_sb *err)
+			   const struct rt_envv *env, char out[65], struct rt_sb *err)
 {
 	char **sorted = xcalloc(n_paths + 1, sizeof(char *));
 	for (size_t i = 0; i < n_paths; i++)
@@ -348,7 +328,7 @@ int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv
 		add_field(&sb, argv[i]);
 	rt_sb_adds(&sb, "env\n");
 	if (env && env->n) {
-		struct spec_env *e = xmalloc(env->n * sizeof(*e));
+		struct rt_env *e = xmalloc(env->n * sizeof(*e));
 		memcpy(e, env->v, env->n * sizeof(*e));
 		qsort(e, env->n, sizeof(*e), cmp_env);
 		for (size_t i = 0; i < env->n; i++) {
@@ -372,7 +352,7 @@ const char *var_display_path(const struct var_ctx *ctx, const char *path)
 	return path;
 }
 
-int var_fingerprint_file(const struct spec_variant *v, const struct var_ctx *ctx, const char *kind,
+int var_fingerprint_file(const struct var_def *v, const struct var_ctx *ctx, const char *kind,
 			 const char *where, const char *file, const char *key, char out[65],
 			 struct rt_sb *err)
 {
@@ -397,9 +377,15 @@ int var_fingerprint_file(const struct spec_variant *v, const struct var_ctx *ctx
 	return 0;
 }
 
-int var_revert_files(const struct spec_variant *v, const struct var_ctx *ctx,
+int var_revert_files(const struct var_def *v, const struct var_ctx *ctx,
 		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	int rc = var_files_restore(p, err);
 	return rc ? rc : var_run_build(v, ctx, log, err);
+}
+
+const char *var_kind_name(enum var_kind k)
+{
+	static const char *const names[] = { "table", "flag", "env", "patch", "file" };
+	return (unsigned)k < RT_ARRAY_SIZE(names) ? names[k] : "unknown";
 }

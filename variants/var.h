@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "spec.h"
-#include "util.h"
+#include "variants/var_def.h"
+#include "runner/base/rt.h"
 
 /* Runs argv in cwd with a timeout, output (stdout+stderr) appended to out
  * (which may have a cap); *status gets the exit status (128+signal when
@@ -35,10 +35,10 @@ typedef int (*var_exec_fn)(char *const *argv, const char *cwd, double timeout_s,
 
 /* The effective engine configuration on top of spec.engine. */
 struct var_config {
-	struct spec_strv *flags; /* flag groups of kept variants + candidate, in order (owned) */
+	struct rt_strv *flags; /* flag groups of kept variants + candidate, in order (owned) */
 	char **flag_owner;       /* name of the variant that added each group (owned) */
 	size_t n_flags;          /* number of groups */
-	struct spec_env *env;    /* overrides in order; value NULL = unset (owned) */
+	struct rt_env *env;    /* overrides in order; value NULL = unset (owned) */
 	char **env_owner;        /* name of the variant that added each override (owned) */
 	size_t n_env;            /* number of overrides */
 };
@@ -50,22 +50,22 @@ void var_config_copy(struct var_config *dst, const struct var_config *src);
 /* base argv (NULL-terminated) + every flag group, in order: "[--x, v]"
  * replaces the value of an existing --x (or --x=v keeps the = form), else
  * appends; a lone "--x" is appended when absent. Returns a NULL-terminated
- * argv the caller frees with var_strv_free(). */
+ * argv the caller frees with rt_argv_free(). */
 char **var_config_argv(const struct var_config *c, char *const *base_argv);
 /* Effective overrides: base (spec.engine.env, may be NULL) then the config's,
  * one entry per name (the last wins), sorted by name. Caller frees with
- * var_envv_release(). */
-void var_config_env(const struct var_config *c, const struct spec_envv *base,
-		    struct spec_envv *out);
-void var_strv_free(char **v);
-void var_envv_release(struct spec_envv *e);
+ * rt_envv_release(). */
+void var_config_env(const struct var_config *c, const struct rt_envv *base,
+		    struct rt_envv *out);
+void rt_argv_free(char **v);
+void rt_envv_release(struct rt_envv *e);
 
 /* Context every op gets. */
 struct var_ctx {
 	const char *workdir;            /* spec->workdir, absolute */
 	struct var_config *cfg;         /* config the flag/env kinds edit */
 	char *const *base_argv;         /* spec.engine.command (NULL-terminated) or NULL */
-	const struct spec_envv *base_env; /* spec.engine.env or NULL */
+	const struct rt_envv *base_env; /* spec.engine.env or NULL */
 	var_exec_fn exec;               /* process runner for git and build commands */
 	double build_timeout_s;         /* build and git timeout; 0: 3600 */
 	size_t build_log_cap;           /* cap of the build log; 0: 4 MiB */
@@ -94,25 +94,25 @@ void var_plan_release(struct var_plan *p);
 struct var_ops {
 	const char *name; /* "table", "flag", ... */
 	/* Compute the plan without touching anything. */
-	int (*plan)(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+	int (*plan)(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		    struct rt_sb *err);
 	/* Perform the change planned; build output (if any) goes to log. */
-	int (*apply)(const struct spec_variant *v, const struct var_ctx *ctx,
+	int (*apply)(const struct var_def *v, const struct var_ctx *ctx,
 		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err);
 	/* Undo it: files back to before bytes, build re-run; config undone. */
-	int (*revert)(const struct spec_variant *v, const struct var_ctx *ctx,
+	int (*revert)(const struct var_def *v, const struct var_ctx *ctx,
 		      const struct var_plan *p, struct rt_sb *log, struct rt_sb *err);
 	/* sha256 hex of kind + canonical content of the change. */
-	int (*fingerprint)(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+	int (*fingerprint)(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			   struct rt_sb *err);
 	/* One readable line (or diffstat) of the change, appended to out. Call
 	 * it before apply: it compares with the current state. */
-	int (*describe)(const struct spec_variant *v, const struct var_ctx *ctx,
+	int (*describe)(const struct var_def *v, const struct var_ctx *ctx,
 			const struct var_plan *p, struct rt_sb *out, struct rt_sb *err);
 };
 
 /* Registry: the ops of a kind (never NULL for a valid kind). */
-const struct var_ops *var_ops_for(enum spec_var_kind kind);
+const struct var_ops *var_ops_for(enum var_kind kind);
 
 extern const struct var_ops var_table_ops;
 extern const struct var_ops var_flag_ops;
@@ -124,7 +124,7 @@ extern const struct var_ops var_file_ops;
  * of every file touched so far (absent files hash as "absent"), then the
  * effective argv and the effective env (sorted). */
 int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv,
-			   const struct spec_envv *env, char out[65], struct rt_sb *err);
+			   const struct rt_envv *env, char out[65], struct rt_sb *err);
 
 /* ---- helpers shared by the kinds (var.c) ---- */
 /* How a path is shown to people: relative to workdir when it is inside it. */
@@ -134,11 +134,11 @@ char *var_path(const struct var_ctx *ctx, const char *rel);
 /* sha256 of kind, where (target or folder), the sha256 of the file's bytes
  * and the build argv: the fingerprint of file and patch changes. key names
  * the spec key in the error when the file is missing. */
-int var_fingerprint_file(const struct spec_variant *v, const struct var_ctx *ctx, const char *kind,
+int var_fingerprint_file(const struct var_def *v, const struct var_ctx *ctx, const char *kind,
 			 const char *where, const char *file, const char *key, char out[65],
 			 struct rt_sb *err);
 /* The revert of kinds that touch files: before bytes back, then the build. */
-int var_revert_files(const struct spec_variant *v, const struct var_ctx *ctx,
+int var_revert_files(const struct var_def *v, const struct var_ctx *ctx,
 		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err);
 /* Write every planned file back to its before bytes (or remove it). */
 int var_files_restore(const struct var_plan *p, struct rt_sb *err);
@@ -146,7 +146,7 @@ int var_files_restore(const struct var_plan *p, struct rt_sb *err);
 int var_files_write_after(const struct var_plan *p, struct rt_sb *err);
 /* Run the variant's build argv (if any) in workdir (patch: in patch.dir); failure is RT_EPROC
  * with the log kept in log. */
-int var_run_build(const struct spec_variant *v, const struct var_ctx *ctx, struct rt_sb *log,
+int var_run_build(const struct var_def *v, const struct var_ctx *ctx, struct rt_sb *log,
 		  struct rt_sb *err);
 /* Add one file to a plan, reading its current bytes. */
 int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err);
@@ -183,6 +183,6 @@ int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c
 void var_csv_release(struct var_csv *c);
 
 /* Table kind internals exposed for tests: parse/serialize one format. */
-enum spec_table_format var_table_format_of(const struct spec_var_table *t);
+enum var_table_format var_table_format_of(const struct var_def_table *t);
 
 #endif

@@ -3,12 +3,12 @@
  * value is NULL). Apply pushes the overrides onto the config, revert removes
  * the ones this variant added. No files are touched.
  */
-#include "var.h"
+#include "variants/var.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int env_plan(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+static int env_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		    struct rt_sb *err)
 {
 	out->files = NULL;
@@ -22,7 +22,7 @@ static int env_plan(const struct spec_variant *v, const struct var_ctx *ctx, str
 	return 0;
 }
 
-static int env_apply(const struct spec_variant *v, const struct var_ctx *ctx,
+static int env_apply(const struct var_def *v, const struct var_ctx *ctx,
 		     const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	struct var_config *c = ctx->cfg;
@@ -39,7 +39,7 @@ static int env_apply(const struct spec_variant *v, const struct var_ctx *ctx,
 	return 0;
 }
 
-static int env_revert(const struct spec_variant *v, const struct var_ctx *ctx,
+static int env_revert(const struct var_def *v, const struct var_ctx *ctx,
 		      const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	struct var_config *c = ctx->cfg;
@@ -63,13 +63,13 @@ static int env_revert(const struct spec_variant *v, const struct var_ctx *ctx,
 
 static int cmp_env(const void *a, const void *b)
 {
-	return strcmp(((const struct spec_env *)a)->name, ((const struct spec_env *)b)->name);
+	return strcmp(((const struct rt_env *)a)->name, ((const struct rt_env *)b)->name);
 }
 
-static int env_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+static int env_fingerprint(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			   struct rt_sb *err)
 {
-	struct spec_env *e = xcalloc(v->env.n + 1, sizeof(*e));
+	struct rt_env *e = xcalloc(v->env.n + 1, sizeof(*e));
 	memcpy(e, v->env.v, v->env.n * sizeof(*e));
 	qsort(e, v->env.n, sizeof(*e), cmp_env);
 	struct rt_sb sb = RT_SB_INIT;
@@ -88,7 +88,7 @@ static int env_fingerprint(const struct spec_variant *v, const struct var_ctx *c
 	return 0;
 }
 
-static int env_describe(const struct spec_variant *v, const struct var_ctx *ctx,
+static int env_describe(const struct var_def *v, const struct var_ctx *ctx,
 			const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
 {
 	for (size_t i = 0; i < v->env.n; i++) {

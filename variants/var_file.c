@@ -3,12 +3,12 @@
  * variant's copy. The plan knows both byte strings up front, so apply and
  * revert are single atomic writes, followed by the build if one is given.
  */
-#include "var.h"
+#include "variants/var.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int file_plan(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+static int file_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		     struct rt_sb *err)
 {
 	out->files = NULL;
@@ -37,21 +37,21 @@ static int file_plan(const struct spec_variant *v, const struct var_ctx *ctx, st
 	return 0;
 }
 
-static int file_apply(const struct spec_variant *v, const struct var_ctx *ctx,
+static int file_apply(const struct var_def *v, const struct var_ctx *ctx,
 		      const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	int rc = var_files_write_after(p, err);
 	return rc ? rc : var_run_build(v, ctx, log, err);
 }
 
-static int file_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+static int file_fingerprint(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			    struct rt_sb *err)
 {
 	return var_fingerprint_file(v, ctx, "file", v->file.target, v->file.source, "file.source",
 				    out, err);
 }
 
-static int file_describe(const struct spec_variant *v, const struct var_ctx *ctx,
+static int file_describe(const struct var_def *v, const struct var_ctx *ctx,
 			 const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
 {
 	if (p->n != 1)

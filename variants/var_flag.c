@@ -3,12 +3,12 @@
  * arguments onto the config (replacing the value of an existing option when
  * the effective argv is built), revert pops it. No files are touched.
  */
-#include "var.h"
+#include "variants/var.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int flag_plan(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+static int flag_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		     struct rt_sb *err)
 {
 	out->files = NULL;
@@ -18,7 +18,7 @@ static int flag_plan(const struct spec_variant *v, const struct var_ctx *ctx, st
 	return 0;
 }
 
-static int flag_apply(const struct spec_variant *v, const struct var_ctx *ctx,
+static int flag_apply(const struct var_def *v, const struct var_ctx *ctx,
 		      const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	struct var_config *c = ctx->cfg;
@@ -26,7 +26,7 @@ static int flag_apply(const struct spec_variant *v, const struct var_ctx *ctx,
 		return rt_errf(err, RT_ESTATE, "%s: flag: no engine config", v->name);
 	c->flags = xrealloc(c->flags, (c->n_flags + 1) * sizeof(*c->flags));
 	c->flag_owner = xrealloc(c->flag_owner, (c->n_flags + 1) * sizeof(char *));
-	struct spec_strv *g = &c->flags[c->n_flags];
+	struct rt_strv *g = &c->flags[c->n_flags];
 	g->n = v->flag.n;
 	g->v = xcalloc(v->flag.n + 1, sizeof(char *));
 	for (size_t i = 0; i < v->flag.n; i++)
@@ -36,7 +36,7 @@ static int flag_apply(const struct spec_variant *v, const struct var_ctx *ctx,
 	return 0;
 }
 
-static int flag_revert(const struct spec_variant *v, const struct var_ctx *ctx,
+static int flag_revert(const struct var_def *v, const struct var_ctx *ctx,
 		       const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	struct var_config *c = ctx->cfg;
@@ -59,7 +59,7 @@ static int flag_revert(const struct spec_variant *v, const struct var_ctx *ctx,
 	return 0;
 }
 
-static int flag_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+static int flag_fingerprint(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			    struct rt_sb *err)
 {
 	struct rt_sb sb = RT_SB_INIT;
@@ -90,7 +90,7 @@ static const char *current(char **argv, const char *name, bool want_value)
 	return "";
 }
 
-static int flag_describe(const struct spec_variant *v, const struct var_ctx *ctx,
+static int flag_describe(const struct var_def *v, const struct var_ctx *ctx,
 			 const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
 {
 	char **argv = var_config_argv(ctx->cfg, ctx->base_argv);
@@ -110,7 +110,7 @@ static int flag_describe(const struct spec_variant *v, const struct var_ctx *ctx
 			rt_sb_addf(out, "%s %s", old ? "=" : "+", name);
 		i += has_value ? 2 : 1;
 	}
-	var_strv_free(argv);
+	rt_argv_free(argv);
 	return 0;
 }
 

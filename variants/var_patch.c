@@ -6,7 +6,7 @@
  * recorded bytes back (removing files the diff created) and rebuilds. Git is
  * run from argv through ctx->exec, never through a shell.
  */
-#include "var.h"
+#include "variants/var.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static int git(const struct var_ctx *ctx, const char *dir, const char *const *ar
 	return status ? RT_EPROC : 0;
 }
 
-static int patch_check(const struct spec_variant *v, const struct var_ctx *ctx, char **patch,
+static int patch_check(const struct var_def *v, const struct var_ctx *ctx, char **patch,
 		       char **dir, struct rt_sb *err)
 {
 	if (!v->patch.file || !v->patch.dir)
@@ -39,7 +39,7 @@ static int patch_check(const struct spec_variant *v, const struct var_ctx *ctx, 
 	return 0;
 }
 
-static int patch_plan(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+static int patch_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		      struct rt_sb *err)
 {
 	out->files = NULL;
@@ -106,7 +106,7 @@ done:
 	return rc;
 }
 
-static int patch_apply(const struct spec_variant *v, const struct var_ctx *ctx,
+static int patch_apply(const struct var_def *v, const struct var_ctx *ctx,
 		       const struct var_plan *pl, struct rt_sb *log, struct rt_sb *err)
 {
 	char *patch = NULL, *dir = NULL;
@@ -128,14 +128,14 @@ static int patch_apply(const struct spec_variant *v, const struct var_ctx *ctx,
 	return rc ? rc : var_run_build(v, ctx, log, err);
 }
 
-static int patch_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+static int patch_fingerprint(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			     struct rt_sb *err)
 {
 	return var_fingerprint_file(v, ctx, "patch", v->patch.dir, v->patch.file, "patch.file", out,
 				    err);
 }
 
-static int patch_describe(const struct spec_variant *v, const struct var_ctx *ctx,
+static int patch_describe(const struct var_def *v, const struct var_ctx *ctx,
 			  const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
 {
 	char *patch = NULL, *dir = NULL;

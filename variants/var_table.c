@@ -11,23 +11,23 @@
  * The plan holds the file's before and after bytes; apply and revert are one
  * atomic write each.
  */
-#include "var.h"
+#include "variants/var.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
-enum spec_table_format var_table_format_of(const struct spec_var_table *t)
+enum var_table_format var_table_format_of(const struct var_def_table *t)
 {
-	if (t->format != SPEC_TBL_AUTO)
+	if (t->format != VAR_TBL_AUTO)
 		return t->format;
 	const char *dot = t->file ? strrchr(t->file, '.') : NULL;
 	if (dot && strcasecmp(dot, ".csv") == 0)
-		return SPEC_TBL_CSV;
+		return VAR_TBL_CSV;
 	if (dot && (strcasecmp(dot, ".yaml") == 0 || strcasecmp(dot, ".yml") == 0))
-		return SPEC_TBL_YAML;
-	return SPEC_TBL_JSON;
+		return VAR_TBL_YAML;
+	return VAR_TBL_JSON;
 }
 
 /* Text of a JSON value for people and CSV cells: strings raw, the rest compact JSON. */
@@ -53,17 +53,17 @@ struct edit {
 };
 
 /* new entry from the old one and the op; 0 or an error naming file and key */
-static int compute_new(const struct spec_variant *v, struct edit *e, struct rt_sb *err)
+static int compute_new(const struct var_def *v, struct edit *e, struct rt_sb *err)
 {
-	const struct spec_var_table *t = &v->table;
+	const struct var_def_table *t = &v->table;
 	switch (t->op) {
-	case SPEC_TBL_DELETE:
+	case VAR_TBL_DELETE:
 		if (!e->old_entry)
 			return rt_errf(err, RT_ENOENT, "%s: table.key: key \"%s\" not found for delete",
 				       t->file, t->key);
 		e->new_entry = NULL;
 		return 0;
-	case SPEC_TBL_REPLACE:
+	case VAR_TBL_REPLACE:
 		if (!e->old_entry)
 			return rt_errf(err, RT_ENOENT, "%s: table.key: key \"%s\" not found for replace",
 				       t->file, t->key);
@@ -71,7 +71,7 @@ static int compute_new(const struct spec_variant *v, struct edit *e, struct rt_s
 			return rt_errf(err, RT_EINVAL, "%s: table.replace: no value", t->file);
 		e->new_entry = json_deep_copy(t->value);
 		return 0;
-	case SPEC_TBL_SET:
+	case VAR_TBL_SET:
 		if (!t->value)
 			return rt_errf(err, RT_EINVAL, "%s: table.set: no value", t->file);
 		if (e->old_entry && json_is_object(e->old_entry) && json_is_object(t->value)) {
@@ -86,10 +86,10 @@ static int compute_new(const struct spec_variant *v, struct edit *e, struct rt_s
 }
 
 /* ---- JSON ---- */
-static int edit_json(const struct spec_variant *v, const char *data, size_t len, struct edit *e,
+static int edit_json(const struct var_def *v, const char *data, size_t len, struct edit *e,
 		     struct rt_sb *err)
 {
-	const struct spec_var_table *t = &v->table;
+	const struct var_def_table *t = &v->table;
 	json_error_t je;
 	json_t *doc = json_loadb(data, len, 0, &je);
 	if (!doc)
@@ -166,10 +166,10 @@ static int cell_text(const char *file, const char *col, json_t *v, char **out, s
 	return 0;
 }
 
-static int edit_csv(const struct spec_variant *v, const char *d, size_t len, struct edit *e,
+static int edit_csv(const struct var_def *v, const char *d, size_t len, struct edit *e,
 		    struct rt_sb *err)
 {
-	const struct spec_var_table *t = &v->table;
+	const struct var_def_table *t = &v->table;
 	struct var_csv c;
 	int rc = var_csv_parse(t->file, d, len, &c, err);
 	if (rc)
@@ -259,7 +259,7 @@ static int edit_csv(const struct spec_variant *v, const char *d, size_t len, str
 				goto out_cols;
 			}
 		}
-	} else if (t->op != SPEC_TBL_DELETE) {
+	} else if (t->op != VAR_TBL_DELETE) {
 		rc = rt_errf(err, RT_EINVAL, "%s: table.value: must be an object of columns", t->file);
 		goto out_cols;
 	}
@@ -280,7 +280,7 @@ static int edit_csv(const struct spec_variant *v, const char *d, size_t len, str
 				for (size_t k = 0; k < nk; k++)
 					is_key |= kidx[k] == j;
 				json_t *nv = is_key ? NULL : json_object_get(t->value, cols[j]);
-				bool keep_raw = j < r->n && (is_key || (t->op == SPEC_TBL_SET && !nv));
+				bool keep_raw = j < r->n && (is_key || (t->op == VAR_TBL_SET && !nv));
 				if (keep_raw) {
 					rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
 					continue;
@@ -421,10 +421,10 @@ static int yaml_write(void *data, unsigned char *buf, size_t n)
 	return 1;
 }
 
-static int edit_yaml(const struct spec_variant *v, const char *data, size_t len, struct edit *e,
+static int edit_yaml(const struct var_def *v, const char *data, size_t len, struct edit *e,
 		     struct rt_sb *err)
 {
-	const struct spec_var_table *t = &v->table;
+	const struct var_def_table *t = &v->table;
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_parser_initialize(&parser);
@@ -461,7 +461,7 @@ static int edit_yaml(const struct spec_variant *v, const char *data, size_t len,
 		size_t n = (size_t)(root->data.mapping.pairs.top - s);
 		memmove(&s[at], &s[at + 1], (n - (size_t)at - 1) * sizeof(*s));
 		root->data.mapping.pairs.top--;
-	} else if (at >= 0 && t->op == SPEC_TBL_SET &&
+	} else if (at >= 0 && t->op == VAR_TBL_SET &&
 		   yaml_document_get_node(&doc, found->value)->type == YAML_MAPPING_NODE &&
 		   json_is_object(t->value)) {
 		/* merge the fields into the existing mapping, keeping its order */
@@ -515,7 +515,7 @@ out:
 }
 
 /* ---- ops ---- */
-static int edit_file(const struct spec_variant *v, const struct var_ctx *ctx, const char *data,
+static int edit_file(const struct var_def *v, const struct var_ctx *ctx, const char *data,
 		     size_t len, struct edit *e, struct rt_sb *err)
 {
 	rt_sb_init(&e->out, 0);
@@ -523,9 +523,9 @@ static int edit_file(const struct spec_variant *v, const struct var_ctx *ctx, co
 	if (!v->table.key)
 		return rt_errf(err, RT_EINVAL, "%s: table.key: required", v->table.file);
 	switch (var_table_format_of(&v->table)) {
-	case SPEC_TBL_CSV:
+	case VAR_TBL_CSV:
 		return edit_csv(v, data, len, e, err);
-	case SPEC_TBL_YAML:
+	case VAR_TBL_YAML:
 		return edit_yaml(v, data, len, e, err);
 	default:
 		return edit_json(v, data, len, e, err);
@@ -539,7 +539,7 @@ static void edit_release(struct edit *e)
 	rt_sb_release(&e->out);
 }
 
-static int table_plan(const struct spec_variant *v, const struct var_ctx *ctx, struct var_plan *out,
+static int table_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		      struct rt_sb *err)
 {
 	out->files = NULL;
@@ -570,14 +570,14 @@ static int table_plan(const struct spec_variant *v, const struct var_ctx *ctx, s
 	return rc;
 }
 
-static int table_apply(const struct spec_variant *v, const struct var_ctx *ctx,
+static int table_apply(const struct var_def *v, const struct var_ctx *ctx,
 		       const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	int rc = var_files_write_after(p, err);
 	return rc ? rc : var_run_build(v, ctx, log, err);
 }
 
-static int table_revert(const struct spec_variant *v, const struct var_ctx *ctx,
+static int table_revert(const struct var_def *v, const struct var_ctx *ctx,
 			const struct var_plan *p, struct rt_sb *log, struct rt_sb *err)
 {
 	int rc = var_files_restore(p, err);
@@ -586,10 +586,10 @@ static int table_revert(const struct spec_variant *v, const struct var_ctx *ctx,
 
 static const char *const op_names[] = { "set", "replace", "delete" };
 
-static int table_fingerprint(const struct spec_variant *v, const struct var_ctx *ctx, char out[65],
+static int table_fingerprint(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			     struct rt_sb *err)
 {
-	const struct spec_var_table *t = &v->table;
+	const struct var_def_table *t = &v->table;
 	struct rt_sb sb = RT_SB_INIT;
 	rt_sb_addf(&sb, "table%c%s%c%d%c%s%c%s%c", 0, t->file ? t->file : "", 0,
 		   (int)var_table_format_of(t), 0, op_names[t->op], 0, t->key ? t->key : "", 0);
@@ -606,10 +606,10 @@ static int table_fingerprint(const struct spec_variant *v, const struct var_ctx 
 	return 0;
 }
 
-static int table_describe(const struct spec_variant *v, const struct var_ctx *ctx,
+static int table_describe(const struct var_def *v, const struct var_ctx *ctx,
 			  const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
 {
-	const struct spec_var_table *t = &v->table;
+	const struct var_def_table *t = &v->table;
 	char *abs = var_path(ctx, t->file);
 	char *data = NULL;
 	size_t len = 0;

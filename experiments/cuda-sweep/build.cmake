@@ -1,9 +1,8 @@
 # cuda_sweep: the GPU kernel sweep + campaign replay driver (any backend; it
 # needs the cuda backend and a GPU to do anything useful). The .cubin files
 # are built with nvcc at build time when nvcc is found.
-add_executable(cuda_sweep ${CMAKE_SOURCE_DIR}/experiments/cuda-sweep/sweep.c
-               ${CMAKE_SOURCE_DIR}/runner/bench_kernel.c)
-target_link_libraries(cuda_sweep PRIVATE rt_dev rt_db rt_util PkgConfig::JANSSON m)
+add_executable(cuda_sweep ${CMAKE_SOURCE_DIR}/experiments/cuda-sweep/sweep.c)
+target_link_libraries(cuda_sweep PRIVATE rt_bench rt_dev rt_db rt_base)
 if(RT_NVCC)
   foreach(k saxpy sgemm)
     add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/cuda/${k}.cubin

@@ -17,7 +17,7 @@
  */
 #include "db/db.h"
 #include "db/devices.h"
-#include "runner/bench_kernel.h"
+#include "runner/bench/bench_kernel.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "opt.h"
+#include "runner/base/opt.h"
 
 static struct ss_config cfg = {
 	.host = "127.0.0.1",

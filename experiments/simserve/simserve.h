@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "runner/base/rt.h"
 
 struct MHD_Connection;
 

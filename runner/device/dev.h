@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "runner/util.h"
+#include "runner/base/rt.h"
 
 typedef uint64_t dev_ptr;
 

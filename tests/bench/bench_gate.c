@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gate.h"
+#include "runner/gate/gate.h"
 #include "db/db.h"
 
 static pid_t start_server(const char *bin, const char *data, char *url, size_t n)

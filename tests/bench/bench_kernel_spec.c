@@ -4,7 +4,7 @@
  * prints its figures as "name: value unit" lines, for `make bench` and for
  * trying table entries by hand (CPU_GEMM_TABLE=other.json).
  */
-#include "runner/bench_kernel.h"
+#include "runner/bench/bench_kernel.h"
 
 #include <math.h>
 #include <stdio.h>

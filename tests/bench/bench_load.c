@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/load.h"
+#include "runner/load/load.h"
 
 static pid_t child;
 

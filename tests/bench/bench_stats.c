@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "stats.h"
-#include "util.h"
+#include "runner/stats/stats.h"
+#include "runner/base/rt.h"
 
 #define MAXR 10
 

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "gsm8k.h"
+#include "runner/gate/gsm8k.h"
 
 struct fake_cfg {
 	const struct gsm8k_set *test; /* the dataset questions are looked up in */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/util.h"
+#include "runner/base/rt.h"
 
 struct lts {
 	struct MHD_Daemon *d;  /* the daemon */

@@ -4,7 +4,7 @@
  * database, and by hand to look at the fixture's report.
  */
 #include "reports/rep.h"
-#include "tests/rep/rep_fixture.h"
+#include "rep_fixture.h"
 
 #include <string.h>
 

@@ -1,0 +1,167 @@
+/*
+ * Small utilities every module uses: the error convention, allocation
+ * wrappers that die on out-of-memory, a growable string buffer, sha256,
+ * monotonic and wall clocks, and atomic file writes.
+ *
+ * Error convention: library functions return 0 (or a count) on success and a
+ * negative RT_E* code on failure. Functions that can say more take a
+ * `struct rt_sb *err` and append one line of text to it ("what failed first,
+ * then the thing": `spec.yaml:14:5: benchmarks[0].load: unknown key ...`).
+ * Only command functions (runner/cmd_*.c) print and pick the exit code.
+ */
+#ifndef RT_UTIL_H
+#define RT_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes of the ratchet binary, documented in README and --help. */
+enum {
+	RT_EXIT_OK = 0,      /* ok */
+	RT_EXIT_NO = 1,      /* the gate or decision said no */
+	RT_EXIT_USAGE = 2,   /* bad command line or bad spec */
+	RT_EXIT_RUNTIME = 3, /* runtime error */
+};
+
+/* Error codes; rt_strerror() maps each to a message. Keep in step with the
+ * table in util_err.c. */
+enum rt_err {
+	RT_OK = 0,
+	RT_EINVAL = -1,     /* invalid argument or input */
+	RT_ENOMEM = -2,     /* out of memory */
+	RT_EIO = -3,        /* input/output error */
+	RT_ENOENT = -4,     /* no such file or record */
+	RT_ETOOBIG = -5,    /* size cap exceeded */
+	RT_ETIMEDOUT = -6,  /* timed out */
+	RT_EPARSE = -7,     /* parse error */
+	RT_EDB = -8,        /* database error */
+	RT_ESCHEMA = -9,    /* database written by a newer ratchet */
+	RT_EHTTP = -10,     /* HTTP error */
+	RT_EPROC = -11,     /* child process failed */
+	RT_EIDENTITY = -12, /* endpoint is not the engine we started */
+	RT_EBUSY = -13,     /* port or resource already in use */
+	RT_ENOTBUILT = -14, /* backend not built */
+	RT_ENODEV = -15,    /* no device */
+	RT_ECHECK = -16,    /* correctness check failed */
+	RT_ESTATE = -17,    /* operation not valid in this state */
+	RT_EINTR = -18,     /* interrupted by a signal */
+	RT_ENOTSUP = -19,   /* not supported */
+	RT_EUSAGE = -20,    /* usage error */
+};
+
+/* Message for an rt_err code; never NULL. */
+const char *rt_strerror(int err);
+
+/* ---- allocation: these die with a message when memory runs out ---- */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);              /* NULL stays NULL */
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- growable string buffer; buf is never NULL, always NUL-terminated ---- */
+struct rt_sb {
+	char *buf;    /* contents; points at a static "" until the first append */
+	size_t len;   /* bytes used, not counting the NUL */
+	size_t alloc; /* bytes allocated, 0 while buf is the static "" */
+	size_t cap;   /* most bytes it may hold, 0 for no cap (untrusted input gets a cap) */
+};
+#define RT_SB_INIT { rt_sb_empty, 0, 0, 0 }
+extern char rt_sb_empty[];
+
+void rt_sb_init(struct rt_sb *sb, size_t cap);
+/* Frees the contents and leaves sb empty and reusable. */
+void rt_sb_release(struct rt_sb *sb);
+void rt_sb_reset(struct rt_sb *sb);           /* len = 0, keeps memory */
+/* Append; return 0, or RT_ETOOBIG (nothing appended) when the cap would be exceeded. */
+int rt_sb_add(struct rt_sb *sb, const void *data, size_t n);
+int rt_sb_adds(struct rt_sb *sb, const char *s);
+int rt_sb_addc(struct rt_sb *sb, char c);
+int rt_sb_addf(struct rt_sb *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int rt_sb_vaddf(struct rt_sb *sb, const char *fmt, va_list ap);
+/* Hands the contents to the caller (who frees them) and leaves sb empty. */
+char *rt_sb_detach(struct rt_sb *sb, size_t *len);
+void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
+
+/* Append a formatted message to err (if non-NULL) and return code. */
+int rt_errf(struct rt_sb *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* ---- hashing ---- */
+/* Lowercase hex sha256 of data into out (65 bytes incl. NUL). */
+void rt_sha256_hex(const void *data, size_t n, char out[65]);
+/* sha256 of a file's bytes; RT_ENOENT if it does not exist. */
+int rt_sha256_file(const char *path, char out[65], struct rt_sb *err);
+
+/* ---- time ---- */
+int64_t rt_now_ns(void);        /* CLOCK_MONOTONIC in ns */
+double rt_now_s(void);          /* CLOCK_MONOTONIC in s */
+int64_t rt_wall_ms(void);       /* CLOCK_REALTIME in ms since the epoch */
+void rt_iso8601(int64_t wall_ms, char out[32]); /* 2026-11-30T03:53:46Z */
+void rt_sleep_ns(int64_t ns);
+/* Sleep until an absolute CLOCK_MONOTONIC time (ns). */
+void rt_sleep_until_ns(int64_t t_ns);
+
+/* ---- files ---- */
+/* Read a whole file; *out is NUL-terminated and owned by the caller. */
+int rt_read_file(const char *path, char **out, size_t *len, struct rt_sb *err);
+/* Write atomically: temp file in the same folder, fsync, rename, fsync dir.
+ * mode is used when the file is new; an existing file keeps its mode. */
+int rt_write_file_atomic(const char *path, const void *data, size_t len, int mode,
+			 struct rt_sb *err);
+bool rt_file_exists(const char *path);
+/* Make a folder and its parents. */
+int rt_mkdirs(const char *path, struct rt_sb *err);
+
+/* ---- secrets ---- */
+/* Replace, in place, every occurrence of the value of an environment
+ * variable that looks secret (its name contains KEY, TOKEN, SECRET,
+ * PASSWORD or CREDENTIAL, and its value has at least 8 characters) with
+ * "[redacted]". Applied to engine logs, build logs and benchmark output before
+ * they are stored. Returns how many occurrences were replaced. */
+int rt_redact_secrets(struct rt_sb *sb);
+
+/* ---- misc ---- */
+/* Levenshtein distance, for did-you-mean suggestions. */
+size_t rt_edit_distance(const char *a, const char *b);
+/* Closest candidate within distance 2 (or a third of the length), or NULL. */
+const char *rt_did_you_mean(const char *word, const char *const *candidates, size_t n);
+/* Format seconds for people: 812us, 3.20ms, 4.00s, 2m05s, 1h02m. */
+void rt_fmt_duration(double seconds, char *out, size_t n);
+
+/* ---- argv-like lists (rt_list.c) ---- */
+/* A position in an input file, kept so later errors can name file:line:col. */
+struct rt_pos {
+	int line; /* 1-based, 0 when not from a file */
+	int col;  /* 1-based */
+};
+
+/* An argv-like list; v[n] is NULL. Strings may hold placeholders. */
+struct rt_strv {
+	char **v;
+	size_t n;
+};
+
+/* One environment variable; value NULL means "unset it". */
+struct rt_env {
+	char *name;
+	char *value;
+};
+
+struct rt_envv {
+	struct rt_env *v;
+	size_t n;
+};
+
+/* Free every string and the array; leaves v empty. */
+void rt_strv_release(struct rt_strv *v);
+/* Free every name and value and the array; leaves e empty. */
+void rt_envv_release(struct rt_envv *e);
+/* Free a NULL-terminated argv and its strings (NULL is fine). */
+void rt_argv_free(char **v);
+
+#define RT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,114 @@
+/* The growable string buffer (see util.h). */
+#include "runner/base/rt.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char rt_sb_empty[1];
+
+void rt_sb_init(struct rt_sb *sb, size_t cap)
+{
+	sb->buf = rt_sb_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+	sb->cap = cap;
+}
+
+void rt_sb_release(struct rt_sb *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	rt_sb_init(sb, sb->cap);
+}
+
+void rt_sb_reset(struct rt_sb *sb)
+{
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = 0;
+}
+
+static int grow(struct rt_sb *sb, size_t extra)
+{
+	if (sb->cap && sb->len + extra > sb->cap)
+		return RT_ETOOBIG;
+	size_t need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return 0;
+	size_t n = sb->alloc ? sb->alloc : 64;
+	while (n < need)
+		n *= 2;
+	if (sb->alloc) {
+		sb->buf = xrealloc(sb->buf, n);
+	} else {
+		sb->buf = xmalloc(n);
+		sb->buf[0] = 0;
+	}
+	sb->alloc = n;
+	return 0;
+}
+
+int rt_sb_add(struct rt_sb *sb, const void *data, size_t n)
+{
+	if (!n)
+		return 0;
+	int rc = grow(sb, n);
+	if (rc)
+		return rc;
+	memcpy(sb->buf + sb->len, data, n);
+	sb->len += n;
+	sb->buf[sb->len] = 0;
+	return 0;
+}
+
+int rt_sb_adds(struct rt_sb *sb, const char *s)
+{
+	return rt_sb_add(sb, s, strlen(s));
+}
+
+int rt_sb_addc(struct rt_sb *sb, char c)
+{
+	return rt_sb_add(sb, &c, 1);
+}
+
+int rt_sb_vaddf(struct rt_sb *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n <= 0)
+		return 0;
+	int rc = grow(sb, (size_t)n);
+	if (rc)
+		return rc;
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+	return 0;
+}
+
+int rt_sb_addf(struct rt_sb *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = rt_sb_vaddf(sb, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+char *rt_sb_detach(struct rt_sb *sb, size_t *len)
+{
+	char *p = sb->alloc ? sb->buf : xstrdup("");
+	if (len)
+		*len = sb->len;
+	rt_sb_init(sb, sb->cap);
+	return p;
+}
+
+void rt_sb_trim(struct rt_sb *sb)
+{
+	while (sb->len && isspace((unsigned char)sb->buf[sb->len - 1]))
+		sb->buf[--sb->len] = 0;
+}

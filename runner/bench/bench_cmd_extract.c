@@ -1,0 +1,522 @@
+/*
+ * Metric extraction for command benchmarks (see bench_cmd.h): the RFC 6901
+ * JSON pointer resolver over jansson, PCRE2 regexes, and the built-in
+ * extractors written from each tool's documented output:
+ *   llama-batched-bench: markdown table | PP | TG | B | N_KV | T_PP s |
+ *     S_PP t/s | T_TG s | S_TG t/s | T s | S t/s | and --output-format jsonl
+ *     lines {"pp","tg","pl","n_kv","t_pp","speed_pp","t_tg","speed_tg","t","speed"};
+ *   llama-bench -o json: an array of tests with n_prompt, n_gen, avg_ts, stddev_ts;
+ *   vllm bench serve --save-result: request_throughput, output_throughput,
+ *     total_token_throughput and {mean,median,p99}_{ttft,tpot,itl,e2el}_ms.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "runner/bench/bench_cmd.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+void run_bcmd_metrics_release(struct run_bcmd_metrics *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].name);
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+const double *run_bcmd_metric_get(const struct run_bcmd_metrics *m, const char *name)
+{
+	for (size_t i = m->n; i-- > 0;)
+		if (strcmp(m->v[i].name, name) == 0)
+			return &m->v[i].value;
+	return NULL;
+}
+
+static void put(struct run_bcmd_metrics *m, const char *name, double v)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].name, name) == 0) {
+			m->v[i].value = v;
+			return;
+		}
+	m->v = xrealloc(m->v, (m->n + 1) * sizeof(*m->v));
+	m->v[m->n].name = xstrdup(name);
+	m->v[m->n].value = v;
+	m->n++;
+}
+
+int run_bcmd_parse_number(const char *s, size_t n, double *out)
+{
+	char buf[64];
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n == 0 || n >= sizeof(buf))
+		return RT_EPARSE;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	char *end;
+	errno = 0;
+	double v = strtod(buf, &end);
+	if (*end || errno == ERANGE || !isfinite(v))
+		return RT_EPARSE;
+	*out = v;
+	return 0;
+}
+
+/* first 200 bytes of what was seen, for messages */
+static void seen(struct rt_sb *err, const char *text, size_t len)
+{
+	if (!err)
+		return;
+	rt_sb_adds(err, " (saw: \"");
+	for (size_t i = 0; i < len && i < 200; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\n')
+			rt_sb_adds(err, "\\n");
+		else if (c == '"')
+			rt_sb_adds(err, "\\\"");
+		else if (c < 32)
+			rt_sb_addf(err, "\\x%02x", c);
+		else
+			rt_sb_addc(err, (char)c);
+	}
+	rt_sb_adds(err, len > 200 ? "\"...)" : "\")");
+}
+
+json_t *run_bcmd_json_pointer(json_t *root, const char *ptr, struct rt_sb *err)
+{
+	if (!ptr || !*ptr)
+		return root;
+	if (*ptr != '/') {
+		rt_errf(err, RT_EINVAL, "json pointer \"%s\" must start with '/'", ptr);
+		return NULL;
+	}
+	json_t *cur = root;
+	const char *p = ptr;
+	while (*p == '/') {
+		p++;
+		const char *e = strchr(p, '/');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		/* unescape ~1 -> '/', ~0 -> '~' (in that order, per RFC 6901) */
+		char *tok = xmalloc(n + 1);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i] == '~' && i + 1 < n && (p[i + 1] == '0' || p[i + 1] == '1')) {
+				tok[k++] = p[i + 1] == '0' ? '~' : '/';
+				i++;
+			} else if (p[i] == '~') {
+				rt_errf(err, RT_EINVAL, "json pointer \"%s\": bad escape", ptr);
+				free(tok);
+				return NULL;
+			} else {
+				tok[k++] = p[i];
+			}
+		}
+		tok[k] = 0;
+		json_t *next = NULL;
+		if (json_is_object(cur)) {
+			next = json_object_get(cur, tok);
+		} else if (json_is_array(cur)) {
+			char *end;
+			bool digits = k > 0 && (k == 1 || tok[0] != '0');
+			for (size_t i = 0; i < k; i++)
+				digits &= isdigit((unsigned char)tok[i]) != 0;
+			unsigned long idx = digits ? strtoul(tok, &end, 10) : 0;
+			if (digits)
+				next = json_array_get(cur, idx);
+		}
+		if (!next) {
+			rt_errf(err, RT_ENOENT, "json pointer \"%s\": no \"%s\" at \"%.*s\"", ptr, tok,
+				(int)(p - 1 - ptr), ptr);
+			free(tok);
+			return NULL;
+		}
+		free(tok);
+		cur = next;
+		p += n;
+	}
+	return cur;
+}
+
+static int json_number(json_t *v, double *out)
+{
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	if (json_is_string(v))
+		return run_bcmd_parse_number(json_string_value(v), json_string_length(v), out);
+	return RT_EPARSE;
+}
+
+int run_bcmd_extract_metric(const struct spec_metric *m, const char *text, size_t len,
+			    const char *src, double *out, struct rt_sb *err)
+{
+	if (m->kind == SPEC_EXTRACT_POINTER) {
+		json_error_t je;
+		json_t *doc = json_loadb(text, len, JSON_DECODE_ANY, &je);
+		if (!doc) {
+			rt_errf(err, RT_EPARSE, "metric %s: %s is not JSON (%d:%d: %s)", m->name, src,
+				je.line, je.column, je.text);
+			seen(err, text, len);
+			return RT_EPARSE;
+		}
+		struct rt_sb why = RT_SB_INIT;
+		json_t *v = run_bcmd_json_pointer(doc, m->expr, &why);
+		int rc = 0;
+		if (!v) {
+			rc = rt_errf(err, RT_ENOENT, "metric %s: %s: %s", m->name, src, why.buf);
+			seen(err, text, len);
+		} else if (json_number(v, out)) {
+			char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			rc = rt_errf(err, RT_EPARSE, "metric %s: %s at %s is not a number", m->name, src,
+				     m->expr);
+			seen(err, s ? s : "", s ? strlen(s) : 0);
+			free(s);
+		}
+		rt_sb_release(&why);
+		json_decref(doc);
+		return rc;
+	}
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)m->expr, PCRE2_ZERO_TERMINATED, PCRE2_MULTILINE,
+				       &ec, &eo, NULL);
+	if (!re) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(ec, msg, sizeof(msg));
+		return rt_errf(err, RT_EINVAL, "metric %s: bad regex at offset %zu: %s", m->name,
+			       (size_t)eo, (char *)msg);
+	}
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+	int n = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, NULL);
+	int rc = 0;
+	if (n < 0) {
+		rc = rt_errf(err, RT_ENOENT, "metric %s: regex /%s/ does not match %s", m->name,
+			     m->expr, src);
+		seen(err, text, len);
+	} else {
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+		int g = n > 1 ? 1 : 0;
+		const char *s = text + ov[2 * g];
+		size_t sl = ov[2 * g] == PCRE2_UNSET ? 0 : ov[2 * g + 1] - ov[2 * g];
+		if (ov[2 * g] == PCRE2_UNSET || run_bcmd_parse_number(s, sl, out)) {
+			rc = rt_errf(err, RT_EPARSE, "metric %s: regex /%s/ captured a non-number in %s",
+				     m->name, m->expr, src);
+			seen(err, ov[2 * g] == PCRE2_UNSET ? "" : s, sl);
+		}
+	}
+	pcre2_match_data_free(md);
+	pcre2_code_free(re);
+	return rc;
+}
+
+/* ---- llama-batched-bench ---- */
+static const char *const lbb_cols[] = { "PP", "TG", "B", "N_KV", "T_PP s", "S_PP t/s",
+					"T_TG s", "S_TG t/s", "T s", "S t/s" };
+static const char *const lbb_names[] = { NULL, NULL, NULL, NULL, "t_pp", "s_pp",
+					 "t_tg", "s_tg", "t", "s" };
+
+/* "PP,TG,B" -> three numbers */
+static int parse_row_sel(const char *row, double sel[3], struct rt_sb *err)
+{
+	char *end;
+	const char *p = row;
+	for (int i = 0; i < 3; i++) {
+		sel[i] = strtod(p, &end);
+		if (end == p || (i < 2 && *end != ',') || (i == 2 && *end))
+			return rt_errf(err, RT_EINVAL, "format_row \"%s\": expected \"PP,TG,B\"", row);
+		p = end + 1;
+	}
+	return 0;
+}
+
+/* Cells of one "| a | b |" line, trimmed; returns count (max 16). */
+static size_t md_cells(const char *line, size_t n, char cells[16][64])
+{
+	size_t c = 0;
+	const char *p = line, *end = line + n;
+	while (p < end && *p != '|')
+		p++;
+	if (p >= end)
+		return 0;
+	p++;
+	while (p < end && c < 16) {
+		const char *q = memchr(p, '|', (size_t)(end - p));
+		if (!q)
+			break;
+		const char *a = p, *b = q;
+		while (a < b && isspace((unsigned char)*a))
+			a++;
+		while (b > a && isspace((unsigned char)b[-1]))
+			b--;
+		size_t l = (size_t)(b - a) < 63 ? (size_t)(b - a) : 63;
+		memcpy(cells[c], a, l);
+		cells[c][l] = 0;
+		c++;
+		p = q + 1;
+	}
+	return c;
+}
+
+int run_bcmd_llama_batched_table(const char *text, size_t len, const char *row,
+				 struct run_bcmd_metrics *out, struct rt_sb *err)
+{
+	double sel[3];
+	if (row && parse_row_sel(row, sel, err))
+		return RT_EINVAL;
+	int col[10];
+	bool header = false, got = false;
+	double vals[10];
+	char cells[16][64];
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		size_t c = md_cells(p, n, cells);
+		p += n + (nl ? 1 : 0);
+		if (c == 0)
+			continue;
+		if (!header) {
+			size_t found = 0;
+			for (size_t k = 0; k < 10; k++) {
+				col[k] = -1;
+				for (size_t j = 0; j < c; j++)
+					if (strcmp(cells[j], lbb_cols[k]) == 0)
+						col[k] = (int)j;
+				found += col[k] >= 0;
+			}
+			header = found == 10;
+			continue;
+		}
+		if (cells[0][0] == '-' || cells[0][0] == ':')
+			continue; /* the |---|---| separator */
+		double v[10];
+		bool ok = true;
+		for (size_t k = 0; k < 10 && ok; k++)
+			ok = (size_t)col[k] < c &&
+			     run_bcmd_parse_number(cells[col[k]], strlen(cells[col[k]]), &v[k]) == 0;
+		if (!ok)
+			continue;
+		if (row && !(v[0] == sel[0] && v[1] == sel[1] && v[2] == sel[2]))
+			continue;
+		memcpy(vals, v, sizeof(v));
+		got = true;
+	}
+	if (!header) {
+		rt_errf(err, RT_EPARSE, "llama-batched-bench: no table with columns PP, TG, B, N_KV, "
+			"T_PP s, S_PP t/s, T_TG s, S_TG t/s, T s, S t/s");
+		seen(err, text, len);
+		return RT_EPARSE;
+	}
+	if (!got)
+		return rt_errf(err, RT_ENOENT, "llama-batched-bench: no row %s%s", row ? row : "",
+			       row ? " (PP,TG,B)" : "of numbers");
+	for (size_t k = 4; k < 10; k++)
+		put(out, lbb_names[k], vals[k]);
+	return 0;
+}
+
+int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
+				 struct run_bcmd_metrics *out, struct rt_sb *err)
+{
+	static const char *const keys[] = { "pp", "tg", "pl", "n_kv", "t_pp", "speed_pp",
+					     "t_tg", "speed_tg", "t", "speed" };
+	double sel[3], vals[10];
+	if (row && parse_row_sel(row, sel, err))
+		return RT_EINVAL;
+	bool got = false;
+	int lineno = 0;
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *line = p;
+		p += n + (nl ? 1 : 0);
+		lineno++;
+		while (n && isspace((unsigned char)*line))
+			line++, n--;
+		if (!n || *line != '{')
+			continue; /* log lines around the JSONL */
+		json_error_t je;
+		json_t *o = json_loadb(line, n, 0, &je);
+		if (!o)
+			continue;
+		double v[10];
+		bool ok = true;
+		for (size_t k = 0; k < 10 && ok; k++)
+			ok = json_number(json_object_get(o, keys[k]), &v[k]) == 0;
+		json_decref(o);
+		if (!ok)
+			continue;
+		if (row && !(v[0] == sel[0] && v[1] == sel[1] && v[2] == sel[2]))
+			continue;
+		memcpy(vals, v, sizeof(v));
+		got = true;
+	}
+	if (!got) {
+		rt_errf(err, RT_ENOENT, "llama-batched-bench jsonl: no line %s%s", row ? row : "",
+			row ? " (pp,tg,pl)" : "with pp, tg, pl, t_pp, speed_pp, t_tg, speed_tg, t, speed");
+		seen(err, text, len);
+		return RT_ENOENT;
+	}
+	for (size_t k = 4; k < 10; k++)
+		put(out, lbb_names[k], vals[k]);
+	return 0;
+}
+
+/* ---- llama-bench -o json ---- */
+int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metrics *out,
+			      struct rt_sb *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je);
+	if (!doc || !json_is_array(doc)) {
+		rt_errf(err, RT_EPARSE, "llama-bench json: %s", doc ? "not an array of tests" : je.text);
+		seen(err, text, len);
+		json_decref(doc);
+		return RT_EPARSE;
+	}
+	size_t i;
+	json_t *t;
+	int found = 0;
+	json_array_foreach(doc, i, t)
+	{
+		double np = 0, ng = 0, avg, sd = 0;
+		if (json_number(json_object_get(t, "n_prompt"), &np) ||
+		    json_number(json_object_get(t, "n_gen"), &ng) ||
+		    json_number(json_object_get(t, "avg_ts"), &avg))
+			continue;
+		json_number(json_object_get(t, "stddev_ts"), &sd);
+		/* pp: prompt-only tests; tg: generation-only tests (the last of each wins) */
+		if (np > 0 && ng == 0) {
+			put(out, "pp_tps", avg);
+			put(out, "pp_tps_stddev", sd);
+			found++;
+		} else if (np == 0 && ng > 0) {
+			put(out, "tg_tps", avg);
+			put(out, "tg_tps_stddev", sd);
+			found++;
+		}
+	}
+	json_decref(doc);
+	if (!found) {
+		rt_errf(err, RT_ENOENT, "llama-bench json: no prompt-only or generation-only test");
+		seen(err, text, len);
+		return RT_ENOENT;
+	}
+	return 0;
+}
+
+/* ---- vllm bench serve --save-result ---- */
+int run_bcmd_vllm_bench_serve(const char *text, size_t len, struct run_bcmd_metrics *out,
+			      struct rt_sb *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je);
+	if (!doc || !json_is_object(doc)) {
+		rt_errf(err, RT_EPARSE, "vllm bench serve json: %s", doc ? "not an object" : je.text);
+		seen(err, text, len);
+		json_decref(doc);
+		return RT_EPARSE;
+	}
+	static const char *const rates[] = { "request_throughput", "output_throughput",
+					     "total_token_throughput" };
+	static const char *const lat[] = { "ttft", "tpot", "itl", "e2el" };
+	static const char *const stat_in[] = { "mean", "median", "p99" };
+	int found = 0;
+	double v;
+	for (size_t i = 0; i < RT_ARRAY_SIZE(rates); i++)
+		if (!json_number(json_object_get(doc, rates[i]), &v)) {
+			put(out, rates[i], v);
+			found++;
+		}
+	for (size_t i = 0; i < RT_ARRAY_SIZE(lat); i++)
+		for (size_t j = 0; j < RT_ARRAY_SIZE(stat_in); j++) {
+			char in[64], name[64];
+			snprintf(in, sizeof(in), "%s_%s_ms", stat_in[j], lat[i]);
+			snprintf(name, sizeof(name), "%s_%s", lat[i], stat_in[j]);
+			if (!json_number(json_object_get(doc, in), &v)) {
+				put(out, name, v / 1000.0);
+				found++;
+			}
+		}
+	json_decref(doc);
+	if (!found) {
+		rt_errf(err, RT_ENOENT, "vllm bench serve json: no request_throughput or *_ms metrics");
+		seen(err, text, len);
+		return RT_ENOENT;
+	}
+	return 0;
+}
+
+/* ---- everything for one benchmark ---- */
+static int read_rel(const char *cwd, const char *file, char **data, size_t *len, struct rt_sb *err)
+{
+	char *path = file[0] == '/' || !cwd ? xstrdup(file) : xasprintf("%s/%s", cwd, file);
+	int rc = rt_read_file(path, data, len, err);
+	free(path);
+	return rc;
+}
+
+int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd, const struct rt_sb *so,
+		     struct run_bcmd_metrics *out, struct rt_sb *err)
+{
+	int rc = 0;
+	if (b->format != SPEC_FMT_NONE && b->format != SPEC_FMT_JSON) {
+		char *fdata = NULL;
+		size_t flen = 0;
+		const char *text = so->buf;
+		size_t len = so->len;
+		if (b->format_file) {
+			if ((rc = read_rel(cwd, b->format_file, &fdata, &flen, err)))
+				return rc;
+			text = fdata;
+			len = flen;
+		}
+		switch (b->format) {
+		case SPEC_FMT_LLAMA_BATCHED_BENCH:
+			rc = run_bcmd_llama_batched_table(text, len, b->format_row, out, err);
+			break;
+		case SPEC_FMT_LLAMA_BATCHED_JSONL:
+			rc = run_bcmd_llama_batched_jsonl(text, len, b->format_row, out, err);
+			break;
+		case SPEC_FMT_LLAMA_BENCH_JSON:
+			rc = run_bcmd_llama_bench_json(text, len, out, err);
+			break;
+		case SPEC_FMT_VLLM_BENCH_SERVE:
+			rc = run_bcmd_vllm_bench_serve(text, len, out, err);
+			break;
+		default:
+			break;
+		}
+		free(fdata);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < b->n_metrics; i++) {
+		const struct spec_metric *m = &b->metrics[i];
+		char *fdata = NULL;
+		size_t flen = 0;
+		const char *text = so->buf, *src = "stdout";
+		size_t len = so->len;
+		if (m->file) {
+			if ((rc = read_rel(cwd, m->file, &fdata, &flen, err)))
+				return rc;
+			text = fdata;
+			len = flen;
+			src = m->file;
+		}
+		double v;
+		rc = run_bcmd_extract_metric(m, text, len, src, &v, err);
+		free(fdata);
+		if (rc)
+			return rc;
+		put(out, m->name, v);
+	}
+	return 0;
+}

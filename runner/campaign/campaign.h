@@ -1,0 +1,47 @@
+/*
+ * The campaign loop: `ratchet run`. Each iteration applies exactly one change
+ * on top of the current best (baseline + kept changes), measures candidate
+ * and best close together in time, gates the candidate on GSM8K, decides keep
+ * or revert with a stated confidence, and records everything. Every file
+ * write is journaled first, so a crash at any point can be resumed.
+ */
+#ifndef RT_CAMPAIGN_H
+#define RT_CAMPAIGN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "db/db.h"
+#include "runner/spec/spec.h"
+
+struct run_campaign_opts {
+	bool resume;        /* continue the latest running campaign of this spec */
+	bool quiet;         /* no progress output */
+	bool tty;           /* progress as one live line */
+	int max_iterations; /* stop after this many new iterations (0: no cap) */
+	FILE *out;          /* progress and summary */
+};
+
+struct run_campaign_result {
+	int64_t campaign_id;
+	int iterations;     /* iterations run by this invocation (baseline included) */
+	int kept;           /* kept changes in the whole campaign */
+	bool finished;      /* the strategy is done */
+	double gain;        /* objective of the best vs the baseline, + is better (NAN if unknown) */
+};
+
+/* Run (or resume) a campaign. RT_EINTR when a signal stopped it (resumable). */
+int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_opts *o,
+		 struct run_campaign_result *res, struct rt_sb *err);
+
+/* Restore every file campaign `id` (0: the latest) touched to its
+ * pre-campaign bytes. *n receives the number of files written. */
+int run_campaign_restore(struct db *db, int64_t id, int *n, struct rt_sb *err);
+
+/* Finish or undo half-applied changes of a campaign and put every touched
+ * file back to the best configuration's bytes; marks unfinished iterations
+ * interrupted. Called by --resume before anything else. */
+int run_campaign_recover(struct db *db, int64_t campaign_id, int *undone, int *interrupted,
+			 struct rt_sb *err);
+
+#endif

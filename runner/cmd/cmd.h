@@ -1,0 +1,61 @@
+/*
+ * The command table's types. Each command lives in runner/cmd_<name>.c, parses
+ * its own options with an rt_opt table, prints, and returns an exit code
+ * (RT_EXIT_*). main.c holds the one table of commands.
+ */
+#ifndef RT_CMD_H
+#define RT_CMD_H
+
+#include "runner/base/opt.h"
+#include "runner/base/rt.h"
+
+struct db;
+
+/* Shared state set up by main before a command runs. */
+struct rt_ctx {
+	const char *db_path; /* --db, RATCHET_DB, or ./ratchet.db */
+	bool json;           /* --json: machine-readable output */
+	bool color;          /* stdout is a tty and NO_COLOR is unset */
+	bool quiet;          /* --quiet */
+	struct db *db;       /* opened by main when the command has CMD_NEEDS_DB */
+};
+
+enum {
+	CMD_NEEDS_DB = 1 << 0, /* main opens ctx->db (creating and migrating it) */
+};
+
+typedef int (*rt_cmd_fn)(int argc, char **argv, struct rt_ctx *ctx);
+
+struct rt_cmd {
+	const char *name;    /* what the user types */
+	rt_cmd_fn fn;        /* argv[0] is the command name */
+	unsigned flags;      /* CMD_* */
+	const char *summary; /* one line for `ratchet --help` */
+};
+
+/* Print "ratchet: <msg>" to stderr, in red on a tty. */
+void cmd_error(const struct rt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parse a command's options; on --help returns -1 with *exit_code = 0, on a
+ * usage error prints it and returns -1 with *exit_code = RT_EXIT_USAGE. */
+int cmd_parse(const struct rt_ctx *ctx, const struct rt_opt *opts, const struct rt_cmd_help *help,
+	      int argc, char **argv, int *npos, int *exit_code);
+/* ANSI colour helpers that return "" when colour is off. */
+const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "green", "yellow", "dim", "bold", "reset" */
+
+int cmd_run(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_restore(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_check(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_log(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_show(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_regressions(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_report(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_export(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_note(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_correct(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_invalidate(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_gate(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_bench(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_devices(int argc, char **argv, struct rt_ctx *ctx);
+int cmd_holes(int argc, char **argv, struct rt_ctx *ctx);
+
+#endif

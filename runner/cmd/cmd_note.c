@@ -1,0 +1,134 @@
+/*
+ * `ratchet note N TEXT`: add a note to an iteration. Also the code shared with
+ * `ratchet correct` and `ratchet invalidate` (cmd_note.h): they all append
+ * one row to `notes`, never change an existing one.
+ */
+#include "runner/cmd/cmd_note.h"
+#include "db/db.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *cmd_note_join(char **argv, int first, int n)
+{
+	struct rt_sb sb = RT_SB_INIT;
+	for (int i = first; i < n; i++) {
+		if (i > first)
+			rt_sb_addc(&sb, ' ');
+		rt_sb_adds(&sb, argv[i]);
+	}
+	return rt_sb_detach(&sb, NULL);
+}
+
+/* The message without the library's "db: " prefix, for people. */
+static const char *plain(const struct rt_sb *err)
+{
+	return strncmp(err->buf, "db: ", 4) ? err->buf : err->buf + 4;
+}
+
+/* Resolve ref; prints and returns an exit code on failure, 0 on success. */
+static int resolve(struct rt_ctx *ctx, const char *cmd, const char *ref, int64_t *id)
+{
+	struct rt_sb err = RT_SB_INIT;
+	int rc = db_iteration_ref(ctx->db, ref, id, &err);
+	int code = RT_EXIT_OK;
+	if (rc == RT_ENOENT) {
+		cmd_error(ctx, "%s: no iteration %s in %s", cmd, ref, db_path(ctx->db));
+		code = RT_EXIT_USAGE;
+	} else if (rc == RT_EUSAGE) {
+		cmd_error(ctx, "%s: %s", cmd, plain(&err));
+		code = RT_EXIT_USAGE;
+	} else if (rc) {
+		cmd_error(ctx, "%s: %s", cmd, err.buf);
+		code = RT_EXIT_RUNTIME;
+	}
+	rt_sb_release(&err);
+	return code;
+}
+
+static void print_json(int64_t note_id, const char *kind, const struct db_iteration *it,
+		       int64_t by, const char *text)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "note_id", json_integer(note_id));
+	json_object_set_new(o, "kind", json_string(kind));
+	json_object_set_new(o, "iteration_id", json_integer(it->id));
+	json_object_set_new(o, "campaign_id", json_integer(it->campaign_id));
+	json_object_set_new(o, "seq", json_integer(it->seq));
+	json_object_set_new(o, "by_iteration_id", by ? json_integer(by) : json_null());
+	json_t *t = json_string(text);
+	json_object_set_new(o, "text", t ? t : json_null());
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(o);
+}
+
+int cmd_note_add(struct rt_ctx *ctx, const char *cmd, const char *kind, const char *ref,
+		 const char *by_ref, const char *text)
+{
+	int64_t id = 0, by = 0;
+	int code = resolve(ctx, cmd, ref, &id);
+	if (code)
+		return code;
+	if (by_ref && (code = resolve(ctx, cmd, by_ref, &by)))
+		return code;
+	const char *author = getenv("USER");
+	if (!author || !*author)
+		author = getenv("LOGNAME");
+
+	struct rt_sb err = RT_SB_INIT;
+	struct db_iteration it = { 0 };
+	int64_t note_id = 0;
+	int rc = db_note_add_as(ctx->db, id, kind, by, text, author, &note_id, &err);
+	if (!rc)
+		rc = db_iteration_get(ctx->db, id, &it, &err);
+	if (rc) {
+		bool user = rc == RT_EINVAL || rc == RT_ESTATE || rc == RT_ENOENT;
+		cmd_error(ctx, "%s: %s", cmd, user ? plain(&err) : err.buf);
+		rt_sb_release(&err);
+		return user ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
+	}
+	rt_sb_release(&err);
+	if (ctx->json) {
+		print_json(note_id, kind, &it, by, text);
+	} else if (!ctx->quiet) {
+		const char *what = !strcmp(kind, "invalidation") ? "invalidation" :
+				   !strcmp(kind, "correction") ? "correction" : "note";
+		printf("%s %lld added to iteration %lld (%lld:%d %s)", what, (long long)note_id,
+		       (long long)it.id, (long long)it.campaign_id, it.seq,
+		       it.variant ? it.variant : "");
+		if (by)
+			printf(", corrected by iteration %lld", (long long)by);
+		if (!strcmp(kind, "invalidation"))
+			printf("; its result is now marked invalid and stays in the log");
+		putchar('\n');
+	}
+	db_iteration_release(&it);
+	return RT_EXIT_OK;
+}
+
+static const struct rt_cmd_help help = {
+	"ratchet note ITERATION TEXT...",
+	"add a note to an iteration (history is append-only: notes are new rows)",
+	"ITERATION is the id `ratchet log` shows, or CAMPAIGN:SEQ (e.g. 3:5).\n"
+	"The words of TEXT are joined by spaces. Exit 2 when the iteration does not exist.",
+};
+
+int cmd_note(int argc, char **argv, struct rt_ctx *ctx)
+{
+	static const struct rt_opt opts[] = { { 0 } };
+	int npos = 0, code;
+	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
+		return code;
+	if (npos < 2) {
+		cmd_error(ctx, "note: %s", npos ? "missing TEXT" : "missing ITERATION and TEXT");
+		fprintf(stderr, "usage: %s\n", help.usage);
+		return RT_EXIT_USAGE;
+	}
+	char *text = cmd_note_join(argv, 2, npos + 1);
+	code = cmd_note_add(ctx, "note", "note", argv[1], NULL, text);
+	free(text);
+	return code;
+}

@@ -1,0 +1,63 @@
+/* `ratchet report`: the campaign journal as Markdown or self-contained HTML (reports/journal.c). */
+#include "runner/cmd/cmd.h"
+#include "reports/rep.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cmd_report(int argc, char **argv, struct rt_ctx *ctx)
+{
+	long campaign = 0;
+	const char *format = NULL, *outp = NULL;
+	bool html = false;
+	const struct rt_opt opts[] = {
+		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "campaign id (default: the latest)" },
+		{ "format", 'f', RT_OPT_STR, &format, "md|html", "output format (default: from -o's extension, else md)" },
+		{ "html", 0, RT_OPT_FLAG, &html, NULL, "same as --format html" },
+		{ "output", 'o', RT_OPT_STR, &outp, "FILE", "write here (atomically); default stdout" },
+		{ 0 },
+	};
+	const struct rt_cmd_help help = {
+		"ratchet report [--campaign ID] --format md|html [-o FILE]",
+		"write the campaign journal: summary, numbered iterations with corrections beside\n"
+		"them, dead ends by kind, regressions; HTML adds SVG charts and needs no network",
+		NULL,
+	};
+	int npos, code;
+	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
+		return code;
+	if (npos) {
+		cmd_error(ctx, "report: unexpected argument '%s'", argv[1]);
+		return RT_EXIT_USAGE;
+	}
+	enum rep_format fmt = REP_MD;
+	if (html)
+		fmt = REP_HTML;
+	if (format) {
+		if (!strcmp(format, "md") || !strcmp(format, "markdown"))
+			fmt = REP_MD;
+		else if (!strcmp(format, "html"))
+			fmt = REP_HTML;
+		else {
+			cmd_error(ctx, "report: --format: unknown format '%s' (md or html)", format);
+			return RT_EXIT_USAGE;
+		}
+	} else if (!html && outp) {
+		size_t n = strlen(outp);
+		if ((n > 5 && !strcmp(outp + n - 5, ".html")) || (n > 4 && !strcmp(outp + n - 4, ".htm")))
+			fmt = REP_HTML;
+	}
+	struct rt_sb err = RT_SB_INIT, doc = RT_SB_INIT;
+	int rc = rep_report(ctx->db, campaign, fmt, &doc, &err);
+	if (!rc && outp && strcmp(outp, "-"))
+		rc = rt_write_file_atomic(outp, doc.buf, doc.len, 0644, &err);
+	else if (!rc && fwrite(doc.buf, 1, doc.len, stdout) != doc.len)
+		rc = rt_errf(&err, RT_EIO, "stdout: write error");
+	if (rc)
+		cmd_error(ctx, "report: %s", err.buf);
+	else if (outp && strcmp(outp, "-") && !ctx->quiet)
+		fprintf(stderr, "wrote %s (%zu bytes)\n", outp, doc.len);
+	rt_sb_release(&doc);
+	rt_sb_release(&err);
+	return rc ? RT_EXIT_RUNTIME : RT_EXIT_OK;
+}

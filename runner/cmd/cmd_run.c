@@ -1,0 +1,74 @@
+/* `ratchet run SPEC`: run or resume a campaign. */
+#include "runner/campaign/campaign.h"
+#include "runner/cmd/cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static const struct rt_cmd_help help = {
+	"ratchet run [--resume] [--max-iterations N] [--quiet] SPEC",
+	"Run a campaign: measure the baseline, then try one change per iteration on top of the\n"
+	"best configuration so far, gate it, keep or revert it, and record everything.",
+	"A crash, kill -9 or reboot loses no finished iteration: `ratchet run --resume SPEC`\n"
+	"undoes a half-applied change, marks the unfinished iteration interrupted, tries it\n"
+	"again and continues. `ratchet restore` puts every touched file back.\n"
+	"\n"
+	"exit codes: 0 the campaign finished (or reached --max-iterations), 2 bad spec or\n"
+	"usage, 3 runtime error or interrupted (resumable).",
+};
+
+int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
+{
+	bool resume = false;
+	long max_it = 0;
+	bool quiet = false;
+	const struct rt_opt opts[] = {
+		{ "resume", 0, RT_OPT_FLAG, &resume, NULL, "continue the interrupted campaign of this spec" },
+		{ "max-iterations", 0, RT_OPT_INT, &max_it, "N", "stop after N iterations (baseline included)" },
+		{ "quiet", 'q', RT_OPT_FLAG, &quiet, NULL, "no progress output" },
+		{ 0 },
+	};
+	int npos, code;
+	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
+		return code;
+	if (npos != 1) {
+		cmd_error(ctx, "run: expected one SPEC file");
+		fprintf(stderr, "usage: %s\n", help.usage);
+		return RT_EXIT_USAGE;
+	}
+	struct rt_sb err = RT_SB_INIT;
+	struct spec *s = NULL;
+	int rc = spec_load(argv[1], &s, &err);
+	if (rc) {
+		fprintf(stderr, "%s", err.buf);
+		if (err.len && err.buf[err.len - 1] != '\n')
+			fputc('\n', stderr);
+		rt_sb_release(&err);
+		return rc == RT_EUSAGE || rc == RT_EPARSE || rc == RT_EINVAL ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
+	}
+	struct run_campaign_opts o = {
+		.resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(2),
+		.max_iterations = (int)max_it, .out = stderr,
+	};
+	struct run_campaign_result res;
+	rc = run_campaign(ctx->db, s, &o, &res, &err);
+	if (rc) {
+		cmd_error(ctx, "run: %s", err.buf);
+		code = rc == RT_EUSAGE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
+	} else {
+		if (!o.quiet) {
+			printf("campaign %lld '%s': %d iteration%s this run, %d kept",
+			       (long long)res.campaign_id, s->name, res.iterations,
+			       res.iterations == 1 ? "" : "s", res.kept);
+			if (!isnan(res.gain))
+				printf(", objective %+.1f%% vs baseline", res.gain * 100);
+			printf("%s\n", res.finished ? "; finished" : "; not finished (--resume continues)");
+			printf("review: ratchet log, ratchet show ID, ratchet report --format html -o report.html\n");
+		}
+		code = RT_EXIT_OK;
+	}
+	rt_sb_release(&err);
+	spec_free(s);
+	return code;
+}

@@ -1,0 +1,531 @@
+/*
+ * The engine supervisor (see engine.h). The identity proof reads /proc: the
+ * inode of the socket listening on the port (/proc/net/tcp, tcp6) must be
+ * one of the file descriptors of a process in the engine's process tree.
+ */
+#define _GNU_SOURCE
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "runner/engine/engine.h"
+#include "runner/oai/http.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <pcre2.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct run_engine {
+	struct run_engine_cfg cfg;  /* copy; pointers stay the caller's */
+	pid_t pid;                  /* leader = process group id */
+	bool reaped;                /* waitpid collected it */
+	int status;                 /* wait status once reaped */
+	char exit_text[96];         /* how it ended */
+	char *url;                  /* http://host:port */
+	char *model;                /* model id seen by verify */
+	int log_fd;                 /* read end of the output pipe */
+	pthread_t reader;           /* drains log_fd */
+	bool reader_started;
+	pthread_mutex_t mu;         /* guards log, truncated, counts */
+	struct rt_sb log;           /* captured output, capped */
+	bool truncated;             /* bytes were dropped at the cap */
+	long *counts;               /* per log event */
+	pcre2_code **re;            /* compiled log-event patterns */
+};
+
+int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return rt_errf(err, RT_EIO, "socket: %s", strerror(errno));
+	struct sockaddr_in a = { 0 };
+	a.sin_family = AF_INET;
+	a.sin_port = 0;
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof(a);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || getsockname(fd, (struct sockaddr *)&a, &len)) {
+		int rc = rt_errf(err, RT_EIO, "cannot find a free port on %s: %s", host, strerror(errno));
+		close(fd);
+		return rc;
+	}
+	*port = ntohs(a.sin_port);
+	close(fd);
+	return 0;
+}
+
+/* Inodes of sockets listening on port (IPv4 and IPv6). */
+static size_t listening_inodes(int port, unsigned long *out, size_t max)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	size_t n = 0;
+	for (size_t f = 0; f < RT_ARRAY_SIZE(files); f++) {
+		FILE *fp = fopen(files[f], "r");
+		if (!fp)
+			continue;
+		char line[512];
+		if (!fgets(line, sizeof(line), fp)) { /* header */
+			fclose(fp);
+			continue;
+		}
+		while (fgets(line, sizeof(line), fp) && n < max) {
+			char local[128], remote[128];
+			unsigned st;
+			unsigned long inode;
+			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
+			if (sscanf(line, " %*s %127s %127s %x %*s %*s %*s %*s %*s %lu", local, remote, &st,
+				   &inode) != 4)
+				continue;
+			const char *colon = strrchr(local, ':');
+			if (!colon || st != 0x0A)
+				continue;
+			if ((int)strtol(colon + 1, NULL, 16) == port)
+				out[n++] = inode;
+		}
+		fclose(fp);
+	}
+	return n;
+}
+
+/* Does pid hold one of the socket inodes? */
+static bool pid_holds(pid_t pid, const unsigned long *inodes, size_t n)
+{
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(d))) {
+		char path[320], target[128];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		ssize_t len = readlink(path, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = 0;
+		unsigned long ino;
+		if (sscanf(target, "socket:[%lu]", &ino) == 1)
+			for (size_t i = 0; i < n; i++)
+				if (inodes[i] == ino)
+					found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+/* ppid and process group of pid from /proc/pid/stat. */
+static int proc_stat(pid_t pid, pid_t *ppid, pid_t *pgrp, char *comm, size_t commlen)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *open = strchr(buf, '('), *close_ = strrchr(buf, ')');
+	if (!open || !close_)
+		return -1;
+	if (comm) {
+		size_t cl = (size_t)(close_ - open - 1);
+		if (cl >= commlen)
+			cl = commlen - 1;
+		memcpy(comm, open + 1, cl);
+		comm[cl] = 0;
+	}
+	int pp, pg;
+	if (sscanf(close_ + 2, "%*c %d %d", &pp, &pg) != 2)
+		return -1;
+	*ppid = pp;
+	*pgrp = pg;
+	return 0;
+}
+
+/* Is pid the engine or one of its descendants (or in its process group)? */
+static bool in_tree(pid_t pid, pid_t root)
+{
+	for (int depth = 0; depth < 64 && pid > 1; depth++) {
+		pid_t ppid, pgrp;
+		if (proc_stat(pid, &ppid, &pgrp, NULL, 0))
+			return false;
+		if (pid == root || pgrp == root)
+			return true;
+		pid = ppid;
+	}
+	return false;
+}
+
+/* Find who holds a listening socket on port: pid and short command, or 0. */
+static pid_t socket_owner(int port, pid_t root, bool *in_root_tree, char *comm, size_t commlen)
+{
+	unsigned long inodes[16];
+	size_t n = listening_inodes(port, inodes, RT_ARRAY_SIZE(inodes));
+	*in_root_tree = false;
+	if (!n)
+		return 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	pid_t owner = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		if (pid <= 0 || !pid_holds(pid, inodes, n))
+			continue;
+		pid_t pp, pg;
+		proc_stat(pid, &pp, &pg, comm, commlen);
+		owner = pid;
+		if (root > 0 && in_tree(pid, root)) {
+			*in_root_tree = true;
+			break;
+		}
+	}
+	closedir(d);
+	return owner;
+}
+
+int run_engine_port_check(const char *host, int port, const char *probe_path, struct rt_sb *err)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return rt_errf(err, RT_EIO, "socket: %s", strerror(errno));
+	struct sockaddr_in a = { 0 };
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int c = connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	bool dummy;
+	char comm[64] = "";
+	pid_t owner = socket_owner(port, 0, &dummy, comm, sizeof(comm));
+	if (c != 0 && !owner)
+		return 0;
+	rt_errf(err, RT_EBUSY, "port %d on %s is already in use", port, host);
+	if (owner)
+		rt_errf(err, 0, " by pid %d (%s)", (int)owner, comm);
+	char *url = xasprintf("http://%s:%d%s", host, port, probe_path ? probe_path : "/");
+	struct rt_http_resp r;
+	rt_http_resp_init(&r, 4096);
+	if (rt_http_get(url, 2, &r, NULL) == 0) {
+		char snippet[121];
+		size_t n = r.body.len < 120 ? r.body.len : 120;
+		memcpy(snippet, r.body.buf, n);
+		snippet[n] = 0;
+		for (char *s = snippet; *s; s++)
+			if (*s == '\n' || *s == '\r')
+				*s = ' ';
+		rt_errf(err, 0, "; GET %s answered %ld: %s", probe_path ? probe_path : "/", r.status, snippet);
+	}
+	rt_http_resp_release(&r);
+	free(url);
+	rt_errf(err, 0, "; refusing to start the engine, stop that server first");
+	return RT_EBUSY;
+}
+
+static void count_line(struct run_engine *e, const char *line, size_t len, pcre2_match_data *md)
+{
+	for (size_t i = 0; i < e->cfg.n_events; i++)
+		if (e->re[i] && pcre2_match(e->re[i], (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
+			e->counts[i]++;
+}
+
+static void *reader_main(void *arg)
+{
+	struct run_engine *e = arg;
+	pcre2_match_data *md = pcre2_match_data_create(8, NULL);
+	struct rt_sb line = RT_SB_INIT;
+	line.cap = 1 << 20; /* a longer line is counted by its first MiB */
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(e->log_fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		pthread_mutex_lock(&e->mu);
+		size_t room = e->log.cap > e->log.len ? e->log.cap - e->log.len : 0;
+		if ((size_t)n > room)
+			e->truncated = true;
+		rt_sb_add(&e->log, buf, (size_t)n < room ? (size_t)n : room);
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				count_line(e, line.buf, line.len, md);
+				rt_sb_reset(&line);
+			} else {
+				rt_sb_addc(&line, buf[i]);
+			}
+		}
+		pthread_mutex_unlock(&e->mu);
+	}
+	if (line.len) {
+		pthread_mutex_lock(&e->mu);
+		count_line(e, line.buf, line.len, md);
+		pthread_mutex_unlock(&e->mu);
+	}
+	rt_sb_release(&line);
+	pcre2_match_data_free(md);
+	return NULL;
+}
+
+int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, struct rt_sb *err)
+{
+	struct run_engine *e = xcalloc(1, sizeof(*e));
+	e->cfg = *cfg;
+	e->url = xasprintf("http://%s:%d", cfg->host, cfg->port);
+	pthread_mutex_init(&e->mu, NULL);
+	rt_sb_init(&e->log, cfg->log_cap ? cfg->log_cap : (64u << 20));
+	e->counts = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(long));
+	e->re = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(pcre2_code *));
+	e->log_fd = -1;
+	for (size_t i = 0; i < cfg->n_events; i++) {
+		int ec;
+		PCRE2_SIZE off;
+		e->re[i] = pcre2_compile((PCRE2_SPTR)cfg->event_regex[i], PCRE2_ZERO_TERMINATED, 0, &ec,
+					 &off, NULL);
+		if (!e->re[i]) {
+			rt_errf(err, RT_EINVAL, "log_events.%s: bad regex at offset %zu",
+				cfg->event_names[i], (size_t)off);
+			run_engine_free(e);
+			return RT_EINVAL;
+		}
+	}
+	int pp[2];
+	if (pipe2(pp, O_CLOEXEC)) {
+		rt_errf(err, RT_EPROC, "pipe: %s", strerror(errno));
+		run_engine_free(e);
+		return RT_EPROC;
+	}
+	struct rt_spawn_opts so = { cfg->env, cfg->n_env, cfg->cwd, -1, pp[1], pp[1] };
+	int rc = rt_spawn(cfg->argv, &so, &e->pid, err);
+	close(pp[1]);
+	if (rc) {
+		close(pp[0]);
+		e->reaped = true;
+		run_engine_free(e);
+		return rc;
+	}
+	e->log_fd = pp[0];
+	if (pthread_create(&e->reader, NULL, reader_main, e) == 0)
+		e->reader_started = true;
+	*out = e;
+	return 0;
+}
+
+bool run_engine_alive(struct run_engine *e)
+{
+	if (e->reaped)
+		return false;
+	int st;
+	pid_t r = waitpid(e->pid, &st, WNOHANG);
+	if (r == e->pid) {
+		e->reaped = true;
+		e->status = st;
+		rt_describe_status(st, e->exit_text, sizeof(e->exit_text));
+		kill(-e->pid, SIGKILL); /* the rest of its group */
+		return false;
+	}
+	return true;
+}
+
+int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
+{
+	char *url = xasprintf("%s%s", e->url, e->cfg.ready_path ? e->cfg.ready_path : "/health");
+	int64_t deadline = rt_now_ns() + (int64_t)(e->cfg.ready_timeout_s * 1e9);
+	struct rt_http_resp r;
+	rt_http_resp_init(&r, 65536);
+	int rc = RT_ETIMEDOUT;
+	int64_t step = 5000000;
+	for (;;) {
+		if (!run_engine_alive(e)) {
+			rc = rt_errf(err, RT_EPROC, "engine %s before it was ready", e->exit_text);
+			break;
+		}
+		if (rt_http_get(url, 2, &r, NULL) == 0 && r.status == 200) {
+			rc = 0;
+			break;
+		}
+		if (rt_now_ns() >= deadline) {
+			rt_errf(err, RT_ETIMEDOUT, "engine not ready: GET %s did not answer 200 within %.0fs",
+				url, e->cfg.ready_timeout_s);
+			break;
+		}
+		rt_sleep_ns(step);
+		if (step < 200000000)
+			step = step * 3 / 2;
+	}
+	rt_http_resp_release(&r);
+	free(url);
+	return rc;
+}
+
+int run_engine_probe(struct run_engine *e, double timeout_s, struct rt_sb *err)
+{
+	if (!run_engine_alive(e))
+		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
+	char *url = xasprintf("%s%s", e->url, e->cfg.ready_path ? e->cfg.ready_path : "/health");
+	struct rt_http_resp r;
+	rt_http_resp_init(&r, 65536);
+	struct rt_sb why = RT_SB_INIT;
+	int rc = 0;
+	if (rt_http_get(url, timeout_s, &r, &why))
+		rc = rt_errf(err, RT_EPROC, "engine stopped answering (hung?): %s", why.buf);
+	else if (r.status != 200)
+		rc = rt_errf(err, RT_EPROC, "engine stopped answering: GET %s answered %ld", url, r.status);
+	rt_sb_release(&why);
+	rt_http_resp_release(&r);
+	free(url);
+	return rc;
+}
+
+int run_engine_verify(struct run_engine *e, struct rt_sb *err)
+{
+	if (!run_engine_alive(e))
+		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
+	bool ours;
+	char comm[64] = "";
+	pid_t owner = socket_owner(e->cfg.port, e->pid, &ours, comm, sizeof(comm));
+	if (!owner)
+		return rt_errf(err, RT_EIDENTITY, "identity: nothing listens on port %d", e->cfg.port);
+	if (!ours)
+		return rt_errf(err, RT_EIDENTITY,
+			       "identity: port %d is held by pid %d (%s), not by the engine (pid %d) or its children",
+			       e->cfg.port, (int)owner, comm, (int)e->pid);
+	if (!e->cfg.identity_path && !e->cfg.nonce)
+		return 0;
+	char *url = xasprintf("%s%s", e->url, e->cfg.identity_path ? e->cfg.identity_path : "/v1/models");
+	struct rt_http_resp r;
+	rt_http_resp_init(&r, 1 << 20);
+	int rc = rt_http_get(url, 10, &r, err);
+	if (rc) {
+		rc = RT_EIDENTITY;
+		goto out;
+	}
+	if (r.status != 200) {
+		rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s answered %ld", url, r.status);
+		goto out;
+	}
+	if (e->cfg.nonce) {
+		char hdr[256] = "";
+		bool echoed = strstr(r.body.buf, e->cfg.nonce) != NULL;
+		if (!echoed && rt_http_header(&r, "X-Launch-Nonce", hdr, sizeof(hdr)) == 0)
+			echoed = !strcmp(hdr, e->cfg.nonce);
+		if (!echoed) {
+			rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s does not echo this launch's nonce %s",
+				     url, e->cfg.nonce);
+			goto out;
+		}
+	}
+	if (e->cfg.identity_path) {
+		json_error_t je;
+		json_t *root = json_loadb(r.body.buf, r.body.len, 0, &je);
+		json_t *data = root ? json_object_get(root, "data") : NULL;
+		json_t *first = json_is_array(data) ? json_array_get(data, 0) : NULL;
+		const char *id = first ? json_string_value(json_object_get(first, "id")) : NULL;
+		if (!id) {
+			rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s: no data[0].id in the answer", url);
+		} else if (e->cfg.expected_model && strcmp(id, e->cfg.expected_model)) {
+			rc = rt_errf(err, RT_EIDENTITY, "identity: model is '%s', expected '%s'", id,
+				     e->cfg.expected_model);
+		} else {
+			free(e->model);
+			e->model = xstrdup(id);
+		}
+		json_decref(root);
+	}
+out:
+	rt_http_resp_release(&r);
+	free(url);
+	return rc;
+}
+
+void run_engine_stop(struct run_engine *e)
+{
+	if (!e->reaped) {
+		int st = rt_stop_group(e->pid, e->cfg.stop_grace_s > 0 ? e->cfg.stop_grace_s : 10);
+		e->reaped = true;
+		e->status = st;
+		if (!e->exit_text[0])
+			rt_describe_status(st, e->exit_text, sizeof(e->exit_text));
+	} else {
+		kill(-e->pid, SIGKILL);
+	}
+	if (e->reader_started) {
+		pthread_join(e->reader, NULL);
+		e->reader_started = false;
+	}
+	if (e->log_fd >= 0) {
+		close(e->log_fd);
+		e->log_fd = -1;
+	}
+}
+
+pid_t run_engine_pid(const struct run_engine *e)
+{
+	return e->pid;
+}
+
+const char *run_engine_url(const struct run_engine *e)
+{
+	return e->url;
+}
+
+const char *run_engine_model(const struct run_engine *e)
+{
+	return e->model;
+}
+
+const char *run_engine_log(struct run_engine *e, size_t *len, bool *truncated)
+{
+	pthread_mutex_lock(&e->mu);
+	*len = e->log.len;
+	*truncated = e->truncated;
+	pthread_mutex_unlock(&e->mu);
+	return e->log.buf;
+}
+
+long run_engine_event_count(struct run_engine *e, size_t i)
+{
+	pthread_mutex_lock(&e->mu);
+	long c = i < e->cfg.n_events ? e->counts[i] : 0;
+	pthread_mutex_unlock(&e->mu);
+	return c;
+}
+
+const char *run_engine_exit_text(struct run_engine *e)
+{
+	return e->exit_text;
+}
+
+void run_engine_free(struct run_engine *e)
+{
+	if (!e)
+		return;
+	if (e->pid && !e->reaped)
+		run_engine_stop(e);
+	if (e->reader_started)
+		pthread_join(e->reader, NULL);
+	if (e->log_fd >= 0)
+		close(e->log_fd);
+	for (size_t i = 0; i < e->cfg.n_events; i++)
+		if (e->re[i])
+			pcre2_code_free(e->re[i]);
+	free(e->re);
+	free(e->counts);
+	rt_sb_release(&e->log);
+	pthread_mutex_destroy(&e->mu);
+	free(e->url);
+	free(e->model);
+	free(e);
+}

@@ -1,0 +1,163 @@
+/*
+ * The GSM8K accuracy gate: asks an OpenAI-compatible endpoint every selected
+ * GSM8K question (libcurl multi, N in flight, retries with backoff), scores
+ * the answers with lm-evaluation-harness's rules, compares them question by
+ * question with a baseline run, decides pass or fail, and stores the run and
+ * every answer in the database. `ratchet gate` (CI) and the campaign loop
+ * both call run_gate_run().
+ *
+ * The decision: pass iff
+ *   - accuracy >= min_accuracy (or its Wilson lower bound, use_wilson_lower);
+ *   - with a baseline: the paired drop (baseline - candidate accuracy, on the
+ *     questions both answered) <= max_drop, the drop is not significant
+ *     (McNemar mid-p >= alpha, or no drop at all), and the identical-answer
+ *     rate >= min_identical when that is set;
+ * and an ERROR (no decision) when more than max_failed of the requests
+ * failed after retries. The run stops early, cancelling what is in flight,
+ * once no answers still to come could make it pass; a pass always asks
+ * every question, so its accuracy is the full figure and it can serve as a
+ * baseline.
+ *
+ * Ownership: run_gate_result_release() frees what run_gate_run() put in out.
+ */
+#ifndef RT_GATE_H
+#define RT_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runner/spec/spec.h"
+#include "runner/base/rt.h"
+
+struct db;
+
+enum run_gate_status {
+	RUN_GATE_PASS,  /* every bound met */
+	RUN_GATE_FAIL,  /* a bound not met */
+	RUN_GATE_ERROR, /* too many failed requests, or no usable comparison: no decision */
+};
+
+struct run_gate_result {
+	int64_t run_id;              /* gate_runs row */
+	enum run_gate_status status; /* pass, fail or error */
+	bool passed;                 /* status == RUN_GATE_PASS */
+	int n_planned;               /* questions selected */
+	int n_done;                  /* questions answered or failed */
+	int n_scored;                /* answered (not failed) */
+	int n_correct;               /* by the deciding extraction */
+	int n_correct_strict;        /* by strict-match */
+	int n_correct_flex;          /* by flexible-extract */
+	int n_failed;                /* requests that failed after retries */
+	double accuracy;             /* n_correct / n_scored (deciding extraction) */
+	double acc_strict;           /* strict-match accuracy */
+	double acc_flex;             /* flexible-extract accuracy */
+	double wilson_lo;            /* Wilson interval of accuracy at 1 - alpha */
+	double wilson_hi;
+	int64_t baseline_run_id;     /* 0 when no baseline */
+	int n_paired;                /* questions both runs answered */
+	double base_accuracy;        /* the baseline's accuracy on the paired questions, NAN if none */
+	double diff;                 /* candidate - baseline on the paired questions, NAN if none */
+	double diff_lo;              /* Newcombe interval */
+	double diff_hi;
+	double mcnemar_p;            /* mid-p on the discordant pairs */
+	double identical_rate;       /* same normalised extracted answer as the baseline */
+	int *flips_to_wrong;         /* question indexes right at baseline, wrong now */
+	size_t n_flips_to_wrong;
+	int *flips_to_right;         /* question indexes wrong at baseline, right now */
+	size_t n_flips_to_right;
+	bool early_stop;             /* stopped before asking every question */
+	double wall_s;               /* wall time of the run */
+	double cpu_s;                /* client CPU time (process, user + system) */
+	char *verdict;               /* one line: PASS/FAIL/ERROR, figures, the reason */
+};
+void run_gate_result_release(struct run_gate_result *r);
+
+/* Progress after each answer. */
+struct run_gate_progress {
+	int done;        /* answered or failed */
+	int planned;     /* selected */
+	int correct;     /* by the deciding extraction */
+	int failed;      /* failed requests */
+	double elapsed_s;
+};
+
+/* Settings beyond the spec's gate block. */
+struct run_gate_opts {
+	const char *label;        /* endpoint label stored with the run (latest-pass lookups), or NULL */
+	const char *api_key;      /* sent as Authorization: Bearer, never stored; NULL: none */
+	bool no_early_stop;       /* ask every question even when the outcome is settled */
+	int max_retries;          /* per request, default 4 */
+	double backoff_s;         /* first backoff, doubled per retry, default 0.2 */
+	void (*progress)(void *arg, const struct run_gate_progress *p); /* or NULL */
+	void *progress_arg;
+};
+/* Defaults; api_key from $OPENAI_API_KEY. */
+void run_gate_opts_init(struct run_gate_opts *o);
+
+/* Fill a spec_gate with the defaults the spec loader uses. */
+void run_gate_defaults(struct spec_gate *cfg);
+
+/*
+ * Run the gate against base_url ("http://host:port" or ".../v1") with model
+ * (NULL: none sent). baseline_run_id 0: no baseline. Stores the run (with
+ * iteration_id, 0 for none) and its answers.
+ * Returns the stored run id (> 0) for a pass or a fail (out->status says
+ * which); a negative RT_E* with err filled for an error: setup errors (no
+ * dataset, bad baseline, database) with out->run_id 0, and a stored ERROR
+ * run (too many failed requests) with out->run_id set and RT_EHTTP.
+ */
+int run_gate_run(struct db *db, const struct spec_gate *cfg, const char *base_url, const char *model,
+		 int64_t iteration_id, int64_t baseline_run_id, struct run_gate_result *out,
+		 struct rt_sb *err);
+int run_gate_run_opts(struct db *db, const struct spec_gate *cfg, const struct run_gate_opts *opts,
+		      const char *base_url, const char *model, int64_t iteration_id,
+		      int64_t baseline_run_id, struct run_gate_result *out, struct rt_sb *err);
+
+/* ---- reports (gate_report.c) ---- */
+/* JUnit XML: one testsuite, one testcase "gsm8k" with <failure> (fail) or
+ * <error> (error), and the figures as properties. */
+int run_gate_write_junit(const struct run_gate_result *r, const struct spec_gate *cfg,
+			 const char *path, struct rt_sb *err);
+/* Markdown summary (for $GITHUB_STEP_SUMMARY); appended when append is set. */
+int run_gate_write_summary(const struct run_gate_result *r, const struct spec_gate *cfg,
+			   const char *path, bool append, struct rt_sb *err);
+/* The result as one JSON object (compact), appended to out. */
+void run_gate_json(const struct run_gate_result *r, struct rt_sb *out);
+
+/* ---- HTTP client (gate_client.c), exposed for tests and benches ---- */
+/* One request and, once done, its outcome. */
+struct run_gate_req {
+	char *body;              /* JSON request body (owned) */
+	char *text;              /* completion text, or NULL */
+	char *finish_reason;     /* or NULL */
+	int prompt_tokens;       /* -1 when absent */
+	int completion_tokens;   /* -1 when absent */
+	bool done;               /* finished (answered or failed) */
+	bool failed;             /* failed after retries */
+	char *error;             /* why it failed, or NULL */
+	int attempts;            /* tries made */
+	double latency_s;        /* of the last attempt */
+};
+void run_gate_req_release(struct run_gate_req *r);
+
+struct run_gate_client {
+	const char *url;         /* full URL of the completions or chat endpoint */
+	bool chat;               /* parse choices[0].message.content rather than .text */
+	const char *api_key;     /* or NULL */
+	int concurrency;         /* requests in flight */
+	double timeout_s;        /* per attempt */
+	int max_retries;         /* on connection errors, 429 and 5xx */
+	double backoff_s;        /* first backoff, doubled per retry */
+	/* Called after each request finishes; return false to stop (cancels the rest). */
+	bool (*on_done)(void *arg, size_t i, struct run_gate_req *r);
+	void *arg;
+};
+/* Run reqs[0..n) in order, `concurrency` at a time. Returns 0, or RT_EHTTP
+ * when libcurl itself fails; *stopped tells whether on_done stopped it. */
+int run_gate_client_run(const struct run_gate_client *c, struct run_gate_req *reqs, size_t n,
+			bool *stopped, struct rt_sb *err);
+/* base URL + "/v1/completions" or "/v1/chat/completions" (no doubled /v1). */
+char *run_gate_url(const char *base_url, bool chat);
+
+#endif

@@ -1,0 +1,636 @@
+/*
+ * One gate run from start to verdict: dataset and subset, prompts, the
+ * requests, scoring each answer as it arrives, the early-stop test, the
+ * paired comparison with the baseline run, the decision, and the rows in
+ * gate_runs / gate_answers. See gate.h for the rules.
+ */
+#include "runner/gate/gate.h"
+#include "runner/gate/gsm8k.h"
+#include "runner/stats/stats_binom.h"
+#include "db/gate.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void run_gate_defaults(struct spec_gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->present = true;
+	g->min_accuracy = 0;
+	g->max_drop = 0.01;
+	g->alpha = 0.05;
+	g->max_failed = 0.02;
+	g->format = SPEC_GSM8K;
+	g->extract = SPEC_EXTRACT_FLEXIBLE;
+	g->api = SPEC_API_COMPLETIONS;
+	g->concurrency = 32;
+	g->num_fewshot = 5;
+	g->max_tokens = 256;
+	g->request_timeout_s = 300;
+}
+
+void run_gate_opts_init(struct run_gate_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	const char *k = getenv("OPENAI_API_KEY");
+	o->api_key = k && *k ? k : NULL;
+	o->max_retries = 4;
+	o->backoff_s = 0.2;
+}
+
+void run_gate_result_release(struct run_gate_result *r)
+{
+	if (!r)
+		return;
+	free(r->flips_to_wrong);
+	free(r->flips_to_right);
+	free(r->verdict);
+	memset(r, 0, sizeof(*r));
+}
+
+/* What the baseline said about one question. */
+struct base_ans {
+	bool present;   /* the baseline answered it (not failed) */
+	bool correct;   /* by this run's deciding extraction */
+	char *norm;     /* normalised deciding extraction */
+	char *response; /* the baseline's stored response, if any */
+};
+
+/* One question of this run. */
+struct slot {
+	size_t idx;              /* dataset index */
+	char prompt_sha256[65];  /* of the prompt */
+	char *strict, *flex;     /* extractions */
+	int c_strict, c_flex;    /* 0/1 */
+	bool scored;             /* answered, not failed */
+	bool flip;               /* differs from the baseline in correctness */
+};
+
+/* Everything the scoring callback needs. */
+struct run_state {
+	const struct spec_gate *cfg;
+	const struct run_gate_opts *opts;
+	const struct gsm8k_set *test;
+	struct slot *slots;
+	struct run_gate_req *reqs;
+	struct base_ans *base;   /* per slot, or NULL */
+	size_t n;                /* planned */
+	int done, failed, scored, correct, c_strict, c_flex;
+	/* paired counts so far and what the rest could add */
+	long n11, n10, n01, n00, ident, pairs;
+	long rest_base_right, rest_base_wrong; /* unanswered slots with a baseline answer */
+	double z;
+	int64_t t0;
+	bool early;              /* stopped early */
+	bool too_many_failed;
+	char *early_reason;
+};
+
+static bool deciding_correct(const struct spec_gate *cfg, int c_strict, int c_flex)
+{
+	return cfg->extract == SPEC_EXTRACT_STRICT ? c_strict : c_flex;
+}
+
+/* Could the rest of the answers still make the run pass? If not, say why. */
+static char *cannot_pass(struct run_state *s)
+{
+	const struct spec_gate *cfg = s->cfg;
+	long rest = (long)s->n - s->done;
+	long kb = s->correct + rest, nb = s->scored + rest;
+	if (cfg->min_accuracy > 0 && nb > 0) {
+		double best;
+		if (cfg->use_wilson_lower) {
+			double hi;
+			rt_wilson(kb, nb, s->z, &best, &hi);
+		} else {
+			best = (double)kb / (double)nb;
+		}
+		if (best < cfg->min_accuracy)
+			return xasprintf("even if every remaining answer is right, %s is %.4f < %.4f",
+					 cfg->use_wilson_lower ? "the Wilson lower bound" : "accuracy",
+					 best, cfg->min_accuracy);
+	}
+	if (!s->base)
+		return NULL;
+	/* Best case: every remaining paired question right. */
+	long n11 = s->n11 + s->rest_base_right, n10 = s->n10 + s->rest_base_wrong;
+	long n01 = s->n01, n00 = s->n00;
+	long np = n11 + n10 + n01 + n00;
+	if (np > 0) {
+		double diff = (double)(n10 - n01) / (double)np;
+		if (-diff > cfg->max_drop + 1e-12)
+			return xasprintf("even if every remaining answer is right, the drop is %.4f > %.4f",
+					 -diff, cfg->max_drop);
+		if (n01 > n10 && rt_mcnemar_midp(n01, n10) < cfg->alpha)
+			return xasprintf("even if every remaining answer is right, the drop is "
+					 "significant (McNemar mid-p %.4g < %g)",
+					 rt_mcnemar_midp(n01, n10), cfg->alpha);
+	}
+	long rp = s->rest_base_right + s->rest_base_wrong;
+	if (cfg->min_identical > 0 && s->pairs + rp > 0) {
+		double best = (double)(s->ident + rp) / (double)(s->pairs + rp);
+		if (best < cfg->min_identical)
+			return xasprintf("even if every remaining answer is identical, the identical "
+					 "rate is %.4f < %.4f", best, cfg->min_identical);
+	}
+	return NULL;
+}
+
+static bool on_done(void *arg, size_t i, struct run_gate_req *r)
+{
+	struct run_state *s = arg;
+	struct slot *sl = &s->slots[i];
+	const struct gsm8k_item *it = &s->test->v[sl->idx];
+	s->done++;
+	struct base_ans *b = s->base ? &s->base[i] : NULL;
+	if (b && b->present) {
+		if (b->correct)
+			s->rest_base_right--;
+		else
+			s->rest_base_wrong--;
+	}
+	if (r->failed) {
+		s->failed++;
+	} else {
+		sl->scored = true;
+		s->scored++;
+		sl->strict = gsm8k_extract_strict(s->cfg->format, r->text);
+		sl->flex = gsm8k_extract_flex(r->text);
+		sl->c_strict = gsm8k_match(sl->strict, it->target);
+		sl->c_flex = gsm8k_match(sl->flex, it->target);
+		s->c_strict += sl->c_strict;
+		s->c_flex += sl->c_flex;
+		bool ok = deciding_correct(s->cfg, sl->c_strict, sl->c_flex);
+		s->correct += ok;
+		if (b && b->present) {
+			s->pairs++;
+			char *mine = gsm8k_normalize(s->cfg->extract == SPEC_EXTRACT_STRICT ? sl->strict
+											  : sl->flex);
+			s->ident += !strcmp(mine, b->norm);
+			free(mine);
+			if (ok && b->correct)
+				s->n11++;
+			else if (ok)
+				s->n10++;
+			else if (b->correct)
+				s->n01++;
+			else
+				s->n00++;
+			sl->flip = ok != b->correct;
+		}
+	}
+	if (s->opts->progress) {
+		struct run_gate_progress p = { s->done, (int)s->n, s->correct, s->failed,
+					       (double)(rt_now_ns() - s->t0) / 1e9 };
+		s->opts->progress(s->opts->progress_arg, &p);
+	}
+	/* Already stopping: answers that finished meanwhile are counted, nothing more. */
+	if (s->early || s->too_many_failed)
+		return false;
+	/* Too many failures: no decision is possible any more. */
+	if ((double)s->failed > s->cfg->max_failed * (double)s->n) {
+		s->too_many_failed = true;
+		return false;
+	}
+	if (!s->opts->no_early_stop && (size_t)s->done < s->n) {
+		char *why = cannot_pass(s);
+		if (why) {
+			s->early = true;
+			s->early_reason = why;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Build a request body. */
+static char *request_body(const struct spec_gate *cfg, const char *model, const char *prompt,
+			  bool chat)
+{
+	json_t *o = json_object();
+	if (model)
+		json_object_set_new(o, "model", json_string(model));
+	if (chat) {
+		json_error_t je;
+		json_object_set_new(o, "messages", json_loads(prompt, 0, &je));
+	} else {
+		json_object_set_new(o, "prompt", json_string(prompt));
+	}
+	json_object_set_new(o, "max_tokens", json_integer(cfg->max_tokens > 0 ? cfg->max_tokens : 256));
+	json_object_set_new(o, "temperature", json_real(0));
+	json_t *stop = json_array();
+	for (const char *const *st = gsm8k_stops(cfg->format); *st; st++)
+		json_array_append_new(stop, json_string(*st));
+	json_object_set_new(o, "stop", stop);
+	json_object_set_new(o, "seed", json_integer((json_int_t)(cfg->seed ? cfg->seed : 1234)));
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	char *r = xstrdup(s);
+	free(s);
+	return r;
+}
+
+/* The endpoint without user:password@ (never stored). */
+static char *strip_credentials(const char *url)
+{
+	const char *sch = strstr(url, "://");
+	const char *host = sch ? sch + 3 : url;
+	const char *slash = strchr(host, '/');
+	const char *at = strchr(host, '@');
+	if (!at || (slash && at > slash))
+		return xstrdup(url);
+	return xasprintf("%.*s%s", (int)(host - url), url, at + 1);
+}
+
+static char *params_json(const struct spec_gate *cfg, const struct run_gate_opts *o)
+{
+	json_t *p = json_object();
+	json_object_set_new(p, "min_accuracy", json_real(cfg->min_accuracy));
+	json_object_set_new(p, "wilson_lower", json_boolean(cfg->use_wilson_lower));
+	json_object_set_new(p, "max_drop", json_real(cfg->max_drop));
+	json_object_set_new(p, "alpha", json_real(cfg->alpha));
+	json_object_set_new(p, "min_identical", json_real(cfg->min_identical));
+	json_object_set_new(p, "max_failed", json_real(cfg->max_failed));
+	json_object_set_new(p, "concurrency", json_integer(cfg->concurrency));
+	json_object_set_new(p, "limit", json_integer(cfg->limit));
+	json_object_set_new(p, "offset", json_integer(cfg->offset));
+	json_object_set_new(p, "seed", json_integer((json_int_t)cfg->seed));
+	json_object_set_new(p, "num_fewshot", json_integer(cfg->num_fewshot));
+	json_object_set_new(p, "max_tokens", json_integer(cfg->max_tokens));
+	json_object_set_new(p, "request_timeout_s", json_real(cfg->request_timeout_s));
+	json_object_set_new(p, "early_stop", json_boolean(!o->no_early_stop));
+	json_object_set_new(p, "max_retries", json_integer(o->max_retries));
+	char *s = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(p);
+	char *r = xstrdup(s);
+	free(s);
+	return r;
+}
+
+/* Load the baseline's answers into base[] (by slot). */
+static int load_baseline(struct db *db, int64_t id, const struct spec_gate *cfg,
+			 const struct slot *slots, size_t n, struct base_ans **out, struct rt_sb *err)
+{
+	struct db_gate_run br;
+	int rc = db_gate_run_get(db, id, &br, err);
+	if (rc)
+		return rc;
+	bool running = br.passed < 0 && !br.finished_at;
+	db_gate_run_release(&br);
+	if (running)
+		return rt_errf(err, RT_ESTATE, "baseline gate run %lld has not finished", (long long)id);
+	struct db_gate_answer *v;
+	size_t nv;
+	rc = db_gate_answers_list(db, id, &v, &nv, err);
+	if (rc)
+		return rc;
+	struct base_ans *b = xcalloc(n ? n : 1, sizeof(*b));
+	/* Both lists are in idx order: merge. */
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		while (j < nv && (size_t)v[j].idx < slots[i].idx)
+			j++;
+		if (j >= nv || (size_t)v[j].idx != slots[i].idx || v[j].failed)
+			continue;
+		const char *ex = cfg->extract == SPEC_EXTRACT_STRICT ? v[j].extracted_strict
+								     : v[j].extracted_flex;
+		int c = cfg->extract == SPEC_EXTRACT_STRICT ? v[j].correct_strict : v[j].correct_flex;
+		if (!ex || c < 0)
+			continue;
+		b[i].present = true;
+		b[i].correct = c == 1;
+		b[i].norm = gsm8k_normalize(ex);
+		b[i].response = v[j].response ? xstrdup(v[j].response) : NULL;
+	}
+	db_gate_answers_free(v, nv);
+	*out = b;
+	return 0;
+}
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Store the answers and the run's figures in one transaction. */
+static int store(struct db *db, struct run_state *s, const struct db_gate_run *row,
+		 struct rt_sb *err)
+{
+	int rc = db_begin(db, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < s->n && !rc; i++) {
+		struct run_gate_req *r = &s->reqs[i];
+		if (!r->done)
+			continue; /* never asked, or cancelled by the early stop */
+		struct slot *sl = &s->slots[i];
+		struct db_gate_answer a = { 0 };
+		a.run_id = row->id;
+		a.idx = (int)sl->idx;
+		memcpy(a.prompt_sha256, sl->prompt_sha256, 65);
+		if (r->text)
+			rt_sha256_hex(r->text, strlen(r->text), a.response_sha256);
+		bool keep = r->failed || sl->flip ||
+			    (sl->scored && !deciding_correct(s->cfg, sl->c_strict, sl->c_flex));
+		a.response = keep ? r->text : NULL;
+		a.extracted_strict = sl->strict;
+		a.extracted_flex = sl->flex;
+		a.target = s->test->v[sl->idx].target;
+		a.correct = sl->scored ? deciding_correct(s->cfg, sl->c_strict, sl->c_flex) : -1;
+		a.correct_strict = sl->scored ? sl->c_strict : -1;
+		a.correct_flex = sl->scored ? sl->c_flex : -1;
+		a.finish_reason = r->finish_reason;
+		a.prompt_tokens = r->prompt_tokens;
+		a.completion_tokens = r->completion_tokens;
+		a.failed = r->failed;
+		a.error = r->error;
+		a.latency_s = r->attempts ? r->latency_s : NAN;
+		rc = db_gate_answer_add(db, &a, err);
+	}
+	if (!rc)
+		rc = db_gate_run_finish(db, row, err);
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db, err);
+}
+
+static void add_list(struct rt_sb *sb, const int *v, size_t n)
+{
+	for (size_t i = 0; i < n && i < 10; i++)
+		rt_sb_addf(sb, "%s%d", i ? "," : "", v[i]);
+	if (n > 10)
+		rt_sb_addf(sb, ",... (%zu)", n);
+}
+
+int run_gate_run(struct db *db, const struct spec_gate *cfg, const char *base_url, const char *model,
+		 int64_t iteration_id, int64_t baseline_run_id, struct run_gate_result *out,
+		 struct rt_sb *err)
+{
+	struct run_gate_opts o;
+	run_gate_opts_init(&o);
+	return run_gate_run_opts(db, cfg, &o, base_url, model, iteration_id, baseline_run_id, out,
+				 err);
+}
+
+int run_gate_run_opts(struct db *db, const struct spec_gate *cfg, const struct run_gate_opts *opts,
+		      const char *base_url, const char *model, int64_t iteration_id,
+		      int64_t baseline_run_id, struct run_gate_result *out, struct rt_sb *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->accuracy = out->wilson_lo = out->wilson_hi = NAN;
+	out->base_accuracy = out->diff = out->diff_lo = out->diff_hi = NAN;
+	out->mcnemar_p = out->identical_rate = out->acc_strict = out->acc_flex = NAN;
+	out->status = RUN_GATE_ERROR;
+	int64_t t0 = rt_now_ns();
+	double cpu0 = cpu_now();
+	if (cfg->format == SPEC_GSM8K_CHAT && cfg->api != SPEC_API_CHAT)
+		return rt_errf(err, RT_EUSAGE, "gate: format chat needs api chat");
+	bool chat = cfg->api == SPEC_API_CHAT;
+
+	struct gsm8k_set test, train = { 0 };
+	int rc = gsm8k_find("test", cfg->dataset, &test, err);
+	if (rc)
+		return rc;
+	int nshot = cfg->num_fewshot < 0 ? 5 : cfg->num_fewshot;
+	if (cfg->format == SPEC_GSM8K && nshot > 0) {
+		rc = gsm8k_find("train", cfg->dataset, &train, err);
+		if (rc) {
+			gsm8k_set_release(&test);
+			return rc;
+		}
+	}
+	size_t *idx = NULL, n = 0;
+	rc = gsm8k_select(test.n, cfg->offset, cfg->limit, cfg->seed, &idx, &n, err);
+	if (rc) {
+		gsm8k_set_release(&test);
+		gsm8k_set_release(&train);
+		return rc;
+	}
+	struct run_state s = { 0 };
+	s.cfg = cfg;
+	s.opts = opts;
+	s.test = &test;
+	s.n = n;
+	s.slots = xcalloc(n, sizeof(*s.slots));
+	s.reqs = xcalloc(n, sizeof(*s.reqs));
+	s.z = rt_z_two_sided(cfg->alpha);
+	for (size_t i = 0; i < n; i++) {
+		s.slots[i].idx = idx[i];
+		char *p = gsm8k_prompt(cfg->format, cfg->api, &train, nshot, test.v[idx[i]].question);
+		rt_sha256_hex(p, strlen(p), s.slots[i].prompt_sha256);
+		s.reqs[i].body = request_body(cfg, model, p, chat);
+		s.reqs[i].prompt_tokens = s.reqs[i].completion_tokens = -1;
+		free(p);
+	}
+	free(idx);
+	gsm8k_set_release(&train);
+
+	struct db_gate_run row = { 0 };
+	char *endpoint = strip_credentials(base_url);
+	row.iteration_id = iteration_id;
+	row.label = (char *)opts->label;
+	row.endpoint = endpoint;
+	row.model = (char *)model;
+	row.api = chat ? "chat" : "completions";
+	row.format = (char *)gsm8k_format_name(cfg->format);
+	row.extract = cfg->extract == SPEC_EXTRACT_STRICT ? "strict" : "flexible";
+	row.dataset_sha256 = test.sha256;
+	row.n_planned = (int)n;
+	row.baseline_run_id = baseline_run_id;
+	row.params_json = params_json(cfg, opts);
+	row.started_at = rt_wall_ms();
+	row.passed = -1;
+
+	if (baseline_run_id > 0) {
+		rc = load_baseline(db, baseline_run_id, cfg, s.slots, n, &s.base, err);
+		if (rc)
+			goto out;
+		for (size_t i = 0; i < n; i++)
+			if (s.base[i].present) {
+				if (s.base[i].correct)
+					s.rest_base_right++;
+				else
+					s.rest_base_wrong++;
+			}
+	}
+	rc = db_gate_run_create(db, &row, &row.id, err);
+	if (rc)
+		goto out;
+	out->run_id = row.id;
+
+	char *url = run_gate_url(base_url, chat);
+	struct run_gate_client cl = {
+		.url = url,
+		.chat = chat,
+		.api_key = opts->api_key,
+		.concurrency = cfg->concurrency > 0 ? cfg->concurrency : 32,
+		.timeout_s = cfg->request_timeout_s > 0 ? cfg->request_timeout_s : 300,
+		.max_retries = opts->max_retries,
+		.backoff_s = opts->backoff_s,
+		.on_done = on_done,
+		.arg = &s,
+	};
+	s.t0 = rt_now_ns();
+	bool stopped = false;
+	rc = run_gate_client_run(&cl, s.reqs, n, &stopped, err);
+	free(url);
+	if (rc)
+		goto out;
+
+	/* ---- figures ---- */
+	out->n_planned = (int)n;
+	out->n_done = s.done;
+	out->n_scored = s.scored;
+	out->n_failed = s.failed;
+	out->n_correct = s.correct;
+	out->n_correct_strict = s.c_strict;
+	out->n_correct_flex = s.c_flex;
+	out->early_stop = s.early;
+	if (s.scored) {
+		out->accuracy = (double)s.correct / s.scored;
+		out->acc_strict = (double)s.c_strict / s.scored;
+		out->acc_flex = (double)s.c_flex / s.scored;
+	}
+	rt_wilson(s.correct, s.scored, s.z, &out->wilson_lo, &out->wilson_hi);
+	out->baseline_run_id = baseline_run_id;
+	if (s.base) {
+		out->n_paired = (int)s.pairs;
+		if (s.pairs) {
+			rt_newcombe_paired(s.n11, s.n10, s.n01, s.n00, s.z, &out->diff, &out->diff_lo,
+					   &out->diff_hi);
+			out->base_accuracy = (double)(s.n11 + s.n01) / (double)s.pairs;
+			out->mcnemar_p = rt_mcnemar_midp(s.n01, s.n10);
+			out->identical_rate = (double)s.ident / (double)s.pairs;
+		}
+		out->flips_to_wrong = xcalloc((size_t)s.n01 + 1, sizeof(int));
+		out->flips_to_right = xcalloc((size_t)s.n10 + 1, sizeof(int));
+		for (size_t i = 0; i < n; i++) {
+			if (!s.slots[i].flip)
+				continue;
+			if (s.base[i].correct)
+				out->flips_to_wrong[out->n_flips_to_wrong++] = (int)s.slots[i].idx;
+			else
+				out->flips_to_right[out->n_flips_to_right++] = (int)s.slots[i].idx;
+		}
+	}
+
+	/* ---- decision ---- */
+	struct rt_sb why = RT_SB_INIT;
+	const char *what = cfg->use_wilson_lower ? "Wilson lower bound" : "accuracy";
+	double acc_for_bound = cfg->use_wilson_lower ? out->wilson_lo : out->accuracy;
+	bool error = false;
+	if (s.too_many_failed || (double)s.failed > cfg->max_failed * (double)n) {
+		error = true;
+		rt_sb_addf(&why, "%d of %zu requests failed (more than %.1f%%)", s.failed, n,
+			   cfg->max_failed * 100);
+	} else if (!s.scored) {
+		error = true;
+		rt_sb_adds(&why, "no question was answered");
+	} else if (s.base && !s.pairs) {
+		error = true;
+		rt_sb_addf(&why, "baseline run %lld answered none of these questions",
+			   (long long)baseline_run_id);
+	}
+	if (!error) {
+		if (s.early)
+			rt_sb_addf(&why, "stopped early after %d of %zu: %s", s.done, n, s.early_reason);
+		if (cfg->min_accuracy > 0 && !(acc_for_bound >= cfg->min_accuracy))
+			rt_sb_addf(&why, "%s%s %.4f < %.4f", why.len ? "; " : "", what, acc_for_bound,
+				   cfg->min_accuracy);
+		if (s.base) {
+			if (-out->diff > cfg->max_drop + 1e-12)
+				rt_sb_addf(&why, "%sdrop %.4f > %.4f", why.len ? "; " : "", -out->diff,
+					   cfg->max_drop);
+			if (out->diff < 0 && out->mcnemar_p < cfg->alpha)
+				rt_sb_addf(&why, "%sdrop significant (mid-p %.3g < %g)",
+					   why.len ? "; " : "", out->mcnemar_p, cfg->alpha);
+			if (cfg->min_identical > 0 && out->identical_rate < cfg->min_identical)
+				rt_sb_addf(&why, "%sidentical %.4f < %.4f", why.len ? "; " : "",
+					   out->identical_rate, cfg->min_identical);
+		}
+	}
+	out->status = error ? RUN_GATE_ERROR : why.len ? RUN_GATE_FAIL : RUN_GATE_PASS;
+	out->passed = out->status == RUN_GATE_PASS;
+
+	struct rt_sb v = RT_SB_INIT;
+	rt_sb_addf(&v, "%s: accuracy %.4f [%.4f, %.4f] (%d/%d %s",
+		   out->status == RUN_GATE_PASS ? "PASS" : out->status == RUN_GATE_FAIL ? "FAIL" : "ERROR",
+		   isnan(out->accuracy) ? 0.0 : out->accuracy, out->wilson_lo, out->wilson_hi, s.correct,
+		   s.scored, row.extract);
+	if (s.failed)
+		rt_sb_addf(&v, ", %d failed", s.failed);
+	rt_sb_adds(&v, ")");
+	if (s.base && s.pairs) {
+		rt_sb_addf(&v, ", vs run %lld: %+.4f [%+.4f, %+.4f] p=%.3g, flips %zu to wrong",
+			   (long long)baseline_run_id, out->diff, out->diff_lo, out->diff_hi,
+			   out->mcnemar_p, out->n_flips_to_wrong);
+		if (out->n_flips_to_wrong) {
+			rt_sb_adds(&v, " (");
+			add_list(&v, out->flips_to_wrong, out->n_flips_to_wrong);
+			rt_sb_adds(&v, ")");
+		}
+		rt_sb_addf(&v, " / %zu to right", out->n_flips_to_right);
+		if (out->n_flips_to_right) {
+			rt_sb_adds(&v, " (");
+			add_list(&v, out->flips_to_right, out->n_flips_to_right);
+			rt_sb_adds(&v, ")");
+		}
+		rt_sb_addf(&v, ", identical %.1f%%", out->identical_rate * 100);
+	}
+	if (why.len)
+		rt_sb_addf(&v, ": %s", why.buf);
+	else
+		rt_sb_adds(&v, ": every bound met");
+	rt_sb_release(&why);
+	out->verdict = rt_sb_detach(&v, NULL);
+
+	row.n_done = s.done;
+	row.n_correct = s.correct;
+	row.n_correct_strict = s.c_strict;
+	row.n_correct_flex = s.c_flex;
+	row.n_failed = s.failed;
+	row.accuracy = s.scored ? out->accuracy : NAN;
+	row.wilson_lo = out->wilson_lo;
+	row.wilson_hi = out->wilson_hi;
+	row.diff = out->diff;
+	row.diff_lo = out->diff_lo;
+	row.diff_hi = out->diff_hi;
+	row.mcnemar_p = out->mcnemar_p;
+	row.identical_rate = out->identical_rate;
+	row.flips_to_wrong = (int)out->n_flips_to_wrong;
+	row.flips_to_right = (int)out->n_flips_to_right;
+	row.early_stop = s.early;
+	row.passed = out->status == RUN_GATE_ERROR ? -1 : out->passed;
+	row.verdict = out->verdict;
+	row.finished_at = rt_wall_ms();
+	rc = store(db, &s, &row, err);
+	if (!rc && out->status == RUN_GATE_ERROR)
+		rc = rt_errf(err, RT_EHTTP, "gate: %s", out->verdict);
+	out->wall_s = (double)(rt_now_ns() - t0) / 1e9;
+	out->cpu_s = cpu_now() - cpu0;
+out:
+	for (size_t i = 0; i < n; i++) {
+		free(s.slots[i].strict);
+		free(s.slots[i].flex);
+		run_gate_req_release(&s.reqs[i]);
+		if (s.base) {
+			free(s.base[i].norm);
+			free(s.base[i].response);
+		}
+	}
+	free(s.slots);
+	free(s.reqs);
+	free(s.base);
+	free(s.early_reason);
+	free(row.params_json);
+	free(endpoint);
+	gsm8k_set_release(&test);
+	return rc ? rc : (int)row.id;
+}

@@ -1,0 +1,88 @@
+/* One-shot HTTP GET with libcurl (see http.h). */
+#include "runner/oai/http.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_init_once(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void rt_http_resp_init(struct rt_http_resp *r, size_t cap)
+{
+	r->status = 0;
+	rt_sb_init(&r->body, cap);
+	rt_sb_init(&r->headers, 65536);
+}
+
+void rt_http_resp_release(struct rt_http_resp *r)
+{
+	rt_sb_release(&r->body);
+	rt_sb_release(&r->headers);
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *ud)
+{
+	struct rt_sb *sb = ud;
+	rt_sb_add(sb, p, size * n); /* over the cap: dropped, the probe still works */
+	return size * n;
+}
+
+int rt_http_get(const char *url, double timeout_s, struct rt_http_resp *r, struct rt_sb *err)
+{
+	pthread_once(&curl_once, curl_init_once);
+	CURL *c = curl_easy_init();
+	if (!c)
+		return rt_errf(err, RT_EHTTP, "%s: cannot create a curl handle", url);
+	rt_sb_reset(&r->body);
+	rt_sb_reset(&r->headers);
+	r->status = 0;
+	char ebuf[CURL_ERROR_SIZE] = "";
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_s * 1000));
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &r->headers);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_PROXY, "");
+	CURLcode cc = curl_easy_perform(c);
+	int rc = 0;
+	if (cc != CURLE_OK)
+		rc = rt_errf(err, RT_EHTTP, "GET %s: %s", url, ebuf[0] ? ebuf : curl_easy_strerror(cc));
+	else
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+int rt_http_header(const struct rt_http_resp *r, const char *name, char *out, size_t n)
+{
+	size_t nl = strlen(name);
+	const char *p = r->headers.buf;
+	while (p && *p) {
+		const char *eol = strstr(p, "\r\n");
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		if (len > nl && p[nl] == ':' && !strncasecmp(p, name, nl)) {
+			const char *v = p + nl + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			size_t vl = len - (size_t)(v - p);
+			if (vl >= n)
+				vl = n - 1;
+			memcpy(out, v, vl);
+			out[vl] = 0;
+			return 0;
+		}
+		p = eol ? eol + 2 : NULL;
+	}
+	return RT_ENOENT;
+}

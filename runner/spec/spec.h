@@ -1,0 +1,335 @@
+/*
+ * The campaign spec: typed structs filled by the YAML loader (spec.c).
+ *
+ * Everything here is validated at load time: units are converted (durations
+ * to seconds, percentages to fractions), every key is known, every template
+ * placeholder is one of {port} {workdir} {nonce} {iteration}, and every
+ * constraint names a benchmark and metric that exist. Consumers never see
+ * raw YAML. Each struct that came from the file keeps its position
+ * (struct rt_pos) so later errors can still name file:line:col.
+ *
+ * Ownership: spec_load() returns a struct spec the caller frees with
+ * spec_free(); every pointer inside is owned by it.
+ */
+#ifndef RT_SPEC_H
+#define RT_SPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agents/agent.h"
+#include "runner/base/rt.h"
+#include "variants/var_def.h"
+
+/* ---- engine: a server started for every measurement ---- */
+struct spec_engine {
+	bool present;              /* false when the spec has no engine: */
+	struct rt_strv command;  /* argv; placeholders allowed */
+	struct rt_envv env;      /* added to the inherited environment */
+	char *host;                /* default "127.0.0.1" */
+	int port;                  /* 0: pick a free port per launch */
+	char *ready_http;          /* readiness path, default "/health" */
+	double ready_timeout_s;    /* default 300 */
+	char *identity_http;       /* default "/v1/models"; NULL disables the model check */
+	char *model;               /* expected model id; NULL: take the first one seen at baseline */
+	bool nonce_check;          /* identity must echo {nonce} (default: true when command uses {nonce}) */
+	double stop_grace_s;       /* SIGTERM -> SIGKILL grace, default 10 */
+	size_t log_cap_bytes;      /* engine log cap, default 64 MiB */
+	struct rt_pos pos;
+};
+
+/* ---- benchmarks ---- */
+enum spec_bench_kind {
+	SPEC_BENCH_COMMAND,
+	SPEC_BENCH_LOAD,
+	SPEC_BENCH_KERNEL,
+};
+
+/* Which way is better for a metric. */
+enum spec_better {
+	SPEC_BETTER_AUTO = 0, /* guessed from the name (ttft/latency/time: lower, else higher) */
+	SPEC_BETTER_HIGHER,
+	SPEC_BETTER_LOWER,
+};
+
+enum spec_extract_kind {
+	SPEC_EXTRACT_POINTER, /* JSON pointer (RFC 6901) into stdout or file */
+	SPEC_EXTRACT_REGEX,   /* PCRE2 regex, first capture group (or whole match) */
+};
+
+/* One metric pulled out of a command benchmark's output. */
+struct spec_metric {
+	char *name;                  /* metric name, unique within the benchmark */
+	enum spec_extract_kind kind; /* pointer or regex */
+	char *expr;                  /* the pointer or regex */
+	char *file;                  /* read from this file instead of stdout; NULL: stdout */
+	char *unit;                  /* free text unit, may be NULL */
+	enum spec_better better;     /* direction */
+	struct rt_pos pos;
+};
+
+/* Built-in output formats a command benchmark can declare instead of (or in
+ * addition to) explicit metrics. The metrics each one yields:
+ *  - llama-batched-bench (table or jsonl): s_pp, s_tg, s (tokens/s) and
+ *    t_pp, t_tg, t (seconds) of the row format_row (default: the last row);
+ *  - llama-bench JSON: pp_tps, tg_tps (avg tokens/s of the prompt-only and
+ *    generation-only tests), pp_tps_stddev, tg_tps_stddev;
+ *  - vllm bench serve JSON: the load generator's names (see below), with ms
+ *    converted to seconds: request_throughput, output_throughput,
+ *    total_token_throughput, {ttft,tpot,itl,e2el}_{mean,median,p99}.
+ *
+ * Load benchmarks yield: request_throughput (req/s), output_throughput and
+ * total_token_throughput (tok/s), goodput (req/s meeting every SLO),
+ * completed, failed, and {ttft,tpot,itl,e2el,ttft_sched,send_lag} each with
+ * _mean _median _p90 _p95 _p99 (seconds; ttft_sched is TTFT from the
+ * intended send time), plus max_rate (req/s) when `rates:` asks for an SLO
+ * capacity search.
+ *
+ * Kernel benchmarks yield: time (median seconds), time_min, gbps, gflops,
+ * pct_peak_bw, pct_peak_flops, rsd (fraction), samples. */
+enum spec_cmd_format {
+	SPEC_FMT_NONE = 0,
+	SPEC_FMT_JSON,                 /* explicit metrics only */
+	SPEC_FMT_LLAMA_BATCHED_BENCH,  /* llama-batched-bench markdown table */
+	SPEC_FMT_LLAMA_BATCHED_JSONL,  /* llama-batched-bench --output-format jsonl */
+	SPEC_FMT_LLAMA_BENCH_JSON,     /* llama-bench -o json */
+	SPEC_FMT_VLLM_BENCH_SERVE,     /* vllm bench serve --save-result JSON */
+};
+
+struct spec_cmd_bench {
+	struct rt_strv command;     /* argv; placeholders allowed */
+	struct rt_envv env;         /* extra environment */
+	double timeout_s;             /* default 600 */
+	enum spec_cmd_format format;  /* built-in extractor, or NONE */
+	char *format_file;            /* file the built-in format reads; NULL: stdout */
+	char *format_row;             /* llama-batched-bench row "PP,TG,B"; NULL: the last row */
+	struct spec_metric *metrics;  /* explicit metrics */
+	size_t n_metrics;
+};
+
+enum spec_load_api { SPEC_API_COMPLETIONS, SPEC_API_CHAT };
+
+enum spec_load_pattern {
+	SPEC_LOAD_CLOSED,   /* fixed concurrency, closed loop */
+	SPEC_LOAD_POISSON,  /* open loop, exponential gaps */
+	SPEC_LOAD_GAMMA,    /* open loop, gamma gaps with burstiness */
+	SPEC_LOAD_CONSTANT, /* open loop, equal gaps */
+	SPEC_LOAD_PREFILL,  /* N prompts released together, max_tokens 1 */
+};
+
+/* A per-request SLO, e.g. ttft <= 4s; used for goodput and capacity search. */
+struct spec_slo {
+	char *metric;   /* ttft_p95, tpot_p99, e2el_p90, ttft (per request), ... */
+	double limit;   /* seconds */
+};
+
+struct spec_load {
+	enum spec_load_api api;        /* completions (default) or chat */
+	char *endpoint;                /* base URL; NULL: the engine's http://host:{port} */
+	char *model;                   /* model name sent; NULL: engine model or "default" */
+	enum spec_load_pattern pattern;/* default: closed if concurrency given, poisson if rate */
+	int concurrency;               /* closed loop / prefill width; also open-loop max in flight (0 = unlimited) */
+	double rate;                   /* requests per second for open loop */
+	double burstiness;             /* gamma shape, default 1 (= poisson) */
+	int requests;                  /* number of measured requests (0: use duration) */
+	double duration_s;             /* measured duration (0: use requests) */
+	int warmup;                    /* warm-up requests, excluded, default 0 */
+	int prompt_tokens;             /* random dataset prompt length */
+	int output_tokens;             /* max_tokens per request */
+	char *dataset;                 /* JSONL prompts (ShareGPT or {"prompt","max_tokens"}); NULL: random */
+	double *rates;                 /* capacity search: bracket of rates [lo, hi] (or list) */
+	size_t n_rates;
+	uint64_t *seeds;               /* seeds per rate; default {1} */
+	size_t n_seeds;
+	struct spec_slo *slo;          /* SLOs (capacity search bound and goodput) */
+	size_t n_slo;
+	double request_timeout_s;      /* per request, default 600 */
+	bool ignore_eos;               /* send ignore_eos: true (vLLM extension) */
+};
+
+enum spec_dtype {
+	SPEC_DT_F32, SPEC_DT_F16, SPEC_DT_BF16, SPEC_DT_F64,
+	SPEC_DT_I32, SPEC_DT_I64, SPEC_DT_U8,
+};
+
+enum spec_karg_kind { SPEC_KARG_BUFFER, SPEC_KARG_SCALAR };
+enum spec_karg_init { SPEC_INIT_RANDOM, SPEC_INIT_ZERO, SPEC_INIT_VALUE, SPEC_INIT_FILE };
+
+/* One kernel argument, in launch order. */
+struct spec_karg {
+	char *name;                 /* for messages and reference checks */
+	enum spec_karg_kind kind;   /* buffer or scalar */
+	enum spec_dtype dtype;      /* element type (buffer) or scalar type */
+	uint64_t count;             /* buffer: number of elements */
+	bool output;                /* buffer is written by the kernel: poisoned and checked */
+	enum spec_karg_init init;   /* buffer initial contents (inputs) */
+	double value;               /* SPEC_INIT_VALUE fill, or the scalar value */
+	char *init_file;            /* SPEC_INIT_FILE */
+	char *reference_file;       /* expected output bytes for this output buffer, or NULL */
+};
+
+struct spec_kernel {
+	char *backend;              /* host, cuda, hip, ze */
+	int device;                 /* device index, default 0 */
+	char *module;               /* .so / .cubin / .ptx / .fatbin / code object / .spv; placeholders allowed */
+	char *name;                 /* kernel (function) name */
+	struct spec_karg *args;
+	size_t n_args;
+	unsigned grid[3];           /* 0 means: derive from items / block */
+	unsigned block[3];          /* default {256,1,1} for GPU backends */
+	uint64_t items[3];          /* grid = ceil(items / block) when grid is 0 */
+	unsigned shared_bytes;
+	char *launch_table;         /* optional JSON file whose entry gives grid/block/shared */
+	char *launch_key;           /* key of that entry */
+	double bytes;               /* declared bytes moved per launch */
+	double flops;               /* declared FLOPs per launch */
+	char *ref_module;           /* reference kernel module (NULL: same module) */
+	char *ref_name;             /* reference kernel name, or NULL */
+	double max_rel_l2;          /* correctness threshold, default 1e-5 */
+	int warmup;                 /* default 3 */
+	double target_rsd;          /* stop when rel. std dev of samples < this (fraction), default 0.005 */
+	double max_time_s;          /* time budget per measurement, default 5 */
+	int min_samples;            /* default 10 */
+	int rotate;                 /* rotate among this many input copies (0/1 = off) */
+	bool flush_l2;              /* flush L2 between launches */
+};
+
+struct spec_bench {
+	char *name;                 /* unique; used as "name.metric" */
+	enum spec_bench_kind kind;
+	struct spec_cmd_bench cmd;  /* kind == COMMAND */
+	struct spec_load load;      /* kind == LOAD */
+	struct spec_kernel kernel;  /* kind == KERNEL */
+	struct rt_pos pos;
+	const char **metric_names;  /* what spec_bench_metrics() returns; strings not owned here */
+	size_t n_metric_names;      /* entries in metric_names */
+};
+
+/* ---- objective, constraints, repeats ---- */
+enum spec_goal { SPEC_GOAL_MAX, SPEC_GOAL_MIN };
+
+struct spec_objective {
+	char *bench;                /* benchmark name */
+	char *metric;               /* metric name within it */
+	enum spec_goal goal;
+	double min_gain;            /* fraction, e.g. 0.02 for "2%" */
+	struct rt_pos pos;
+};
+
+enum spec_op { SPEC_OP_LE, SPEC_OP_LT, SPEC_OP_GE, SPEC_OP_GT };
+
+struct spec_constraint {
+	char *text;                 /* as written, for messages */
+	char *bench;
+	char *metric;
+	enum spec_op op;
+	double value;               /* in base units (seconds for durations) */
+	struct rt_pos pos;
+};
+
+struct spec_repeats {
+	int min;                    /* default 3 */
+	int max;                    /* default 10 */
+	double confidence;          /* default 0.95 */
+	int warmup;                 /* warm-up runs per arm, default 0 */
+	bool interleave;            /* A/B interleaved (default true when no engine or restart is cheap) */
+};
+
+/* ---- the GSM8K gate ---- */
+enum spec_gsm8k_format { SPEC_GSM8K, SPEC_GSM8K_COT, SPEC_GSM8K_CHAT };
+enum spec_extract_mode { SPEC_EXTRACT_FLEXIBLE, SPEC_EXTRACT_STRICT };
+
+struct spec_gate {
+	bool present;
+	double min_accuracy;        /* default 0 (no absolute bound) */
+	bool use_wilson_lower;      /* compare the Wilson lower bound, not the point estimate */
+	double max_drop;            /* vs baseline, fraction; default 0.01 */
+	double alpha;               /* significance for the paired drop test, default 0.05 */
+	double min_identical;       /* identical-answer rate bound, 0 = off */
+	double max_failed;          /* fraction of failed requests that makes the run an error, default 0.02 */
+	enum spec_gsm8k_format format;
+	enum spec_extract_mode extract;
+	enum spec_load_api api;
+	int concurrency;            /* default 32 */
+	int limit;                  /* 0 = all 1319 */
+	int offset;
+	uint64_t seed;              /* subset seed (0 = first `limit` questions from offset) */
+	int num_fewshot;            /* gsm8k format, default 5 */
+	int max_tokens;             /* default 256 */
+	char *dataset;              /* path, or NULL for the usual search */
+	char *endpoint;             /* NULL: the engine */
+	char *model;
+	double request_timeout_s;   /* default 300 */
+	struct rt_pos pos;
+};
+
+/* A log-event counter: regex over the engine log, stored per iteration as
+ * metric "log.<name>". */
+struct spec_log_event {
+	char *name;
+	char *regex;
+	struct rt_pos pos;
+};
+
+struct spec {
+	char *path;                 /* file it was loaded from */
+	char *text;                 /* the file's bytes */
+	char sha256[65];            /* of text */
+	char *name;
+	char *workdir;              /* absolute; default: the spec's folder */
+	uint64_t seed;              /* default 1 */
+	struct spec_engine engine;
+	struct spec_bench *benches;
+	size_t n_benches;
+	struct spec_objective objective;
+	struct spec_constraint *constraints;
+	size_t n_constraints;
+	struct spec_repeats repeats;
+	struct spec_gate gate;
+	struct spec_log_event *log_events;
+	size_t n_log_events;
+	struct var_def *variants;
+	size_t n_variants;
+	enum agent_strategy strategy;
+	int max_iterations;         /* 0: no cap */
+};
+
+/*
+ * Load and validate a spec. On error returns RT_EUSAGE (bad spec) or RT_EIO
+ * and appends to err one message per line, each
+ * "file:line:col: key.path: what is wrong" (at most 20 messages).
+ */
+int spec_load(const char *path, struct spec **out, struct rt_sb *err);
+/* Same, from memory; name is used in messages. */
+int spec_load_text(const char *name, const char *text, size_t len, struct spec **out,
+		   struct rt_sb *err);
+void spec_free(struct spec *s);
+
+/* Print the normalized spec (YAML, units in base form, defaults filled in). */
+void spec_dump(const struct spec *s, struct rt_sb *out);
+/* The normalized spec as JSON (same keys and values as spec_dump); caller
+ * owns the reference. */
+json_t *spec_to_json(const struct spec *s);
+
+/* Values for template placeholders. */
+struct spec_vars {
+	int port;
+	const char *workdir;
+	const char *nonce;
+	long iteration;
+};
+/* Expand {port} {workdir} {nonce} {iteration} in s; returns a new string. */
+char *spec_expand(const char *s, const struct spec_vars *vars);
+
+/* Find a benchmark by name, or NULL. */
+const struct spec_bench *spec_bench_find(const struct spec *s, const char *name);
+/* Metric names a benchmark produces (explicit metrics, a built-in format's
+ * metrics, the load generator's or the kernel benchmark's). */
+size_t spec_bench_metrics(const struct spec_bench *b, const char ***names);
+/* Which way is better for bench.metric. */
+enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric);
+
+
+#endif

@@ -1,0 +1,3 @@
+# Unit tests of the cross-cutting utilities (runner/util_*.c).
+rt_add_test(test_base SOURCES ${CMAKE_SOURCE_DIR}/tests/base/test_base.c
+            LIBS rt_base TIMEOUT 30 LABELS unit)

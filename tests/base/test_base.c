@@ -1,0 +1,263 @@
+/*
+ * Unit tests for runner/util*: the string buffer and its cap, did-you-mean,
+ * typed option parsing, atomic writes, sha256, process start and stop by
+ * group, and secret redaction.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runner/base/opt.h"
+#include "runner/base/proc.h"
+#include "runner/base/rt.h"
+
+static void test_sb_cap(void **state)
+{
+	(void)state;
+	struct rt_sb sb;
+	rt_sb_init(&sb, 8);
+	assert_string_equal(sb.buf, "");
+	assert_int_equal(rt_sb_adds(&sb, "12345"), 0);
+	assert_int_equal(rt_sb_adds(&sb, "6789"), RT_ETOOBIG); /* would be 9 > 8: nothing added */
+	assert_string_equal(sb.buf, "12345");
+	assert_int_equal(rt_sb_addf(&sb, "%d", 678), 0);
+	assert_string_equal(sb.buf, "12345678");
+	size_t len;
+	char *p = rt_sb_detach(&sb, &len);
+	assert_int_equal(len, 8);
+	assert_string_equal(p, "12345678");
+	assert_string_equal(sb.buf, ""); /* never NULL after detach */
+	free(p);
+	rt_sb_release(&sb);
+}
+
+static void test_did_you_mean(void **state)
+{
+	(void)state;
+	const char *const keys[] = { "concurrency", "rate", "requests", "prompt_tokens" };
+	assert_string_equal(rt_did_you_mean("concurency", keys, 4), "concurrency");
+	assert_string_equal(rt_did_you_mean("reqests", keys, 4), "requests");
+	assert_null(rt_did_you_mean("banana", keys, 4));
+	assert_int_equal(rt_edit_distance("kitten", "sitting"), 3);
+}
+
+static void test_opt_parse(void **state)
+{
+	(void)state;
+	bool flag = false;
+	const char *str = NULL;
+	long n = 0;
+	double d = 0;
+	const struct rt_opt opts[] = {
+		{ "resume", 0, RT_OPT_FLAG, &flag, NULL, "resume" },
+		{ "db", 0, RT_OPT_STR, &str, "FILE", "database" },
+		{ "limit", 'n', RT_OPT_INT, &n, "N", "limit" },
+		{ "ratio", 0, RT_OPT_DBL, &d, "X", "ratio" },
+		{ 0 },
+	};
+	const struct rt_cmd_help help = { "t [options] ARGS", "test", NULL };
+	char *argv1[] = { "t", "a", "--resume", "--db=x.db", "b", "-n", "7", "--ratio", "0.5", "--", "--c", NULL };
+	int npos = 0;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(rt_opt_parse(opts, &help, 11, argv1, &npos, &err), 0);
+	assert_true(flag);
+	assert_string_equal(str, "x.db");
+	assert_int_equal(n, 7);
+	assert_true(d == 0.5);
+	assert_int_equal(npos, 3); /* a, b, and --c after "--" */
+	assert_string_equal(argv1[1], "a");
+	assert_string_equal(argv1[2], "b");
+	assert_string_equal(argv1[3], "--c");
+
+	char *argv2[] = { "t", "--limt", "3", NULL };
+	assert_int_equal(rt_opt_parse(opts, &help, 3, argv2, &npos, &err), RT_EUSAGE);
+	assert_string_equal(err.buf, "unknown option '--limt' (did you mean '--limit'?)");
+	rt_sb_reset(&err);
+	char *argv3[] = { "t", "--limit", "x", NULL };
+	assert_int_equal(rt_opt_parse(opts, &help, 3, argv3, &npos, &err), RT_EUSAGE);
+	assert_string_equal(err.buf, "--limit: 'x' is not an integer");
+	rt_sb_reset(&err);
+	char *argv4[] = { "t", "--db", NULL };
+	assert_int_equal(rt_opt_parse(opts, &help, 2, argv4, &npos, &err), RT_EUSAGE);
+	assert_string_equal(err.buf, "--db needs a value (FILE)");
+	rt_sb_reset(&err);
+	char *argv5[] = { "t", "--resume=1", NULL };
+	assert_int_equal(rt_opt_parse(opts, &help, 2, argv5, &npos, &err), RT_EUSAGE);
+	assert_string_equal(err.buf, "--resume takes no value");
+	rt_sb_release(&err);
+}
+
+static void test_atomic_write(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ratchet-util-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *path = xasprintf("%s/f.json", dir);
+	assert_int_equal(rt_write_file_atomic(path, "one", 3, 0600, NULL), 0);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600); /* mode of a new file */
+	chmod(path, 0640);
+	assert_int_equal(rt_write_file_atomic(path, "two!", 4, 0600, NULL), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640); /* an existing file keeps its mode */
+	char *got;
+	size_t len;
+	assert_int_equal(rt_read_file(path, &got, &len, NULL), 0);
+	assert_int_equal(len, 4);
+	assert_string_equal(got, "two!");
+	free(got);
+	char *cmd = xasprintf("test $(ls -A %s | wc -l) -eq 1", dir);
+	assert_int_equal(system(cmd), 0); /* no temp file left */
+	free(cmd);
+	struct rt_sb err = RT_SB_INIT;
+	char *bad = xasprintf("%s/missing/f", dir);
+	assert_int_equal(rt_write_file_atomic(bad, "x", 1, 0644, &err), RT_EIO);
+	assert_non_null(strstr(err.buf, "cannot create"));
+	rt_sb_release(&err);
+	unlink(path);
+	rmdir(dir);
+	free(bad);
+	free(path);
+}
+
+static void test_sha256(void **state)
+{
+	(void)state;
+	char hex[65];
+	rt_sha256_hex("abc", 3, hex);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	rt_sha256_hex("", 0, hex);
+	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	assert_int_equal(rt_sha256_file("/nonexistent/file", hex, NULL), RT_ENOENT);
+}
+
+static void test_spawn(void **state)
+{
+	(void)state;
+	struct rt_sb err = RT_SB_INIT;
+	pid_t pid;
+	char *nope[] = { "ratchet-no-such-program", NULL };
+	assert_int_equal(rt_spawn(nope, NULL, &pid, &err), RT_ENOENT);
+	assert_string_equal(err.buf, "ratchet-no-such-program: command not found in PATH");
+	rt_sb_reset(&err);
+	/* env changes and cwd reach the child; it runs in its own process group */
+	int pp[2];
+	assert_int_equal(pipe(pp), 0);
+	struct rt_envmod env[] = { { "RT_TEST_A", "hello" }, { "HOME", NULL } };
+	struct rt_spawn_opts o = { env, 2, "/tmp", -1, pp[1], pp[1] };
+	char *sh[] = { "sh", "-c", "echo \"$RT_TEST_A ${HOME:-unset} $(pwd) $(($$ == $(ps -o pgid= $$)))\"", NULL };
+	assert_int_equal(rt_spawn(sh, &o, &pid, &err), 0);
+	close(pp[1]);
+	char buf[256] = "";
+	ssize_t n = read(pp[0], buf, sizeof(buf) - 1);
+	close(pp[0]);
+	assert_true(n > 0);
+	buf[n] = 0;
+	int st;
+	assert_int_equal(rt_wait_timeout(pid, 10, &st), 1);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_string_equal(buf, "hello unset /tmp 1\n");
+	rt_sb_release(&err);
+}
+
+static void test_stop_group(void **state)
+{
+	(void)state;
+	/* A child that ignores SIGTERM, with a grandchild: both die by group. */
+	char *sh[] = { "sh", "-c", "trap '' TERM; sleep 30 & echo $!; wait", NULL };
+	int pp[2];
+	assert_int_equal(pipe(pp), 0);
+	struct rt_spawn_opts o = { NULL, 0, NULL, -1, pp[1], -1 };
+	pid_t pid;
+	assert_int_equal(rt_spawn(sh, &o, &pid, NULL), 0);
+	close(pp[1]);
+	char buf[32] = "";
+	ssize_t n = read(pp[0], buf, sizeof(buf) - 1);
+	close(pp[0]);
+	assert_true(n > 0);
+	pid_t grandchild = (pid_t)atoi(buf);
+	int64_t t0 = rt_now_ns();
+	int st = rt_stop_group(pid, 0.3);
+	double took = (double)(rt_now_ns() - t0) / 1e9;
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	assert_true(took >= 0.25 && took < 5);
+	/* The grandchild is gone too: no such process, or a zombie waiting for
+	 * a reaper (PID 1 in a container may be slow to reap). */
+	rt_sleep_ns(50000000);
+	char path[64], stat[256] = "";
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)grandchild);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		size_t got = fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[got] = 0;
+		char *close_paren = strrchr(stat, ')');
+		assert_non_null(close_paren);
+		assert_int_equal(close_paren[2], 'Z');
+	}
+	char d[96];
+	rt_describe_status(st, d, sizeof(d));
+	assert_string_equal(d, "killed by signal 9 (Killed)");
+}
+
+static void test_redact(void **state)
+{
+	(void)state;
+	setenv("RT_TEST_API_KEY", "sk-test-1234567890", 1);
+	setenv("RT_TEST_SHORT_TOKEN", "abc", 1);  /* too short to redact safely */
+	setenv("RT_TEST_PLAIN", "sk-test-1234567890-plain", 1);
+	struct rt_sb sb = RT_SB_INIT;
+	rt_sb_adds(&sb, "auth sk-test-1234567890 then sk-test-1234567890; abc stays");
+	assert_int_equal(rt_redact_secrets(&sb), 2);
+	assert_string_equal(sb.buf, "auth [redacted] then [redacted]; abc stays");
+	assert_int_equal(rt_redact_secrets(&sb), 0);
+	rt_sb_release(&sb);
+	unsetenv("RT_TEST_API_KEY");
+	unsetenv("RT_TEST_SHORT_TOKEN");
+	unsetenv("RT_TEST_PLAIN");
+}
+
+static void test_durations(void **state)
+{
+	(void)state;
+	char b[32];
+	rt_fmt_duration(0.000812, b, sizeof(b));
+	assert_string_equal(b, "812us");
+	rt_fmt_duration(0.0032, b, sizeof(b));
+	assert_string_equal(b, "3.20ms");
+	rt_fmt_duration(4, b, sizeof(b));
+	assert_string_equal(b, "4.00s");
+	rt_fmt_duration(125, b, sizeof(b));
+	assert_string_equal(b, "2m05s");
+	rt_fmt_duration(3720, b, sizeof(b));
+	assert_string_equal(b, "1h02m");
+	assert_string_equal(rt_strerror(RT_ESCHEMA), "database written by a newer ratchet");
+	assert_string_equal(rt_strerror(-999), "unknown error");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sb_cap),
+		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_opt_parse),
+		cmocka_unit_test(test_atomic_write),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_stop_group),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_durations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

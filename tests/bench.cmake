@@ -1,0 +1,5 @@
+# Unit tests of the benchmark kinds (runner/bench/): the command benchmark's
+# extractors here; the kernel benchmark's tests are in dev.cmake because they
+# need the test kernels.
+rt_add_test(test_bench_cmd SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_cmd.c
+            LIBS rt_bench rt_base TIMEOUT 30 LABELS unit)

@@ -1,0 +1,442 @@
+/*
+ * Unit tests of the load generator's pure parts: percentile math with known
+ * answers, the incremental SSE parser (split anywhere, CRLF, multi-line data,
+ * errors), schedules, datasets (ShareGPT, prompt JSONL, JSON array), duration
+ * parsing, metrics of a hand-made run, and the requests table round trip.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db/requests.h"
+#include "runner/load/load.h"
+
+static void test_percentile_known(void **state)
+{
+	(void)state;
+	double x[] = { 5, 1, 4, 2, 3 };
+	/* numpy.percentile([1,2,3,4,5], [50, 90, 95, 99, 25]) = 3, 4.6, 4.8, 4.96, 2 */
+	assert_float_equal(run_load_percentile(x, 5, 0.5), 3.0, 1e-12);
+	assert_float_equal(run_load_percentile_sorted(x, 5, 0.9), 4.6, 1e-12);
+	assert_float_equal(run_load_percentile_sorted(x, 5, 0.95), 4.8, 1e-12);
+	assert_float_equal(run_load_percentile_sorted(x, 5, 0.99), 4.96, 1e-12);
+	assert_float_equal(run_load_percentile_sorted(x, 5, 0.25), 2.0, 1e-12);
+	double y[] = { 10, 20 };
+	/* numpy.percentile([10, 20], 99) = 19.9 */
+	assert_float_equal(run_load_percentile(y, 2, 0.99), 19.9, 1e-12);
+	double z[] = { 7 };
+	assert_float_equal(run_load_percentile(z, 1, 0.99), 7.0, 0);
+	assert_true(isnan(run_load_percentile(NULL, 0, 0.5)));
+}
+
+static const char stream[] =
+	"data: {\"choices\":[{\"text\":\"a\"}],\"server_ns\":123}\n\n"
+	": a comment\r\n"
+	"event: message\r\n"
+	"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\n\r\n"
+	"data: {\"choices\":[{\"text\":\"\"}]}\n\n"
+	"data: {\"choices\":\n"
+	"data: [{\"text\":\"c\"}]}\n\n"
+	"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\n"
+	"data: [DONE]\n\n";
+
+static void check_stream(struct run_load_sse *s)
+{
+	assert_null(s->error);
+	assert_int_equal(s->n_content, 3);
+	assert_true(s->done);
+	assert_true(s->saw_usage);
+	assert_int_equal(s->prompt_tokens, 7);
+	assert_int_equal(s->completion_tokens, 3);
+	assert_int_equal(s->first_server_ns, 123);
+}
+
+static void test_sse_whole_and_split(void **state)
+{
+	(void)state;
+	struct run_load_sse s;
+	run_load_sse_init(&s, 1 << 20);
+	assert_int_equal(run_load_sse_feed(&s, stream, strlen(stream)), 3);
+	check_stream(&s);
+	/* byte by byte: same answer */
+	run_load_sse_reset(&s);
+	int got = 0;
+	for (size_t i = 0; i < strlen(stream); i++) {
+		int r = run_load_sse_feed(&s, stream + i, 1);
+		assert_true(r >= 0);
+		got += r;
+	}
+	assert_int_equal(got, 3);
+	check_stream(&s);
+	run_load_sse_release(&s);
+}
+
+/* Chunks the fast path reads (usage null, keys inside strings, role-only
+ * deltas) count exactly as jansson would count them. */
+static void test_sse_fast_path(void **state)
+{
+	(void)state;
+	static const char st[] =
+		"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}],\"usage\":null}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null,\"server_ns\":5}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"content\":\"\\\"text\\\": {[\"}}],\"usage\":null}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"content\":null}}],\"usage\":null}\n\n"
+		"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"r\"}}]}\n\n"
+		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":3}}\n\n"
+		"data: [DONE]\n\n";
+	struct run_load_sse s;
+	run_load_sse_init(&s, 1 << 20);
+	assert_int_equal(run_load_sse_feed(&s, st, strlen(st)), 3);
+	assert_null(s.error);
+	assert_int_equal(s.first_server_ns, 5);
+	assert_int_equal(s.completion_tokens, 3);
+	assert_true(s.done);
+	/* balanced but broken: the fast path hands it to jansson, which says why */
+	run_load_sse_reset(&s);
+	const char *bad = "data: {\"choices\":[{\"text\":\"a\"}],}\n\n";
+	assert_int_equal(run_load_sse_feed(&s, bad, strlen(bad)), -1);
+	run_load_sse_release(&s);
+}
+
+static void test_sse_errors(void **state)
+{
+	(void)state;
+	struct run_load_sse s;
+	run_load_sse_init(&s, 1 << 20);
+	const char *bad = "data: {\"choices\": [{\"text\": \"x\"\n\n";
+	assert_int_equal(run_load_sse_feed(&s, bad, strlen(bad)), -1);
+	assert_non_null(strstr(s.error, "bad json"));
+	run_load_sse_reset(&s);
+	const char *err = "data: {\"error\":{\"message\":\"boom\"}}\n\n";
+	assert_int_equal(run_load_sse_feed(&s, err, strlen(err)), -1);
+	assert_non_null(strstr(s.error, "server error in stream: boom"));
+	run_load_sse_reset(&s);
+	/* the cap: an event larger than it is an error, not a crash */
+	run_load_sse_release(&s);
+	run_load_sse_init(&s, 64);
+	char big[200];
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(run_load_sse_feed(&s, "data: ", 6), 0);
+	assert_int_equal(run_load_sse_feed(&s, big, sizeof(big)), -1);
+	assert_non_null(strstr(s.error, "cap"));
+	run_load_sse_release(&s);
+}
+
+static void test_sse_big_event(void **state)
+{
+	(void)state;
+	/* a 3 MiB event in 4 KiB pieces */
+	size_t n = (size_t)3 << 20;
+	char *ev = malloc(n + 64);
+	int k = sprintf(ev, "data: {\"choices\":[{\"text\":\"");
+	memset(ev + k, 'z', n);
+	strcpy(ev + k + n, "\"}]}\n\ndata: [DONE]\n\n");
+	size_t len = strlen(ev);
+	struct run_load_sse s;
+	run_load_sse_init(&s, (size_t)256 << 20);
+	int got = 0;
+	for (size_t i = 0; i < len; i += 4096)
+		got += run_load_sse_feed(&s, ev + i, len - i < 4096 ? len - i : 4096);
+	assert_int_equal(got, 1);
+	assert_true(s.done);
+	run_load_sse_release(&s);
+	free(ev);
+}
+
+static void test_schedule(void **state)
+{
+	(void)state;
+	size_t n = 20000;
+	int64_t *t = malloc(n * sizeof(*t));
+	run_load_schedule(SPEC_LOAD_CONSTANT, 100, 1, 1, 5, t);
+	assert_int_equal(t[0], 0);
+	assert_int_equal(t[4], 40000000);
+	run_load_schedule(SPEC_LOAD_POISSON, 1000, 1, 7, n, t);
+	double mean = (double)t[n - 1] / 1e9 / (double)(n - 1);
+	assert_float_equal(mean, 1e-3, 0.05e-3);
+	/* same seed, same schedule; other seed, other schedule */
+	int64_t *u = malloc(n * sizeof(*u));
+	run_load_schedule(SPEC_LOAD_POISSON, 1000, 1, 7, n, u);
+	assert_memory_equal(t, u, n * sizeof(*t));
+	run_load_schedule(SPEC_LOAD_POISSON, 1000, 1, 8, n, u);
+	assert_true(memcmp(t, u, n * sizeof(*t)) != 0);
+	/* gamma: mean 1/rate, burstier (higher CV) for shape < 1 */
+	run_load_schedule(SPEC_LOAD_GAMMA, 1000, 0.25, 3, n, t);
+	mean = (double)t[n - 1] / 1e9 / (double)(n - 1);
+	assert_float_equal(mean, 1e-3, 0.1e-3);
+	double ss = 0;
+	for (size_t i = 1; i < n; i++) {
+		double g = (double)(t[i] - t[i - 1]) / 1e9 - mean;
+		ss += g * g;
+	}
+	double cv = sqrt(ss / (double)(n - 1)) / mean;
+	assert_float_equal(cv, 2.0, 0.3); /* 1/sqrt(0.25) */
+	free(t);
+	free(u);
+}
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/test_load_XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_dataset_sharegpt(void **state)
+{
+	(void)state;
+	char *p = write_tmp(
+		"{\"id\":\"a\",\"conversations\":[{\"from\":\"human\",\"value\":\"hello there\"},"
+		"{\"from\":\"gpt\",\"value\":\"one two three four\"}]}\n"
+		"\n"
+		"{\"id\":\"b\",\"conversations\":[{\"from\":\"human\",\"value\":\"only one turn\"}]}\n"
+		"{\"id\":\"c\",\"conversations\":[{\"from\":\"human\",\"value\":\"q\"},"
+		"{\"from\":\"gpt\",\"value\":\"x\"}]}\n");
+	struct run_load_dataset d;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(run_load_dataset_read(p, 64, 0, &d, &err), 0);
+	assert_int_equal(d.n, 2);
+	assert_string_equal(d.v[0].text, "hello there");
+	assert_int_equal(d.v[0].max_tokens, 4);
+	assert_int_equal(d.v[1].max_tokens, 1);
+	run_load_dataset_release(&d);
+	/* override */
+	assert_int_equal(run_load_dataset_read(p, 64, 9, &d, &err), 0);
+	assert_int_equal(d.v[0].max_tokens, 9);
+	run_load_dataset_release(&d);
+	unlink(p);
+	free(p);
+	/* a JSON array file (the usual ShareGPT download) */
+	p = write_tmp("[{\"conversations\":[{\"value\":\"a b\"},{\"value\":\"c d e\"}]}]");
+	assert_int_equal(run_load_dataset_read(p, 64, 0, &d, &err), 0);
+	assert_int_equal(d.n, 1);
+	assert_int_equal(d.v[0].max_tokens, 3);
+	run_load_dataset_release(&d);
+	unlink(p);
+	free(p);
+	rt_sb_release(&err);
+}
+
+static void test_dataset_prompts(void **state)
+{
+	(void)state;
+	char *p = write_tmp("{\"prompt\":\"say hi\",\"max_tokens\":5}\n{\"prompt\":\"no max\"}\n");
+	struct run_load_dataset d;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(run_load_dataset_read(p, 33, 0, &d, &err), 0);
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.v[0].max_tokens, 5);
+	assert_int_equal(d.v[1].max_tokens, 33);
+	run_load_dataset_release(&d);
+	unlink(p);
+	free(p);
+	/* errors name the file and line */
+	p = write_tmp("{\"prompt\":\"ok\"}\n{\"prompt\": 3}\n");
+	assert_int_equal(run_load_dataset_read(p, 33, 0, &d, &err), RT_EPARSE);
+	assert_non_null(strstr(err.buf, ":2: prompt"));
+	rt_sb_reset(&err);
+	unlink(p);
+	free(p);
+	p = write_tmp("{\"prompt\":\"ok\"}\n{broken\n");
+	assert_int_equal(run_load_dataset_read(p, 33, 0, &d, &err), RT_EPARSE);
+	assert_non_null(strstr(err.buf, ":2:"));
+	unlink(p);
+	free(p);
+	rt_sb_release(&err);
+}
+
+static void test_random_prompts(void **state)
+{
+	(void)state;
+	struct run_load_dataset d;
+	run_load_dataset_random(3, 100, 7, 5, &d);
+	assert_int_equal(d.n, 3);
+	int w = 1;
+	for (const char *c = d.v[0].text; *c; c++)
+		w += *c == ' ';
+	assert_int_equal(w, 100);
+	assert_int_equal(d.v[0].max_tokens, 7);
+	assert_string_not_equal(d.v[0].text, d.v[1].text);
+	run_load_dataset_release(&d);
+}
+
+static void test_duration(void **state)
+{
+	(void)state;
+	double v;
+	assert_int_equal(run_load_parse_duration("4s", &v), 0);
+	assert_float_equal(v, 4, 0);
+	assert_int_equal(run_load_parse_duration("250ms", &v), 0);
+	assert_float_equal(v, 0.25, 1e-12);
+	assert_int_equal(run_load_parse_duration("2m", &v), 0);
+	assert_float_equal(v, 120, 0);
+	assert_int_equal(run_load_parse_duration("1.5", &v), 0);
+	assert_float_equal(v, 1.5, 0);
+	assert_int_equal(run_load_parse_duration("4 parsecs", &v), RT_EINVAL);
+	assert_int_equal(run_load_parse_duration("-1s", &v), RT_EINVAL);
+}
+
+/* A hand-made run: 4 requests (one failed), known answers. */
+static void make_run(struct run_load_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->n_reqs = 4;
+	r->reqs = calloc(4, sizeof(*r->reqs));
+	static double itl[] = { 0.01, 0.03, 0.02, 0.02, 0.02 };
+	r->itl = malloc(sizeof(itl));
+	memcpy(r->itl, itl, sizeof(itl));
+	r->n_itl = 5;
+	struct run_load_req *q = r->reqs;
+	/* req 0: ttft 0.1, e2el 0.14, 3 tokens, 3 chunks -> tpot 0.02 */
+	q[0] = (struct run_load_req){ .seq = 0, .intended_ns = 0, .sent_ns = 1000000,
+				      .first_ns = 101000000, .ttft_s = 0.1, .e2el_s = 0.14,
+				      .n_chunks = 3, .itl_off = 0, .prompt_tokens = 10,
+				      .output_tokens = 3, .ok = true, .status = 200 };
+	/* req 1: ttft 0.2, e2el 0.26, 4 tokens -> tpot 0.02 */
+	q[1] = (struct run_load_req){ .seq = 1, .intended_ns = 0, .sent_ns = 0,
+				      .first_ns = 200000000, .ttft_s = 0.2, .e2el_s = 0.26,
+				      .n_chunks = 4, .itl_off = 2, .prompt_tokens = 10,
+				      .output_tokens = 4, .ok = true, .status = 200 };
+	/* req 2: one token only: no tpot */
+	q[2] = (struct run_load_req){ .seq = 2, .intended_ns = 0, .sent_ns = 2000000,
+				      .first_ns = 302000000, .ttft_s = 0.3, .e2el_s = 0.3,
+				      .n_chunks = 1, .itl_off = 5, .prompt_tokens = 10,
+				      .output_tokens = 1, .ok = true, .status = 200 };
+	q[3] = (struct run_load_req){ .seq = 3, .sent_ns = 0, .ttft_s = NAN, .e2el_s = 0.01,
+				      .itl_mean_s = NAN, .itl_max_s = NAN, .ok = false, .status = 500,
+				      .prompt_tokens = -1, .error = strdup("http 500: boom") };
+	r->completed = 3;
+	r->failed = 1;
+	r->duration_s = 1.0;
+	r->prompt_tokens_total = 30;
+	r->output_tokens_total = 8;
+}
+
+static double metric(const char **names, const double *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return v[i];
+	fail_msg("no metric %s", name);
+	return NAN;
+}
+
+static void test_metrics(void **state)
+{
+	(void)state;
+	struct run_load_result r;
+	make_run(&r);
+	const char *names[RUN_LOAD_MAX_METRICS], *units[RUN_LOAD_MAX_METRICS];
+	double v[RUN_LOAD_MAX_METRICS];
+	size_t n = run_load_metrics(&r, NULL, names, v, units, RUN_LOAD_MAX_METRICS);
+	assert_int_equal(n, 36);
+	assert_float_equal(metric(names, v, n, "request_throughput"), 3.0, 1e-12);
+	assert_float_equal(metric(names, v, n, "output_throughput"), 8.0, 1e-12);
+	assert_float_equal(metric(names, v, n, "total_token_throughput"), 38.0, 1e-12);
+	assert_float_equal(metric(names, v, n, "completed"), 3, 0);
+	assert_float_equal(metric(names, v, n, "failed"), 1, 0);
+	assert_float_equal(metric(names, v, n, "ttft_mean"), 0.2, 1e-12);
+	assert_float_equal(metric(names, v, n, "ttft_median"), 0.2, 1e-12);
+	assert_float_equal(metric(names, v, n, "ttft_p90"), 0.28, 1e-12);
+	assert_float_equal(metric(names, v, n, "tpot_mean"), 0.02, 1e-12);
+	assert_float_equal(metric(names, v, n, "itl_median"), 0.02, 1e-12);
+	assert_float_equal(metric(names, v, n, "itl_mean"), 0.02, 1e-12);
+	assert_float_equal(metric(names, v, n, "e2el_p99"), 0.26 + 0.98 * 0.04, 1e-12);
+	/* ttft_sched from intended: 0.101, 0.2, 0.302 */
+	assert_float_equal(metric(names, v, n, "ttft_sched_median"), 0.2, 1e-12);
+	/* send lag over the 4 sent requests: 0, 0, 1ms, 2ms */
+	assert_float_equal(metric(names, v, n, "send_lag_mean"), 0.00075, 1e-12);
+	assert_float_equal(metric(names, v, n, "goodput"), 3.0, 1e-12);
+	/* SLOs: goodput counts per-request bounds; slo_ok counts failures as inf */
+	struct spec_slo slo = { "ttft_p95", 0.25 };
+	r.slo = &slo;
+	r.n_slo = 1;
+	n = run_load_metrics(&r, NULL, names, v, units, RUN_LOAD_MAX_METRICS);
+	assert_float_equal(metric(names, v, n, "goodput"), 2.0, 1e-12);
+	assert_false(run_load_slo_ok(&r, &slo, 1));
+	struct spec_slo loose = { "ttft_median", 0.35 };
+	assert_true(run_load_slo_ok(&r, &loose, 1));
+	r.slo = NULL;
+	r.n_slo = 0;
+	run_load_result_release(&r);
+}
+
+static void test_db_round_trip(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/test_load_db_XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	struct db *db;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_open(path, &db, &err), 0);
+	struct run_load_result r;
+	make_run(&r);
+	assert_int_equal(load_store_requests(db, 0, "load", NULL, 0, "rate=3 seed=1", &r, &err), 4);
+	assert_int_equal(load_store_requests(db, 0, "load", NULL, 1, "rate=4 seed=1", &r, &err), 4);
+	int64_t n = 0;
+	assert_int_equal(db_requests_count(db, 0, "load", "rate=3 seed=1", &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(db_requests_count(db, 0, NULL, NULL, &n, &err), 0);
+	assert_int_equal(n, 8);
+	/* what went in comes back */
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db),
+					    "SELECT ttft_s, output_tokens, ok, status, error, "
+					    "iteration_id IS NULL, sent_ns FROM requests "
+					    "WHERE rep = 0 ORDER BY seq",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_float_equal(sqlite3_column_double(st, 0), 0.1, 1e-12);
+	assert_int_equal(sqlite3_column_int(st, 1), 3);
+	assert_int_equal(sqlite3_column_int(st, 2), 1);
+	assert_int_equal(sqlite3_column_int(st, 5), 1);
+	assert_int_equal(sqlite3_column_int64(st, 6), 1000000);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_type(st, 0), SQLITE_NULL); /* NAN ttft -> NULL */
+	assert_int_equal(sqlite3_column_int(st, 2), 0);
+	assert_int_equal(sqlite3_column_int(st, 3), 500);
+	assert_string_equal((const char *)sqlite3_column_text(st, 4), "http 500: boom");
+	sqlite3_finalize(st);
+	run_load_result_release(&r);
+	db_close(db);
+	rt_sb_release(&err);
+	unlink(path);
+	char side[64];
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentile_known),
+		cmocka_unit_test(test_sse_whole_and_split),
+		cmocka_unit_test(test_sse_fast_path),
+		cmocka_unit_test(test_sse_errors),
+		cmocka_unit_test(test_sse_big_event),
+		cmocka_unit_test(test_schedule),
+		cmocka_unit_test(test_dataset_sharegpt),
+		cmocka_unit_test(test_dataset_prompts),
+		cmocka_unit_test(test_random_prompts),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_db_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

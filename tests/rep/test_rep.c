@@ -1,0 +1,536 @@
+/*
+ * Unit tests of the reports: formatting helpers and escaping, the SVG
+ * builders (point counts, scales, empty charts, decimation), the progress
+ * line (tty, plain and quiet, with a fake clock into a memstream), and the
+ * views over the fixture campaign (log pages and filters, show's links both
+ * ways, regressions, the HTML journal's charts and escaping).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reports/rep.h"
+#include "rep_fixture.h"
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Points (class="pt ...") inside the <svg id="id"> element of doc. */
+static size_t svg_points(const char *doc, const char *id)
+{
+	char open[64];
+	snprintf(open, sizeof(open), "<svg id=\"%s\"", id);
+	const char *a = strstr(doc, open);
+	if (!a)
+		return (size_t)-1;
+	const char *b = strstr(a, "</svg>");
+	char *part = xstrndup(a, (size_t)(b - a));
+	size_t n = count(part, "class=\"pt");
+	free(part);
+	return n;
+}
+
+/* A fixture database in a fresh temp folder. */
+struct fx {
+	char dir[64];
+	char path[96];
+	struct db *db;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	strcpy(f->dir, "/tmp/rep-unit-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/r.db", f->dir);
+	f->db = rep_fixture_open(f->path);
+	*state = f;
+	return f->db ? 0 : -1;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	db_close(f->db);
+	char p[128];
+	const char *sfx[] = { "", "-wal", "-shm" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", f->path, sfx[i]);
+		unlink(p);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Run fn into a memstream and return the text (caller frees). */
+static char *capture_log(struct db *db, const struct rep_log_opts *o, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct rt_sb err = RT_SB_INIT;
+	*rc = rep_log(db, m, o, &err);
+	fclose(m);
+	rt_sb_release(&err);
+	return buf;
+}
+
+static char *capture_show(struct db *db, int64_t id, bool json, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct rt_sb err = RT_SB_INIT;
+	*rc = rep_show(db, m, id, json, false, &err);
+	fclose(m);
+	rt_sb_release(&err);
+	return buf;
+}
+
+/* ---- formatting ---- */
+
+static void test_glyphs(void **state)
+{
+	(void)state;
+	assert_string_equal(rep_glyph("kept", false), "✓");
+	assert_string_equal(rep_glyph("reverted", false), "↩");
+	assert_string_equal(rep_glyph("gated", false), "✗");
+	assert_string_equal(rep_glyph("failed", false), "!");
+	assert_string_equal(rep_glyph("interrupted", false), "⚡");
+	assert_string_equal(rep_glyph("baseline", false), "●");
+	assert_string_equal(rep_glyph("kept", true), "⊘");
+	assert_string_equal(rep_glyph("measuring", false), "…");
+}
+
+static void test_fmt(void **state)
+{
+	(void)state;
+	struct rt_sb sb = RT_SB_INIT;
+	rep_fmt_delta(&sb, 0.061, 0.040, 0.083);
+	assert_string_equal(sb.buf, "+6.1% [+4.0, +8.3]");
+	rt_sb_reset(&sb);
+	rep_fmt_delta(&sb, -0.015, -0.031, NAN);
+	assert_string_equal(sb.buf, "-1.5%");
+	rt_sb_reset(&sb);
+	rep_fmt_delta(&sb, NAN, 0, 0);
+	assert_string_equal(sb.buf, "—");
+	rt_sb_reset(&sb);
+	rep_fmt_num(&sb, 1147.6);
+	rt_sb_adds(&sb, " ");
+	rep_fmt_num(&sb, 1000.0);
+	rt_sb_adds(&sb, " ");
+	rep_fmt_num(&sb, 0.87971);
+	rt_sb_adds(&sb, " ");
+	rep_fmt_num(&sb, -0.0);
+	assert_string_equal(sb.buf, "1147.6 1000 0.8797 0");
+	rt_sb_release(&sb);
+}
+
+static void test_escape(void **state)
+{
+	(void)state;
+	struct rt_sb sb = RT_SB_INIT;
+	rep_html_escape(&sb, "<script>a&'\"</script>");
+	assert_string_equal(sb.buf, "&lt;script&gt;a&amp;&#39;&quot;&lt;/script&gt;");
+	rt_sb_reset(&sb);
+	rep_md_escape(&sb, "a|b *c* _d_ [e](f) <g> ~~h~~ `i` &amp;\nj");
+	assert_string_equal(sb.buf, "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\<g> \\~\\~h\\~\\~ \\`i\\` \\&amp; j");
+	rt_sb_reset(&sb);
+	rep_term_escape(&sb, "red\033[31mx\x7f");
+	assert_string_equal(sb.buf, "red?[31mx?");
+	rt_sb_release(&sb);
+}
+
+static void test_summarise(void **state)
+{
+	(void)state;
+	double v[] = { 1, 2, 3, 4, 100 };
+	struct rep_summary s;
+	rep_summarise(v, 5, &s);
+	assert_int_equal(s.n, 5);
+	assert_true(s.median == 3 && s.mad == 1 && s.min == 1 && s.max == 100);
+	double w[] = { 1, 2, 3, 4 };
+	rep_summarise(w, 4, &s);
+	assert_true(s.median == 2.5 && s.mad == 1);
+	rep_summarise(w, 0, &s);
+	assert_true(isnan(s.median));
+}
+
+static void test_since(void **state)
+{
+	(void)state;
+	int64_t out;
+	const int64_t now = 1764460800000; /* 2025-11-30T00:00:00Z */
+	assert_int_equal(rep_parse_since("12h", now, &out, NULL), 0);
+	assert_true(out == now - 12 * 3600000LL);
+	assert_int_equal(rep_parse_since("3d", now, &out, NULL), 0);
+	assert_true(out == now - 3 * 86400000LL);
+	assert_int_equal(rep_parse_since("2025-11-30", now, &out, NULL), 0);
+	assert_true(out == now);
+	assert_int_equal(rep_parse_since("2025-11-30T01:30", now, &out, NULL), 0);
+	assert_true(out == now + 90 * 60000LL);
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(rep_parse_since("yesterday", now, &out, &err), RT_EUSAGE);
+	assert_non_null(strstr(err.buf, "--since: 'yesterday'"));
+	rt_sb_release(&err);
+	assert_int_equal(rep_parse_since("2025-13-01", now, &out, NULL), RT_EUSAGE);
+}
+
+/* ---- scales and SVG ---- */
+
+static void test_scale(void **state)
+{
+	(void)state;
+	double first, step = rep_nice_step(0.93, 0.985, 6, &first);
+	assert_true(fabs(step - 0.01) < 1e-12 && fabs(first - 0.93) < 1e-12);
+	step = rep_nice_step(987, 1213, 6, &first);
+	assert_true(step == 50 && first == 1000);
+	step = rep_nice_step(0, 1, 6, &first);
+	assert_true(fabs(step - 0.2) < 1e-12 && first == 0);
+	struct rep_scale s = { 0, 10, 100, 200 };
+	assert_true(rep_scale_map(&s, 5) == 150);
+	struct rep_scale y = { 0, 1, 300, 50 }; /* inverted, like an SVG y axis */
+	assert_true(rep_scale_map(&y, 1) == 50 && rep_scale_map(&y, 0.5) == 175);
+}
+
+static void test_svg_objective(void **state)
+{
+	(void)state;
+	struct rep_obj_pt p[] = {
+		{ 0, 1000, NAN, NAN, 'b' }, { 1, 1061, 1040, 1083, 'k' }, { 2, 1139, 1110, 1160, 'g' },
+		{ 3, 1065, 1049, 1082, 'r' }, { 4, 1095, 1084, 1107, 'k' },
+	};
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_objective(&sb, p, 5, "serve.tok_s", "tok/s");
+	assert_int_equal(svg_points(sb.buf, "chart-objective"), 5);
+	assert_int_equal(count(sb.buf, "class=\"ci\""), 4);
+	assert_int_equal(count(sb.buf, "class=\"pt kept\""), 2);
+	assert_non_null(strstr(sb.buf, "viewBox=\"0 0 720 340\""));
+	assert_non_null(strstr(sb.buf, "serve.tok_s (tok/s)"));
+	/* running best: M baseline, then one step per kept point */
+	const char *best = strstr(sb.buf, "class=\"best\"");
+	assert_non_null(best);
+	assert_int_equal(count(strstr(best, "d=\""), "V") >= 2, 1);
+	rt_sb_release(&sb);
+	/* many points: decimated, but every kept one stays */
+	size_t n = 10000;
+	struct rep_obj_pt *m = xcalloc(n, sizeof(*m));
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct rep_obj_pt){ (int)i, 1000 + (double)(i % 7), NAN, NAN,
+					    i % 1000 == 1 ? 'k' : 'r' };
+	rep_svg_objective(&sb, m, n, "x.y", NULL);
+	size_t pts = svg_points(sb.buf, "chart-objective");
+	assert_true(pts <= 1600 && pts >= 1000);
+	assert_int_equal(count(sb.buf, "class=\"pt kept\""), 10);
+	assert_non_null(strstr(sb.buf, "of 10000 points"));
+	free(m);
+	rt_sb_release(&sb);
+}
+
+static void test_svg_gate(void **state)
+{
+	(void)state;
+	struct rep_gate_pt g[] = { { 0, 0.972, 0.963, 0.98, true }, { 2, 0.941, 0.932, 0.949, false },
+				   { 4, 0.971, NAN, NAN, true } };
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_gate(&sb, g, 3, 0.965);
+	assert_int_equal(svg_points(sb.buf, "chart-gate"), 3);
+	assert_int_equal(count(sb.buf, "class=\"pt fail\""), 1);
+	assert_int_equal(count(sb.buf, "class=\"threshold\""), 1);
+	assert_non_null(strstr(sb.buf, "min 96.5%"));
+	rt_sb_reset(&sb);
+	rep_svg_gate(&sb, NULL, 0, NAN);
+	assert_int_equal(svg_points(sb.buf, "chart-gate"), 0);
+	assert_non_null(strstr(sb.buf, "no gate runs recorded"));
+	rt_sb_release(&sb);
+}
+
+static void test_svg_waterfall(void **state)
+{
+	(void)state;
+	struct rep_gain g[] = { { "graphs-256", 1, 0.061 }, { "<b>x</b>", 4, 0.032 },
+				{ "neg", 5, -0.01 } };
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_waterfall(&sb, g, 3);
+	assert_int_equal(svg_points(sb.buf, "chart-waterfall"), 3);
+	assert_int_equal(count(sb.buf, "class=\"bar-total\""), 2);
+	assert_null(strstr(sb.buf, "<b>"));
+	assert_non_null(strstr(sb.buf, "&lt;b&gt;x&lt;/b&gt;"));
+	/* compounded: 1.061 * 1.032 * 0.99 = 1.0840 */
+	assert_non_null(strstr(sb.buf, "108.4%"));
+	rt_sb_release(&sb);
+}
+
+static void test_svg_latency(void **state)
+{
+	(void)state;
+	double a[300], b[40];
+	for (int i = 0; i < 300; i++)
+		a[i] = 0.3 + i * 0.001;
+	for (int i = 0; i < 40; i++)
+		b[i] = 0.25 + i * 0.01;
+	struct rep_dist tt[2] = { { "baseline", a, 300 }, { "final", b, 40 } };
+	struct rep_dist ee[2] = { { "baseline", b, 40 }, { "final", NULL, 0 } };
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_latency(&sb, tt, 2, ee, 2);
+	/* 300 samples are drawn as 200 quantile points */
+	assert_int_equal(svg_points(sb.buf, "chart-latency"), 200 + 40 + 40);
+	assert_non_null(strstr(sb.buf, "ttft (s)"));
+	assert_non_null(strstr(sb.buf, "e2el (s)"));
+	rt_sb_reset(&sb);
+	struct rep_dist none[2] = { { "baseline", NULL, 0 }, { "final", NULL, 0 } };
+	rep_svg_latency(&sb, none, 2, none, 2);
+	assert_int_equal(svg_points(sb.buf, "chart-latency"), 0);
+	assert_non_null(strstr(sb.buf, "no per-request records"));
+	rt_sb_release(&sb);
+}
+
+static void test_svg_samples(void **state)
+{
+	(void)state;
+	/* A campaign without per-request records: the objective's measurements. */
+	double b[] = { 2.87, 2.89, 2.92 }, f[] = { 5.10, 5.17, 5.47, 5.50 };
+	struct rep_dist d[2] = { { "baseline", b, 3 }, { "final", f, 4 } };
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_samples(&sb, "gemm_512.gflops (GFLOP/s)", d, 2);
+	assert_int_equal(svg_points(sb.buf, "chart-latency"), 3 + 4);
+	assert_non_null(strstr(sb.buf, "gemm_512.gflops (GFLOP/s)"));
+	assert_non_null(strstr(sb.buf, "share of measurements (%)"));
+	assert_null(strstr(sb.buf, "ttft (s)"));
+	rt_sb_release(&sb);
+}
+
+/* ---- progress ---- */
+
+static double fake_t;
+static double fake_now(void)
+{
+	return fake_t;
+}
+
+static void test_progress(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct rep_progress p;
+	fake_t = 100;
+	rep_progress_init(&p, m, true, false, 4);
+	p.now = fake_now;
+	p.t_start = p.t_iter = 100;
+	rep_progress_phase(&p, 1, "graphs-256", "bench");
+	fake_t = 160;
+	rep_progress_done(&p, 1, "kept", "+6.1% [+4.0, +8.3]");
+	rep_progress_phase(&p, 2, "asm-gemm", "gate");
+	fake_t = 190;
+	rep_progress_phase(&p, 2, "asm-gemm", "decide");
+	rep_progress_finish(&p);
+	fclose(m);
+	/* the live line is redrawn in place, the finished iteration is a plain line */
+	assert_non_null(strstr(buf, "[1/4] graphs-256: bench"));
+	assert_non_null(strstr(buf, "\r\033[K[1/4] ✓ graphs-256 kept: +6.1% [+4.0, +8.3] (1m00s)\n"));
+	/* ETA: mean 60 s per iteration, 3 left incl. this one, 30 s into it -> 2m30s */
+	assert_non_null(strstr(buf, "[2/4] asm-gemm: decide  30.00s  (total 1m30s  eta 2m30s)"));
+	assert_true(len > 2 && strcmp(buf + len - 4, "\r\033[K") == 0);
+	free(buf);
+
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	fake_t = 0;
+	rep_progress_init(&p, m, false, false, 0);
+	p.now = fake_now;
+	p.t_start = p.t_iter = 0;
+	rep_progress_phase(&p, 1, "a\033b", "build");
+	fake_t = 5;
+	rep_progress_done(&p, 1, "failed", "build failed");
+	rep_progress_finish(&p);
+	fclose(m);
+	assert_string_equal(buf, "[1] a?b: build (at 0us)\n[1] ! a?b failed: build failed (5.00s)\n");
+	assert_null(strchr(buf, '\r'));
+	free(buf);
+
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	rep_progress_init(&p, m, true, true, 3);
+	rep_progress_phase(&p, 1, "x", "apply");
+	rep_progress_done(&p, 1, "kept", "");
+	rep_progress_msg(&p, "warning");
+	rep_progress_finish(&p);
+	fclose(m);
+	assert_int_equal(len, 0);
+	free(buf);
+}
+
+/* ---- views over the fixture ---- */
+
+static void test_log(void **state)
+{
+	struct fx *f = *state;
+	int rc;
+	struct rep_log_opts o = { .limit = 50 };
+	char *out = capture_log(f->db, &o, &rc);
+	assert_int_equal(rc, 0);
+	assert_int_equal(count(out, "\n"), 2 + 11);
+	assert_non_null(strstr(out, "     2    1 ✓  graphs-256"));
+	assert_non_null(strstr(out, "+6.1% [+4.0, +8.3]"));
+	assert_non_null(strstr(out, "gsm8k 97.3%"));
+	assert_non_null(strstr(out, "⊘  max-num-seqs-512"));
+	assert_non_null(strstr(out, "invalid, was kept"));
+	assert_non_null(strstr(out, "corrected by 9"));
+	assert_null(strstr(out, "\033["));
+	free(out);
+	/* the newest page, oldest first */
+	o.limit = 3;
+	out = capture_log(f->db, &o, &rc);
+	assert_non_null(strstr(out, "showing 3"));
+	char *a = strstr(out, "kv-cache-fp8"), *b = strstr(out, "sched-delay-2ms");
+	assert_true(a && b && a < b && strstr(out, "attn-d512-tile-key") < a);
+	assert_null(strstr(out, "graphs-256"));
+	free(out);
+	/* --state invalid matches the invalidation note */
+	o = (struct rep_log_opts){ .state = "invalid" };
+	out = capture_log(f->db, &o, &rc);
+	assert_non_null(strstr(out, "max-num-seqs-512"));
+	assert_null(strstr(out, "rerun"));
+	free(out);
+	o = (struct rep_log_opts){ .state = "reverted", .since_ms = 1764460800000 + 3600000 * 2 };
+	out = capture_log(f->db, &o, &rc);
+	assert_non_null(strstr(out, "max-num-seqs-512-rerun"));
+	assert_non_null(strstr(out, "sched-delay-2ms"));
+	assert_null(strstr(out, "attn-d512-tile "));
+	free(out);
+	/* colours only when asked */
+	o = (struct rep_log_opts){ .color = true };
+	out = capture_log(f->db, &o, &rc);
+	assert_non_null(strstr(out, "\033[32m✓"));
+	assert_non_null(strstr(out, "\033[9m"));
+	free(out);
+	o = (struct rep_log_opts){ .json = true, .limit = 50 };
+	out = capture_log(f->db, &o, &rc);
+	json_error_t je;
+	json_t *doc = json_loads(out, 0, &je);
+	assert_non_null(doc);
+	json_t *its = json_object_get(doc, "iterations");
+	assert_int_equal(json_array_size(its), 11);
+	json_t *six = json_array_get(its, 6);
+	assert_true(json_is_true(json_object_get(six, "invalidated")));
+	assert_string_equal(json_string_value(json_object_get(six, "state")), "kept");
+	json_decref(doc);
+	free(out);
+	o = (struct rep_log_opts){ .campaign_id = 42 };
+	out = capture_log(f->db, &o, &rc);
+	assert_int_equal(rc, RT_ENOENT);
+	free(out);
+}
+
+static void test_show(void **state)
+{
+	struct fx *f = *state;
+	int rc;
+	char *out = capture_show(f->db, 4, false, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "corrected by 9 (seq 8)"));
+	assert_non_null(strstr(out, "serve.tok_s              cand   5"));
+	assert_non_null(strstr(out, "recompiles"));
+	free(out);
+	out = capture_show(f->db, 9, false, &rc);
+	assert_non_null(strstr(out, "corrects 4 (seq 3)"));
+	assert_non_null(strstr(out, "engine-8.log"));
+	free(out);
+	out = capture_show(f->db, 3, false, &rc);
+	assert_non_null(strstr(out, "FAIL (min 96.50%)"));
+	assert_non_null(strstr(out, "q1     right -> wrong"));
+	assert_non_null(strstr(out, "q11    wrong -> right"));
+	free(out);
+	out = capture_show(f->db, 7, false, &rc);
+	assert_non_null(strstr(out, "(INVALIDATED)"));
+	assert_non_null(strstr(out, "(+1 invalid)"));
+	assert_non_null(strstr(out, "engine.pid"));
+	free(out);
+	out = capture_show(f->db, 3, true, &rc);
+	json_error_t je;
+	json_t *doc = json_loads(out, 0, &je);
+	assert_non_null(doc);
+	json_t *flips = json_object_get(json_object_get(doc, "gate"), "flips");
+	assert_int_equal(json_array_size(flips), 4);
+	assert_int_equal(json_array_size(json_object_get(doc, "measurements")), 6);
+	assert_int_equal(json_array_size(json_object_get(doc, "log_events")), 4);
+	assert_true(json_object_get(json_object_get(doc, "env"), "host") != NULL);
+	json_decref(doc);
+	free(out);
+	out = capture_show(f->db, 999, false, &rc);
+	assert_int_equal(rc, RT_ENOENT);
+	free(out);
+}
+
+static void test_regressions(void **state)
+{
+	struct fx *f = *state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	assert_int_equal(rep_regressions(f->db, m, 0, false, false, NULL), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, "2 regressions"));
+	assert_int_equal(count(buf, "KEPT"), 1);
+	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  -9.0% [-11.2, -6.8]  by 5 (seq 4, prefill-chunk-8k)  KEPT"));
+	free(buf);
+}
+
+static void test_html(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb out = RT_SB_INIT;
+	assert_int_equal(rep_report(f->db, 0, REP_HTML, &out, NULL), 0);
+	/* 9 iterations have an objective (not the failed and interrupted ones) */
+	assert_int_equal(svg_points(out.buf, "chart-objective"), 9);
+	assert_int_equal(svg_points(out.buf, "chart-gate"), 6);
+	/* kept and valid: seq 1, 4, 8 */
+	assert_int_equal(svg_points(out.buf, "chart-waterfall"), 3);
+	assert_int_equal(svg_points(out.buf, "chart-latency"), 4 * 40);
+	assert_null(strstr(out.buf, "<script"));
+	assert_null(strstr(out.buf, "src=\"http"));
+	assert_null(strstr(out.buf, "href=\"http"));
+	assert_non_null(strstr(out.buf, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	assert_non_null(strstr(out.buf, "<del>"));
+	assert_non_null(strstr(out.buf, "@media print"));
+	rt_sb_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_glyphs),
+		cmocka_unit_test(test_fmt),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_summarise),
+		cmocka_unit_test(test_since),
+		cmocka_unit_test(test_scale),
+		cmocka_unit_test(test_svg_objective),
+		cmocka_unit_test(test_svg_gate),
+		cmocka_unit_test(test_svg_waterfall),
+		cmocka_unit_test(test_svg_latency),
+		cmocka_unit_test(test_svg_samples),
+		cmocka_unit_test(test_progress),
+		cmocka_unit_test_setup_teardown(test_log, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_show, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_regressions, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_html, fx_setup, fx_teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
