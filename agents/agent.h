@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "db/db.h"
 #include "runner/base/rt.h"
 
 /* The search strategies a spec may name (`strategy:`). */
@@ -29,17 +30,16 @@ const char *agent_strategy_name(enum agent_strategy k);
 /* What happened to one attempt at a variant, in campaign order. */
 struct agent_attempt {
 	size_t variant;     /* index into spec->variants */
-	const char *state;  /* kept | reverted | gated | failed | invalid | interrupted */
+	enum db_iter_state state; /* where it stands (kept, reverted, ...) */
+	enum db_iter_role role;   /* the role it was proposed in */
 	double effect;      /* objective gain, + is better; NAN when not measured */
-	bool passed;        /* kept, or a greedy trial whose decision said yes */
-	const char *note;   /* the strategy note it was proposed with */
+	bool passed;        /* passed its decision (and gate): kept, or a greedy trial that passed */
 };
 
 struct agent_proposal {
 	size_t variant;     /* index into spec->variants */
-	char note[160];     /* why: "list: next in spec order (3 of 7)" */
-	bool confirm;       /* greedy: re-apply a round's winner (decided like any change) */
-	bool trial;         /* greedy: measure and decide, but revert even when it passes */
+	char note[160];     /* why, for people: "list: next in spec order (3 of 7)" */
+	enum db_iter_role role; /* change; greedy: trial (decided, then reverted) or confirm */
 };
 
 /* Propose the next change. Returns 1 with *p filled, 0 when the strategy is

@@ -12,9 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool final_state(const char *st)
+/* An attempt that reached a conclusion (an interrupted one is tried again). */
+static bool final_state(enum db_iter_state st)
 {
-	return st && strcmp(st, "interrupted") != 0;
+	return st != DB_ITER_INTERRUPTED;
 }
 
 static int next_list(size_t nv, const struct agent_attempt *h, size_t n,
@@ -26,7 +27,7 @@ static int next_list(size_t nv, const struct agent_attempt *h, size_t n,
 			done = h[i].variant == v && final_state(h[i].state);
 		if (!done) {
 			p->variant = v;
-			p->confirm = false;
+			p->role = DB_ROLE_CHANGE;
 			snprintf(p->note, sizeof(p->note), "list: next in spec order (%zu of %zu)", v + 1,
 				 nv);
 			return 1;
@@ -41,7 +42,7 @@ static int next_list(size_t nv, const struct agent_attempt *h, size_t n,
  * reverted whatever the answer); the best trial that passed is then applied
  * again as a confirmation, which is decided (and gated) like any change. A
  * round ends at its confirmation. Dead: gated or failed, or a confirmation
- * that did not hold. Notes carry "greedy round R" so rounds can be found.
+ * that did not hold. A round ends at each attempt whose role is confirm.
  */
 static int next_greedy(size_t nv, const struct agent_attempt *h, size_t n,
 		       struct agent_proposal *p)
@@ -54,11 +55,11 @@ static int next_greedy(size_t nv, const struct agent_attempt *h, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (!final_state(h[i].state))
 			continue;
-		bool confirm = h[i].note && strstr(h[i].note, "confirm");
-		if (!strcmp(h[i].state, "kept"))
+		bool confirm = h[i].role == DB_ROLE_CONFIRM;
+		if (h[i].state == DB_ITER_KEPT)
 			kept[h[i].variant] = true;
-		else if (!strcmp(h[i].state, "gated") || !strcmp(h[i].state, "failed") ||
-			 !strcmp(h[i].state, "invalid") || confirm)
+		else if (h[i].state == DB_ITER_GATED || h[i].state == DB_ITER_FAILED ||
+			 h[i].state == DB_ITER_INVALID || confirm)
 			dead[h[i].variant] = true;
 		if (confirm) {
 			round++;
@@ -74,7 +75,7 @@ static int next_greedy(size_t nv, const struct agent_attempt *h, size_t n,
 			tried = h[i].variant == v && final_state(h[i].state);
 		if (!tried) {
 			p->variant = v;
-			p->trial = true;
+			p->role = DB_ROLE_TRIAL;
 			snprintf(p->note, sizeof(p->note), "greedy round %d: trial on the current best", round);
 			rc = 1;
 			goto out;
@@ -93,7 +94,7 @@ static int next_greedy(size_t nv, const struct agent_attempt *h, size_t n,
 	}
 	if (win != (size_t)-1) {
 		p->variant = win;
-		p->confirm = true;
+		p->role = DB_ROLE_CONFIRM;
 		snprintf(p->note, sizeof(p->note), "greedy round %d: confirm the round's best trial (%+.1f%%)",
 			 round, best * 100);
 		rc = 1;

@@ -59,6 +59,7 @@ struct db_campaign {
 	int64_t best_iteration; /* 0 when none yet */
 	int64_t created_at;
 	int64_t finished_at;
+	int64_t n_iterations;   /* iterations recorded, the baseline included (db_q_campaign_get fills it) */
 };
 void db_campaign_release(struct db_campaign *c);
 
@@ -72,38 +73,101 @@ int db_campaign_set_state(struct db *db, int64_t id, const char *state, struct r
 int db_campaign_set_best(struct db *db, int64_t id, int64_t iteration_id, struct rt_sb *err);
 
 /* ---- iterations ---- */
+/* Where an iteration stands: one name per state, in the order of the
+ * iterations.state CHECK list in schema.sql. The campaign's state machine
+ * moves an iteration pending -> applying -> applied -> measuring -> one final
+ * state; baseline is the seq-0 row's final state. */
+#define DB_ITER_STATE_MAP(XX)                                                  \
+	XX(PENDING, "pending")         /* created, nothing applied yet */       \
+	XX(APPLYING, "applying")       /* the change is being applied */        \
+	XX(APPLIED, "applied")         /* applied, not yet measured */          \
+	XX(MEASURING, "measuring")     /* benchmarks or the gate are running */ \
+	XX(BASELINE, "baseline")       /* final: the campaign's baseline */     \
+	XX(KEPT, "kept")               /* final: the change became the best */  \
+	XX(REVERTED, "reverted")       /* final: measured, not kept */          \
+	XX(GATED, "gated")             /* final: the accuracy gate said no */   \
+	XX(FAILED, "failed")           /* final: apply, build or engine failed */ \
+	XX(INVALID, "invalid")         /* final: its measurements are invalid */ \
+	XX(INTERRUPTED, "interrupted") /* final: a crash or signal cut it short */
+
+enum db_iter_state {
+#define XX(code, name) DB_ITER_##code,
+	DB_ITER_STATE_MAP(XX)
+#undef XX
+	DB_ITER_N_STATES
+};
+/* "kept", ...; "unknown" for a value out of range. */
+const char *db_iter_state_name(enum db_iter_state s);
+/* The state called name; RT_EINVAL (and *out unchanged) when there is none. */
+int db_iter_state_parse(const char *name, enum db_iter_state *out);
+/* kept, reverted, ...: the iteration is over (everything but pending,
+ * applying, applied, measuring). */
+bool db_iter_state_final(enum db_iter_state s);
+
+/* Why the strategy proposed an iteration: a plain change (list), or one of
+ * greedy's two roles. A column (iterations.role), never words in a note. */
+#define DB_ITER_ROLE_MAP(XX)                                                    \
+	XX(CHANGE, "change")   /* decided and kept when it passes */             \
+	XX(TRIAL, "trial")     /* decided, then reverted even when it passes */  \
+	XX(CONFIRM, "confirm") /* a round's best trial, applied again and decided */
+
+enum db_iter_role {
+#define XX(code, name) DB_ROLE_##code,
+	DB_ITER_ROLE_MAP(XX)
+#undef XX
+	DB_N_ROLES
+};
+const char *db_iter_role_name(enum db_iter_role r);
+int db_iter_role_parse(const char *name, enum db_iter_role *out);
+
+/* One row of `iterations`, as both the campaign and the reports read it.
+ * Strings are owned by the row (NULL when the column is NULL); doubles are
+ * NAN when the column is NULL. */
 struct db_iteration {
-	int64_t id;
-	int64_t campaign_id;
-	int seq;
-	int64_t parent_id;      /* 0 for the baseline */
-	char *variant;
-	char *kind;
-	char *change_text;
-	char *change_sha256;
-	char *config_sha256;
-	char *state;
-	char *phase;
-	char *decision;
-	char *reason;
-	char *objective;
-	double obj_best, obj_cand, obj_delta, obj_ci_lo, obj_ci_hi; /* NAN when unset */
-	double confidence;
-	char *test;
-	double p_value;
-	int n_cand, n_best;
-	bool paired;
-	int64_t gate_run_id;    /* 0 when none */
-	char *strategy_note;
-	int64_t started_at, finished_at;
-	bool invalidated;       /* an invalidation note exists (filled by readers) */
+	int64_t id;             /* iterations.id: what `ratchet show` takes */
+	int64_t campaign_id;    /* campaigns.id */
+	int seq;                /* 0 = baseline */
+	int64_t parent_id;      /* best config it was applied on, 0 for the baseline */
+	char *variant;          /* variant name */
+	char *kind;             /* baseline | table | flag | env | patch | file */
+	char *change_text;      /* readable diff of the change (NULL in pages of `log`) */
+	char *change_sha256;    /* fingerprint of the change itself */
+	char *config_sha256;    /* fingerprint of the resulting configuration */
+	enum db_iter_state state; /* where it stands */
+	enum db_iter_role role; /* why it was proposed */
+	int passed;             /* passed its decision (and gate): 1, did not: 0, none reached: -1 */
+	char *phase;            /* last phase reached */
+	char *decision;         /* keep | revert | NULL */
+	char *reason;           /* one human line */
+	char *objective;        /* bench.metric */
+	double obj_best;        /* median of the best arm */
+	double obj_cand;        /* median of the candidate arm */
+	double obj_delta;       /* relative change, + is better */
+	double obj_ci_lo;       /* CI of obj_delta, low end */
+	double obj_ci_hi;       /* CI of obj_delta, high end */
+	double confidence;      /* confidence level of the CI, e.g. 0.95 */
+	char *test;             /* statistical test used */
+	double p_value;         /* p of that test */
+	int n_cand;             /* candidate samples */
+	int n_best;             /* best-arm samples */
+	bool paired;            /* A/B interleaved */
+	int64_t gate_run_id;    /* gate_runs.id, 0 when none */
+	double gate_accuracy;   /* gate_runs.accuracy, NAN when none (readers fill it) */
+	int gate_passed;        /* 1 pass, 0 fail, -1 none or unfinished (readers fill it) */
+	char *strategy_note;    /* why the strategy proposed it, for people */
+	int64_t started_at;     /* Unix ms */
+	int64_t finished_at;    /* Unix ms, 0 while running */
+	bool invalidated;       /* an invalidation note points at it (readers fill it) */
+	int64_t corrected_by;   /* first iteration whose correction note amends it, or 0 */
 };
 void db_iteration_release(struct db_iteration *it);
 
 int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t parent_id,
 			const char *variant, const char *kind, const char *change_text,
 			const char *change_sha256, const char *config_sha256,
-			const char *strategy_note, int64_t *id, struct rt_sb *err);
+			const char *strategy_note, enum db_iter_role role, int64_t *id,
+			struct rt_sb *err);
+/* One iteration by id (change_text filled). RT_ENOENT when there is none. */
 int db_iteration_get(struct db *db, int64_t id, struct db_iteration *out, struct rt_sb *err);
 /* By campaign and seq. */
 int db_iteration_get_seq(struct db *db, int64_t campaign_id, int seq, struct db_iteration *out,
@@ -113,9 +177,10 @@ int db_iteration_get_seq(struct db *db, int64_t campaign_id, int seq, struct db_
 int db_iterations_list(struct db *db, int64_t campaign_id, struct db_iteration **out, size_t *n,
 		       struct rt_sb *err);
 void db_iterations_free(struct db_iteration *v, size_t n);
-int db_iteration_set_state(struct db *db, int64_t id, const char *state, const char *phase,
+int db_iteration_set_state(struct db *db, int64_t id, enum db_iter_state state, const char *phase,
 			   struct rt_sb *err);
-/* Final decision; also sets finished_at. */
+/* Final decision (state, passed, decision, objective, statistics, gate run);
+ * also sets finished_at. */
 int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_sb *err);
 
 /* ---- crash-safety journal ---- */

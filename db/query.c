@@ -20,20 +20,12 @@ static int col_tri(sqlite3_stmt *st, int i)
 
 /* ---- campaigns ---- */
 
-void db_q_campaign_release(struct db_q_campaign *c)
-{
-	free(c->name);
-	free(c->spec_path);
-	free(c->state);
-	memset(c, 0, sizeof(*c));
-}
-
 static const char SQL_CAMPAIGN[] =
 	"SELECT c.id, c.name, c.spec_path, c.state, c.best_iteration, c.created_at, c.finished_at,"
 	" (SELECT count(*) FROM iterations i WHERE i.campaign_id = c.id)"
 	" FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) ORDER BY c.id DESC LIMIT 1";
 
-int db_q_campaign_get(struct db *db, int64_t id, struct db_q_campaign *out, struct rt_sb *err)
+int db_q_campaign_get(struct db *db, int64_t id, struct db_campaign *out, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db, SQL_CAMPAIGN, err);
 	if (!st)
@@ -63,28 +55,6 @@ int db_q_campaign_get(struct db *db, int64_t id, struct db_q_campaign *out, stru
 
 /* ---- iterations ---- */
 
-void db_q_iter_release(struct db_q_iter *it)
-{
-	free(it->variant);
-	free(it->kind);
-	free(it->change_text);
-	free(it->state);
-	free(it->phase);
-	free(it->decision);
-	free(it->reason);
-	free(it->objective);
-	free(it->test);
-	free(it->strategy_note);
-	memset(it, 0, sizeof(*it));
-}
-
-void db_q_iters_free(struct db_q_iter *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		db_q_iter_release(&v[i]);
-	free(v);
-}
-
 /* The columns every iteration query selects, in this order (read by iter_row). */
 #define ITER_COLS                                                                          \
 	"i.id, i.campaign_id, i.seq, i.parent_id, i.variant, i.kind,"                      \
@@ -94,9 +64,18 @@ void db_q_iters_free(struct db_q_iter *v, size_t n)
 	" g.accuracy, g.passed, i.strategy_note, i.started_at, i.finished_at,"             \
 	" EXISTS (SELECT 1 FROM notes n WHERE n.iteration_id = i.id AND n.kind = 'invalidation'),"\
 	" (SELECT n.by_iteration_id FROM notes n WHERE n.iteration_id = i.id"              \
-	"   AND n.kind = 'correction' AND n.by_iteration_id IS NOT NULL ORDER BY n.id LIMIT 1)"
+	"   AND n.kind = 'correction' AND n.by_iteration_id IS NOT NULL ORDER BY n.id LIMIT 1),"\
+	" i.change_sha256, i.config_sha256, i.role, i.passed"
 
-static void iter_row(sqlite3_stmt *st, struct db_q_iter *it)
+/* A text column holding one of an enum's names; an unknown word (a newer
+ * ratchet's) reads as the first value rather than failing the whole page. */
+static void col_state(sqlite3_stmt *st, int i, enum db_iter_state *out)
+{
+	*out = DB_ITER_PENDING;
+	db_iter_state_parse((const char *)sqlite3_column_text(st, i), out);
+}
+
+static void iter_row(sqlite3_stmt *st, struct db_iteration *it)
 {
 	memset(it, 0, sizeof(*it));
 	it->id = sqlite3_column_int64(st, 0);
@@ -106,7 +85,7 @@ static void iter_row(sqlite3_stmt *st, struct db_q_iter *it)
 	it->variant = db_col_text(st, 4);
 	it->kind = db_col_text(st, 5);
 	it->change_text = db_col_text(st, 6);
-	it->state = db_col_text(st, 7);
+	col_state(st, 7, &it->state);
 	it->phase = db_col_text(st, 8);
 	it->decision = db_col_text(st, 9);
 	it->reason = db_col_text(st, 10);
@@ -130,6 +109,11 @@ static void iter_row(sqlite3_stmt *st, struct db_q_iter *it)
 	it->finished_at = sqlite3_column_int64(st, 28);
 	it->invalidated = sqlite3_column_int(st, 29) != 0;
 	it->corrected_by = sqlite3_column_int64(st, 30);
+	it->change_sha256 = db_col_text(st, 31);
+	it->config_sha256 = db_col_text(st, 32);
+	it->role = DB_ROLE_CHANGE;
+	db_iter_role_parse((const char *)sqlite3_column_text(st, 33), &it->role);
+	it->passed = col_tri(st, 34);
 }
 
 /* Newest first, so that LIMIT takes the newest page off the index
@@ -143,8 +127,8 @@ static const char SQL_ITERS[] =
 	" AND i.started_at >= ?3"
 	" ORDER BY i.seq DESC LIMIT ?4";
 
-int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter **out, size_t *n,
-	       struct rt_sb *err)
+int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_iteration **out,
+	       size_t *n, struct rt_sb *err)
 {
 	*out = NULL;
 	*n = 0;
@@ -157,7 +141,7 @@ int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter
 	sqlite3_bind_int64(st, 3, f->since_ms);
 	sqlite3_bind_int64(st, 4, f->limit ? (int64_t)f->limit : -1);
 	sqlite3_bind_int(st, 9, f->with_text);
-	struct db_q_iter *v = NULL;
+	struct db_iteration *v = NULL;
 	size_t len = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -167,12 +151,12 @@ int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter
 	if (rc != SQLITE_DONE) {
 		rc = db_fail(db, err, "list iterations");
 		sqlite3_reset(st);
-		db_q_iters_free(v, len);
+		db_iterations_free(v, len);
 		return rc;
 	}
 	sqlite3_reset(st);
 	for (size_t i = 0; i < len / 2; i++) {
-		struct db_q_iter t = v[i];
+		struct db_iteration t = v[i];
 		v[i] = v[len - 1 - i];
 		v[len - 1 - i] = t;
 	}
@@ -183,14 +167,18 @@ int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter
 
 static const char SQL_ITER[] =
 	"SELECT " ITER_COLS " FROM iterations i LEFT JOIN gate_runs g ON g.id = i.gate_run_id"
-	" WHERE i.id = ?1";
+	" WHERE (?1 > 0 AND i.id = ?1) OR (?1 = 0 AND i.campaign_id = ?2 AND i.seq = ?3)";
 
-int db_q_iter_get(struct db *db, int64_t id, struct db_q_iter *out, struct rt_sb *err)
+/* One iteration by id, or by (campaign, seq) when id is 0. */
+static int iter_get(struct db *db, int64_t id, int64_t campaign_id, int seq,
+		    struct db_iteration *out, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db, SQL_ITER, err);
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, campaign_id);
+	sqlite3_bind_int(st, 3, seq);
 	sqlite3_bind_int(st, 9, 1);
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -199,9 +187,32 @@ int db_q_iter_get(struct db *db, int64_t id, struct db_q_iter *out, struct rt_sb
 		return 0;
 	}
 	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	if (rc != SQLITE_DONE)
+		return db_fail(db, err, "read iteration");
+	if (id)
 		return rt_errf(err, RT_ENOENT, "iteration %lld: no such iteration", (long long)id);
-	return db_fail(db, err, "read iteration");
+	return rt_errf(err, RT_ENOENT, "iteration %lld:%d: no such iteration", (long long)campaign_id,
+		       seq);
+}
+
+int db_iteration_get(struct db *db, int64_t id, struct db_iteration *out, struct rt_sb *err)
+{
+	if (id <= 0)
+		return rt_errf(err, RT_ENOENT, "iteration %lld: no such iteration", (long long)id);
+	return iter_get(db, id, 0, 0, out, err);
+}
+
+int db_iteration_get_seq(struct db *db, int64_t campaign_id, int seq, struct db_iteration *out,
+			 struct rt_sb *err)
+{
+	return iter_get(db, 0, campaign_id, seq, out, err);
+}
+
+int db_iterations_list(struct db *db, int64_t campaign_id, struct db_iteration **out, size_t *n,
+		       struct rt_sb *err)
+{
+	struct db_q_iter_filter f = { .campaign_id = campaign_id, .with_text = true };
+	return db_q_iters(db, &f, out, n, err);
 }
 
 /* ---- measurements ---- */
@@ -442,7 +453,6 @@ void db_q_regrs_free(struct db_q_regr *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].variant);
-		free(v[i].state);
 		free(v[i].benchmark);
 		free(v[i].metric);
 		free(v[i].unit);
@@ -477,7 +487,7 @@ int db_q_regrs(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 		r->iteration_id = sqlite3_column_int64(st, 1);
 		r->seq = sqlite3_column_int(st, 2);
 		r->variant = db_col_text(st, 3);
-		r->state = db_col_text(st, 4);
+		col_state(st, 4, &r->state);
 		r->benchmark = db_col_text(st, 5);
 		r->metric = db_col_text(st, 6);
 		r->unit = db_col_text(st, 7);

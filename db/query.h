@@ -15,60 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/db.h"
 #include "runner/base/rt.h"
 
-struct db;
-
-struct db_q_campaign {
-	int64_t id;             /* campaigns.id */
-	char *name;             /* campaign name */
-	char *spec_path;        /* spec file it ran */
-	char *state;            /* running | finished | aborted */
-	int64_t best_iteration; /* iterations.id of the best config, 0 when none */
-	int64_t created_at;     /* Unix ms */
-	int64_t finished_at;    /* Unix ms, 0 while running */
-	int64_t n_iterations;   /* iterations recorded, the baseline included */
-};
-void db_q_campaign_release(struct db_q_campaign *c);
 /* Campaign `id`, or the latest one when id is 0. RT_ENOENT when there is none. */
-int db_q_campaign_get(struct db *db, int64_t id, struct db_q_campaign *out, struct rt_sb *err);
-
-/* One iteration with what the one-line views need. */
-struct db_q_iter {
-	int64_t id;            /* iterations.id: what `ratchet show` takes */
-	int64_t campaign_id;   /* campaigns.id */
-	int seq;               /* 0 = baseline */
-	int64_t parent_id;     /* best config it was applied on, 0 for the baseline */
-	char *variant;         /* variant name */
-	char *kind;            /* baseline | table | flag | env | patch | file */
-	char *change_text;     /* readable diff of the change (NULL in pages of `log`) */
-	char *state;           /* iterations.state as recorded */
-	char *phase;           /* last phase reached */
-	char *decision;        /* keep | revert | NULL */
-	char *reason;          /* one human line */
-	char *objective;       /* bench.metric */
-	double obj_best;       /* median of the best arm */
-	double obj_cand;       /* median of the candidate arm */
-	double obj_delta;      /* relative change, + is better */
-	double obj_ci_lo;      /* CI of obj_delta, low end */
-	double obj_ci_hi;      /* CI of obj_delta, high end */
-	double confidence;     /* confidence level of the CI, e.g. 0.95 */
-	char *test;            /* statistical test used */
-	double p_value;        /* p of that test */
-	int n_cand;            /* candidate samples */
-	int n_best;            /* best-arm samples */
-	bool paired;           /* A/B interleaved */
-	int64_t gate_run_id;   /* gate_runs.id, 0 when none */
-	double gate_accuracy;  /* gate_runs.accuracy, NAN when none */
-	int gate_passed;       /* 1 pass, 0 fail, -1 none or unfinished */
-	char *strategy_note;   /* why the strategy proposed it */
-	int64_t started_at;    /* Unix ms */
-	int64_t finished_at;   /* Unix ms, 0 while running */
-	bool invalidated;      /* an invalidation note points at it */
-	int64_t corrected_by;  /* id of the first iteration whose correction note amends it, or 0 */
-};
-void db_q_iter_release(struct db_q_iter *it);
-void db_q_iters_free(struct db_q_iter *v, size_t n);
+int db_q_campaign_get(struct db *db, int64_t id, struct db_campaign *out, struct rt_sb *err);
 
 struct db_q_iter_filter {
 	int64_t campaign_id;   /* required */
@@ -77,11 +28,9 @@ struct db_q_iter_filter {
 	size_t limit;          /* the newest `limit` rows (still returned oldest first), 0 for all */
 	bool with_text;        /* also fill change_text */
 };
-/* Iterations of a campaign in seq order. */
-int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_q_iter **out, size_t *n,
-	       struct rt_sb *err);
-/* One iteration by id (change_text filled). RT_ENOENT when there is none. */
-int db_q_iter_get(struct db *db, int64_t id, struct db_q_iter *out, struct rt_sb *err);
+/* Iterations of a campaign in seq order (rows as in db/db.h). */
+int db_q_iters(struct db *db, const struct db_q_iter_filter *f, struct db_iteration **out,
+	       size_t *n, struct rt_sb *err);
 
 /* The valid samples of one metric and arm of one iteration, sorted ascending. */
 struct db_q_series {
@@ -163,7 +112,7 @@ struct db_q_regr {
 	int64_t iteration_id;    /* the iteration that caused it */
 	int seq;                 /* its seq */
 	char *variant;           /* its variant */
-	char *state;             /* its state */
+	enum db_iter_state state; /* its state */
 	char *benchmark;         /* benchmark name */
 	char *metric;            /* metric name */
 	char *unit;              /* unit or NULL */

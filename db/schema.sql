@@ -50,9 +50,12 @@ CREATE TABLE iterations (
   n_best        INTEGER,
   paired        INTEGER NOT NULL DEFAULT 0,   -- A/B interleaved close in time
   gate_run_id   INTEGER REFERENCES gate_runs(id),
-  strategy_note TEXT,                         -- why the strategy proposed it
+  strategy_note TEXT,                         -- why the strategy proposed it (for people)
   started_at    INTEGER NOT NULL,
   finished_at   INTEGER,
+  role          TEXT NOT NULL DEFAULT 'change' -- change | trial | confirm (greedy's roles)
+                CHECK (role IN ('change', 'trial', 'confirm')),
+  passed        INTEGER,                      -- 1 passed its decision and gate, 0 did not, NULL none reached
   UNIQUE (campaign_id, seq)
 );
 CREATE INDEX iterations_campaign ON iterations(campaign_id, seq);

@@ -438,7 +438,6 @@ void db_iteration_release(struct db_iteration *it)
 	free(it->change_text);
 	free(it->change_sha256);
 	free(it->config_sha256);
-	free(it->state);
 	free(it->phase);
 	free(it->decision);
 	free(it->reason);
@@ -458,12 +457,13 @@ void db_iterations_free(struct db_iteration *v, size_t n)
 int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t parent_id,
 			const char *variant, const char *kind, const char *change_text,
 			const char *change_sha256, const char *config_sha256,
-			const char *strategy_note, int64_t *id, struct rt_sb *err)
+			const char *strategy_note, enum db_iter_role role, int64_t *id,
+			struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"INSERT INTO iterations (campaign_id, seq, parent_id, variant, kind, change_text, "
-		"change_sha256, config_sha256, strategy_note, started_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
+		"change_sha256, config_sha256, strategy_note, started_at, role) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)", err);
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, campaign_id);
@@ -476,6 +476,7 @@ int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t par
 	db_bind_text(st, 8, config_sha256);
 	db_bind_text(st, 9, strategy_note);
 	sqlite3_bind_int64(st, 10, rt_wall_ms());
+	db_bind_text(st, 11, db_iter_role_name(role));
 	struct rt_sb what = RT_SB_INIT;
 	rt_sb_addf(&what, "create iteration %lld:%d", (long long)campaign_id, seq);
 	int rc = step_done(db, st, err, what.buf);
@@ -485,116 +486,7 @@ int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t par
 	return rc;
 }
 
-#define ITER_COLS \
-	"i.id, i.campaign_id, i.seq, i.parent_id, i.variant, i.kind, i.change_text, " \
-	"i.change_sha256, i.config_sha256, i.state, i.phase, i.decision, i.reason, i.objective, " \
-	"i.obj_best, i.obj_cand, i.obj_delta, i.obj_ci_lo, i.obj_ci_hi, i.confidence, i.test, " \
-	"i.p_value, i.n_cand, i.n_best, i.paired, i.gate_run_id, i.strategy_note, i.started_at, " \
-	"i.finished_at, EXISTS (SELECT 1 FROM notes n WHERE n.iteration_id = i.id " \
-	"AND n.kind = 'invalidation')"
-
-static void read_iteration(sqlite3_stmt *st, struct db_iteration *it)
-{
-	memset(it, 0, sizeof(*it));
-	it->id = sqlite3_column_int64(st, 0);
-	it->campaign_id = sqlite3_column_int64(st, 1);
-	it->seq = sqlite3_column_int(st, 2);
-	it->parent_id = sqlite3_column_int64(st, 3);
-	it->variant = db_col_text(st, 4);
-	it->kind = db_col_text(st, 5);
-	it->change_text = db_col_text(st, 6);
-	it->change_sha256 = db_col_text(st, 7);
-	it->config_sha256 = db_col_text(st, 8);
-	it->state = db_col_text(st, 9);
-	it->phase = db_col_text(st, 10);
-	it->decision = db_col_text(st, 11);
-	it->reason = db_col_text(st, 12);
-	it->objective = db_col_text(st, 13);
-	it->obj_best = db_col_real(st, 14);
-	it->obj_cand = db_col_real(st, 15);
-	it->obj_delta = db_col_real(st, 16);
-	it->obj_ci_lo = db_col_real(st, 17);
-	it->obj_ci_hi = db_col_real(st, 18);
-	it->confidence = db_col_real(st, 19);
-	it->test = db_col_text(st, 20);
-	it->p_value = db_col_real(st, 21);
-	it->n_cand = sqlite3_column_int(st, 22);
-	it->n_best = sqlite3_column_int(st, 23);
-	it->paired = sqlite3_column_int(st, 24) != 0;
-	it->gate_run_id = sqlite3_column_int64(st, 25);
-	it->strategy_note = db_col_text(st, 26);
-	it->started_at = sqlite3_column_int64(st, 27);
-	it->finished_at = sqlite3_column_int64(st, 28);
-	it->invalidated = sqlite3_column_int(st, 29) != 0;
-}
-
-int db_iteration_get(struct db *db, int64_t id, struct db_iteration *out, struct rt_sb *err)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT " ITER_COLS " FROM iterations i WHERE i.id = ?1",
-				      err);
-	if (!st)
-		return RT_EDB;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = step_row(db, st, err, "read iteration");
-	if (rc == RT_ENOENT)
-		return rt_errf(err, RT_ENOENT, "db: no iteration %lld", (long long)id);
-	if (rc)
-		return rc;
-	read_iteration(st, out);
-	sqlite3_reset(st);
-	return 0;
-}
-
-int db_iteration_get_seq(struct db *db, int64_t campaign_id, int seq, struct db_iteration *out,
-			 struct rt_sb *err)
-{
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT " ITER_COLS " FROM iterations i WHERE i.campaign_id = ?1 AND i.seq = ?2", err);
-	if (!st)
-		return RT_EDB;
-	sqlite3_bind_int64(st, 1, campaign_id);
-	sqlite3_bind_int(st, 2, seq);
-	int rc = step_row(db, st, err, "read iteration");
-	if (rc == RT_ENOENT)
-		return rt_errf(err, RT_ENOENT, "db: no iteration %lld:%d", (long long)campaign_id,
-			       seq);
-	if (rc)
-		return rc;
-	read_iteration(st, out);
-	sqlite3_reset(st);
-	return 0;
-}
-
-int db_iterations_list(struct db *db, int64_t campaign_id, struct db_iteration **out, size_t *n,
-		       struct rt_sb *err)
-{
-	*out = NULL;
-	*n = 0;
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT " ITER_COLS " FROM iterations i WHERE i.campaign_id = ?1 ORDER BY i.seq", err);
-	if (!st)
-		return RT_EDB;
-	sqlite3_bind_int64(st, 1, campaign_id);
-	struct db_iteration *v = NULL;
-	size_t cnt = 0, alloc = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = db_grow(v, cnt, &alloc, sizeof(*v));
-		read_iteration(st, &v[cnt++]);
-	}
-	if (rc != SQLITE_DONE) {
-		int ret = db_fail(db, err, "list iterations");
-		sqlite3_reset(st);
-		db_iterations_free(v, cnt);
-		return ret;
-	}
-	sqlite3_reset(st);
-	*out = v;
-	*n = cnt;
-	return 0;
-}
-
-int db_iteration_set_state(struct db *db, int64_t id, const char *state, const char *phase,
+int db_iteration_set_state(struct db *db, int64_t id, enum db_iter_state state, const char *phase,
 			   struct rt_sb *err)
 {
 	/* A NULL phase keeps the phase reached so far. */
@@ -603,7 +495,7 @@ int db_iteration_set_state(struct db *db, int64_t id, const char *state, const c
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, id);
-	db_bind_text(st, 2, state);
+	db_bind_text(st, 2, db_iter_state_name(state));
 	db_bind_text(st, 3, phase);
 	int rc = step_done(db, st, err, "set iteration state");
 	if (!rc && sqlite3_changes(db->h) == 0)
@@ -617,12 +509,12 @@ int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_
 		"UPDATE iterations SET state = ?2, phase = COALESCE(?3, phase), decision = ?4, "
 		"reason = ?5, objective = ?6, obj_best = ?7, obj_cand = ?8, obj_delta = ?9, "
 		"obj_ci_lo = ?10, obj_ci_hi = ?11, confidence = ?12, test = ?13, p_value = ?14, "
-		"n_cand = ?15, n_best = ?16, paired = ?17, gate_run_id = ?18, finished_at = ?19 "
-		"WHERE id = ?1", err);
+		"n_cand = ?15, n_best = ?16, paired = ?17, gate_run_id = ?18, finished_at = ?19, "
+		"passed = ?20 WHERE id = ?1", err);
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, it->id);
-	db_bind_text(st, 2, it->state);
+	db_bind_text(st, 2, db_iter_state_name(it->state));
 	db_bind_text(st, 3, it->phase);
 	db_bind_text(st, 4, it->decision);
 	db_bind_text(st, 5, it->reason);
@@ -640,6 +532,10 @@ int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_
 	sqlite3_bind_int(st, 17, it->paired ? 1 : 0);
 	db_bind_id(st, 18, it->gate_run_id);
 	sqlite3_bind_int64(st, 19, rt_wall_ms());
+	if (it->passed >= 0)
+		sqlite3_bind_int(st, 20, it->passed);
+	else
+		sqlite3_bind_null(st, 20);
 	int rc = step_done(db, st, err, "finish iteration");
 	if (!rc && sqlite3_changes(db->h) == 0)
 		rc = rt_errf(err, RT_ENOENT, "db: no iteration %lld", (long long)it->id);

@@ -10,21 +10,20 @@
 #include <string.h>
 #include <time.h>
 
-const char *rep_glyph(const char *state, bool invalidated)
+const char *rep_glyph(enum db_iter_state state, bool invalidated)
 {
-	static const struct {
-		const char *state, *glyph;
-	} glyphs[] = {
-		{ "baseline", "●" }, { "kept", "✓" },     { "reverted", "↩" },
-		{ "gated", "✗" },    { "failed", "!" },   { "invalid", "⊘" },
-		{ "interrupted", "⚡" },
-	};
 	if (invalidated)
 		return "⊘";
-	for (size_t i = 0; state && i < RT_ARRAY_SIZE(glyphs); i++)
-		if (!strcmp(glyphs[i].state, state))
-			return glyphs[i].glyph;
-	return "…";
+	switch (state) {
+	case DB_ITER_BASELINE: return "●";
+	case DB_ITER_KEPT: return "✓";
+	case DB_ITER_REVERTED: return "↩";
+	case DB_ITER_GATED: return "✗";
+	case DB_ITER_FAILED: return "!";
+	case DB_ITER_INVALID: return "⊘";
+	case DB_ITER_INTERRUPTED: return "⚡";
+	default: return "…";
+	}
 }
 
 void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi)

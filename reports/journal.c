@@ -20,15 +20,15 @@
 
 /* Everything the journal shows, loaded with a handful of queries. */
 struct journal {
-	struct db_q_campaign c;        /* the campaign */
-	struct db_q_iter *it;          /* all iterations, seq order, with change_text */
+	struct db_campaign c;        /* the campaign */
+	struct db_iteration *it;          /* all iterations, seq order, with change_text */
 	size_t n;
 	struct db_q_note *notes;       /* every note of the campaign */
 	size_t nnotes;
 	struct db_q_regr *regr;        /* every regression */
 	size_t nregr;
-	const struct db_q_iter *base;  /* seq 0, or NULL */
-	const struct db_q_iter *fin;   /* the final (best) configuration, or NULL */
+	const struct db_iteration *base;  /* seq 0, or NULL */
+	const struct db_iteration *fin;   /* the final (best) configuration, or NULL */
 	struct db_q_series *bser;      /* baseline measurements */
 	size_t nbser;
 	struct db_q_series *fser;      /* final measurements */
@@ -44,8 +44,8 @@ struct journal {
 
 static void journal_release(struct journal *j)
 {
-	db_q_campaign_release(&j->c);
-	db_q_iters_free(j->it, j->n);
+	db_campaign_release(&j->c);
+	db_iterations_free(j->it, j->n);
 	db_q_notes_free(j->notes, j->nnotes);
 	db_q_regrs_free(j->regr, j->nregr);
 	db_q_series_free(j->bser, j->nbser);
@@ -56,9 +56,9 @@ static void journal_release(struct journal *j)
 		free(j->lat[i]);
 }
 
-static bool is(const struct db_q_iter *it, const char *state)
+static bool is(const struct db_iteration *it, enum db_iter_state state)
 {
-	return it->state && !strcmp(it->state, state);
+	return it->state == state;
 }
 
 static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, struct rt_sb *err)
@@ -73,13 +73,13 @@ static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, s
 	    (rc = db_q_notes(db, j->c.id, 0, &j->notes, &j->nnotes, err)) ||
 	    (rc = db_q_regrs(db, j->c.id, 0, &j->regr, &j->nregr, err)))
 		return rc;
-	const struct db_q_iter *last_kept = NULL;
+	const struct db_iteration *last_kept = NULL;
 	for (size_t i = 0; i < j->n; i++) {
 		if (j->it[i].seq == 0 && !j->base)
 			j->base = &j->it[i];
 		if (j->c.best_iteration && j->it[i].id == j->c.best_iteration && !j->it[i].invalidated)
 			j->fin = &j->it[i];
-		if (is(&j->it[i], "kept") && !j->it[i].invalidated)
+		if (is(&j->it[i], DB_ITER_KEPT) && !j->it[i].invalidated)
 			last_kept = &j->it[i];
 	}
 	if (!j->fin)
@@ -96,7 +96,7 @@ static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, s
 		ng += !isnan(j->it[i].gate_accuracy);
 	j->gates = xcalloc(ng ? ng : 1, sizeof(*j->gates));
 	for (size_t i = 0; i < j->n; i++) {
-		const struct db_q_iter *it = &j->it[i];
+		const struct db_iteration *it = &j->it[i];
 		if (isnan(it->gate_accuracy))
 			continue;
 		struct rep_gate_pt *g = &j->gates[j->ngates++];
@@ -113,7 +113,7 @@ static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, s
 		}
 	}
 	for (int k = 0; k < 4; k++) {
-		const struct db_q_iter *src = k % 2 ? j->fin : j->base;
+		const struct db_iteration *src = k % 2 ? j->fin : j->base;
 		if (!src || (k % 2 && j->fin == j->base))
 			continue;
 		if ((rc = db_q_latencies(db, src->id, k % 2 ? "cand" : NULL, k / 2, &j->lat[k],
@@ -273,7 +273,7 @@ static const char *when(int64_t ms, char buf[32])
 	return buf;
 }
 
-static const struct db_q_iter *by_id(const struct journal *j, int64_t id)
+static const struct db_iteration *by_id(const struct journal *j, int64_t id)
 {
 	for (size_t i = 0; i < j->n; i++) /* ids are increasing in seq order */
 		if (j->it[i].id == id)
@@ -384,8 +384,8 @@ static void summary(struct w *w, const struct journal *j)
 	lit(w, "\nKept changes, in order:\n\n", "<p>Kept changes, in order:</p>\n<ol class=\"kept\">\n");
 	size_t nk = 0;
 	for (size_t i = 0; i < j->n; i++) {
-		const struct db_q_iter *it = &j->it[i];
-		if (!is(it, "kept"))
+		const struct db_iteration *it = &j->it[i];
+		if (!is(it, DB_ITER_KEPT))
 			continue;
 		nk++;
 		lit(w, "", "<li>");
@@ -406,17 +406,17 @@ static void summary(struct w *w, const struct journal *j)
 	lit(w, "", "</ol>\n");
 }
 
-static void entry(struct w *w, const struct journal *j, const struct db_q_iter *it)
+static void entry(struct w *w, const struct journal *j, const struct db_iteration *it)
 {
 	struct rt_sb t = RT_SB_INIT;
 	rt_sb_addf(&t, "%d. %s %s %s", it->seq, it->variant, rep_glyph(it->state, it->invalidated),
-		   it->invalidated ? "invalid" : it->state);
+		   it->invalidated ? "invalid" : db_iter_state_name(it->state));
 	if (it->invalidated)
-		rt_sb_addf(&t, " (was %s)", it->state);
+		rt_sb_addf(&t, " (was %s)", db_iter_state_name(it->state));
 	char id[32];
 	snprintf(id, sizeof(id), "it-%d", it->seq);
 	if (w->html)
-		rt_sb_addf(w->sb, "<section class=\"it %s%s\">\n", it->state,
+		rt_sb_addf(w->sb, "<section class=\"it %s%s\">\n", db_iter_state_name(it->state),
 			   it->invalidated ? " invalidated" : "");
 	h(w, 3, id, t.buf);
 	rt_sb_release(&t);
@@ -424,7 +424,7 @@ static void entry(struct w *w, const struct journal *j, const struct db_q_iter *
 	item(w, "Change");
 	txtf(w, "(%s, id %lld):", it->kind, (long long)it->id);
 	if (!it->change_text || !*it->change_text)
-		txt(w, is(it, "baseline") ? " none, the configuration as found" : " (not recorded)");
+		txt(w, is(it, DB_ITER_BASELINE) ? " none, the configuration as found" : " (not recorded)");
 	else if (strchr(it->change_text, '\n'))
 		block(w, it->change_text);
 	else
@@ -435,7 +435,7 @@ static void entry(struct w *w, const struct journal *j, const struct db_q_iter *
 		strike(w, it->invalidated, true);
 		if (it->objective)
 			code(w, it->objective), txt(w, " ");
-		if (is(it, "baseline")) {
+		if (is(it, DB_ITER_BASELINE)) {
 			num(w, it->obj_cand);
 		} else {
 			num(w, it->obj_best);
@@ -458,7 +458,7 @@ static void entry(struct w *w, const struct journal *j, const struct db_q_iter *
 	}
 	item(w, "Decision:");
 	strike(w, it->invalidated, true);
-	txt(w, it->decision ? it->decision : is(it, "baseline") ? "baseline" : "none");
+	txt(w, it->decision ? it->decision : is(it, DB_ITER_BASELINE) ? "baseline" : "none");
 	if (it->reason)
 		txt(w, ": "), txt(w, it->reason);
 	strike(w, it->invalidated, false);
@@ -476,7 +476,7 @@ static void entry(struct w *w, const struct journal *j, const struct db_q_iter *
 		if (!on_me && !by_me)
 			continue;
 		char lab[96];
-		const struct db_q_iter *o = NULL;
+		const struct db_iteration *o = NULL;
 		if (!strcmp(n->kind, "invalidation") && on_me) {
 			snprintf(lab, sizeof(lab), "Invalidated:");
 		} else if (!strcmp(n->kind, "correction") && on_me) {
@@ -517,7 +517,8 @@ static void levers(struct w *w, const struct journal *j)
 {
 	h(w, 2, "levers", "Levers: what worked and what did not");
 	static const char *const kinds[] = { "flag", "env", "table", "patch", "file" };
-	static const char *const outcomes[] = { "kept", "reverted", "gated", "failed" };
+	static const enum db_iter_state outcomes[] = { DB_ITER_KEPT, DB_ITER_REVERTED, DB_ITER_GATED,
+							DB_ITER_FAILED };
 	lit(w, "| kind | tried | kept | reverted | gated | failed | other | best kept gain |\n"
 	       "|---|---:|---:|---:|---:|---:|---:|---:|\n",
 	    "<div class=\"tw\"><table><thead><tr><th>kind</th><th>tried</th><th>kept</th>"
@@ -527,7 +528,7 @@ static void levers(struct w *w, const struct journal *j)
 		size_t cnt[4] = { 0 }, tried = 0, other = 0;
 		double best = NAN;
 		for (size_t i = 0; i < j->n; i++) {
-			const struct db_q_iter *it = &j->it[i];
+			const struct db_iteration *it = &j->it[i];
 			if (strcmp(it->kind, kinds[k]))
 				continue;
 			tried++;
@@ -536,7 +537,7 @@ static void levers(struct w *w, const struct journal *j)
 				if (is(it, outcomes[o]))
 					cnt[o]++, hit = true;
 			other += !hit;
-			if (is(it, "kept") && !it->invalidated && !(best >= it->obj_delta))
+			if (is(it, DB_ITER_KEPT) && !it->invalidated && !(best >= it->obj_delta))
 				best = it->obj_delta;
 		}
 		if (!tried)
@@ -556,21 +557,22 @@ static void levers(struct w *w, const struct journal *j)
 	}
 	lit(w, "", "</tbody></table></div>\n");
 	static const struct {
-		const char *state, *title, *id;
+		int state; /* enum db_iter_state, or -1 for the rest */
+		const char *title, *id;
 	} groups[] = {
-		{ "kept", "Worked (kept)", "worked" },
-		{ "reverted", "Dead ends: reverted (no gain that clears the noise)", "dead-reverted" },
-		{ "gated", "Dead ends: gated (accuracy dropped)", "dead-gated" },
-		{ "failed", "Dead ends: failed (did not apply, build or start)", "dead-failed" },
-		{ NULL, "Invalidated or interrupted (no conclusion)", "no-conclusion" },
+		{ DB_ITER_KEPT, "Worked (kept)", "worked" },
+		{ DB_ITER_REVERTED, "Dead ends: reverted (no gain that clears the noise)", "dead-reverted" },
+		{ DB_ITER_GATED, "Dead ends: gated (accuracy dropped)", "dead-gated" },
+		{ DB_ITER_FAILED, "Dead ends: failed (did not apply, build or start)", "dead-failed" },
+		{ -1, "Invalidated or interrupted (no conclusion)", "no-conclusion" },
 	};
 	for (size_t g = 0; g < RT_ARRAY_SIZE(groups); g++) {
 		size_t cnt = 0;
 		for (size_t i = 0; i < j->n; i++) {
-			const struct db_q_iter *it = &j->it[i];
-			bool in = groups[g].state ? is(it, groups[g].state) && !it->invalidated
-						  : it->invalidated || is(it, "interrupted") ||
-							    is(it, "invalid");
+			const struct db_iteration *it = &j->it[i];
+			bool in = groups[g].state >= 0 ? is(it, groups[g].state) && !it->invalidated
+						  : it->invalidated || is(it, DB_ITER_INTERRUPTED) ||
+							    is(it, DB_ITER_INVALID);
 			if (!in)
 				continue;
 			if (!cnt++) {
@@ -586,10 +588,10 @@ static void levers(struct w *w, const struct journal *j)
 				delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
 			if (it->invalidated)
 				txt(w, "invalidated (see its entry)");
-			else if (!is(it, "kept") && !is(it, "reverted") && it->reason)
+			else if (!is(it, DB_ITER_KEPT) && !is(it, DB_ITER_REVERTED) && it->reason)
 				txt(w, measured ? "; " : ""), txt(w, it->reason);
 			if (it->corrected_by) {
-				const struct db_q_iter *o = by_id(j, it->corrected_by);
+				const struct db_iteration *o = by_id(j, it->corrected_by);
 				txtf(w, " — corrected by iteration %d", o ? o->seq : -1);
 			}
 			lit(w, "\n", "</li>\n");
@@ -648,7 +650,7 @@ static void charts(struct w *w, const struct journal *j)
 		    !strcmp(j->base->objective + strlen(j->bser[i].benchmark) + 1, j->bser[i].metric))
 			unit = j->bser[i].unit;
 	for (size_t i = 0; i < j->n; i++) {
-		const struct db_q_iter *it = &j->it[i];
+		const struct db_iteration *it = &j->it[i];
 		if (isnan(it->obj_cand))
 			continue;
 		struct rep_obj_pt *q = &p[np++];
@@ -656,8 +658,8 @@ static void charts(struct w *w, const struct journal *j)
 		q->value = it->obj_cand;
 		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
 		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
-		q->mark = it->invalidated ? 'i' : is(it, "baseline") ? 'b' : is(it, "kept") ? 'k' :
-			  is(it, "reverted") ? 'r' : is(it, "gated") ? 'g' : 'o';
+		q->mark = it->invalidated ? 'i' : is(it, DB_ITER_BASELINE) ? 'b' : is(it, DB_ITER_KEPT) ? 'k' :
+			  is(it, DB_ITER_REVERTED) ? 'r' : is(it, DB_ITER_GATED) ? 'g' : 'o';
 		if (q->mark == 'k' && !isnan(it->obj_delta))
 			g[ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
 	}

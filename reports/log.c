@@ -68,7 +68,7 @@ int rep_json_dump(json_t *doc, FILE *out, struct rt_sb *err)
 	return 0;
 }
 
-json_t *rep_iter_json(const struct db_q_iter *it)
+json_t *rep_iter_json(const struct db_iteration *it)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer(it->id));
@@ -79,7 +79,7 @@ json_t *rep_iter_json(const struct db_q_iter *it)
 	json_object_set_new(o, "kind", rep_jstr(it->kind));
 	if (it->change_text)
 		json_object_set_new(o, "change", json_string(it->change_text));
-	json_object_set_new(o, "state", rep_jstr(it->state));
+	json_object_set_new(o, "state", json_string(db_iter_state_name(it->state)));
 	json_object_set_new(o, "invalidated", json_boolean(it->invalidated));
 	json_object_set_new(o, "corrected_by",
 			    it->corrected_by ? json_integer(it->corrected_by) : json_null());
@@ -106,21 +106,22 @@ json_t *rep_iter_json(const struct db_q_iter *it)
 	return o;
 }
 
-static const char *state_color(const struct db_q_iter *it)
+static const char *state_color(const struct db_iteration *it)
 {
 	if (it->invalidated)
 		return "dim";
-	if (!strcmp(it->state, "kept"))
-		return "green";
-	if (!strcmp(it->state, "gated") || !strcmp(it->state, "failed"))
-		return "red";
-	if (!strcmp(it->state, "reverted") || !strcmp(it->state, "interrupted"))
-		return "yellow";
-	return "bold";
+	switch (it->state) {
+	case DB_ITER_KEPT: return "green";
+	case DB_ITER_GATED:
+	case DB_ITER_FAILED: return "red";
+	case DB_ITER_REVERTED:
+	case DB_ITER_INTERRUPTED: return "yellow";
+	default: return "bold";
+	}
 }
 
 /* Objective column: the delta with its CI, or the baseline's absolute value. */
-static void objective_cell(struct rt_sb *sb, const struct db_q_iter *it)
+static void objective_cell(struct rt_sb *sb, const struct db_iteration *it)
 {
 	if (!strcmp(it->kind, "baseline") && !isnan(it->obj_cand)) {
 		rep_fmt_num(sb, it->obj_cand);
@@ -129,7 +130,7 @@ static void objective_cell(struct rt_sb *sb, const struct db_q_iter *it)
 	rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
 }
 
-static void gate_cell(struct rt_sb *sb, const struct db_q_iter *it)
+static void gate_cell(struct rt_sb *sb, const struct db_iteration *it)
 {
 	if (isnan(it->gate_accuracy))
 		rt_sb_adds(sb, "—");
@@ -137,7 +138,7 @@ static void gate_cell(struct rt_sb *sb, const struct db_q_iter *it)
 		rt_sb_addf(sb, "gsm8k %.1f%%", it->gate_accuracy * 100);
 }
 
-static void log_line(struct rt_sb *sb, const struct db_q_iter *it, bool color)
+static void log_line(struct rt_sb *sb, const struct db_iteration *it, bool color)
 {
 	const char *c = rep_ansi(color, state_color(it)), *rs = rep_ansi(color, "reset");
 	const char *g = rep_glyph(it->state, it->invalidated);
@@ -159,12 +160,13 @@ static void log_line(struct rt_sb *sb, const struct db_q_iter *it, bool color)
 	rep_pad(sb, cell.buf, 12);
 	rt_sb_release(&cell);
 	if (it->invalidated)
-		rt_sb_addf(sb, "  %sinvalid, was %s%s", rep_ansi(color, "dim"), it->state, rs);
-	else if (!strcmp(it->state, "kept") || !strcmp(it->state, "baseline") ||
-		 !strcmp(it->state, "reverted"))
+		rt_sb_addf(sb, "  %sinvalid, was %s%s", rep_ansi(color, "dim"),
+			   db_iter_state_name(it->state), rs);
+	else if (it->state == DB_ITER_KEPT || it->state == DB_ITER_BASELINE ||
+		 it->state == DB_ITER_REVERTED)
 		; /* the glyph and delta say it */
 	else
-		rt_sb_addf(sb, "  %s%s%s", c, it->state, rs);
+		rt_sb_addf(sb, "  %s%s%s", c, db_iter_state_name(it->state), rs);
 	if (it->corrected_by)
 		rt_sb_addf(sb, "  corrected by %lld", (long long)it->corrected_by);
 	while (sb->len && sb->buf[sb->len - 1] == ' ')
@@ -174,17 +176,17 @@ static void log_line(struct rt_sb *sb, const struct db_q_iter *it, bool color)
 
 int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb *err)
 {
-	struct db_q_campaign c;
+	struct db_campaign c;
 	int rc = db_q_campaign_get(db, o->campaign_id, &c, err);
 	if (rc)
 		return rc;
 	struct db_q_iter_filter f = {
 		.campaign_id = c.id, .state = o->state, .since_ms = o->since_ms, .limit = o->limit,
 	};
-	struct db_q_iter *v;
+	struct db_iteration *v;
 	size_t n;
 	if ((rc = db_q_iters(db, &f, &v, &n, err))) {
-		db_q_campaign_release(&c);
+		db_campaign_release(&c);
 		return rc;
 	}
 	if (o->json) {
@@ -215,8 +217,8 @@ int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb
 			rc = rt_errf(err, RT_EIO, "write log: output error");
 		rt_sb_release(&sb);
 	}
-	db_q_iters_free(v, n);
-	db_q_campaign_release(&c);
+	db_iterations_free(v, n);
+	db_campaign_release(&c);
 	return rc;
 }
 
@@ -231,14 +233,14 @@ static void unit_suffix(struct rt_sb *sb, const char *unit)
 int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bool color,
 		    struct rt_sb *err)
 {
-	struct db_q_campaign c;
+	struct db_campaign c;
 	int rc = db_q_campaign_get(db, campaign_id, &c, err);
 	if (rc)
 		return rc;
 	struct db_q_regr *r;
 	size_t n;
 	if ((rc = db_q_regrs(db, c.id, 0, &r, &n, err))) {
-		db_q_campaign_release(&c);
+		db_campaign_release(&c);
 		return rc;
 	}
 	if (json) {
@@ -248,7 +250,7 @@ int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bo
 			json_object_set_new(o, "iteration_id", json_integer(r[i].iteration_id));
 			json_object_set_new(o, "seq", json_integer(r[i].seq));
 			json_object_set_new(o, "variant", rep_jstr(r[i].variant));
-			json_object_set_new(o, "state", rep_jstr(r[i].state));
+			json_object_set_new(o, "state", json_string(db_iter_state_name(r[i].state)));
 			json_object_set_new(o, "benchmark", rep_jstr(r[i].benchmark));
 			json_object_set_new(o, "metric", rep_jstr(r[i].metric));
 			json_object_set_new(o, "unit", rep_jstr(r[i].unit));
@@ -297,6 +299,6 @@ int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bo
 		rt_sb_release(&sb);
 	}
 	db_q_regrs_free(r, n);
-	db_q_campaign_release(&c);
+	db_campaign_release(&c);
 	return rc;
 }

@@ -93,7 +93,7 @@ void rep_progress_phase(struct rep_progress *p, int k, const char *variant, cons
 	fflush(p->out);
 }
 
-void rep_progress_done(struct rep_progress *p, int k, const char *state, const char *summary)
+void rep_progress_done(struct rep_progress *p, int k, enum db_iter_state state, const char *summary)
 {
 	double now = p->now();
 	double took = now - (k == p->k ? p->t_iter : now);
@@ -108,7 +108,7 @@ void rep_progress_done(struct rep_progress *p, int k, const char *state, const c
 	rep_term_escape(&s, summary ? summary : "");
 	clear_line(p);
 	fprintf(p->out, "[%s] %s %s %s%s%s (%s)\n", kb, rep_glyph(state, false), p->variant,
-		state ? state : "?", s.len ? ": " : "", s.buf, d);
+		db_iter_state_name(state), s.len ? ": " : "", s.buf, d);
 	fflush(p->out);
 	rt_sb_release(&s);
 }

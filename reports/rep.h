@@ -23,7 +23,7 @@ struct db;
 
 /* State glyph: ● baseline, ✓ kept, ↩ reverted, ✗ gated, ! failed, ⊘ invalid
  * (also for any invalidated iteration), ⚡ interrupted, … running. */
-const char *rep_glyph(const char *state, bool invalidated);
+const char *rep_glyph(enum db_iter_state state, bool invalidated);
 /* "+6.1% [+4.0, +8.3]" (fractions in, percent out); "—" when d is NAN; the
  * bracket is left out when the CI is unknown. */
 void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi);
@@ -156,7 +156,7 @@ void rep_progress_init(struct rep_progress *p, FILE *out, bool tty, bool quiet, 
 /* Iteration k (1-based) of variant entered phase (apply build start bench gate decide). */
 void rep_progress_phase(struct rep_progress *p, int k, const char *variant, const char *phase);
 /* Iteration k finished in state with a one-line summary (e.g. "+6.1% [+4.0, +8.3]"). */
-void rep_progress_done(struct rep_progress *p, int k, const char *state, const char *summary);
+void rep_progress_done(struct rep_progress *p, int k, enum db_iter_state state, const char *summary);
 /* Print a message line without breaking the live line (warnings). */
 void rep_progress_msg(struct rep_progress *p, const char *msg);
 /* End the live line (newline) at the end of the campaign. */

@@ -31,6 +31,6 @@ void rep_pad(struct rt_sb *sb, const char *s, size_t w);
 /* Dump a JSON document (consumed) to out with a newline; RT_EIO on failure. */
 int rep_json_dump(json_t *doc, FILE *out, struct rt_sb *err);
 /* The JSON object of one iteration row. */
-json_t *rep_iter_json(const struct db_q_iter *it);
+json_t *rep_iter_json(const struct db_iteration *it);
 
 #endif

@@ -12,8 +12,8 @@
 
 /* Everything show prints, loaded up front. */
 struct show {
-	struct db_q_iter it;        /* the iteration */
-	struct db_q_campaign c;     /* its campaign */
+	struct db_iteration it;        /* the iteration */
+	struct db_campaign c;     /* its campaign */
 	struct db_q_series *ser;    /* measurements by benchmark, metric, arm */
 	size_t nser;
 	struct db_q_mstat *ms;      /* metric_stats rows */
@@ -33,8 +33,8 @@ struct show {
 
 static void show_release(struct show *s)
 {
-	db_q_iter_release(&s->it);
-	db_q_campaign_release(&s->c);
+	db_iteration_release(&s->it);
+	db_campaign_release(&s->c);
 	db_q_series_free(s->ser, s->nser);
 	db_q_mstats_free(s->ms, s->nms);
 	db_q_gate_release(&s->gate);
@@ -48,7 +48,7 @@ static void show_release(struct show *s)
 static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *err)
 {
 	memset(s, 0, sizeof(*s));
-	int rc = db_q_iter_get(db, id, &s->it, err);
+	int rc = db_iteration_get(db, id, &s->it, err);
 	if (rc)
 		return rc;
 	int64_t cid = s->it.campaign_id;
@@ -236,13 +236,13 @@ static void when(struct rt_sb *sb, int64_t ms)
 
 static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 {
-	const struct db_q_iter *it = &s->it;
+	const struct db_iteration *it = &s->it;
 	const char *rs = rep_ansi(color, "reset");
 	rt_sb_addf(sb, "%siteration %lld%s (seq %d of campaign ", rep_ansi(color, "bold"),
 		   (long long)it->id, rs, it->seq);
 	rep_term_escape(sb, s->c.name);
 	rt_sb_addf(sb, " #%lld): %s %s", (long long)s->c.id, rep_glyph(it->state, it->invalidated),
-		   it->state);
+		   db_iter_state_name(it->state));
 	if (it->invalidated)
 		rt_sb_addf(sb, " %s(INVALIDATED)%s", rep_ansi(color, "red"), rs);
 	rt_sb_addc(sb, '\n');

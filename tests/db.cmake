@@ -16,3 +16,5 @@ rt_add_test(db_e2e_newer_schema COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_newer
             TIMEOUT 30 LABELS db e2e)
 rt_add_test(db_e2e_concurrency COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_concurrency.sh
             TIMEOUT 90 LABELS db e2e)
+rt_add_test(db_e2e_migrate_v1 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_migrate_v1.sh
+            TIMEOUT 30 LABELS db e2e)

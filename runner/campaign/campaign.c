@@ -33,7 +33,8 @@
 #include "runner/stats/stats.h"
 #include "variants/var.h"
 
-/* Marks a greedy trial that passed, in its reason (the strategy reads it back). */
+/* Said, in its reason, of a greedy trial that passed (the passed column is what
+ * the strategy reads). */
 #define RUN_TRIAL_PASSED "greedy trial passed: the round's best is applied again at its end"
 
 /* Set by SIGINT/SIGTERM: stop at the next safe point. */
@@ -753,11 +754,16 @@ out:
 
 /* ---- iterations ---- */
 
-static int finish(struct camp *c, struct db_iteration *it, const char *state, const char *decision,
-		  struct rt_sb *err)
+/* Record an iteration's end. passed follows from the state unless the
+ * caller set it (a greedy trial that passed is reverted with passed = 1). */
+static int finish(struct camp *c, struct db_iteration *it, enum db_iter_state state,
+		  const char *decision, struct rt_sb *err)
 {
-	free(it->state);
-	it->state = xstrdup(state);
+	it->state = state;
+	if (state == DB_ITER_KEPT)
+		it->passed = 1;
+	else if ((state == DB_ITER_REVERTED || state == DB_ITER_GATED) && it->passed < 0)
+		it->passed = 0;
 	free(it->decision);
 	it->decision = xstrdup(decision);
 	free(it->phase);
@@ -793,12 +799,12 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	int64_t iter;
 	/* seq 0, unless an earlier baseline attempt was interrupted */
 	int rc = db_iteration_create(c->db, c->cid, c->seq, 0, "baseline", "baseline", "", NULL, NULL,
-				     "baseline", &iter, err);
+				     "baseline", DB_ROLE_CHANGE, &iter, err);
 	if (rc)
 		return rc;
 	c->variant = "baseline";
 	rep_progress_phase(&c->prog, c->seq, "baseline", "bench");
-	db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
+	db_iteration_set_state(c->db, iter, DB_ITER_MEASURING, "bench", NULL);
 	struct series *ser = NULL;
 	size_t nser = 0;
 	int reps = c->s->repeats.min;
@@ -809,7 +815,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	db_iteration_get(c->db, iter, &it, NULL);
 	if (rc) {
 		set_reason(&it, "%s: %s", rc == RT_EBUSY ? "refused to measure" : "baseline failed", why.buf);
-		finish(c, &it, "failed", "revert", NULL);
+		finish(c, &it, DB_ITER_FAILED, "revert", NULL);
 		rt_errf(err, rc, "%s", it.reason);
 		goto out;
 	}
@@ -831,7 +837,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 		rc = run_gate_on(c, iter, &c->cfg, &gr, &why);
 		if (rc) {
 			set_reason(&it, "baseline gate failed to run: %s", why.buf);
-			finish(c, &it, "failed", "revert", NULL);
+			finish(c, &it, DB_ITER_FAILED, "revert", NULL);
 			rt_errf(err, rc, "%s", it.reason);
 			run_gate_result_release(&gr);
 			goto out;
@@ -840,7 +846,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 		it.gate_run_id = gr.run_id;
 		if (!gr.passed) {
 			set_reason(&it, "baseline does not pass the gate: %s", gr.verdict);
-			finish(c, &it, "gated", "revert", NULL);
+			finish(c, &it, DB_ITER_GATED, "revert", NULL);
 			rc = rt_errf(err, RT_ECHECK, "%s; fix the engine or the thresholds first", it.reason);
 			run_gate_result_release(&gr);
 			goto out;
@@ -849,7 +855,7 @@ static int run_baseline(struct camp *c, struct rt_sb *err)
 	}
 	set_reason(&it, "baseline: %s.%s median %.6g over %d runs", c->s->objective.bench,
 		   c->s->objective.metric, it.obj_best, it.n_best);
-	rc = finish(c, &it, "baseline", "keep", err);
+	rc = finish(c, &it, DB_ITER_BASELINE, "keep", err);
 	if (!rc)
 		rc = db_campaign_set_best(c->db, c->cid, iter, err);
 	c->best_iter = iter;
@@ -904,7 +910,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 		rt_sb_addf(&desc, "%s %s", var_kind_name(v->kind), v->name);
 	rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, v->name,
 				 var_kind_name(v->kind), desc.buf, change_sha[0] ? change_sha : NULL,
-				 config_sha[0] ? config_sha : NULL, p->note, &iter, err);
+				 config_sha[0] ? config_sha : NULL, p->note, p->role, &iter, err);
 	if (rc)
 		goto out;
 	db_iteration_get(c->db, iter, &it, NULL);
@@ -913,7 +919,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 	rep_progress_phase(&c->prog, c->seq, v->name, "apply");
 	if (prc) {
 		set_reason(&it, "cannot apply: %s", why.buf);
-		rc = finish(c, &it, "failed", "revert", err);
+		rc = finish(c, &it, DB_ITER_FAILED, "revert", err);
 		goto out;
 	}
 
@@ -954,7 +960,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 		}
 		if (arm == 1 && !applied) {
 			rep_progress_phase(&c->prog, c->seq, v->name, v->build.n ? "build" : "apply");
-			db_iteration_set_state(c->db, iter, "applying", "apply", NULL);
+			db_iteration_set_state(c->db, iter, DB_ITER_APPLYING, "apply", NULL);
 			rt_sb_reset(&why);
 			rc = to_cand(c, iter, v, &plan, &cand, &log, &why);
 			if (rc) {
@@ -962,7 +968,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 				goto fail;
 			}
 			applied = true;
-			db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
+			db_iteration_set_state(c->db, iter, DB_ITER_MEASURING, "bench", NULL);
 		} else if (arm == 0 && applied) {
 			rep_progress_phase(&c->prog, c->seq, v->name, "revert");
 			rt_sb_reset(&why);
@@ -973,7 +979,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 			applied = false;
 		}
 		if (arm == 0)
-			db_iteration_set_state(c->db, iter, "measuring", "bench", NULL);
+			db_iteration_set_state(c->db, iter, DB_ITER_MEASURING, "bench", NULL);
 		rt_sb_reset(&why);
 		rc = measure(c, iter, arm, r, arm ? &cand : &c->cfg, &ser, &nser, &why);
 		if (rc == RT_EIDENTITY) {
@@ -992,7 +998,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 			rt_errf(err, rc, "%s", why.buf);
 			if (applied)
 				to_best(c, iter, v, &plan, &log, NULL);
-			finish(c, &it, "failed", "revert", NULL);
+			finish(c, &it, DB_ITER_FAILED, "revert", NULL);
 			goto out;
 		}
 		if (rc == RT_ECHECK && arm == 1) {
@@ -1007,7 +1013,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 				}
 			}
 			record_stats(c, iter, ser, nser, false);
-			rc = finish(c, &it, "gated", "revert", err);
+			rc = finish(c, &it, DB_ITER_GATED, "revert", err);
 			goto out;
 		}
 		if (rc) {
@@ -1049,23 +1055,24 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 	it.paired = interleave;
 
 	bool keep = d.verdict == RUN_STATS_KEEP;
-	const char *state = keep ? "kept" : "reverted";
+	enum db_iter_state state = keep ? DB_ITER_KEPT : DB_ITER_REVERTED;
 	set_reason(&it, "%s", d.reason);
 	for (size_t k = 0; keep && k < c->s->n_constraints; k++) {
 		const struct spec_constraint *ct = &c->s->constraints[k];
 		double m = cand_median(ser, nser, ct->bench, ct->metric);
 		if (isnan(m) || !constraint_holds(ct, m)) {
 			keep = false;
-			state = "reverted";
+			state = DB_ITER_REVERTED;
 			set_reason(&it, "%s; constraint %s violated (candidate median %.6g)", d.reason,
 				   ct->text, m);
 		}
 	}
 	/* A greedy trial is decided but never kept: the round's best is applied
 	 * again (and gated) at the end of the round. */
-	if (keep && p->trial) {
+	if (keep && p->role == DB_ROLE_TRIAL) {
 		keep = false;
-		state = "reverted";
+		it.passed = 1;
+		state = DB_ITER_REVERTED;
 		set_reason(&it, "%s; %s", d.reason, RUN_TRIAL_PASSED);
 	}
 	/* A change that is to be kept (and gated) must be in place. */
@@ -1093,14 +1100,14 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 		}
 		if (!gr.passed) {
 			keep = false;
-			state = "gated";
+			state = DB_ITER_GATED;
 		}
 		set_reason(&it, "%s; gate: %s", d.reason, gr.verdict ? gr.verdict : "");
 		run_gate_result_release(&gr);
 	}
 	record_stats(c, iter, ser, nser, keep);
 	if (keep) {
-		if ((rc = finish(c, &it, "kept", "keep", err)))
+		if ((rc = finish(c, &it, DB_ITER_KEPT, "keep", err)))
 			goto out;
 		db_campaign_set_best(c->db, c->cid, iter, NULL);
 		c->best_iter = iter;
@@ -1114,7 +1121,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 		rt_sb_reset(&why);
 		if ((rc = to_best(c, iter, v, &plan, &log, &why))) {
 			set_reason(&it, "revert failed: %s", why.buf);
-			finish(c, &it, "failed", "revert", NULL);
+			finish(c, &it, DB_ITER_FAILED, "revert", NULL);
 			rt_errf(err, rc, "%s", it.reason);
 			goto out;
 		}
@@ -1125,7 +1132,7 @@ static int run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb 
 invalid:
 	if (applied)
 		to_best(c, iter, v, &plan, &log, NULL);
-	rc = finish(c, &it, "invalid", "revert", err);
+	rc = finish(c, &it, DB_ITER_INVALID, "revert", err);
 	goto out;
 fail:
 	/* A failed change is recorded and reverted, and the campaign goes on. */
@@ -1135,7 +1142,7 @@ fail:
 		struct rt_sb rerr = RT_SB_INIT;
 		if (to_best(c, iter, v, &plan, &log, &rerr)) {
 			set_reason(&it, "%s; and the revert failed: %s", it.reason, rerr.buf);
-			finish(c, &it, "failed", "revert", NULL);
+			finish(c, &it, DB_ITER_FAILED, "revert", NULL);
 			rc = rt_errf(err, RT_EIO, "%s", it.reason);
 			rt_sb_release(&rerr);
 			goto out;
@@ -1143,17 +1150,17 @@ fail:
 		rt_sb_release(&rerr);
 	}
 	record_stats(c, iter, ser, nser, false);
-	rc = finish(c, &it, "failed", "revert", err);
+	rc = finish(c, &it, DB_ITER_FAILED, "revert", err);
 	goto out;
 interrupted:
 	if (applied)
 		to_best(c, iter, v, &plan, &log, NULL);
 	set_reason(&it, "interrupted by a signal; `ratchet run --resume` tries it again");
-	finish(c, &it, "interrupted", "revert", NULL);
+	finish(c, &it, DB_ITER_INTERRUPTED, "revert", NULL);
 	rc = RT_EINTR;
 out:
 	if (iter)
-		rep_progress_done(&c->prog, c->seq, it.state ? it.state : "failed",
+		rep_progress_done(&c->prog, c->seq, it.id ? it.state : DB_ITER_FAILED,
 				  it.reason ? it.reason : "");
 	db_iteration_release(&it);
 	var_config_release(&cand);
@@ -1306,10 +1313,9 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n,
 			continue;
 		h[k].variant = vi;
 		h[k].state = it->state;
+		h[k].role = it->role;
 		h[k].effect = it->obj_delta;
-		h[k].passed = !strcmp(it->state, "kept") ||
-			      (it->reason && strstr(it->reason, RUN_TRIAL_PASSED));
-		h[k].note = it->strategy_note;
+		h[k].passed = it->passed == 1;
 		k++;
 	}
 	*out = h;
@@ -1408,12 +1414,12 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	for (size_t i = 0; i < nits; i++) {
 		if (its[i].seq >= c.seq)
 			c.seq = its[i].seq + 1;
-		if (!strcmp(its[i].kind, "baseline") && !strcmp(its[i].state, "baseline")) {
+		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE) {
 			have_baseline = true;
 			c.best_iter = its[i].id;
 			c.baseline_gate = its[i].gate_run_id;
 		}
-		if (!strcmp(its[i].state, "kept") && !its[i].invalidated) {
+		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
 			for (size_t j = 0; j < s->n_variants; j++) {
 				if (!strcmp(s->variants[j].name, its[i].variant)) {
 					c.kept[j] = true;
@@ -1492,9 +1498,9 @@ out_hist:
 		double base = NAN;
 		double prod = 1;
 		for (size_t i = 0; i < nits; i++) {
-			if (!strcmp(its[i].kind, "baseline") && !strcmp(its[i].state, "baseline"))
+			if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE)
 				base = its[i].obj_best;
-			if (!strcmp(its[i].state, "kept") && !its[i].invalidated) {
+			if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
 				res->kept++;
 				if (!isnan(its[i].obj_delta))
 					prod *= 1 + its[i].obj_delta;

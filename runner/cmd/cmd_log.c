@@ -5,10 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const states[] = { "baseline", "kept", "reverted", "gated", "failed",
-				      "invalid", "interrupted", "pending", "applying",
-				      "applied", "measuring" };
-
 int cmd_log(int argc, char **argv, struct rt_ctx *ctx)
 {
 	long campaign = 0, limit = 50;
@@ -41,12 +37,13 @@ int cmd_log(int argc, char **argv, struct rt_ctx *ctx)
 		cmd_error(ctx, "log: --limit and --campaign must not be negative");
 		return RT_EXIT_USAGE;
 	}
-	if (state) {
-		bool ok = false;
-		for (size_t i = 0; i < RT_ARRAY_SIZE(states); i++)
-			ok |= !strcmp(states[i], state);
-		if (!ok) {
-			const char *d = rt_did_you_mean(state, states, RT_ARRAY_SIZE(states));
+	enum db_iter_state parsed;
+	if (state && db_iter_state_parse(state, &parsed)) {
+		const char *states[DB_ITER_N_STATES];
+		for (int i = 0; i < DB_ITER_N_STATES; i++)
+			states[i] = db_iter_state_name((enum db_iter_state)i);
+		{
+			const char *d = rt_did_you_mean(state, states, DB_ITER_N_STATES);
 			cmd_error(ctx, "log: --state: unknown state '%s'%s%s%s", state,
 				  d ? " (did you mean '" : "", d ? d : "", d ? "'?)" : "");
 			return RT_EXIT_USAGE;

@@ -99,7 +99,7 @@ static int hammer(const char *path, long camp, int seq0, int n, int m, int pause
 		if (db_begin(db, &err))
 			return die("begin", &err);
 		if (db_iteration_create(db, camp, seq0 + i, 0, "hammer", "env", "+ X=1", NULL, NULL,
-					NULL, &id, &err))
+					NULL, DB_ROLE_CHANGE, &id, &err))
 			return die("iteration", &err);
 		for (int k = 0; k < m; k++)
 			if (db_measure_add(db, id, k % 2 ? "best" : "cand", "decode", "tok_s", k / 2,

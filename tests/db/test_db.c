@@ -40,9 +40,10 @@ static int setup(void **state)
 		return -1;
 	if (db_campaign_create(f->db, "c1", "/s.yaml", "name: c1\n", "abc", "/w", 7, &f->camp, &err) ||
 	    db_iteration_create(f->db, f->camp, 0, 0, "baseline", "baseline", "", NULL, "cfg0", NULL,
+				DB_ROLE_CHANGE,
 				&f->it0, &err) ||
 	    db_iteration_create(f->db, f->camp, 1, f->it0, "v1", "flag", "+ --x", "ch1", "cfg1",
-				"why", &f->it1, &err))
+				"why", DB_ROLE_CHANGE, &f->it1, &err))
 		return -1;
 	rt_sb_release(&err);
 	*state = f;
@@ -181,7 +182,7 @@ static void test_campaign_roundtrip(void **state)
 	/* best_iteration must belong to the campaign. */
 	int64_t other;
 	assert_int_equal(db_iteration_create(f->db, c2, 0, 0, "baseline", "baseline", "", NULL, NULL,
-					     NULL, &other, &err), 0);
+					     NULL, DB_ROLE_CHANGE, &other, &err), 0);
 	assert_int_equal(db_campaign_set_best(f->db, f->camp, other, &err), RT_ENOENT);
 	assert_int_equal(db_campaign_set_best(f->db, f->camp, f->it1, &err), 0);
 	assert_int_equal(db_campaign_get(f->db, f->camp, &c, &err), 0);
@@ -205,7 +206,7 @@ static void test_iteration_roundtrip(void **state)
 	assert_string_equal(it.change_sha256, "ch1");
 	assert_string_equal(it.config_sha256, "cfg1");
 	assert_string_equal(it.strategy_note, "why");
-	assert_string_equal(it.state, "pending");
+	assert_int_equal(it.state, DB_ITER_PENDING);
 	assert_null(it.phase);
 	assert_null(it.decision);
 	assert_true(isnan(it.obj_best) && isnan(it.obj_cand) && isnan(it.obj_delta));
@@ -223,20 +224,21 @@ static void test_iteration_roundtrip(void **state)
 	db_iteration_release(&it);
 
 	/* set_state: a NULL phase keeps the phase reached. */
-	assert_int_equal(db_iteration_set_state(f->db, f->it1, "applying", "apply", &err), 0);
-	assert_int_equal(db_iteration_set_state(f->db, f->it1, "measuring", NULL, &err), 0);
+	assert_int_equal(db_iteration_set_state(f->db, f->it1, DB_ITER_APPLYING, "apply", &err), 0);
+	assert_int_equal(db_iteration_set_state(f->db, f->it1, DB_ITER_MEASURING, NULL, &err), 0);
 	assert_int_equal(db_iteration_get_seq(f->db, f->camp, 1, &it, &err), 0);
 	assert_int_equal(it.id, f->it1);
-	assert_string_equal(it.state, "measuring");
+	assert_int_equal(it.state, DB_ITER_MEASURING);
 	assert_string_equal(it.phase, "apply");
 	db_iteration_release(&it);
-	assert_int_equal(db_iteration_set_state(f->db, 999, "kept", NULL, &err), RT_ENOENT);
+	assert_int_equal(db_iteration_set_state(f->db, 999, DB_ITER_KEPT, NULL, &err), RT_ENOENT);
 	assert_int_equal(db_iteration_get_seq(f->db, f->camp, 42, &it, &err), RT_ENOENT);
 
 	/* finish writes every decision field. */
 	struct db_iteration d = { 0 };
 	d.id = f->it1;
-	d.state = "kept";
+	d.state = DB_ITER_KEPT;
+	d.passed = 1;
 	d.phase = "decide";
 	d.decision = "keep";
 	d.reason = "tok_s +6%";
@@ -254,7 +256,7 @@ static void test_iteration_roundtrip(void **state)
 	d.paired = true;
 	assert_int_equal(db_iteration_finish(f->db, &d, &err), 0);
 	assert_int_equal(db_iteration_get(f->db, f->it1, &it, &err), 0);
-	assert_string_equal(it.state, "kept");
+	assert_int_equal(it.state, DB_ITER_KEPT);
 	assert_string_equal(it.phase, "decide");
 	assert_string_equal(it.decision, "keep");
 	assert_string_equal(it.reason, "tok_s +6%");
@@ -280,9 +282,9 @@ static void test_iteration_roundtrip(void **state)
 	/* list is in seq order, whatever the insert order. */
 	int64_t i3, i2;
 	assert_int_equal(db_iteration_create(f->db, f->camp, 3, f->it1, "v3", "env", NULL, NULL, NULL,
-					     NULL, &i3, &err), 0);
+					     NULL, DB_ROLE_CHANGE, &i3, &err), 0);
 	assert_int_equal(db_iteration_create(f->db, f->camp, 2, f->it1, "v2", "env", NULL, NULL, NULL,
-					     NULL, &i2, &err), 0);
+					     NULL, DB_ROLE_CHANGE, &i2, &err), 0);
 	struct db_iteration *v;
 	size_t n;
 	assert_int_equal(db_iterations_list(f->db, f->camp, &v, &n, &err), 0);
@@ -299,10 +301,11 @@ static void test_iteration_roundtrip(void **state)
 	/* (campaign, seq) is unique; an unknown campaign is a foreign key error. */
 	rt_sb_reset(&err);
 	assert_int_equal(db_iteration_create(f->db, f->camp, 2, 0, "dup", "env", NULL, NULL, NULL,
-					     NULL, NULL, &err), RT_EDB);
+					     NULL, DB_ROLE_CHANGE, NULL, &err), RT_EDB);
 	assert_non_null(strstr(err.buf, "UNIQUE"));
 	rt_sb_reset(&err);
 	assert_int_equal(db_iteration_create(f->db, 999, 0, 0, "x", "baseline", NULL, NULL, NULL, NULL,
+					     DB_ROLE_CHANGE,
 					     NULL, &err), RT_EDB);
 	assert_non_null(strstr(err.buf, "db: create iteration 999:0: FOREIGN KEY constraint failed"));
 	rt_sb_release(&err);
@@ -367,7 +370,7 @@ static void test_intents_open_list(void **state)
 	int64_t c2;
 	assert_int_equal(db_campaign_create(f->db, "c2", "/s", "", "", "/w", 1, &c2, &err), 0);
 	assert_int_equal(db_iteration_create(f->db, c2, 0, 0, "baseline", "baseline", NULL, NULL, NULL,
-					     NULL, &other_it, &err), 0);
+					     NULL, DB_ROLE_CHANGE, &other_it, &err), 0);
 	assert_int_equal(db_intent_open(f->db, other_it, "apply", "/z", true, "", 0, false, NULL, 0,
 					&d, &err), 0);
 	rt_sb_reset(&err);
@@ -638,9 +641,38 @@ static void test_prepare_cache(void **state)
 	rt_sb_release(&err);
 }
 
+/* State and role names: every value has its own name, the names parse back,
+ * and an unknown word is refused (the campaign's state machine and the
+ * reports rely on this instead of comparing strings). */
+static void test_state_names(void **state)
+{
+	(void)state;
+	for (int i = 0; i < DB_ITER_N_STATES; i++) {
+		enum db_iter_state s = DB_ITER_N_STATES;
+		assert_int_equal(db_iter_state_parse(db_iter_state_name((enum db_iter_state)i), &s), 0);
+		assert_int_equal(s, i);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(db_iter_state_name((enum db_iter_state)i),
+						db_iter_state_name((enum db_iter_state)j));
+	}
+	assert_string_equal(db_iter_state_name(DB_ITER_KEPT), "kept");
+	assert_string_equal(db_iter_state_name(DB_ITER_N_STATES), "unknown");
+	enum db_iter_state s = DB_ITER_KEPT;
+	assert_int_equal(db_iter_state_parse("kep", &s), RT_EINVAL);
+	assert_int_equal(s, DB_ITER_KEPT);
+	assert_false(db_iter_state_final(DB_ITER_MEASURING));
+	assert_true(db_iter_state_final(DB_ITER_INTERRUPTED));
+	enum db_iter_role r = DB_ROLE_CHANGE;
+	assert_int_equal(db_iter_role_parse("confirm", &r), 0);
+	assert_int_equal(r, DB_ROLE_CONFIRM);
+	assert_string_equal(db_iter_role_name(DB_ROLE_TRIAL), "trial");
+	assert_int_equal(db_iter_role_parse("Trial", &r), RT_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_state_names),
 		cmocka_unit_test_setup_teardown(test_open_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_newer_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_campaign_roundtrip, setup, teardown),

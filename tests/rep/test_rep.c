@@ -106,14 +106,14 @@ static char *capture_show(struct db *db, int64_t id, bool json, int *rc)
 static void test_glyphs(void **state)
 {
 	(void)state;
-	assert_string_equal(rep_glyph("kept", false), "✓");
-	assert_string_equal(rep_glyph("reverted", false), "↩");
-	assert_string_equal(rep_glyph("gated", false), "✗");
-	assert_string_equal(rep_glyph("failed", false), "!");
-	assert_string_equal(rep_glyph("interrupted", false), "⚡");
-	assert_string_equal(rep_glyph("baseline", false), "●");
-	assert_string_equal(rep_glyph("kept", true), "⊘");
-	assert_string_equal(rep_glyph("measuring", false), "…");
+	assert_string_equal(rep_glyph(DB_ITER_KEPT, false), "✓");
+	assert_string_equal(rep_glyph(DB_ITER_REVERTED, false), "↩");
+	assert_string_equal(rep_glyph(DB_ITER_GATED, false), "✗");
+	assert_string_equal(rep_glyph(DB_ITER_FAILED, false), "!");
+	assert_string_equal(rep_glyph(DB_ITER_INTERRUPTED, false), "⚡");
+	assert_string_equal(rep_glyph(DB_ITER_BASELINE, false), "●");
+	assert_string_equal(rep_glyph(DB_ITER_KEPT, true), "⊘");
+	assert_string_equal(rep_glyph(DB_ITER_MEASURING, false), "…");
 }
 
 static void test_fmt(void **state)
@@ -335,7 +335,7 @@ static void test_progress(void **state)
 	p.t_start = p.t_iter = 100;
 	rep_progress_phase(&p, 1, "graphs-256", "bench");
 	fake_t = 160;
-	rep_progress_done(&p, 1, "kept", "+6.1% [+4.0, +8.3]");
+	rep_progress_done(&p, 1, DB_ITER_KEPT, "+6.1% [+4.0, +8.3]");
 	rep_progress_phase(&p, 2, "asm-gemm", "gate");
 	fake_t = 190;
 	rep_progress_phase(&p, 2, "asm-gemm", "decide");
@@ -357,7 +357,7 @@ static void test_progress(void **state)
 	p.t_start = p.t_iter = 0;
 	rep_progress_phase(&p, 1, "a\033b", "build");
 	fake_t = 5;
-	rep_progress_done(&p, 1, "failed", "build failed");
+	rep_progress_done(&p, 1, DB_ITER_FAILED, "build failed");
 	rep_progress_finish(&p);
 	fclose(m);
 	assert_string_equal(buf, "[1] a?b: build (at 0us)\n[1] ! a?b failed: build failed (5.00s)\n");
@@ -368,7 +368,7 @@ static void test_progress(void **state)
 	m = open_memstream(&buf, &len);
 	rep_progress_init(&p, m, true, true, 3);
 	rep_progress_phase(&p, 1, "x", "apply");
-	rep_progress_done(&p, 1, "kept", "");
+	rep_progress_done(&p, 1, DB_ITER_KEPT, "");
 	rep_progress_msg(&p, "warning");
 	rep_progress_finish(&p);
 	fclose(m);
