@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "runner/base/rt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -260,6 +261,19 @@ void rt_fmt_duration(double s, char *out, size_t n)
 	} else {
 		snprintf(out, n, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
 	}
+}
+
+size_t rt_count_words(const char *s)
+{
+	size_t n = 0;
+	bool in = false;
+	for (; s && *s; s++) {
+		bool sp = isspace((unsigned char)*s);
+		if (!sp && !in)
+			n++;
+		in = !sp;
+	}
+	return n;
 }
 
 static bool secret_name(const char *name, size_t n)

@@ -2,11 +2,13 @@
  * The `kernel:` benchmark (see bench_kernel.h): buffers and scalars from
  * the spec, launch geometry (explicit, from items, or from a launch-table
  * entry), the poison and reference checks, and the NVBench-style timing
- * loop. Dtype conversions and the PRNG live here too.
+ * loop. Dtype conversions live here too; random inputs come from
+ * runner/base/rand.h.
  */
 #include "runner/bench/bench_kernel.h"
 
 #include "db/devices.h"
+#include "runner/base/rand.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -127,22 +129,13 @@ static void elem_set(void *p, enum spec_dtype t, size_t i, double v)
 	}
 }
 
-/* splitmix64: small, seeded, the same on every machine. */
-static uint64_t prng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Seed of an argument: its name and position, so reordering others keeps it. */
 static uint64_t arg_seed(const struct spec_karg *a, size_t index)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (const char *c = a->name ? a->name : ""; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	return h ^ (index + 1) * 0x9e3779b97f4a7c15ull;
+	return h ^ (index + 1) * RT_SPLITMIX64_GAMMA;
 }
 
 /* Expand placeholders, then make relative paths relative to the workdir. */
@@ -332,9 +325,9 @@ static int init_buffer(struct brun *r, size_t index, void *host, struct rt_sb *e
 	case SPEC_INIT_RANDOM: {
 		uint64_t s = arg_seed(a, index);
 		for (size_t i = 0; i < n; i++) {
-			uint64_t x = prng_next(&s);
+			uint64_t x = rt_splitmix64(&s);
 			double v = dtype_float(a->dtype)
-					   ? (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0
+					   ? rt_unit_double(x) * 2.0 - 1.0
 					   : (double)(x % (a->dtype == SPEC_DT_U8 ? 256 : 200)) -
 						     (a->dtype == SPEC_DT_U8 ? 0 : 100);
 			elem_set(host, a->dtype, i, v);
