@@ -21,6 +21,7 @@
 #ifndef RT_DEV_H
 #define RT_DEV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,11 +30,6 @@
 #include "runner/base/rt.h"
 
 typedef uint64_t dev_ptr;
-
-/* snprintf into a fixed field that truncates on purpose (identity strings
- * from drivers); never warns about truncation. */
-void dev_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#define DEV_FMT dev_fmt
 
 /* Identity of one device, as far as the backend can tell. */
 struct dev_info {
@@ -141,8 +137,9 @@ struct dev_kernel {
 int dev_open(const char *backend, int index, struct dev **out, struct rt_sb *err);
 void dev_close(struct dev *d);
 
-/* Load a module file (.so for host; .cubin/.ptx/.fatbin for cuda; a code
- * object for hip; .spv for ze). *out is freed with dev_module_free. */
+/* Load a module file (.so or .c for host; .cubin/.ptx/.fatbin for cuda; a
+ * code object for hip; .spv for ze); RT_ENOENT when there is no such file.
+ * *out is freed with dev_module_free. */
 int dev_module_load(struct dev *d, const char *path, struct dev_module **out, struct rt_sb *err);
 void dev_module_free(struct dev_module *m);
 /* Find a kernel; *out is freed with dev_kernel_free (before its module). */
@@ -188,5 +185,43 @@ struct dev_peak {
 /* Measure copy bandwidth (median of a few d2d copies of `bytes`) and, where
  * the backend has an FMA kernel, a compute ceiling. bytes 0: a default. */
 int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct rt_sb *err);
+
+/* ---- helpers for the backends (dev_*.c) ---- */
+/* snprintf into a fixed field that truncates on purpose (identity strings
+ * from drivers); never warns about truncation. */
+void dev_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define DEV_FMT dev_fmt
+
+/* One driver entry point a backend resolves with dlsym. */
+struct dev_sym {
+	const char *name; /* symbol name */
+	void **slot;      /* where its address goes */
+};
+
+/* A driver library that a backend opens at first use, so the binary starts
+ * on machines without it. */
+struct dev_driver {
+	pthread_once_t once; /* runs load once */
+	void (*load)(void);  /* opens the library (dev_dl_open), initialises the
+				driver and counts devices into ndev, or says why not */
+	char why[512];       /* why the driver is unusable, "" when usable */
+	int ndev;            /* devices found */
+};
+
+/* Open the first of libs that dlopen accepts (it stays open for the life of
+ * the process) and resolve every sym. Returns 0, or RT_ENODEV with the
+ * reason in why: the first library's dlopen error, or "LIB has no SYM". */
+int dev_dl_open(const char *const *libs, size_t nlibs, const struct dev_sym *syms, size_t nsyms,
+		char *why, size_t why_n);
+/* The count op of such a backend: loads the driver once, then *n devices,
+ * or RT_ENODEV "<backend>: no device: <why>". */
+int dev_driver_count(struct dev_driver *drv, const char *backend, int *n, struct rt_sb *err);
+/* Start of the info op of such a backend: the driver is usable and has
+ * device index (else RT_ENODEV), and *o is zeroed with backend and index. */
+int dev_driver_info_init(struct dev_driver *drv, const char *backend, int index,
+			 struct dev_info *o, struct rt_sb *err);
+/* A 16-byte GPU UUID in nvidia-smi's form,
+ * GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (the cuda and hip backends). */
+void dev_fmt_gpu_uuid(char *out, size_t n, const unsigned char b[16]);
 
 #endif
