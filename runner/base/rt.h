@@ -143,6 +143,8 @@ size_t rt_edit_distance(const char *a, const char *b);
 const char *rt_did_you_mean(const char *word, const char *const *candidates, size_t n);
 /* Format seconds for people: 812us, 3.20ms, 4.00s, 2m05s, 1h02m. */
 void rt_fmt_duration(double seconds, char *out, size_t n);
+/* qsort comparator: doubles in ascending order. */
+int rt_cmp_double(const void *a, const void *b);
 /* Words in s: runs of non-whitespace (0 for NULL). The simulated engines
  * count prompt and output tokens this way. */
 size_t rt_count_words(const char *s);

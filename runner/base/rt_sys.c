@@ -263,6 +263,12 @@ void rt_fmt_duration(double s, char *out, size_t n)
 	}
 }
 
+int rt_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 size_t rt_count_words(const char *s)
 {
 	size_t n = 0;

@@ -314,12 +314,6 @@ size_t dev_facts(const struct dev_info *in, struct dev_fact *out, size_t max)
 	return k;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* One repetition of what `devices --peak` times: a copy or an FMA launch. */
 struct peak_op {
 	dev_ptr dst, src;           /* copy: the buffers */
@@ -357,7 +351,7 @@ static int peak_median(struct dev *d, const struct peak_op *op, int warmup, int 
 	}
 	if (rc)
 		return rc;
-	qsort(t, (size_t)reps, sizeof(double), cmp_double);
+	qsort(t, (size_t)reps, sizeof(double), rt_cmp_double);
 	*median = t[reps / 2];
 	return 0;
 }

@@ -328,9 +328,12 @@ static void test_rand(void **state)
 	assert_true(fabs(sum2 / 20000 - 1) <= 0.05);
 }
 
-static void test_count_words(void **state)
+static void test_small_helpers(void **state)
 {
 	(void)state;
+	double v[] = { 3, -1, 2.5, 0 };
+	qsort(v, 4, sizeof(double), rt_cmp_double);
+	assert_true(v[0] == -1 && v[1] == 0 && v[2] == 2.5 && v[3] == 3);
 	assert_int_equal(rt_count_words(NULL), 0);
 	assert_int_equal(rt_count_words(""), 0);
 	assert_int_equal(rt_count_words("  \n\t "), 0);
@@ -352,7 +355,7 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_rand),
-		cmocka_unit_test(test_count_words),
+		cmocka_unit_test(test_small_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -370,5 +373,5 @@ int main(void)
  *   test_durations      human-readable durations
  *   test_errors         one name and message per RT_ERR_MAP code, fixed values, unknown codes
  *   test_rand           pinned splitmix64 and xoshiro256** sequences, moments of normal()
- *   test_count_words    whitespace-separated words, NULL and blank input
+ *   test_small_helpers  whitespace-separated words, NULL and blank input; rt_cmp_double
  */
