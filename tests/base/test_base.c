@@ -246,6 +246,41 @@ static void test_durations(void **state)
 	assert_string_equal(b, "1h02m");
 }
 
+static void test_read_line(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "hello\nwor", 9), 9);
+	char line[16];
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 1), 5);
+	assert_string_equal(line, "hello");
+	double t0 = rt_now_s();
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 0.2), -1); /* no newline yet */
+	assert_true(rt_now_s() - t0 >= 0.15);
+	assert_string_equal(line, "wor");
+	assert_int_equal(write(p[1], "0123456789abcdefgh\n", 19), 19);
+	assert_int_equal(rt_read_line_timeout(p[0], line, 8, 1), -1); /* longer than the buffer */
+	assert_string_equal(line, "0123456");
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 1), 11); /* the rest */
+	assert_string_equal(line, "789abcdefgh");
+	close(p[1]);
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 1), -1); /* end of file */
+	close(p[0]);
+}
+
+static void test_proc_stat(void **state)
+{
+	(void)state;
+	struct rt_proc_stat st;
+	assert_int_equal(rt_proc_stat(getpid(), &st), 0);
+	assert_int_equal(st.ppid, getppid());
+	assert_int_equal(st.pgrp, getpgrp());
+	assert_string_equal(st.comm, "test_base");
+	assert_true(st.cpu_s >= 0 && st.cpu_s < 3600);
+	assert_int_equal(rt_proc_stat(0x7ffffff0, &st), RT_ENOENT);
+}
+
 /* Every code of RT_ERR_MAP has its own name and message; the values the
  * database and tests rely on stay put; unknown codes get fixed text. */
 static void test_errors(void **state)
@@ -351,6 +386,8 @@ int main(void)
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_stop_group),
+		cmocka_unit_test(test_proc_stat),
+		cmocka_unit_test(test_read_line),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_errors),
@@ -369,6 +406,8 @@ int main(void)
  *   test_sha256         known digests of bytes and of a file
  *   test_spawn          argv start with env changes and cwd, command not found
  *   test_stop_group     SIGTERM then SIGKILL reaches the whole group; status text
+ *   test_read_line      one line from a pipe; timeout, overlong line, end of file
+ *   test_proc_stat      parent, group, name and CPU time from /proc; a missing process
  *   test_redact         secret-looking variables' values replaced
  *   test_durations      human-readable durations
  *   test_errors         one name and message per RT_ERR_MAP code, fixed values, unknown codes
