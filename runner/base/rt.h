@@ -1,13 +1,16 @@
 /*
- * Small utilities every module uses: the error convention, allocation
- * wrappers that die on out-of-memory, a growable string buffer, sha256,
- * monotonic and wall clocks, and atomic file writes.
+ * The floor every module stands on (runner/base/ includes nothing above
+ * it): exit codes, the one list of error codes (RT_ERR_MAP), allocation
+ * wrappers that die on out-of-memory, the growable string buffer, sha256,
+ * monotonic and wall clocks, whole-file reads and atomic writes, secret
+ * redaction, small text helpers and argv-like lists. Options (opt.h),
+ * child processes (proc.h) and the PRNG (rand.h) have their own headers.
  *
  * Error convention: library functions return 0 (or a count) on success and a
  * negative RT_E* code on failure. Functions that can say more take a
  * `struct rt_sb *err` and append one line of text to it ("what failed first,
  * then the thing": `spec.yaml:14:5: benchmarks[0].load: unknown key ...`).
- * Only command functions (runner/cmd_*.c) print and pick the exit code.
+ * Only command functions (runner/cmd/cmd_*.c) print and pick the exit code.
  */
 #ifndef RT_UTIL_H
 #define RT_UTIL_H

@@ -1,4 +1,8 @@
-/* Clocks, hashing, files and small text helpers (see util.h). */
+/*
+ * Clocks, sha256, whole-file reads and atomic writes, folders, secret
+ * redaction and small text helpers (did-you-mean, durations, word counts,
+ * a qsort comparator); see rt.h.
+ */
 #define _GNU_SOURCE
 #include "runner/base/rt.h"
 
