@@ -70,35 +70,50 @@ struct dev_launch {
  * The ops table one backend implements. `d` is the backend's private state
  * for an opened device; module and kernel handles are the backend's own.
  * Every function returns 0 or a negative RT_E* and appends "backend: what:
- * detail" to err. telemetry may be NULL.
+ * detail" to err; the codes each may return are listed with it. Any driver
+ * call that fails gives RT_EIO, or RT_ENOMEM when the device is out of
+ * memory. A stub (backend not built) has count alone.
  */
 struct dev_ops {
 	const char *name;                                     /* registry name */
 	bool built;                                           /* false for a stub */
-	/* Number of devices; RT_ENOTBUILT or RT_ENODEV with a reason. */
+	/* Number of devices. RT_ENOTBUILT (stub), RT_ENODEV (no driver or GPU). */
 	int (*count)(int *n, struct rt_sb *err);
+	/* Identity of device index. RT_ENODEV, RT_EIO. */
 	int (*info)(int index, struct dev_info *out, struct rt_sb *err);
+	/* RT_EIO, RT_ENOMEM. */
 	int (*open)(int index, void **d, struct rt_sb *err);
 	void (*close)(void *d);
+	/* The file exists (dev_module_load checked). RT_EIO (driver or dlopen
+	 * refused it), RT_EPROC (host: a .c module did not compile), RT_ENOMEM. */
 	int (*module_load)(void *d, const char *path, void **mod, struct rt_sb *err);
 	void (*module_free)(void *d, void *mod);
+	/* RT_ENOENT (host: no such function), RT_EIO. */
 	int (*kernel_get)(void *d, void *mod, const char *name, void **kern, struct rt_sb *err);
+	/* RT_ENOMEM, RT_EIO. */
 	int (*alloc)(void *d, size_t n, dev_ptr *out, struct rt_sb *err);
 	void (*free)(void *d, dev_ptr p);
+	/* Copies and fill (n > 0): RT_EIO. */
 	int (*h2d)(void *d, dev_ptr dst, const void *src, size_t n, struct rt_sb *err);
 	int (*d2h)(void *d, void *dst, dev_ptr src, size_t n, struct rt_sb *err);
 	int (*d2d)(void *d, dev_ptr dst, dev_ptr src, size_t n, struct rt_sb *err);
 	int (*fill)(void *d, dev_ptr dst, uint8_t byte, size_t n, struct rt_sb *err);
+	/* Grid and block are >= 1 (dev_launch checked). RT_EIO; ze: RT_EINVAL
+	 * (no arg_sizes), RT_ENOTSUP (dynamic shared memory). */
 	int (*launch)(void *d, void *kern, const struct dev_launch *l, void **args, size_t nargs,
 		      struct rt_sb *err);
+	/* RT_EIO. */
 	int (*sync)(void *d, struct rt_sb *err);
 	/* Device-event timing: begin records a start event, end records a stop
-	 * event, waits for it and returns the seconds between them. */
+	 * event, waits for it and returns the seconds between them. RT_EIO. */
 	int (*timer_begin)(void *d, struct rt_sb *err);
 	int (*timer_end)(void *d, double *seconds, struct rt_sb *err);
+	/* Optional (NULL: dev_telemetry answers RT_ENOTSUP); fills what it can,
+	 * returns 0. */
 	int (*telemetry)(void *d, struct dev_telemetry *out, struct rt_sb *err);
-	/* Module and kernel name of a built-in FMA loop for `devices --peak`,
-	 * with the FLOPs one launch of `l` does; RT_ENOTSUP when none. */
+	/* Optional: module and kernel of a built-in FMA loop for `devices
+	 * --peak`, with the FLOPs one launch of `l` does. RT_ENOTSUP, RT_EIO,
+	 * RT_ENOMEM. */
 	int (*fma_kernel)(void *d, void **mod, void **kern, struct dev_launch *l, void **args,
 			  size_t *nargs, double *flops, struct rt_sb *err);
 };
