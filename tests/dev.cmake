@@ -4,23 +4,17 @@
 add_library(rt_test_kernels MODULE ${CMAKE_SOURCE_DIR}/tests/dev/kernels.c)
 set_target_properties(rt_test_kernels PROPERTIES PREFIX "" OUTPUT_NAME "test_kernels")
 
-rt_add_test(test_dev
-  SOURCES ${CMAKE_SOURCE_DIR}/tests/dev/test_dev.c
-  LIBS rt_dev rt_base
-  TIMEOUT 60 LABELS unit dev)
-target_compile_definitions(test_dev PRIVATE
-  TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
-  TEST_SRC_DIR="${CMAKE_SOURCE_DIR}")
-add_dependencies(test_dev rt_test_kernels)
-
-rt_add_test(test_bench_kernel
-  SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_kernel.c
-  LIBS rt_bench rt_dev rt_db rt_base
-  TIMEOUT 90 LABELS unit dev)
-target_compile_definitions(test_bench_kernel PRIVATE
-  TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
-  TEST_SRC_DIR="${CMAKE_SOURCE_DIR}")
-add_dependencies(test_bench_kernel rt_test_kernels)
+# A unit test that loads the test kernels: NAME SOURCE TIMEOUT LIBS...
+function(rt_kernel_test name src timeout)
+  rt_add_test(${name} SOURCES ${src} LIBS ${ARGN} TIMEOUT ${timeout} LABELS unit dev)
+  target_compile_definitions(${name} PRIVATE
+    TEST_KERNELS_SO="$<TARGET_FILE:rt_test_kernels>"
+    TEST_SRC_DIR="${CMAKE_SOURCE_DIR}")
+  add_dependencies(${name} rt_test_kernels)
+endfunction()
+rt_kernel_test(test_dev ${CMAKE_SOURCE_DIR}/tests/dev/test_dev.c 60 rt_dev rt_base)
+rt_kernel_test(test_bench_kernel ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_kernel.c 90
+  rt_bench rt_dev rt_db rt_base)
 
 # `ratchet devices`: lists host, and says "not built" or "no device" for the rest, exit 0.
 rt_add_test(test_cmd_devices

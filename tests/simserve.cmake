@@ -4,12 +4,12 @@ if(TARGET simserve)
   rt_add_test(test_simserve
     SOURCES ${CMAKE_SOURCE_DIR}/tests/simserve/test_simserve.c
             ${CMAKE_SOURCE_DIR}/tests/simserve/ss_client.c
-    LIBS PkgConfig::CURL PkgConfig::JANSSON m
+    LIBS rt_base PkgConfig::CURL PkgConfig::JANSSON m
     NEEDS_GSM8K TIMEOUT 60 LABELS simserve e2e)
   add_dependencies(test_simserve simserve)
   rt_add_bench(simserve
     SOURCES ${CMAKE_SOURCE_DIR}/tests/simserve/bench_simserve.c
             ${CMAKE_SOURCE_DIR}/tests/simserve/ss_client.c
-    LIBS PkgConfig::CURL PkgConfig::JANSSON m)
+    LIBS rt_base PkgConfig::CURL PkgConfig::JANSSON m)
   add_dependencies(bench_simserve simserve)
 endif()

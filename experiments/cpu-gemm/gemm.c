@@ -151,13 +151,35 @@ static micro_fn pick(struct tiles *t)
 	return micro_4x4;
 }
 
+/* The kernels' arguments (C, A, B, M, N, K) and this block's rows [r0, r1). */
+struct gemm {
+	float *C;              /* output, M x N */
+	const float *A, *B;    /* inputs, M x K and K x N */
+	int M, N, K;           /* sizes */
+	int r0, r1;            /* this block's rows */
+};
+
+static struct gemm gemm_unpack(const struct dev_host_launch *l, void **args)
+{
+	struct gemm g = {
+		.C = *(float **)args[0],
+		.A = *(const float **)args[1],
+		.B = *(const float **)args[2],
+		.M = *(const int32_t *)args[3],
+		.N = *(const int32_t *)args[4],
+		.K = *(const int32_t *)args[5],
+	};
+	g.r0 = (int)((long)g.M * l->block_idx[0] / l->grid[0]);
+	g.r1 = (int)((long)g.M * (l->block_idx[0] + 1) / l->grid[0]);
+	return g;
+}
+
 void sgemm(const struct dev_host_launch *l, void **args)
 {
-	float *C = *(float **)args[0];
-	const float *A = *(const float **)args[1], *B = *(const float **)args[2];
-	int M = *(const int32_t *)args[3], N = *(const int32_t *)args[4], K = *(const int32_t *)args[5];
-	int r0 = (int)((long)M * l->block_idx[0] / l->grid[0]);
-	int r1 = (int)((long)M * (l->block_idx[0] + 1) / l->grid[0]);
+	struct gemm g = gemm_unpack(l, args);
+	float *C = g.C;
+	const float *A = g.A, *B = g.B;
+	int M = g.M, N = g.N, K = g.K, r0 = g.r0, r1 = g.r1;
 	struct tiles t = M <= 256 ? t_le : t_gt;
 	micro_fn micro = pick(&t);
 	int MR = t.MR, NR = t.NR;
@@ -187,16 +209,12 @@ void sgemm(const struct dev_host_launch *l, void **args)
 
 void sgemm_ref(const struct dev_host_launch *l, void **args)
 {
-	float *C = *(float **)args[0];
-	const float *A = *(const float **)args[1], *B = *(const float **)args[2];
-	int M = *(const int32_t *)args[3], N = *(const int32_t *)args[4], K = *(const int32_t *)args[5];
-	int r0 = (int)((long)M * l->block_idx[0] / l->grid[0]);
-	int r1 = (int)((long)M * (l->block_idx[0] + 1) / l->grid[0]);
-	for (int i = r0; i < r1; i++)
-		for (int j = 0; j < N; j++) {
+	struct gemm g = gemm_unpack(l, args);
+	for (int i = g.r0; i < g.r1; i++)
+		for (int j = 0; j < g.N; j++) {
 			double s = 0;
-			for (int k = 0; k < K; k++)
-				s += (double)A[(size_t)i * K + k] * B[(size_t)k * N + j];
-			C[(size_t)i * N + j] = (float)s;
+			for (int k = 0; k < g.K; k++)
+				s += (double)g.A[(size_t)i * g.K + k] * g.B[(size_t)k * g.N + j];
+			g.C[(size_t)i * g.N + j] = (float)s;
 		}
 }

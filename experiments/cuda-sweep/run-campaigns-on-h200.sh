@@ -6,15 +6,7 @@
 # database, the logs and the reports in $OUT.
 #   run: command "bash experiments/cuda-sweep/run-campaigns-on-h200.sh", carry [".devdeps"]
 set -u
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/campaigns.txt") 2>&1
-. .devdeps/setup.sh
-L=/tmp/devdeps/usr/lib/x86_64-linux-gnu
-for f in "$L"/*.so; do
-	[ -e "$f" ] && continue
-	t=$(readlink "$f"); [ -e "/lib/x86_64-linux-gnu/$t" ] && ln -sf "/lib/x86_64-linux-gnu/$t" "$f"
-done
+. experiments/cuda-sweep/h200-env.sh campaigns.txt
 t0=$(date +%s)
 B=build-h200
 cmake -S . -B $B -DRATCHET_HIP=OFF -DRATCHET_ZE=OFF -DRATCHET_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }

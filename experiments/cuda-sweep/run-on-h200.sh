@@ -7,16 +7,7 @@
 #   command: bash experiments/cuda-sweep/run-on-h200.sh
 #   carry:   [".devdeps", ".devbuild"]      (.devbuild: cubins built here with nvcc, optional)
 set -u
-OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
-exec > >(tee "$OUT/log.txt") 2>&1
-. .devdeps/setup.sh
-# -dev packages whose .so link points at a runtime the image has (libcrypto, libpcre2).
-L=/tmp/devdeps/usr/lib/x86_64-linux-gnu
-for f in "$L"/*.so; do
-	[ -e "$f" ] && continue
-	t=$(readlink "$f"); [ -e "/lib/x86_64-linux-gnu/$t" ] && ln -sf "/lib/x86_64-linux-gnu/$t" "$f"
-done
+. experiments/cuda-sweep/h200-env.sh log.txt
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv || true
 B=build-h200
 t0=$(date +%s)

@@ -120,37 +120,29 @@ static void replay_campaign(const char *exp, struct spec_kernel *k, const char *
 		exp, best_key, best, sweep_best, sweep_obj);
 }
 
-static struct spec_karg saxpy_args[5], gemm_args[6];
-
-int main(int argc, char **argv)
+/* Run every configuration; returns the best objective, its key in *best_key. */
+static double sweep_all(const char *exp, struct spec_kernel *k, const char *table,
+			const struct cfg *c, size_t n, bool gemm, const char **best_key)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: cuda_sweep OUT_DIR SAXPY_CUBIN SGEMM_CUBIN [--quick] [--backend B]\n");
-		return 2;
+	double best = -1;
+	*best_key = "";
+	for (size_t i = 0; i < n; i++) {
+		double v = run_one(exp, "sweep", k, table, &c[i], gemm);
+		if (v > best) {
+			best = v;
+			*best_key = c[i].key;
+		}
 	}
-	const char *out = argv[1];
-	bool quick = false;
-	for (int i = 4; i < argc; i++) {
-		if (!strcmp(argv[i], "--quick"))
-			quick = true;
-		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
-			backend = argv[++i];
-	}
-	struct rt_sb err = RT_SB_INIT;
-	char *p = xasprintf("%s/sweep.jsonl", out);
-	jsonl = fopen(p, "w");
-	free(p);
-	p = xasprintf("%s/sweep.db", out);
-	if (!jsonl || db_open(p, &db, &err)) {
-		fprintf(stderr, "cuda_sweep: %s\n", err.buf);
-		return 3;
-	}
-	free(p);
+	return best;
+}
 
-	/* 1. identity and ceilings */
+/* 1. identity and ceilings, stored so the benchmark reports percent of peak.
+ * Says what failed on stderr and returns 3, or returns 0. */
+static int measure_peaks(bool quick, struct rt_sb *err)
+{
 	struct dev *d = NULL;
-	if (dev_open(backend, 0, &d, &err)) {
-		fprintf(stderr, "cuda_sweep: %s\n", err.buf);
+	if (dev_open(backend, 0, &d, err)) {
+		fprintf(stderr, "cuda_sweep: %s\n", err->buf);
 		return 3;
 	}
 	char id[192], key[128];
@@ -161,43 +153,30 @@ int main(int argc, char **argv)
 	       id, d->info.arch, sms, d->info.clock_mhz, d->info.mem_bytes / 1073741824.0,
 	       d->info.l2_bytes / 1048576.0, d->info.mem_clock_mhz, d->info.mem_bus_bits);
 	struct dev_peak pk;
-	if (dev_peak_measure(d, quick ? (64u << 20) : (1u << 30), &pk, &err)) {
-		fprintf(stderr, "cuda_sweep: peak: %s\n", err.buf);
+	int rc = dev_peak_measure(d, quick ? (64u << 20) : (1u << 30), &pk, err);
+	dev_close(d);
+	if (rc) {
+		fprintf(stderr, "cuda_sweep: peak: %s\n", err->buf);
 		return 3;
 	}
-	dev_close(d);
-	db_device_peak_add(db, backend, key, "", "copy_gbps", pk.copy_gbps, &err);
+	db_device_peak_add(db, backend, key, "", "copy_gbps", pk.copy_gbps, err);
 	if (isfinite(pk.gflops))
-		db_device_peak_add(db, backend, key, "", "gflops", pk.gflops, &err);
+		db_device_peak_add(db, backend, key, "", "gflops", pk.gflops, err);
 	printf("peak: d2d copy %.1f GB/s (read + written, 1 GiB), fp32 FMA loop %.1f GFLOP/s\n",
 	       pk.copy_gbps, pk.gflops);
 	fprintf(jsonl, "{\"phase\":\"peak\",\"identity\":\"%s\",\"copy_gbps\":%.3f,\"gflops\":%.3f}\n", id,
 		pk.copy_gbps, pk.gflops);
+	return 0;
+}
 
-	/* 2. saxpy: z = a*x + y over n floats */
-	const int n = quick ? (1 << 22) : (1 << 26);
-	saxpy_args[0] = (struct spec_karg){ .name = "z", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
-					    .count = (uint64_t)n, .output = true };
-	saxpy_args[1] = (struct spec_karg){ .name = "x", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
-					    .count = (uint64_t)n };
-	saxpy_args[2] = (struct spec_karg){ .name = "y", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
-					    .count = (uint64_t)n };
-	saxpy_args[3] = (struct spec_karg){ .name = "a", .kind = SPEC_KARG_SCALAR, .dtype = SPEC_DT_F32,
-					    .value = 2.5 };
-	saxpy_args[4] = (struct spec_karg){ .name = "n", .kind = SPEC_KARG_SCALAR, .dtype = SPEC_DT_I32,
-					    .value = n };
-	struct spec_kernel ks = {
-		.backend = (char *)backend, .module = argv[2], .name = "saxpy", .args = saxpy_args,
-		.n_args = 5, .block = { 256, 1, 1 }, .items = { (uint64_t)n, 1, 1 },
-		.bytes = 12.0 * n, .flops = 2.0 * n, .ref_name = "saxpy_ref", .max_rel_l2 = 1e-6,
-		.warmup = 5, .target_rsd = 0.005, .max_time_s = quick ? 0.5 : 2.0, .min_samples = 20,
-	};
-	char *table = xasprintf("%s/launch.json", out);
-	remove(table);
+static struct spec_karg saxpy_args[5], gemm_args[6];
+
+/* The saxpy tuning space: block sizes for the plain and float4 kernels, and
+ * grid-stride float4 with 1..32 waves of SMs. names holds the keys. */
+static size_t saxpy_configs(int n, struct cfg sx[64], char names[64][48])
+{
 	static const unsigned blocks[] = { 64, 128, 256, 512, 1024 };
-	struct cfg sx[64];
 	size_t nsx = 0;
-	char names[64][48];
 	for (size_t b = 0; b < 5; b++) {
 		snprintf(names[nsx], 48, "saxpy_b%u", blocks[b]);
 		sx[nsx] = (struct cfg){ names[nsx], "saxpy", { (unsigned)((n + blocks[b] - 1) / blocks[b]), 1, 1 }, blocks[b] };
@@ -213,17 +192,36 @@ int main(int argc, char **argv)
 			sx[nsx] = (struct cfg){ names[nsx], "saxpy_v4_gs", { (unsigned)sms * waves[w], 1, 1 }, blocks[b] };
 			nsx++;
 		}
+	return nsx;
+}
+
+/* 2. saxpy: z = a*x + y over n floats; sweep, copy kernel, campaign replay, noise. */
+static void saxpy_phase(const char *module, const char *table, bool quick)
+{
+	const int n = quick ? (1 << 22) : (1 << 26);
+	saxpy_args[0] = (struct spec_karg){ .name = "z", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
+					    .count = (uint64_t)n, .output = true };
+	saxpy_args[1] = (struct spec_karg){ .name = "x", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
+					    .count = (uint64_t)n };
+	saxpy_args[2] = (struct spec_karg){ .name = "y", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
+					    .count = (uint64_t)n };
+	saxpy_args[3] = (struct spec_karg){ .name = "a", .kind = SPEC_KARG_SCALAR, .dtype = SPEC_DT_F32,
+					    .value = 2.5 };
+	saxpy_args[4] = (struct spec_karg){ .name = "n", .kind = SPEC_KARG_SCALAR, .dtype = SPEC_DT_I32,
+					    .value = n };
+	struct spec_kernel ks = {
+		.backend = (char *)backend, .module = (char *)module, .name = "saxpy", .args = saxpy_args,
+		.n_args = 5, .block = { 256, 1, 1 }, .items = { (uint64_t)n, 1, 1 },
+		.bytes = 12.0 * n, .flops = 2.0 * n, .ref_name = "saxpy_ref", .max_rel_l2 = 1e-6,
+		.warmup = 5, .target_rsd = 0.005, .max_time_s = quick ? 0.5 : 2.0, .min_samples = 20,
+	};
+	struct cfg sx[64];
+	char names[64][48];
+	size_t nsx = saxpy_configs(n, sx, names);
 	printf("saxpy sweep: n = %d floats (%.0f MiB per buffer), bytes = 12n, %zu configurations\n", n,
 	       n * 4.0 / 1048576, nsx);
-	double best = -1;
-	const char *best_key = "";
-	for (size_t i = 0; i < nsx; i++) {
-		double v = run_one("cuda-saxpy", "sweep", &ks, table, &sx[i], false);
-		if (v > best) {
-			best = v;
-			best_key = sx[i].key;
-		}
-	}
+	const char *best_key;
+	double best = sweep_all("cuda-saxpy", &ks, table, sx, nsx, false, &best_key);
 	/* copy, for comparison with the copy ceiling: 8n bytes, no reference */
 	struct spec_kernel kc = ks;
 	kc.bytes = 8.0 * n;
@@ -251,8 +249,11 @@ int main(int argc, char **argv)
 		if (!strcmp(sx[i].key, best_key))
 			for (int r = 0; r < 5; r++)
 				run_one("cuda-saxpy", "noise", &ks, table, &sx[i], false);
+}
 
-	/* 3. sgemm */
+/* 3. sgemm: M = N = K = m over the register-tile space, then the campaign replay. */
+static void sgemm_phase(const char *module, const char *table, bool quick)
+{
 	const int m = quick ? 1024 : 4096;
 	gemm_args[0] = (struct spec_karg){ .name = "A", .kind = SPEC_KARG_BUFFER, .dtype = SPEC_DT_F32,
 					   .count = (uint64_t)m * m };
@@ -264,7 +265,7 @@ int main(int argc, char **argv)
 		gemm_args[i] = (struct spec_karg){ .name = i == 3 ? "M" : i == 4 ? "N" : "K",
 						   .kind = SPEC_KARG_SCALAR, .dtype = SPEC_DT_I32, .value = m };
 	struct spec_kernel kg = {
-		.backend = (char *)backend, .module = argv[3], .name = "sgemm_64x64x8_4x4",
+		.backend = (char *)backend, .module = (char *)module, .name = "sgemm_64x64x8_4x4",
 		.args = gemm_args, .n_args = 6, .block = { 16, 16, 1 }, .items = { (uint64_t)m, (uint64_t)m, 1 },
 		.bytes = 3.0 * 4 * m * (double)m, .flops = 2.0 * m * (double)m * m,
 		.ref_name = "sgemm_naive", .max_rel_l2 = 1e-5, .warmup = 3, .target_rsd = 0.005,
@@ -287,14 +288,8 @@ int main(int argc, char **argv)
 		ngc++;
 	}
 	printf("sgemm sweep: M = N = K = %d, %zu tile configurations\n", m, ngc);
-	best = -1;
-	for (size_t i = 0; i < ngc; i++) {
-		double v = run_one("cuda-sgemm", "sweep", &kg, table, &gc[i], true);
-		if (v > best) {
-			best = v;
-			best_key = gc[i].key;
-		}
-	}
+	const char *best_key;
+	double best = sweep_all("cuda-sgemm", &kg, table, gc, ngc, true, &best_key);
 	/* campaign replay: the variants of experiments/cuda-sgemm/campaign.yaml */
 	const struct cfg gbase = { "MNK_4096", "sgemm_32x32x8_2x2", { (unsigned)(m / 32), (unsigned)(m / 32), 1 }, 256 };
 	const struct cfg gvars[] = {
@@ -306,6 +301,38 @@ int main(int argc, char **argv)
 		{ "MNK_4096", "sgemm_128x128x8_8x8", { (unsigned)(m / 128), (unsigned)(m / 256), 1 }, 256 }, /* half grid: breaks */
 	};
 	replay_campaign("cuda-sgemm", &kg, table, &gbase, gvars, RT_ARRAY_SIZE(gvars), true, best_key, best);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: cuda_sweep OUT_DIR SAXPY_CUBIN SGEMM_CUBIN [--quick] [--backend B]\n");
+		return 2;
+	}
+	const char *out = argv[1];
+	bool quick = false;
+	for (int i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = true;
+		else if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+			backend = argv[++i];
+	}
+	struct rt_sb err = RT_SB_INIT;
+	char *p = xasprintf("%s/sweep.jsonl", out);
+	jsonl = fopen(p, "w");
+	free(p);
+	p = xasprintf("%s/sweep.db", out);
+	if (!jsonl || db_open(p, &db, &err)) {
+		fprintf(stderr, "cuda_sweep: %s\n", err.buf);
+		return 3;
+	}
+	free(p);
+	if (measure_peaks(quick, &err))
+		return 3;
+	char *table = xasprintf("%s/launch.json", out);
+	remove(table);
+	saxpy_phase(argv[2], table, quick);
+	sgemm_phase(argv[3], table, quick);
 	free(table);
 	fclose(jsonl);
 	db_close(db);

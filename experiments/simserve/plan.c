@@ -14,6 +14,8 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "runner/base/rand.h"
+
 /* Filler vocabulary for prompts that are not GSM8K questions. */
 static const char *const vocab[] = {
 	"the", "model", "token", "batch", "kernel", "tile", "cache", "graph", "step",
@@ -26,19 +28,11 @@ static const char *const vocab[] = {
 #define CHAT_DEFAULT_MAX 4096
 #define COMPLETIONS_DEFAULT_MAX 16
 
-static _Atomic uint64_t server_rng = 0x9e3779b97f4a7c15ULL;
+static _Atomic uint64_t server_rng = RT_SPLITMIX64_GAMMA;
 
 void ss_plan_seed(uint64_t seed)
 {
-	atomic_store(&server_rng, seed * 0x9e3779b97f4a7c15ULL + 1);
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	atomic_store(&server_rng, seed * RT_SPLITMIX64_GAMMA + 1);
 }
 
 static uint64_t fnv1a(const char *s)
@@ -47,19 +41,6 @@ static uint64_t fnv1a(const char *s)
 	for (; s && *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h;
-}
-
-long ss_count_words(const char *s)
-{
-	long n = 0;
-	bool in = false;
-	for (; s && *s; s++) {
-		bool sp = isspace((unsigned char)*s);
-		if (!sp && !in)
-			n++;
-		in = !sp;
-	}
-	return n;
 }
 
 /* Split text into tokens (leading whitespace + word) and append them. */
@@ -107,14 +88,14 @@ static void filler(struct rt_sb *sb, uint64_t *rng, size_t words, bool lead_spac
 	for (size_t i = 0; i < words; i++) {
 		if (i || lead_space)
 			rt_sb_addc(sb, ' ');
-		rt_sb_adds(sb, vocab[splitmix(rng) % RT_ARRAY_SIZE(vocab)]);
+		rt_sb_adds(sb, vocab[rt_splitmix64(rng) % RT_ARRAY_SIZE(vocab)]);
 	}
 }
 
 void ss_plan_build(const struct ss_ask *ask, struct ss_plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->prompt_tokens = ss_count_words(ask->prompt);
+	p->prompt_tokens = (long)rt_count_words(ask->prompt);
 	long max = ask->max_tokens;
 	if (max < 0)
 		max = ask->chat ? CHAT_DEFAULT_MAX : COMPLETIONS_DEFAULT_MAX;
@@ -123,7 +104,7 @@ void ss_plan_build(const struct ss_ask *ask, struct ss_plan *p)
 	if (ask->has_seed)
 		rng = ask->seed ^ 0x5eedULL;
 	else if (ask->temperature > 0)
-		rng = atomic_fetch_add(&server_rng, 0x9e3779b97f4a7c15ULL) * 0xbf58476d1ce4e5b9ULL;
+		rng = atomic_fetch_add(&server_rng, RT_SPLITMIX64_GAMMA) * 0xbf58476d1ce4e5b9ULL;
 	else
 		rng = fnv1a(ask->prompt); /* greedy: same prompt, same answer */
 
@@ -143,12 +124,12 @@ void ss_plan_build(const struct ss_ask *ask, struct ss_plan *p)
 		free(ans);
 	} else {
 		uint64_t r2 = rng;
-		size_t natural = NATURAL_MIN + (size_t)(splitmix(&r2) % NATURAL_MIN);
+		size_t natural = NATURAL_MIN + (size_t)(rt_splitmix64(&r2) % NATURAL_MIN);
 		/* one word past max_tokens, so "length" can be told from "stop" */
 		filler(&text, &rng, natural <= (size_t)max ? natural : (size_t)max + 1, lead);
 	}
 	bool stopped = cut_at_stop(text.buf, ask);
-	bool truncated = ss_count_words(text.buf) > max;
+	bool truncated = (long)rt_count_words(text.buf) > max;
 	size_t alloc = 0;
 	tokenize(text.buf, &p->tok, &p->n_tok, &alloc, (size_t)max);
 	if (!stopped && ask->ignore_eos && p->n_tok < (size_t)max) {

@@ -113,8 +113,6 @@ struct ss_ask {
 	uint64_t seed;             /* request seed */
 };
 
-/* Count prompt tokens: whitespace-separated words. */
-long ss_count_words(const char *s);
 /* Build the plan (caller releases it with ss_plan_release). */
 void ss_plan_build(const struct ss_ask *ask, struct ss_plan *p);
 void ss_plan_release(struct ss_plan *p);

@@ -1,13 +1,16 @@
 /*
- * Small utilities every module uses: the error convention, allocation
- * wrappers that die on out-of-memory, a growable string buffer, sha256,
- * monotonic and wall clocks, and atomic file writes.
+ * The floor every module stands on (runner/base/ includes nothing above
+ * it): exit codes, the one list of error codes (RT_ERR_MAP), allocation
+ * wrappers that die on out-of-memory, the growable string buffer, sha256,
+ * monotonic and wall clocks, whole-file reads and atomic writes, secret
+ * redaction, small text helpers and argv-like lists. Options (opt.h),
+ * child processes (proc.h) and the PRNG (rand.h) have their own headers.
  *
  * Error convention: library functions return 0 (or a count) on success and a
  * negative RT_E* code on failure. Functions that can say more take a
  * `struct rt_sb *err` and append one line of text to it ("what failed first,
  * then the thing": `spec.yaml:14:5: benchmarks[0].load: unknown key ...`).
- * Only command functions (runner/cmd_*.c) print and pick the exit code.
+ * Only command functions (runner/cmd/cmd_*.c) print and pick the exit code.
  */
 #ifndef RT_UTIL_H
 #define RT_UTIL_H
@@ -25,34 +28,47 @@ enum {
 	RT_EXIT_RUNTIME = 3, /* runtime error */
 };
 
-/* Error codes; rt_strerror() maps each to a message. Keep in step with the
- * table in util_err.c. */
+/*
+ * The one list of error codes (as libuv's UV_ERRNO_MAP): XX(name, value,
+ * message). The enum, rt_strerror() and rt_err_name() are generated from it.
+ * The values are stored in the database and named by tests: never renumber
+ * a code, add new ones at the end.
+ */
+#define RT_ERR_MAP(XX)                                                                 \
+	XX(OK, 0, "ok")                                                                \
+	XX(EINVAL, -1, "invalid input")                                                \
+	XX(ENOMEM, -2, "out of memory")                                                \
+	XX(EIO, -3, "input/output error")                                              \
+	XX(ENOENT, -4, "not found")                                                    \
+	XX(ETOOBIG, -5, "size limit exceeded")                                         \
+	XX(ETIMEDOUT, -6, "timed out")                                                 \
+	XX(EPARSE, -7, "parse error")                                                  \
+	XX(EDB, -8, "database error")                                                  \
+	XX(ESCHEMA, -9, "database written by a newer ratchet")                         \
+	XX(EHTTP, -10, "http error")                                                   \
+	XX(EPROC, -11, "child process failed")                                         \
+	XX(EIDENTITY, -12, "endpoint is not the engine ratchet started")               \
+	XX(EBUSY, -13, "already in use")                                               \
+	XX(ENOTBUILT, -14, "not built")                                                \
+	XX(ENODEV, -15, "no device")                                                   \
+	XX(ECHECK, -16, "correctness check failed")                                    \
+	XX(ESTATE, -17, "not valid in this state")                                     \
+	XX(EINTR, -18, "interrupted")                                                  \
+	XX(ENOTSUP, -19, "not supported")                                              \
+	XX(EUSAGE, -20, "usage error")
+
 enum rt_err {
-	RT_OK = 0,
-	RT_EINVAL = -1,     /* invalid argument or input */
-	RT_ENOMEM = -2,     /* out of memory */
-	RT_EIO = -3,        /* input/output error */
-	RT_ENOENT = -4,     /* no such file or record */
-	RT_ETOOBIG = -5,    /* size cap exceeded */
-	RT_ETIMEDOUT = -6,  /* timed out */
-	RT_EPARSE = -7,     /* parse error */
-	RT_EDB = -8,        /* database error */
-	RT_ESCHEMA = -9,    /* database written by a newer ratchet */
-	RT_EHTTP = -10,     /* HTTP error */
-	RT_EPROC = -11,     /* child process failed */
-	RT_EIDENTITY = -12, /* endpoint is not the engine we started */
-	RT_EBUSY = -13,     /* port or resource already in use */
-	RT_ENOTBUILT = -14, /* backend not built */
-	RT_ENODEV = -15,    /* no device */
-	RT_ECHECK = -16,    /* correctness check failed */
-	RT_ESTATE = -17,    /* operation not valid in this state */
-	RT_EINTR = -18,     /* interrupted by a signal */
-	RT_ENOTSUP = -19,   /* not supported */
-	RT_EUSAGE = -20,    /* usage error */
+#define RT_ERR_ENUM(name, value, msg) RT_##name = (value),
+	RT_ERR_MAP(RT_ERR_ENUM)
+#undef RT_ERR_ENUM
 };
 
-/* Message for an rt_err code; never NULL. */
+/* Message for an rt_err code ("not found"); "unknown error" for a value
+ * not in the list. Never NULL. */
 const char *rt_strerror(int err);
+/* Name of an rt_err code ("RT_ENOENT"); "RT_E?" for a value not in the
+ * list. Never NULL. */
+const char *rt_err_name(int err);
 
 /* ---- allocation: these die with a message when memory runs out ---- */
 void *xmalloc(size_t n);
@@ -130,6 +146,11 @@ size_t rt_edit_distance(const char *a, const char *b);
 const char *rt_did_you_mean(const char *word, const char *const *candidates, size_t n);
 /* Format seconds for people: 812us, 3.20ms, 4.00s, 2m05s, 1h02m. */
 void rt_fmt_duration(double seconds, char *out, size_t n);
+/* qsort comparator: doubles in ascending order. */
+int rt_cmp_double(const void *a, const void *b);
+/* Words in s: runs of non-whitespace (0 for NULL). The simulated engines
+ * count prompt and output tokens this way. */
+size_t rt_count_words(const char *s);
 
 /* ---- argv-like lists (rt_list.c) ---- */
 /* A position in an input file, kept so later errors can name file:line:col. */

@@ -1,41 +1,40 @@
-/* The one table that maps rt_err codes to messages. */
+/*
+ * Errors: rt_strerror() and rt_err_name(), both generated from the one list
+ * RT_ERR_MAP in rt.h, and rt_errf(), which appends a message to an error
+ * buffer and returns the code.
+ */
 #include "runner/base/rt.h"
 
 #include <stdio.h>
 
 static const struct {
-	int code;
-	const char *msg;
+	int code;         /* the rt_err value */
+	const char *name; /* "RT_ENOENT" */
+	const char *msg;  /* "not found" */
 } rt_errors[] = {
-	{ RT_OK, "ok" },
-	{ RT_EINVAL, "invalid input" },
-	{ RT_ENOMEM, "out of memory" },
-	{ RT_EIO, "input/output error" },
-	{ RT_ENOENT, "not found" },
-	{ RT_ETOOBIG, "size limit exceeded" },
-	{ RT_ETIMEDOUT, "timed out" },
-	{ RT_EPARSE, "parse error" },
-	{ RT_EDB, "database error" },
-	{ RT_ESCHEMA, "database written by a newer ratchet" },
-	{ RT_EHTTP, "http error" },
-	{ RT_EPROC, "child process failed" },
-	{ RT_EIDENTITY, "endpoint is not the engine ratchet started" },
-	{ RT_EBUSY, "already in use" },
-	{ RT_ENOTBUILT, "not built" },
-	{ RT_ENODEV, "no device" },
-	{ RT_ECHECK, "correctness check failed" },
-	{ RT_ESTATE, "not valid in this state" },
-	{ RT_EINTR, "interrupted" },
-	{ RT_ENOTSUP, "not supported" },
-	{ RT_EUSAGE, "usage error" },
+#define RT_ERR_ROW(name, value, msg) { RT_##name, "RT_" #name, msg },
+	RT_ERR_MAP(RT_ERR_ROW)
+#undef RT_ERR_ROW
 };
 
-const char *rt_strerror(int err)
+static int find(int err)
 {
 	for (size_t i = 0; i < RT_ARRAY_SIZE(rt_errors); i++)
 		if (rt_errors[i].code == err)
-			return rt_errors[i].msg;
-	return "unknown error";
+			return (int)i;
+	return -1;
+}
+
+const char *rt_strerror(int err)
+{
+	int i = find(err);
+	return i < 0 ? "unknown error" : rt_errors[i].msg;
+}
+
+const char *rt_err_name(int err)
+{
+	int i = find(err);
+	return i < 0 ? "RT_E?" : rt_errors[i].name;
 }
 
 int rt_errf(struct rt_sb *err, int code, const char *fmt, ...)

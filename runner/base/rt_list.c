@@ -1,4 +1,7 @@
-/* argv-like lists: the one release function of each list type (rt.h). */
+/*
+ * argv-like lists (rt_strv, rt_envv, NULL-terminated argv): the one release
+ * function of each list type (see rt.h).
+ */
 #include <stdlib.h>
 
 #include "runner/base/rt.h"

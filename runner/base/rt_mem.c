@@ -1,4 +1,7 @@
-/* Allocation wrappers: they die on out-of-memory so call sites stay clean. */
+/*
+ * Allocation wrappers (xmalloc, xcalloc, xrealloc, xstrdup, xstrndup,
+ * xasprintf): they die on out-of-memory so call sites stay clean.
+ */
 #include "runner/base/rt.h"
 
 #include <stdio.h>

@@ -1,4 +1,8 @@
-/* Parser for typed option tables (see opt.h). */
+/*
+ * Typed option tables (see opt.h): parsing --name VALUE, --name=VALUE and
+ * one-letter aliases, the unknown-option error with a did-you-mean, and
+ * --help printed from the same table.
+ */
 #include "runner/base/opt.h"
 
 #include <errno.h>

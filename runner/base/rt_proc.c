@@ -1,4 +1,7 @@
-/* Child processes by argv, in their own process groups (see proc.h). */
+/*
+ * Child processes by argv, in their own process groups, and what /proc says
+ * about a process (see proc.h).
+ */
 #define _GNU_SOURCE
 #include "runner/base/proc.h"
 
@@ -67,13 +70,6 @@ static char *find_program(const char *name, char **envp)
 	}
 }
 
-static void free_strv(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
-
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err)
 {
 	if (!argv || !argv[0])
@@ -81,14 +77,14 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 	char **envp = make_env(o ? o->env : NULL, o ? o->n_env : 0);
 	char *prog = find_program(argv[0], envp);
 	if (!prog) {
-		free_strv(envp);
+		rt_argv_free(envp);
 		return rt_errf(err, RT_ENOENT, "%s: command not found in PATH", argv[0]);
 	}
 	/* A pipe with CLOEXEC tells the parent whether exec failed, and why. */
 	int ep[2];
 	if (pipe2(ep, O_CLOEXEC)) {
 		free(prog);
-		free_strv(envp);
+		rt_argv_free(envp);
 		return rt_errf(err, RT_EPROC, "%s: pipe: %s", argv[0], strerror(errno));
 	}
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -99,7 +95,7 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 		if (devnull >= 0)
 			close(devnull);
 		free(prog);
-		free_strv(envp);
+		rt_argv_free(envp);
 		return rt_errf(err, RT_EPROC, "%s: fork: %s", argv[0], strerror(errno));
 	}
 	if (p == 0) {
@@ -129,7 +125,7 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 	if (devnull >= 0)
 		close(devnull);
 	free(prog);
-	free_strv(envp);
+	rt_argv_free(envp);
 	int e = 0;
 	ssize_t n;
 	do {
@@ -199,3 +195,63 @@ void rt_describe_status(int status, char *out, size_t n)
 		snprintf(out, n, "status %#x", status);
 }
 
+int rt_proc_stat(pid_t pid, struct rt_proc_stat *out)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return RT_ENOENT;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* The name sits between the first '(' and the last ')' and may hold
+	 * spaces and parentheses itself. */
+	char *open = strchr(buf, '('), *close_ = strrchr(buf, ')');
+	if (!open || !close_ || close_ < open)
+		return RT_EPARSE;
+	size_t cl = (size_t)(close_ - open - 1);
+	if (cl >= sizeof(out->comm))
+		cl = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, cl);
+	out->comm[cl] = 0;
+	int ppid, pgrp;
+	unsigned long ut, st;
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime */
+	if (sscanf(close_ + 1, " %*c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ppid, &pgrp,
+		   &ut, &st) != 4)
+		return RT_EPARSE;
+	out->ppid = ppid;
+	out->pgrp = pgrp;
+	out->cpu_s = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	return 0;
+}
+
+ssize_t rt_read_line_timeout(int fd, char *line, size_t n, double timeout_s)
+{
+	int64_t until = rt_now_ns() + (int64_t)(timeout_s * 1e9);
+	size_t len = 0;
+	while (len + 1 < n) {
+		int64_t left_ms = (until - rt_now_ns()) / 1000000;
+		if (left_ms <= 0)
+			break;
+		struct pollfd p = { fd, POLLIN, 0 };
+		int pr = poll(&p, 1, left_ms > 200 ? 200 : (int)left_ms);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr <= 0)
+			continue;
+		ssize_t k = read(fd, line + len, 1);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k <= 0)
+			break;
+		if (line[len] == '\n') {
+			line[len] = 0;
+			return (ssize_t)len;
+		}
+		len++;
+	}
+	line[len < n ? len : n - 1] = 0;
+	return -1;
+}

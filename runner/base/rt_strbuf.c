@@ -1,4 +1,8 @@
-/* The growable string buffer (see util.h). */
+/*
+ * The growable string buffer struct rt_sb (see rt.h): never NULL, always
+ * NUL-terminated, with an optional size cap for untrusted input; detaching
+ * hands the contents to the caller.
+ */
 #include "runner/base/rt.h"
 
 #include <ctype.h>

@@ -1,7 +1,12 @@
-/* Clocks, hashing, files and small text helpers (see util.h). */
+/*
+ * Clocks, sha256, whole-file reads and atomic writes, folders, secret
+ * redaction and small text helpers (did-you-mean, durations, word counts,
+ * a qsort comparator); see rt.h.
+ */
 #define _GNU_SOURCE
 #include "runner/base/rt.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -260,6 +265,25 @@ void rt_fmt_duration(double s, char *out, size_t n)
 	} else {
 		snprintf(out, n, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
 	}
+}
+
+int rt_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+size_t rt_count_words(const char *s)
+{
+	size_t n = 0;
+	bool in = false;
+	for (; s && *s; s++) {
+		bool sp = isspace((unsigned char)*s);
+		if (!sp && !in)
+			n++;
+		in = !sp;
+	}
+	return n;
 }
 
 static bool secret_name(const char *name, size_t n)

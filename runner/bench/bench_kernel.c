@@ -2,11 +2,14 @@
  * The `kernel:` benchmark (see bench_kernel.h): buffers and scalars from
  * the spec, launch geometry (explicit, from items, or from a launch-table
  * entry), the poison and reference checks, and the NVBench-style timing
- * loop. Dtype conversions and the PRNG live here too.
+ * loop. Dtype conversions are in bench_kernel_dtype.c; random inputs come
+ * from runner/base/rand.h.
  */
 #include "runner/bench/bench_kernel.h"
 
 #include "db/devices.h"
+#include "runner/base/rand.h"
+#include "runner/stats/stats.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -14,135 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t run_bkernel_dtype_size(enum spec_dtype t)
-{
-	switch (t) {
-	case SPEC_DT_F16:
-	case SPEC_DT_BF16:
-		return 2;
-	case SPEC_DT_F64:
-	case SPEC_DT_I64:
-		return 8;
-	case SPEC_DT_U8:
-		return 1;
-	case SPEC_DT_F32:
-	case SPEC_DT_I32:
-		break;
-	}
-	return 4;
-}
-
-static bool dtype_float(enum spec_dtype t)
-{
-	return t == SPEC_DT_F32 || t == SPEC_DT_F16 || t == SPEC_DT_BF16 || t == SPEC_DT_F64;
-}
-
-static uint16_t f32_to_f16(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-	if (exp == 0xff)
-		return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-	int e = (int)exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		if (e < -10)
-			return (uint16_t)sign;
-		man |= 0x800000;
-		int shift = 14 - e;
-		uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = sign | ((uint32_t)e << 10) | (man >> 13);
-	uint32_t rem = man & 0x1fff;
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)h;
-}
-
-static float f16_to_f32(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, x;
-	if (exp == 0) {
-		float v = ldexpf((float)man, -24);
-		return sign ? -v : v;
-	}
-	if (exp == 31)
-		x = sign | 0x7f800000 | (man << 13);
-	else
-		x = sign | ((exp - 15 + 127) << 23) | (man << 13);
-	float f;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
-static uint16_t f32_to_bf16(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	if ((x & 0x7fffffff) > 0x7f800000)
-		return (uint16_t)((x >> 16) | 0x40);
-	x += 0x7fff + ((x >> 16) & 1);
-	return (uint16_t)(x >> 16);
-}
-
-static float bf16_to_f32(uint16_t b)
-{
-	uint32_t x = (uint32_t)b << 16;
-	float f;
-	memcpy(&f, &x, 4);
-	return f;
-}
-
-static double elem_get(const void *p, enum spec_dtype t, size_t i)
-{
-	const unsigned char *b = (const unsigned char *)p + i * run_bkernel_dtype_size(t);
-	switch (t) {
-	case SPEC_DT_F32: { float v; memcpy(&v, b, 4); return v; }
-	case SPEC_DT_F64: { double v; memcpy(&v, b, 8); return v; }
-	case SPEC_DT_F16: { uint16_t v; memcpy(&v, b, 2); return f16_to_f32(v); }
-	case SPEC_DT_BF16: { uint16_t v; memcpy(&v, b, 2); return bf16_to_f32(v); }
-	case SPEC_DT_I32: { int32_t v; memcpy(&v, b, 4); return v; }
-	case SPEC_DT_I64: { int64_t v; memcpy(&v, b, 8); return (double)v; }
-	case SPEC_DT_U8: return *b;
-	}
-	return 0;
-}
-
-static void elem_set(void *p, enum spec_dtype t, size_t i, double v)
-{
-	unsigned char *b = (unsigned char *)p + i * run_bkernel_dtype_size(t);
-	switch (t) {
-	case SPEC_DT_F32: { float x = (float)v; memcpy(b, &x, 4); break; }
-	case SPEC_DT_F64: memcpy(b, &v, 8); break;
-	case SPEC_DT_F16: { uint16_t x = f32_to_f16((float)v); memcpy(b, &x, 2); break; }
-	case SPEC_DT_BF16: { uint16_t x = f32_to_bf16((float)v); memcpy(b, &x, 2); break; }
-	case SPEC_DT_I32: { int32_t x = (int32_t)v; memcpy(b, &x, 4); break; }
-	case SPEC_DT_I64: { int64_t x = (int64_t)v; memcpy(b, &x, 8); break; }
-	case SPEC_DT_U8: *b = (unsigned char)v; break;
-	}
-}
-
-/* splitmix64: small, seeded, the same on every machine. */
-static uint64_t prng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Seed of an argument: its name and position, so reordering others keeps it. */
 static uint64_t arg_seed(const struct spec_karg *a, size_t index)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (const char *c = a->name ? a->name : ""; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ull;
-	return h ^ (index + 1) * 0x9e3779b97f4a7c15ull;
+	return h ^ (index + 1) * RT_SPLITMIX64_GAMMA;
 }
 
 /* Expand placeholders, then make relative paths relative to the workdir. */
@@ -327,17 +208,17 @@ static int init_buffer(struct brun *r, size_t index, void *host, struct rt_sb *e
 		break;
 	case SPEC_INIT_VALUE:
 		for (size_t i = 0; i < n; i++)
-			elem_set(host, a->dtype, i, a->value);
+			run_bkernel_elem_set(host, a->dtype, i, a->value);
 		break;
 	case SPEC_INIT_RANDOM: {
 		uint64_t s = arg_seed(a, index);
 		for (size_t i = 0; i < n; i++) {
-			uint64_t x = prng_next(&s);
-			double v = dtype_float(a->dtype)
-					   ? (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0
+			uint64_t x = rt_splitmix64(&s);
+			double v = run_bkernel_dtype_float(a->dtype)
+					   ? rt_unit_double(x) * 2.0 - 1.0
 					   : (double)(x % (a->dtype == SPEC_DT_U8 ? 256 : 200)) -
 						     (a->dtype == SPEC_DT_U8 ? 0 : 100);
-			elem_set(host, a->dtype, i, v);
+			run_bkernel_elem_set(host, a->dtype, i, v);
 		}
 		break;
 	}
@@ -371,7 +252,7 @@ static int setup_args(struct brun *r, struct rt_sb *err)
 		struct barg *b = &r->args[i];
 		b->spec = a;
 		if (a->kind == SPEC_KARG_SCALAR) {
-			elem_set(b->scalar, a->dtype, 0, a->value);
+			run_bkernel_elem_set(b->scalar, a->dtype, 0, a->value);
 			r->argv[i] = b->scalar;
 			r->arg_sizes[i] = run_bkernel_dtype_size(a->dtype);
 			continue;
@@ -430,136 +311,188 @@ static void brun_release(struct brun *r)
 	dev_close(r->dev);
 }
 
+static bool is_output(const struct barg *b)
+{
+	return b->spec->kind == SPEC_KARG_BUFFER && b->spec->output;
+}
+
+/* Fill every output with 0xff bytes (the poison), launch the kernel once and
+ * wait. *any_out: the kernel has outputs; *need_ref: some output is checked
+ * against the reference kernel. */
+static int poison_launch(struct brun *r, const struct dev_launch *l, bool *any_out,
+			 bool *need_ref, struct rt_sb *err)
+{
+	const struct spec_kernel *k = r->k;
+	int rc = 0;
+	*any_out = *need_ref = false;
+	for (size_t i = 0; !rc && i < k->n_args; i++) {
+		struct barg *b = &r->args[i];
+		if (!is_output(b))
+			continue;
+		*any_out = true;
+		rc = dev_fill(r->dev, b->copies[0], 0xff, b->bytes, err);
+		if (!b->spec->reference_file && k->ref_name)
+			*need_ref = true;
+	}
+	if (!*any_out || rc)
+		return rc;
+	use_copy(r, 0);
+	rc = dev_launch(r->dev, r->kern, l, r->argv, k->n_args, err);
+	return rc ? rc : dev_sync(r->dev, err);
+}
+
+/* The reference kernel: same inputs, its own output buffers (ref_out), the
+ * spec's geometry. */
+static int run_reference(struct brun *r, struct rt_sb *err)
+{
+	const struct spec_kernel *k = r->k;
+	struct dev_launch rl;
+	spec_geometry(k, &rl);
+	geometry_finish(k, !strcmp(r->dev->ops->name, "host"), &rl);
+	rl.arg_sizes = r->arg_sizes;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < k->n_args; i++) {
+		struct barg *b = &r->args[i];
+		if (!is_output(b))
+			continue;
+		rc = dev_alloc(r->dev, b->bytes, &b->ref_out, err);
+		if (!rc)
+			rc = dev_fill(r->dev, b->ref_out, 0, b->bytes, err);
+		b->cur = b->ref_out;
+	}
+	if (!rc)
+		rc = dev_launch(r->dev, r->ref_kern, &rl, r->argv, k->n_args, err);
+	if (!rc)
+		rc = dev_sync(r->dev, err);
+	for (size_t i = 0; i < k->n_args; i++)
+		r->args[i].cur = r->args[i].copies ? r->args[i].copies[0] : 0;
+	return rc;
+}
+
+/* RT_ECHECK naming how many elements of got still hold the poison. */
+static int check_written(const struct brun *r, const struct spec_karg *a,
+			 const unsigned char *got, struct rt_sb *err)
+{
+	size_t n = (size_t)a->count, es = run_bkernel_dtype_size(a->dtype);
+	size_t unwritten = 0, first = 0;
+	for (size_t e = 0; e < n; e++) {
+		const unsigned char *p = got + e * es;
+		size_t j = 0;
+		while (j < es && p[j] == 0xff)
+			j++;
+		if (j == es && !unwritten++)
+			first = e;
+	}
+	if (!unwritten)
+		return 0;
+	return rt_errf(err, RT_ECHECK,
+		       "kernel '%s': output '%s': %zu of %zu elements not written "
+		       "(first at index %zu)",
+		       r->name, a->name, unwritten, n, first);
+}
+
+/* The expected bytes of output b: its reference file (*refpath names it) or
+ * the reference kernel's output; *ref stays NULL when it has neither. */
+static int load_reference(const struct brun *r, const struct barg *b, unsigned char **ref,
+			  char **refpath, struct rt_sb *err)
+{
+	const struct spec_karg *a = b->spec;
+	*ref = NULL;
+	*refpath = NULL;
+	if (b->ref_out && !a->reference_file) {
+		*ref = xmalloc(b->bytes);
+		return dev_d2h(r->dev, *ref, b->ref_out, b->bytes, err);
+	}
+	if (!a->reference_file)
+		return 0;
+	size_t len = 0;
+	char *data = NULL;
+	*refpath = expand_path(a->reference_file, r->vars);
+	int rc = rt_read_file(*refpath, &data, &len, err);
+	*ref = (unsigned char *)data;
+	if (!rc && len != b->bytes)
+		rc = rt_errf(err, RT_EINVAL,
+			     "%s: kernel '%s': output '%s': reference has %zu bytes, output %zu",
+			     *refpath, r->name, a->name, len, b->bytes);
+	return rc;
+}
+
+/* Relative L2 error of got against want (INFINITY when it is NAN);
+ * *nonfinite counts the outputs that are not finite where want is. */
+static double rel_l2(const struct spec_karg *a, const unsigned char *got,
+		     const unsigned char *want, size_t *nonfinite)
+{
+	double num = 0, den = 0;
+	*nonfinite = 0;
+	for (size_t e = 0; e < (size_t)a->count; e++) {
+		double g = run_bkernel_elem_get(got, a->dtype, e), w = run_bkernel_elem_get(want, a->dtype, e);
+		if (!isfinite(g) && isfinite(w))
+			(*nonfinite)++;
+		num += (g - w) * (g - w);
+		den += w * w;
+	}
+	double rel = den > 0 ? sqrt(num / den) : sqrt(num);
+	return isnan(rel) ? INFINITY : rel;
+}
+
+/* Check one output: poison, then its reference. *rel is its error, NAN
+ * when it has no reference. */
+static int check_output(struct brun *r, const struct barg *b, double *rel, struct rt_sb *err)
+{
+	const struct spec_karg *a = b->spec;
+	*rel = NAN;
+	unsigned char *got = xmalloc(b->bytes), *ref = NULL;
+	char *refpath = NULL;
+	int rc = dev_d2h(r->dev, got, b->copies[0], b->bytes, err);
+	if (!rc)
+		rc = check_written(r, a, got, err);
+	if (!rc)
+		rc = load_reference(r, b, &ref, &refpath, err);
+	if (!rc && ref) {
+		size_t nonfinite;
+		*rel = rel_l2(a, got, ref, &nonfinite);
+		double thr = r->k->max_rel_l2 > 0 ? r->k->max_rel_l2 : 1e-5;
+		if (!(*rel <= thr))
+			rc = rt_errf(err, RT_ECHECK,
+				     "kernel '%s': output '%s': relative L2 error %.3g > max %.3g "
+				     "(vs %s%s)%s",
+				     r->name, a->name, *rel, thr,
+				     refpath ? "reference file " : "reference kernel ",
+				     refpath ? refpath : r->k->ref_name,
+				     nonfinite ? " (output has non-finite values)" : "");
+	}
+	free(ref);
+	free(refpath);
+	free(got);
+	return rc;
+}
+
 /* The poison check, then the reference comparison. */
 static int check_outputs(struct brun *r, const struct dev_launch *l,
 			 struct run_bkernel_result *out, struct rt_sb *err)
 {
-	const struct spec_kernel *k = r->k;
-	int rc = 0;
-	bool any_out = false, need_ref_kernel = false;
-	for (size_t i = 0; !rc && i < k->n_args; i++) {
-		struct barg *b = &r->args[i];
-		if (b->spec->kind != SPEC_KARG_BUFFER || !b->spec->output)
-			continue;
-		any_out = true;
-		rc = dev_fill(r->dev, b->copies[0], 0xff, b->bytes, err);
-		if (!b->spec->reference_file && k->ref_name)
-			need_ref_kernel = true;
-	}
+	bool any_out, need_ref;
+	int rc = poison_launch(r, l, &any_out, &need_ref, err);
 	if (!any_out || rc)
 		return rc;
-	use_copy(r, 0);
-	rc = dev_launch(r->dev, r->kern, l, r->argv, k->n_args, err);
-	if (!rc)
-		rc = dev_sync(r->dev, err);
-	if (rc)
+	if (need_ref && (rc = run_reference(r, err)))
 		return rc;
-
-	/* Reference kernel: same inputs, its own output buffers, the spec's geometry. */
-	if (need_ref_kernel) {
-		struct dev_launch rl;
-		spec_geometry(k, &rl);
-		geometry_finish(k, !strcmp(r->dev->ops->name, "host"), &rl);
-		rl.arg_sizes = r->arg_sizes;
-		for (size_t i = 0; !rc && i < k->n_args; i++) {
-			struct barg *b = &r->args[i];
-			if (b->spec->kind != SPEC_KARG_BUFFER || !b->spec->output)
-				continue;
-			rc = dev_alloc(r->dev, b->bytes, &b->ref_out, err);
-			if (!rc)
-				rc = dev_fill(r->dev, b->ref_out, 0, b->bytes, err);
-			b->cur = b->ref_out;
-		}
-		if (!rc)
-			rc = dev_launch(r->dev, r->ref_kern, &rl, r->argv, k->n_args, err);
-		if (!rc)
-			rc = dev_sync(r->dev, err);
-		for (size_t i = 0; i < k->n_args; i++)
-			r->args[i].cur = r->args[i].copies ? r->args[i].copies[0] : 0;
-		if (rc)
-			return rc;
-	}
-
 	double worst = 0;
 	bool compared = false;
-	for (size_t i = 0; !rc && i < k->n_args; i++) {
-		struct barg *b = &r->args[i];
-		const struct spec_karg *a = b->spec;
-		if (a->kind != SPEC_KARG_BUFFER || !a->output)
+	for (size_t i = 0; !rc && i < r->k->n_args; i++) {
+		double rel;
+		if (!is_output(&r->args[i]))
 			continue;
-		size_t n = (size_t)a->count, es = run_bkernel_dtype_size(a->dtype);
-		unsigned char *got = xmalloc(b->bytes);
-		rc = dev_d2h(r->dev, got, b->copies[0], b->bytes, err);
-		size_t unwritten = 0, first = 0;
-		for (size_t e = 0; !rc && e < n; e++) {
-			const unsigned char *p = got + e * es;
-			size_t j = 0;
-			while (j < es && p[j] == 0xff)
-				j++;
-			if (j == es && !unwritten++)
-				first = e;
-		}
-		if (!rc && unwritten)
-			rc = rt_errf(err, RT_ECHECK,
-				     "kernel '%s': output '%s': %zu of %zu elements not written "
-				     "(first at index %zu)",
-				     r->name, a->name, unwritten, n, first);
-		unsigned char *ref = NULL;
-		char *refpath = NULL;
-		if (!rc && a->reference_file) {
-			size_t len = 0;
-			refpath = expand_path(a->reference_file, r->vars);
-			char *data = NULL;
-			rc = rt_read_file(refpath, &data, &len, err);
-			if (!rc && len != b->bytes)
-				rc = rt_errf(err, RT_EINVAL,
-					     "%s: kernel '%s': output '%s': reference has %zu bytes, "
-					     "output %zu",
-					     refpath, r->name, a->name, len, b->bytes);
-			ref = (unsigned char *)data;
-		} else if (!rc && b->ref_out) {
-			ref = xmalloc(b->bytes);
-			rc = dev_d2h(r->dev, ref, b->ref_out, b->bytes, err);
-		}
-		if (!rc && ref) {
-			double num = 0, den = 0;
-			size_t nonfinite = 0;
-			for (size_t e = 0; e < n; e++) {
-				double g = elem_get(got, a->dtype, e), w = elem_get(ref, a->dtype, e);
-				if (!isfinite(g) && isfinite(w))
-					nonfinite++;
-				num += (g - w) * (g - w);
-				den += w * w;
-			}
-			double rel = den > 0 ? sqrt(num / den) : sqrt(num);
-			if (isnan(rel))
-				rel = INFINITY;
-			compared = true;
-			if (rel > worst || isnan(worst))
-				worst = rel;
-			double thr = k->max_rel_l2 > 0 ? k->max_rel_l2 : 1e-5;
-			if (!(rel <= thr))
-				rc = rt_errf(err, RT_ECHECK,
-					     "kernel '%s': output '%s': relative L2 error %.3g > max %.3g "
-					     "(vs %s%s%s)%s",
-					     r->name, a->name, rel, thr,
-					     refpath ? "reference file " : "reference kernel ",
-					     refpath ? refpath : k->ref_name, "",
-					     nonfinite ? " (output has non-finite values)" : "");
-		}
-		free(ref);
-		free(refpath);
-		free(got);
+		rc = check_output(r, &r->args[i], &rel, err);
+		if (isnan(rel))
+			continue;
+		compared = true;
+		if (rel > worst)
+			worst = rel;
 	}
 	out->checked = compared;
 	out->rel_l2 = compared ? worst : NAN;
 	return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 static int measure(struct brun *r, const struct dev_launch *l, struct run_bkernel_result *out,
@@ -616,12 +549,10 @@ static int measure(struct brun *r, const struct dev_launch *l, struct run_bkerne
 	out->sample_s = s;
 	out->samples = (int)n;
 	out->rsd = n > 1 ? rsd : 0;
-	double *sorted = xmalloc(n * sizeof(double));
-	memcpy(sorted, s, n * sizeof(double));
-	qsort(sorted, n, sizeof(double), cmp_double);
-	out->time = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	out->time_min = sorted[0];
-	free(sorted);
+	out->time = run_stats_median(s, n);
+	out->time_min = s[0];
+	for (size_t i = 1; i < n; i++)
+		out->time_min = fmin(out->time_min, s[i]);
 	return 0;
 }
 

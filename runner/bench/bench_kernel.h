@@ -82,7 +82,15 @@ struct run_bkernel_metric {
 };
 size_t run_bkernel_metrics(const struct run_bkernel_result *r, struct run_bkernel_metric out[8]);
 
+/* ---- element types (bench_kernel_dtype.c) ---- */
 /* Bytes of one element of a dtype. */
 size_t run_bkernel_dtype_size(enum spec_dtype t);
+/* f16, bf16, f32 and f64 (not the integer types). */
+bool run_bkernel_dtype_float(enum spec_dtype t);
+/* Element i of buffer p of dtype t, as a double. */
+double run_bkernel_elem_get(const void *p, enum spec_dtype t, size_t i);
+/* Set element i of buffer p of dtype t to v, converted (f16 and bf16 round
+ * to nearest even, integers truncate). */
+void run_bkernel_elem_set(void *p, enum spec_dtype t, size_t i, double v);
 
 #endif

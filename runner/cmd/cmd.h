@@ -1,7 +1,8 @@
 /*
- * The command table's types. Each command lives in runner/cmd_<name>.c, parses
- * its own options with an rt_opt table, prints, and returns an exit code
- * (RT_EXIT_*). main.c holds the one table of commands.
+ * The command table's types and its one list (RT_COMMANDS). Each command
+ * lives in runner/cmd/cmd_<name>.c, parses its own options with an rt_opt
+ * table, prints, and returns an exit code (RT_EXIT_*). main.c turns the list
+ * into the one table of commands.
  */
 #ifndef RT_CMD_H
 #define RT_CMD_H
@@ -42,20 +43,31 @@ int cmd_parse(const struct rt_ctx *ctx, const struct rt_opt *opts, const struct 
 /* ANSI colour helpers that return "" when colour is off. */
 const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "green", "yellow", "dim", "bold", "reset" */
 
-int cmd_run(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_restore(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_check(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_log(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_show(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_regressions(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_report(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_export(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_note(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_correct(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_invalidate(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_gate(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_bench(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_devices(int argc, char **argv, struct rt_ctx *ctx);
-int cmd_holes(int argc, char **argv, struct rt_ctx *ctx);
+/*
+ * The one list of commands: XX(name, flags, summary). It declares each
+ * cmd_<name>() below and fills main.c's table, in this order (the order of
+ * `ratchet --help`). A new command is one line here and one file
+ * runner/cmd/cmd_<name>.c.
+ */
+#define RT_COMMANDS(XX) \
+	XX(run, CMD_NEEDS_DB, "run a campaign: one change per iteration, measured, gated, decided") \
+	XX(restore, CMD_NEEDS_DB, "put every file a campaign touched back to its pre-campaign bytes") \
+	XX(check, 0, "validate a campaign spec and print its normalized form") \
+	XX(log, CMD_NEEDS_DB, "one line per iteration: state, change, objective delta, gate") \
+	XX(show, CMD_NEEDS_DB, "everything about one iteration") \
+	XX(regressions, CMD_NEEDS_DB, "every metric that got worse beyond the noise") \
+	XX(report, CMD_NEEDS_DB, "write the campaign journal as Markdown or self-contained HTML") \
+	XX(export, CMD_NEEDS_DB, "export every table as CSV or JSON") \
+	XX(note, CMD_NEEDS_DB, "add a note to an iteration") \
+	XX(correct, CMD_NEEDS_DB, "record that iteration M corrects iteration N's narrative") \
+	XX(invalidate, CMD_NEEDS_DB, "mark an iteration's result invalid (it stays visible)") \
+	XX(gate, CMD_NEEDS_DB, "GSM8K accuracy gate against an OpenAI-compatible endpoint (CI)") \
+	XX(bench, CMD_NEEDS_DB, "run one benchmark by hand: `ratchet bench load`") \
+	XX(devices, CMD_NEEDS_DB, "list devices of every backend; --peak measures ceilings") \
+	XX(holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for")
+
+#define RT_CMD_DECLARE(name, flags, summary) int cmd_##name(int argc, char **argv, struct rt_ctx *ctx);
+RT_COMMANDS(RT_CMD_DECLARE)
+#undef RT_CMD_DECLARE
 
 #endif

@@ -5,9 +5,6 @@
  */
 #include "runner/cmd/cmd_note.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-
 static const struct rt_cmd_help help = {
 	"ratchet correct ITERATION --by ITERATION TEXT...",
 	"record that a later iteration's findings correct an earlier one's narrative",
@@ -18,23 +15,13 @@ static const struct rt_cmd_help help = {
 
 int cmd_correct(int argc, char **argv, struct rt_ctx *ctx)
 {
-	const char *by = NULL;
-	const struct rt_opt opts[] = {
-		{ "by", 0, RT_OPT_STR, &by, "ITERATION", "the iteration whose findings correct it" },
-		{ 0 },
+	static const struct cmd_note_def def = {
+		.cmd = "correct",
+		.kind = "correction",
+		.help = &help,
+		.opt = "by",
+		.opt_arg = "ITERATION",
+		.opt_help = "the iteration whose findings correct it",
 	};
-	int npos = 0, code;
-	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
-		return code;
-	const char *missing = npos < 1 ? "missing ITERATION" : !by ? "missing --by ITERATION"
-			      : npos < 2 ? "missing TEXT" : NULL;
-	if (missing) {
-		cmd_error(ctx, "correct: %s", missing);
-		fprintf(stderr, "usage: %s\n", help.usage);
-		return RT_EXIT_USAGE;
-	}
-	char *text = cmd_note_join(argv, 2, npos + 1);
-	code = cmd_note_add(ctx, "correct", "correction", argv[1], by, text);
-	free(text);
-	return code;
+	return cmd_note_run(argc, argv, ctx, &def);
 }

@@ -5,8 +5,6 @@
  */
 #include "runner/cmd/cmd_note.h"
 
-#include <stdio.h>
-
 static const struct rt_cmd_help help = {
 	"ratchet invalidate ITERATION --reason TEXT",
 	"mark an iteration's result invalid (it stays visible)",
@@ -17,20 +15,14 @@ static const struct rt_cmd_help help = {
 
 int cmd_invalidate(int argc, char **argv, struct rt_ctx *ctx)
 {
-	const char *reason = NULL;
-	const struct rt_opt opts[] = {
-		{ "reason", 0, RT_OPT_STR, &reason, "TEXT", "why the result is not valid (required)" },
-		{ 0 },
+	static const struct cmd_note_def def = {
+		.cmd = "invalidate",
+		.kind = "invalidation",
+		.help = &help,
+		.opt = "reason",
+		.opt_arg = "TEXT",
+		.opt_help = "why the result is not valid (required)",
+		.opt_is_text = true,
 	};
-	int npos = 0, code;
-	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
-		return code;
-	const char *missing = npos < 1 ? "missing ITERATION" : npos > 1 ? "one ITERATION only"
-			      : !reason ? "missing --reason TEXT" : NULL;
-	if (missing) {
-		cmd_error(ctx, "invalidate: %s", missing);
-		fprintf(stderr, "usage: %s\n", help.usage);
-		return RT_EXIT_USAGE;
-	}
-	return cmd_note_add(ctx, "invalidate", "invalidation", argv[1], NULL, reason);
+	return cmd_note_run(argc, argv, ctx, &def);
 }

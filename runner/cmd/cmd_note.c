@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *cmd_note_join(char **argv, int first, int n)
+/* The positionals from argv[first] on, joined by spaces; the caller frees it. */
+static char *join(char **argv, int first, int n)
 {
 	struct rt_sb sb = RT_SB_INIT;
 	for (int i = first; i < n; i++) {
@@ -65,8 +66,10 @@ static void print_json(int64_t note_id, const char *kind, const struct db_iterat
 	json_decref(o);
 }
 
-int cmd_note_add(struct rt_ctx *ctx, const char *cmd, const char *kind, const char *ref,
-		 const char *by_ref, const char *text)
+/* Add a note of kind to the iteration the user named as ref ("42" or "3:5");
+ * by_ref names the correcting iteration of a correction (else NULL). */
+static int add(struct rt_ctx *ctx, const char *cmd, const char *kind, const char *ref,
+	       const char *by_ref, const char *text)
 {
 	int64_t id = 0, by = 0;
 	int code = resolve(ctx, cmd, ref, &id);
@@ -109,6 +112,46 @@ int cmd_note_add(struct rt_ctx *ctx, const char *cmd, const char *kind, const ch
 	return RT_EXIT_OK;
 }
 
+/* The first thing missing from the command line, or NULL. */
+static const char *missing(const struct cmd_note_def *def, int npos, const char *opt_value,
+			   char *buf, size_t n)
+{
+	if (npos < 1)
+		return def->opt_is_text ? "missing ITERATION" : "missing ITERATION and TEXT";
+	if (def->opt && !opt_value) {
+		snprintf(buf, n, "missing --%s %s", def->opt, def->opt_arg);
+		return buf;
+	}
+	if (def->opt_is_text)
+		return npos > 1 ? "one ITERATION only" : NULL;
+	return npos < 2 ? "missing TEXT" : NULL;
+}
+
+int cmd_note_run(int argc, char **argv, struct rt_ctx *ctx, const struct cmd_note_def *def)
+{
+	const char *value = NULL;
+	const struct rt_opt opts[] = {
+		{ def->opt, 0, def->opt ? RT_OPT_STR : RT_OPT_END, &value, def->opt_arg, def->opt_help },
+		{ 0 },
+	};
+	int npos = 0, code;
+	if (cmd_parse(ctx, opts, def->help, argc, argv, &npos, &code))
+		return code;
+	char buf[128];
+	const char *miss = missing(def, npos, value, buf, sizeof(buf));
+	if (miss) {
+		cmd_error(ctx, "%s: %s", def->cmd, miss);
+		fprintf(stderr, "usage: %s\n", def->help->usage);
+		return RT_EXIT_USAGE;
+	}
+	if (def->opt_is_text)
+		return add(ctx, def->cmd, def->kind, argv[1], NULL, value);
+	char *text = join(argv, 2, npos + 1);
+	code = add(ctx, def->cmd, def->kind, argv[1], value, text);
+	free(text);
+	return code;
+}
+
 static const struct rt_cmd_help help = {
 	"ratchet note ITERATION TEXT...",
 	"add a note to an iteration (history is append-only: notes are new rows)",
@@ -118,17 +161,6 @@ static const struct rt_cmd_help help = {
 
 int cmd_note(int argc, char **argv, struct rt_ctx *ctx)
 {
-	static const struct rt_opt opts[] = { { 0 } };
-	int npos = 0, code;
-	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
-		return code;
-	if (npos < 2) {
-		cmd_error(ctx, "note: %s", npos ? "missing TEXT" : "missing ITERATION and TEXT");
-		fprintf(stderr, "usage: %s\n", help.usage);
-		return RT_EXIT_USAGE;
-	}
-	char *text = cmd_note_join(argv, 2, npos + 1);
-	code = cmd_note_add(ctx, "note", "note", argv[1], NULL, text);
-	free(text);
-	return code;
+	static const struct cmd_note_def def = { .cmd = "note", .kind = "note", .help = &help };
+	return cmd_note_run(argc, argv, ctx, &def);
 }

@@ -12,21 +12,9 @@
 #include <unistd.h>
 
 static const struct rt_cmd commands[] = {
-	{ "run", cmd_run, CMD_NEEDS_DB, "run a campaign: one change per iteration, measured, gated, decided" },
-	{ "restore", cmd_restore, CMD_NEEDS_DB, "put every file a campaign touched back to its pre-campaign bytes" },
-	{ "check", cmd_check, 0, "validate a campaign spec and print its normalized form" },
-	{ "log", cmd_log, CMD_NEEDS_DB, "one line per iteration: state, change, objective delta, gate" },
-	{ "show", cmd_show, CMD_NEEDS_DB, "everything about one iteration" },
-	{ "regressions", cmd_regressions, CMD_NEEDS_DB, "every metric that got worse beyond the noise" },
-	{ "report", cmd_report, CMD_NEEDS_DB, "write the campaign journal as Markdown or self-contained HTML" },
-	{ "export", cmd_export, CMD_NEEDS_DB, "export every table as CSV or JSON" },
-	{ "note", cmd_note, CMD_NEEDS_DB, "add a note to an iteration" },
-	{ "correct", cmd_correct, CMD_NEEDS_DB, "record that iteration M corrects iteration N's narrative" },
-	{ "invalidate", cmd_invalidate, CMD_NEEDS_DB, "mark an iteration's result invalid (it stays visible)" },
-	{ "gate", cmd_gate, CMD_NEEDS_DB, "GSM8K accuracy gate against an OpenAI-compatible endpoint (CI)" },
-	{ "bench", cmd_bench, CMD_NEEDS_DB, "run one benchmark by hand: `ratchet bench load`" },
-	{ "devices", cmd_devices, CMD_NEEDS_DB, "list devices of every backend; --peak measures ceilings" },
-	{ "holes", cmd_holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for" },
+#define RT_CMD_ROW(name, flags, summary) { #name, cmd_##name, flags, summary },
+	RT_COMMANDS(RT_CMD_ROW)
+#undef RT_CMD_ROW
 };
 
 static void usage(FILE *out)

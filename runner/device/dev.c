@@ -2,9 +2,12 @@
  * The device registry and the thin layer over the ops table: opening a
  * device, module and kernel handles that remember their owner, identity
  * strings and facts, and the copy / compute ceilings of `devices --peak`.
+ * Also what the backends share: loading a driver library at first use
+ * (dev_driver), the start of an info op, and the GPU UUID form.
  */
 #include "runner/device/dev.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +27,64 @@ void dev_fmt(char *dst, size_t n, const char *fmt, ...)
 	memcpy(dst, sb.buf, k);
 	dst[k] = 0;
 	rt_sb_release(&sb);
+}
+
+int dev_dl_open(const char *const *libs, size_t nlibs, const struct dev_sym *syms, size_t nsyms,
+		char *why, size_t why_n)
+{
+	void *dl = NULL;
+	size_t i = 0;
+	for (; !dl && i < nlibs; i++) {
+		dl = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+		/* Keep the first reason: the first name is what a driver installs. */
+		if (!dl && i == 0)
+			DEV_FMT(why, why_n, "%s", dlerror());
+	}
+	if (!dl)
+		return RT_ENODEV;
+	for (size_t k = 0; k < nsyms; k++) {
+		*syms[k].slot = dlsym(dl, syms[k].name);
+		if (!*syms[k].slot) {
+			DEV_FMT(why, why_n, "%s has no %s (driver too old)", libs[i - 1],
+				syms[k].name);
+			return RT_ENODEV;
+		}
+	}
+	why[0] = 0;
+	return 0;
+}
+
+int dev_driver_count(struct dev_driver *drv, const char *backend, int *n, struct rt_sb *err)
+{
+	pthread_once(&drv->once, drv->load);
+	*n = 0;
+	if (drv->why[0])
+		return rt_errf(err, RT_ENODEV, "%s: no device: %s", backend, drv->why);
+	*n = drv->ndev;
+	return 0;
+}
+
+int dev_driver_info_init(struct dev_driver *drv, const char *backend, int index,
+			 struct dev_info *o, struct rt_sb *err)
+{
+	int n;
+	int rc = dev_driver_count(drv, backend, &n, err);
+	if (rc)
+		return rc;
+	if (index < 0 || index >= n)
+		return rt_errf(err, RT_ENODEV, "%s: no device %d (%d found)", backend, index, n);
+	memset(o, 0, sizeof(*o));
+	DEV_FMT(o->backend, sizeof(o->backend), "%s", backend);
+	o->index = index;
+	return 0;
+}
+
+void dev_fmt_gpu_uuid(char *out, size_t n, const unsigned char b[16])
+{
+	DEV_FMT(out, n,
+		"GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+		b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+		b[14], b[15]);
 }
 
 static const struct dev_ops *const registry[] = {
@@ -93,6 +154,8 @@ void dev_close(struct dev *d)
 int dev_module_load(struct dev *d, const char *path, struct dev_module **out, struct rt_sb *err)
 {
 	*out = NULL;
+	if (!rt_file_exists(path))
+		return rt_errf(err, RT_ENOENT, "%s: module %s: no such file", d->ops->name, path);
 	void *h = NULL;
 	int rc = d->ops->module_load(d->priv, path, &h, err);
 	if (rc)
@@ -251,10 +314,73 @@ size_t dev_facts(const struct dev_info *in, struct dev_fact *out, size_t max)
 	return k;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* One repetition of what `devices --peak` times: a copy or an FMA launch. */
+struct peak_op {
+	dev_ptr dst, src;           /* copy: the buffers */
+	size_t bytes;               /* copy: their size; 0 for a launch */
+	void *kern;                 /* launch: the backend's kernel handle */
+	const struct dev_launch *l; /* launch: its geometry */
+	void **args;                /* launch: its arguments */
+	size_t nargs;               /* launch: how many */
+};
+
+static int peak_run(struct dev *d, const struct peak_op *op, struct rt_sb *err)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	if (op->bytes)
+		return dev_d2d(d, op->dst, op->src, op->bytes, err);
+	return d->ops->launch(d->priv, op->kern, op->l, op->args, op->nargs, err);
+}
+
+/* Run op warmup times, then time it reps times (reps <= 15) with device
+ * events; *median is the median in seconds. */
+static int peak_median(struct dev *d, const struct peak_op *op, int warmup, int reps,
+		       double *median, struct rt_sb *err)
+{
+	double t[15];
+	int rc = 0;
+	for (int i = 0; !rc && i < warmup; i++)
+		rc = peak_run(d, op, err);
+	if (!rc)
+		rc = dev_sync(d, err);
+	for (int i = 0; !rc && i < reps; i++) {
+		rc = dev_timer_begin(d, err);
+		if (!rc)
+			rc = peak_run(d, op, err);
+		if (!rc)
+			rc = dev_timer_end(d, &t[i], err);
+	}
+	if (rc)
+		return rc;
+	qsort(t, (size_t)reps, sizeof(double), rt_cmp_double);
+	*median = t[reps / 2];
+	return 0;
+}
+
+/* The compute ceiling from the backend's built-in FMA kernel; *gflops stays
+ * NAN when the backend has none. */
+static int peak_fma(struct dev *d, double *gflops, struct rt_sb *err)
+{
+	if (!d->ops->fma_kernel)
+		return 0;
+	void *mod = NULL, *args[8];
+	struct peak_op op = { .args = args };
+	double flops = 0, t = 0;
+	struct dev_launch l;
+	struct rt_sb ferr = RT_SB_INIT;
+	int rc = d->ops->fma_kernel(d->priv, &mod, &op.kern, &l, args, &op.nargs, &flops, &ferr);
+	if (rc && rc != RT_ENOTSUP)
+		rt_errf(err, rc, "%s", ferr.buf);
+	rt_sb_release(&ferr);
+	if (rc)
+		return rc == RT_ENOTSUP ? 0 : rc;
+	op.l = &l;
+	rc = peak_median(d, &op, 2, 7, &t, err);
+	/* The FMA kernel's scratch (args[0]) is owned by the backend's module
+	 * state and freed with it. */
+	d->ops->module_free(d->priv, mod);
+	if (!rc)
+		*gflops = flops / t / 1e9;
+	return rc;
 }
 
 int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct rt_sb *err)
@@ -264,72 +390,21 @@ int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct r
 	if (!bytes)
 		bytes = strcmp(d->ops->name, "host") ? (size_t)1 << 30 : (size_t)64 << 20;
 	out->copy_bytes = (double)bytes;
-	dev_ptr a = 0, b = 0;
-	int rc = dev_alloc(d, bytes, &a, err);
+	struct peak_op op = { .bytes = bytes };
+	double t = 0;
+	int rc = dev_alloc(d, bytes, &op.src, err);
 	if (!rc)
-		rc = dev_alloc(d, bytes, &b, err);
+		rc = dev_alloc(d, bytes, &op.dst, err);
 	if (!rc)
-		rc = dev_fill(d, a, 1, bytes, err);
+		rc = dev_fill(d, op.src, 1, bytes, err);
 	if (!rc)
-		rc = dev_fill(d, b, 2, bytes, err);
-	double t[15];
-	int nt = 0;
-	for (int i = 0; !rc && i < 3; i++) /* warm up */
-		rc = dev_d2d(d, b, a, bytes, err);
+		rc = dev_fill(d, op.dst, 2, bytes, err);
 	if (!rc)
-		rc = dev_sync(d, err);
-	for (; !rc && nt < (int)RT_ARRAY_SIZE(t); nt++) {
-		rc = dev_timer_begin(d, err);
-		if (!rc)
-			rc = dev_d2d(d, b, a, bytes, err);
-		if (!rc)
-			rc = dev_timer_end(d, &t[nt], err);
-		if (rc)
-			break;
-	}
-	dev_free(d, a);
-	dev_free(d, b);
+		rc = peak_median(d, &op, 3, 15, &t, err);
+	dev_free(d, op.src);
+	dev_free(d, op.dst);
 	if (rc)
 		return rc;
-	qsort(t, (size_t)nt, sizeof(double), cmp_double);
-	out->copy_gbps = 2.0 * (double)bytes / t[nt / 2] / 1e9;
-
-	if (!d->ops->fma_kernel)
-		return 0;
-	void *mod = NULL, *kern = NULL, *args[8];
-	size_t nargs = 0;
-	double flops = 0;
-	struct dev_launch l;
-	struct rt_sb ferr = RT_SB_INIT;
-	rc = d->ops->fma_kernel(d->priv, &mod, &kern, &l, args, &nargs, &flops, &ferr);
-	if (rc == RT_ENOTSUP) {
-		rt_sb_release(&ferr);
-		return 0;
-	}
-	if (rc) {
-		rt_errf(err, rc, "%s", ferr.buf);
-		rt_sb_release(&ferr);
-		return rc;
-	}
-	rt_sb_release(&ferr);
-	nt = 0;
-	for (int i = 0; !rc && i < 2; i++)
-		rc = d->ops->launch(d->priv, kern, &l, args, nargs, err);
-	for (; !rc && nt < 7; nt++) {
-		rc = dev_timer_begin(d, err);
-		if (!rc)
-			rc = d->ops->launch(d->priv, kern, &l, args, nargs, err);
-		if (!rc)
-			rc = dev_timer_end(d, &t[nt], err);
-		if (rc)
-			break;
-	}
-	/* The FMA kernel's scratch (args[0]) is owned by the backend's module
-	 * state and freed with it. */
-	d->ops->module_free(d->priv, mod);
-	if (rc)
-		return rc;
-	qsort(t, (size_t)nt, sizeof(double), cmp_double);
-	out->gflops = flops / t[nt / 2] / 1e9;
-	return 0;
+	out->copy_gbps = 2.0 * (double)bytes / t / 1e9;
+	return peak_fma(d, &out->gflops, err);
 }

@@ -21,6 +21,7 @@
 #ifndef RT_DEV_H
 #define RT_DEV_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,11 +30,6 @@
 #include "runner/base/rt.h"
 
 typedef uint64_t dev_ptr;
-
-/* snprintf into a fixed field that truncates on purpose (identity strings
- * from drivers); never warns about truncation. */
-void dev_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-#define DEV_FMT dev_fmt
 
 /* Identity of one device, as far as the backend can tell. */
 struct dev_info {
@@ -74,35 +70,50 @@ struct dev_launch {
  * The ops table one backend implements. `d` is the backend's private state
  * for an opened device; module and kernel handles are the backend's own.
  * Every function returns 0 or a negative RT_E* and appends "backend: what:
- * detail" to err. telemetry may be NULL.
+ * detail" to err; the codes each may return are listed with it. Any driver
+ * call that fails gives RT_EIO, or RT_ENOMEM when the device is out of
+ * memory. A stub (backend not built) has count alone.
  */
 struct dev_ops {
 	const char *name;                                     /* registry name */
 	bool built;                                           /* false for a stub */
-	/* Number of devices; RT_ENOTBUILT or RT_ENODEV with a reason. */
+	/* Number of devices. RT_ENOTBUILT (stub), RT_ENODEV (no driver or GPU). */
 	int (*count)(int *n, struct rt_sb *err);
+	/* Identity of device index. RT_ENODEV, RT_EIO. */
 	int (*info)(int index, struct dev_info *out, struct rt_sb *err);
+	/* RT_EIO, RT_ENOMEM. */
 	int (*open)(int index, void **d, struct rt_sb *err);
 	void (*close)(void *d);
+	/* The file exists (dev_module_load checked). RT_EIO (driver or dlopen
+	 * refused it), RT_EPROC (host: a .c module did not compile), RT_ENOMEM. */
 	int (*module_load)(void *d, const char *path, void **mod, struct rt_sb *err);
 	void (*module_free)(void *d, void *mod);
+	/* RT_ENOENT (host: no such function), RT_EIO. */
 	int (*kernel_get)(void *d, void *mod, const char *name, void **kern, struct rt_sb *err);
+	/* RT_ENOMEM, RT_EIO. */
 	int (*alloc)(void *d, size_t n, dev_ptr *out, struct rt_sb *err);
 	void (*free)(void *d, dev_ptr p);
+	/* Copies and fill (n > 0): RT_EIO. */
 	int (*h2d)(void *d, dev_ptr dst, const void *src, size_t n, struct rt_sb *err);
 	int (*d2h)(void *d, void *dst, dev_ptr src, size_t n, struct rt_sb *err);
 	int (*d2d)(void *d, dev_ptr dst, dev_ptr src, size_t n, struct rt_sb *err);
 	int (*fill)(void *d, dev_ptr dst, uint8_t byte, size_t n, struct rt_sb *err);
+	/* Grid and block are >= 1 (dev_launch checked). RT_EIO; ze: RT_EINVAL
+	 * (no arg_sizes), RT_ENOTSUP (dynamic shared memory). */
 	int (*launch)(void *d, void *kern, const struct dev_launch *l, void **args, size_t nargs,
 		      struct rt_sb *err);
+	/* RT_EIO. */
 	int (*sync)(void *d, struct rt_sb *err);
 	/* Device-event timing: begin records a start event, end records a stop
-	 * event, waits for it and returns the seconds between them. */
+	 * event, waits for it and returns the seconds between them. RT_EIO. */
 	int (*timer_begin)(void *d, struct rt_sb *err);
 	int (*timer_end)(void *d, double *seconds, struct rt_sb *err);
+	/* Optional (NULL: dev_telemetry answers RT_ENOTSUP); fills what it can,
+	 * returns 0. */
 	int (*telemetry)(void *d, struct dev_telemetry *out, struct rt_sb *err);
-	/* Module and kernel name of a built-in FMA loop for `devices --peak`,
-	 * with the FLOPs one launch of `l` does; RT_ENOTSUP when none. */
+	/* Optional: module and kernel of a built-in FMA loop for `devices
+	 * --peak`, with the FLOPs one launch of `l` does. RT_ENOTSUP, RT_EIO,
+	 * RT_ENOMEM. */
 	int (*fma_kernel)(void *d, void **mod, void **kern, struct dev_launch *l, void **args,
 			  size_t *nargs, double *flops, struct rt_sb *err);
 };
@@ -141,8 +152,9 @@ struct dev_kernel {
 int dev_open(const char *backend, int index, struct dev **out, struct rt_sb *err);
 void dev_close(struct dev *d);
 
-/* Load a module file (.so for host; .cubin/.ptx/.fatbin for cuda; a code
- * object for hip; .spv for ze). *out is freed with dev_module_free. */
+/* Load a module file (.so or .c for host; .cubin/.ptx/.fatbin for cuda; a
+ * code object for hip; .spv for ze); RT_ENOENT when there is no such file.
+ * *out is freed with dev_module_free. */
 int dev_module_load(struct dev *d, const char *path, struct dev_module **out, struct rt_sb *err);
 void dev_module_free(struct dev_module *m);
 /* Find a kernel; *out is freed with dev_kernel_free (before its module). */
@@ -188,5 +200,43 @@ struct dev_peak {
 /* Measure copy bandwidth (median of a few d2d copies of `bytes`) and, where
  * the backend has an FMA kernel, a compute ceiling. bytes 0: a default. */
 int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct rt_sb *err);
+
+/* ---- helpers for the backends (dev_*.c) ---- */
+/* snprintf into a fixed field that truncates on purpose (identity strings
+ * from drivers); never warns about truncation. */
+void dev_fmt(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define DEV_FMT dev_fmt
+
+/* One driver entry point a backend resolves with dlsym. */
+struct dev_sym {
+	const char *name; /* symbol name */
+	void **slot;      /* where its address goes */
+};
+
+/* A driver library that a backend opens at first use, so the binary starts
+ * on machines without it. */
+struct dev_driver {
+	pthread_once_t once; /* runs load once */
+	void (*load)(void);  /* opens the library (dev_dl_open), initialises the
+				driver and counts devices into ndev, or says why not */
+	char why[512];       /* why the driver is unusable, "" when usable */
+	int ndev;            /* devices found */
+};
+
+/* Open the first of libs that dlopen accepts (it stays open for the life of
+ * the process) and resolve every sym. Returns 0, or RT_ENODEV with the
+ * reason in why: the first library's dlopen error, or "LIB has no SYM". */
+int dev_dl_open(const char *const *libs, size_t nlibs, const struct dev_sym *syms, size_t nsyms,
+		char *why, size_t why_n);
+/* The count op of such a backend: loads the driver once, then *n devices,
+ * or RT_ENODEV "<backend>: no device: <why>". */
+int dev_driver_count(struct dev_driver *drv, const char *backend, int *n, struct rt_sb *err);
+/* Start of the info op of such a backend: the driver is usable and has
+ * device index (else RT_ENODEV), and *o is zeroed with backend and index. */
+int dev_driver_info_init(struct dev_driver *drv, const char *backend, int index,
+			 struct dev_info *o, struct rt_sb *err);
+/* A 16-byte GPU UUID in nvidia-smi's form,
+ * GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (the cuda and hip backends). */
+void dev_fmt_gpu_uuid(char *out, size_t n, const unsigned char b[16]);
 
 #endif

@@ -10,9 +10,7 @@
 #include "runner/device/dev.h"
 
 #include <cuda.h>
-#include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +38,8 @@ static struct {
 #undef CU_FIELD
 } cu;
 
-static pthread_once_t cu_once = PTHREAD_ONCE_INIT;
-static char cu_why[512];  /* why the driver is unusable, "" when it is usable */
-static int cu_ndev;       /* devices found by cuInit */
+static void cu_load(void);
+static struct dev_driver cu_loader = { .once = PTHREAD_ONCE_INIT, .load = cu_load };
 
 static const char *cu_name(CUresult r)
 {
@@ -73,44 +70,30 @@ static int cu_fail(struct rt_sb *err, CUresult r, const char *what)
 
 static void cu_load(void)
 {
-	void *dl = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!dl) {
-		/* Keep the first reason: libcuda.so.1 is what a driver installs. */
-		DEV_FMT(cu_why, sizeof(cu_why), "%s", dlerror());
-		dl = dlopen("libcuda.so", RTLD_NOW | RTLD_LOCAL);
-		if (!dl)
-			return;
-		cu_why[0] = 0;
-	}
-#define CU_SYM(f)                                                                 \
-	*(void **)&cu.f = dlsym(dl, CU_STR(f));                                   \
-	if (!cu.f) {                                                              \
-		snprintf(cu_why, sizeof(cu_why), "libcuda has no %s (driver too old)", \
-			 CU_STR(f));                                              \
-		return;                                                           \
-	}
-	CU_FUNCS(CU_SYM)
+	static const char *const libs[] = { "libcuda.so.1", "libcuda.so" };
+	static const struct dev_sym syms[] = {
+#define CU_SYM(f) { CU_STR(f), (void **)&cu.f },
+		CU_FUNCS(CU_SYM)
 #undef CU_SYM
+	};
+	if (dev_dl_open(libs, RT_ARRAY_SIZE(libs), syms, RT_ARRAY_SIZE(syms), cu_loader.why,
+			sizeof(cu_loader.why)))
+		return;
 	CUresult r = cu.cuInit(0);
 	if (r != CUDA_SUCCESS) {
-		DEV_FMT(cu_why, sizeof(cu_why), "cuInit: error %d: %s", (int)r, cu_name(r));
+		DEV_FMT(cu_loader.why, sizeof(cu_loader.why), "cuInit: error %d: %s", (int)r, cu_name(r));
 		return;
 	}
-	r = cu.cuDeviceGetCount(&cu_ndev);
+	r = cu.cuDeviceGetCount(&cu_loader.ndev);
 	if (r != CUDA_SUCCESS)
-		snprintf(cu_why, sizeof(cu_why), "cuDeviceGetCount: %s", cu_name(r));
-	else if (cu_ndev == 0)
-		snprintf(cu_why, sizeof(cu_why), "the driver found no GPU");
+		DEV_FMT(cu_loader.why, sizeof(cu_loader.why), "cuDeviceGetCount: %s", cu_name(r));
+	else if (cu_loader.ndev == 0)
+		DEV_FMT(cu_loader.why, sizeof(cu_loader.why), "the driver found no GPU");
 }
 
 static int cuda_count(int *n, struct rt_sb *err)
 {
-	pthread_once(&cu_once, cu_load);
-	*n = 0;
-	if (cu_why[0])
-		return rt_errf(err, RT_ENODEV, "cuda: no device: %s", cu_why);
-	*n = cu_ndev;
-	return 0;
+	return dev_driver_count(&cu_loader, "cuda", n, err);
 }
 
 static int attr(CUdevice dev, CUdevice_attribute a)
@@ -123,13 +106,9 @@ static int attr(CUdevice dev, CUdevice_attribute a)
 
 static int cuda_info(int index, struct dev_info *o, struct rt_sb *err)
 {
-	int n;
-	int rc = cuda_count(&n, err);
+	int rc = dev_driver_info_init(&cu_loader, "cuda", index, o, err);
 	if (rc)
 		return rc;
-	memset(o, 0, sizeof(*o));
-	DEV_FMT(o->backend, sizeof(o->backend), "cuda");
-	o->index = index;
 	CUdevice dev;
 	CUresult r = cu.cuDeviceGet(&dev, index);
 	if (r != CUDA_SUCCESS)
@@ -154,13 +133,8 @@ static int cuda_info(int index, struct dev_info *o, struct rt_sb *err)
 	o->mem_clock_mhz = attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000;
 	o->mem_bus_bits = attr(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
 	CUuuid u;
-	if (cu.cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
-		const unsigned char *b = (const unsigned char *)u.bytes;
-		DEV_FMT(o->uuid, sizeof(o->uuid),
-			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-			 b[12], b[13], b[14], b[15]);
-	}
+	if (cu.cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS)
+		dev_fmt_gpu_uuid(o->uuid, sizeof(o->uuid), (const unsigned char *)u.bytes);
 	cu.cuDeviceGetPCIBusId(o->pci_id, (int)sizeof(o->pci_id), dev);
 	return 0;
 }
@@ -215,8 +189,6 @@ static int cuda_module_load(void *d, const char *path, void **mod, struct rt_sb 
 {
 	struct cu_dev *c = d;
 	cu.cuCtxSetCurrent(c->ctx);
-	if (!rt_file_exists(path))
-		return rt_errf(err, RT_ENOENT, "cuda: module %s: no such file", path);
 	struct cu_mod *m = xcalloc(1, sizeof(*m));
 	CUresult r = cu.cuModuleLoad(&m->m, path);
 	if (r != CUDA_SUCCESS) {

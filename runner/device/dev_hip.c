@@ -8,9 +8,7 @@
  */
 #include "runner/device/dev.h"
 
-#include <dlfcn.h>
 #include <hip/hip_runtime_api.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,9 +34,8 @@ static struct {
 #undef HIP_FIELD
 } hip;
 
-static pthread_once_t hip_once = PTHREAD_ONCE_INIT;
-static char hip_why[512]; /* why the runtime is unusable, "" when usable */
-static int hip_ndev;      /* devices found */
+static void hip_load(void);
+static struct dev_driver hip_loader = { .once = PTHREAD_ONCE_INIT, .load = hip_load };
 
 static int hip_fail(struct rt_sb *err, hipError_t r, const char *what)
 {
@@ -48,43 +45,31 @@ static int hip_fail(struct rt_sb *err, hipError_t r, const char *what)
 
 static void hip_load(void)
 {
-	static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.6",
-					     "libamdhip64.so.5" };
-	void *dl = NULL;
-	for (size_t i = 0; !dl && i < RT_ARRAY_SIZE(names); i++)
-		dl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-	if (!dl) {
-		DEV_FMT(hip_why, sizeof(hip_why), "%s", dlerror());
-		return;
-	}
-#define HIP_SYM(f)                                                                   \
-	*(void **)&hip.f = dlsym(dl, HIP_STR(f));                                    \
-	if (!hip.f) {                                                                \
-		snprintf(hip_why, sizeof(hip_why), "libamdhip64 has no %s", HIP_STR(f)); \
-		return;                                                              \
-	}
-	HIP_FUNCS(HIP_SYM)
+	static const char *const libs[] = { "libamdhip64.so", "libamdhip64.so.6",
+					    "libamdhip64.so.5" };
+	static const struct dev_sym syms[] = {
+#define HIP_SYM(f) { HIP_STR(f), (void **)&hip.f },
+		HIP_FUNCS(HIP_SYM)
 #undef HIP_SYM
+	};
+	if (dev_dl_open(libs, RT_ARRAY_SIZE(libs), syms, RT_ARRAY_SIZE(syms), hip_loader.why,
+			sizeof(hip_loader.why)))
+		return;
 	const char *what = "hipInit";
 	hipError_t r = hip.hipInit(0);
 	if (r == hipSuccess) {
 		what = "hipGetDeviceCount";
-		r = hip.hipGetDeviceCount(&hip_ndev);
+		r = hip.hipGetDeviceCount(&hip_loader.ndev);
 	}
 	if (r != hipSuccess)
-		DEV_FMT(hip_why, sizeof(hip_why), "%s: %s", what, hip.hipGetErrorName(r));
-	else if (hip_ndev == 0)
-		snprintf(hip_why, sizeof(hip_why), "the runtime found no GPU");
+		DEV_FMT(hip_loader.why, sizeof(hip_loader.why), "%s: %s", what, hip.hipGetErrorName(r));
+	else if (hip_loader.ndev == 0)
+		DEV_FMT(hip_loader.why, sizeof(hip_loader.why), "the runtime found no GPU");
 }
 
 static int hip_count(int *n, struct rt_sb *err)
 {
-	pthread_once(&hip_once, hip_load);
-	*n = 0;
-	if (hip_why[0])
-		return rt_errf(err, RT_ENODEV, "hip: no device: %s", hip_why);
-	*n = hip_ndev;
-	return 0;
+	return dev_driver_count(&hip_loader, "hip", n, err);
 }
 
 static int hattr(int dev, hipDeviceAttribute_t a)
@@ -97,13 +82,9 @@ static int hattr(int dev, hipDeviceAttribute_t a)
 
 static int hip_info(int index, struct dev_info *o, struct rt_sb *err)
 {
-	int n;
-	int rc = hip_count(&n, err);
+	int rc = dev_driver_info_init(&hip_loader, "hip", index, o, err);
 	if (rc)
 		return rc;
-	memset(o, 0, sizeof(*o));
-	DEV_FMT(o->backend, sizeof(o->backend), "hip");
-	o->index = index;
 	hipDevice_t dev;
 	hipError_t r = hip.hipDeviceGet(&dev, index);
 	if (r != hipSuccess)
@@ -125,13 +106,8 @@ static int hip_info(int index, struct dev_info *o, struct rt_sb *err)
 	o->mem_clock_mhz = hattr(index, hipDeviceAttributeMemoryClockRate) / 1000;
 	o->mem_bus_bits = hattr(index, hipDeviceAttributeMemoryBusWidth);
 	hipUUID u;
-	if (hip.hipDeviceGetUuid(&u, dev) == hipSuccess) {
-		const unsigned char *b = (const unsigned char *)u.bytes;
-		DEV_FMT(o->uuid, sizeof(o->uuid),
-			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-			 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-			 b[12], b[13], b[14], b[15]);
-	}
+	if (hip.hipDeviceGetUuid(&u, dev) == hipSuccess)
+		dev_fmt_gpu_uuid(o->uuid, sizeof(o->uuid), (const unsigned char *)u.bytes);
 	hip.hipDeviceGetPCIBusId(o->pci_id, (int)sizeof(o->pci_id), dev);
 	return 0;
 }
@@ -168,8 +144,6 @@ static void hip_close(void *d)
 
 static int hip_module_load(void *d, const char *path, void **mod, struct rt_sb *err)
 {
-	if (!rt_file_exists(path))
-		return rt_errf(err, RT_ENOENT, "hip: module %s: no such file", path);
 	hipModule_t m;
 	hipError_t r = hip.hipModuleLoad(&m, path);
 	if (r != hipSuccess) {

@@ -249,8 +249,6 @@ static int host_module_load(void *d, const char *path, void **mod, struct rt_sb 
 		if (rc)
 			return rc;
 	} else {
-		if (!rt_file_exists(path))
-			return rt_errf(err, RT_ENOENT, "host: module %s: no such file", path);
 		/* dlopen searches the library path unless the name has a slash. */
 		so = strchr(path, '/') ? xstrdup(path) : xasprintf("./%s", path);
 	}

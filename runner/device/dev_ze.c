@@ -10,9 +10,7 @@
  */
 #include "runner/device/dev.h"
 
-#include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +41,8 @@ static struct {
 } ze;
 
 #define ZE_MAX_DEVS 64
-static pthread_once_t ze_once = PTHREAD_ONCE_INIT;
-static char ze_why[512];                         /* why unusable, "" when usable */
-static int ze_ndev;                              /* GPUs found */
+static void ze_load(void);
+static struct dev_driver ze_loader = { .once = PTHREAD_ONCE_INIT, .load = ze_load };
 static ze_driver_handle_t ze_drv[ZE_MAX_DEVS];   /* each device's driver */
 static ze_device_handle_t ze_devs[ZE_MAX_DEVS];  /* the devices */
 
@@ -57,25 +54,21 @@ static int ze_fail(struct rt_sb *err, ze_result_t r, const char *what)
 
 static void ze_load(void)
 {
-	void *dl = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!dl) {
-		DEV_FMT(ze_why, sizeof(ze_why), "%s", dlerror());
-		return;
-	}
-#define ZE_SYM(f)                                                                  \
-	*(void **)&ze.f = dlsym(dl, ZE_STR(f));                                    \
-	if (!ze.f) {                                                               \
-		snprintf(ze_why, sizeof(ze_why), "libze_loader has no %s", ZE_STR(f)); \
-		return;                                                            \
-	}
-	ZE_FUNCS(ZE_SYM)
+	static const char *const libs[] = { "libze_loader.so.1" };
+	static const struct dev_sym syms[] = {
+#define ZE_SYM(f) { ZE_STR(f), (void **)&ze.f },
+		ZE_FUNCS(ZE_SYM)
 #undef ZE_SYM
+	};
+	if (dev_dl_open(libs, RT_ARRAY_SIZE(libs), syms, RT_ARRAY_SIZE(syms), ze_loader.why,
+			sizeof(ze_loader.why)))
+		return;
 	/* Sysman handles are device handles only when this is set before zeInit. */
 	setenv("ZES_ENABLE_SYSMAN", "1", 0);
 	ze_result_t r = ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
 	if (r != ZE_RESULT_SUCCESS) {
-		snprintf(ze_why, sizeof(ze_why), "zeInit: result 0x%x (no Level Zero driver)",
-			 (unsigned)r);
+		DEV_FMT(ze_loader.why, sizeof(ze_loader.why),
+			"zeInit: result 0x%x (no Level Zero driver)", (unsigned)r);
 		return;
 	}
 	uint32_t nd = 0;
@@ -89,37 +82,28 @@ static void ze_load(void)
 		uint32_t n = 0;
 		if (ze.zeDeviceGet(drivers[i], &n, NULL) != ZE_RESULT_SUCCESS)
 			continue;
-		if (n > (uint32_t)(ZE_MAX_DEVS - ze_ndev))
-			n = (uint32_t)(ZE_MAX_DEVS - ze_ndev);
-		if (ze.zeDeviceGet(drivers[i], &n, ze_devs + ze_ndev) != ZE_RESULT_SUCCESS)
+		if (n > (uint32_t)(ZE_MAX_DEVS - ze_loader.ndev))
+			n = (uint32_t)(ZE_MAX_DEVS - ze_loader.ndev);
+		if (ze.zeDeviceGet(drivers[i], &n, ze_devs + ze_loader.ndev) != ZE_RESULT_SUCCESS)
 			continue;
 		for (uint32_t k = 0; k < n; k++)
-			ze_drv[ze_ndev + (int)k] = drivers[i];
-		ze_ndev += (int)n;
+			ze_drv[ze_loader.ndev + (int)k] = drivers[i];
+		ze_loader.ndev += (int)n;
 	}
-	if (!ze_ndev)
-		snprintf(ze_why, sizeof(ze_why), "no GPU under any Level Zero driver");
+	if (!ze_loader.ndev)
+		DEV_FMT(ze_loader.why, sizeof(ze_loader.why), "no GPU under any Level Zero driver");
 }
 
 static int ze_count(int *n, struct rt_sb *err)
 {
-	pthread_once(&ze_once, ze_load);
-	*n = 0;
-	if (ze_why[0])
-		return rt_errf(err, RT_ENODEV, "ze: no device: %s", ze_why);
-	*n = ze_ndev;
-	return 0;
+	return dev_driver_count(&ze_loader, "ze", n, err);
 }
 
 static int ze_info(int index, struct dev_info *o, struct rt_sb *err)
 {
-	int n;
-	int rc = ze_count(&n, err);
+	int rc = dev_driver_info_init(&ze_loader, "ze", index, o, err);
 	if (rc)
 		return rc;
-	memset(o, 0, sizeof(*o));
-	DEV_FMT(o->backend, sizeof(o->backend), "ze");
-	o->index = index;
 	ze_device_properties_t p = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES };
 	ze_result_t r = ze.zeDeviceGetProperties(ze_devs[index], &p);
 	if (r != ZE_RESULT_SUCCESS)

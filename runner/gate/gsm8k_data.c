@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "runner/base/rand.h"
+
 void gsm8k_set_release(struct gsm8k_set *s)
 {
 	if (!s)
@@ -292,14 +294,6 @@ const struct gsm8k_set *gsm8k_cot_exemplars(void)
 }
 
 /* ---- subsets ---- */
-static uint64_t splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static int cmp_size(const void *a, const void *b)
 {
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -325,7 +319,7 @@ int gsm8k_select(size_t total, long offset, long limit, uint64_t seed, size_t **
 		uint64_t s = seed;
 		/* Partial Fisher-Yates: the first `want` slots get a uniform sample. */
 		for (size_t i = 0; i < want; i++) {
-			size_t j = i + (size_t)(splitmix64(&s) % (avail - i));
+			size_t j = i + (size_t)(rt_splitmix64(&s) % (avail - i));
 			size_t t = v[i];
 			v[i] = v[j];
 			v[j] = t;

@@ -1,5 +1,5 @@
 /*
- * Decision statistics (see stats.h): summaries, the PRNG, the bootstrap of
+ * Decision statistics (see stats.h): summaries, the bootstrap of
  * the ratio of medians, Mann-Whitney U and the sequential keep/revert rule.
  * Samples are copied before sorting; scratch space for the bootstrap lives
  * on the heap and is freed before returning.
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/base/rand.h"
 #include "runner/base/rt.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -125,71 +126,12 @@ void run_stats_summarize(const double *x, size_t n, struct run_stats_summary *o)
 	free(s);
 }
 
-/* ---- PRNG ---- */
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-void run_stats_rng_seed(struct run_stats_rng *r, uint64_t seed)
-{
-	uint64_t x = seed;
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-uint64_t run_stats_rng_next(struct run_stats_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t out = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return out;
-}
-
-double run_stats_rng_uniform(struct run_stats_rng *r)
-{
-	return (double)(run_stats_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-uint64_t run_stats_rng_below(struct run_stats_rng *r, uint64_t n)
-{
-	/* rejection sampling on the top of the range removes modulo bias */
-	uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-	uint64_t v;
-	do
-		v = run_stats_rng_next(r);
-	while (v >= limit);
-	return v % n;
-}
-
-double run_stats_rng_normal(struct run_stats_rng *r)
-{
-	double u1 = run_stats_rng_uniform(r), u2 = run_stats_rng_uniform(r);
-	if (u1 < 1e-300)
-		u1 = 1e-300;
-	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
-
 /* ---- bootstrap ---- */
 /* Median of n values drawn with replacement from x, using scratch. */
-static double resample_median(struct run_stats_rng *r, const double *x, size_t n, double *scratch)
+static double resample_median(struct rt_rand *r, const double *x, size_t n, double *scratch)
 {
 	for (size_t i = 0; i < n; i++)
-		scratch[i] = x[run_stats_rng_below(r, n)];
+		scratch[i] = x[rt_rand_below(r, n)];
 	/* n is small (repeats); insertion sort beats qsort here */
 	for (size_t i = 1; i < n; i++) {
 		double v = scratch[i];
@@ -214,8 +156,8 @@ int run_stats_boot_ratio(const double *a, size_t na, const double *b, size_t nb,
 		return RT_EINVAL;
 	if (B <= 0)
 		B = 2000;
-	struct run_stats_rng r;
-	run_stats_rng_seed(&r, seed);
+	struct rt_rand r;
+	rt_rand_seed(&r, seed);
 	double *scratch = xmalloc((na > nb ? na : nb) * sizeof(double));
 	double *rs = xmalloc((size_t)B * sizeof(double));
 	int k = 0;

@@ -1,8 +1,8 @@
 /*
  * Statistics for decisions: robust summaries (median, MAD, quantiles),
  * mean and standard deviation, NVBench-style relative standard deviation, a
- * seeded PRNG (xoshiro256** seeded through splitmix64), a percentile
- * bootstrap of the ratio of medians, the Mann-Whitney U test, and the
+ * percentile bootstrap of the ratio of medians (its draws come from the one
+ * PRNG, runner/base/rand.h), the Mann-Whitney U test, and the
  * keep/revert/continue rule with sequential stopping used by the campaign
  * loop, plus the "worse beyond the noise" regression check for any metric.
  *
@@ -44,19 +44,6 @@ double run_stats_stddev(const double *x, size_t n);
 /* Relative standard deviation stddev / |mean|, as NVBench's noise criterion. */
 double run_stats_rsd(const double *x, size_t n);
 void run_stats_summarize(const double *x, size_t n, struct run_stats_summary *out);
-
-/* ---- PRNG: xoshiro256**, seeded with splitmix64 ---- */
-struct run_stats_rng {
-	uint64_t s[4]; /* generator state, never all zero */
-};
-void run_stats_rng_seed(struct run_stats_rng *r, uint64_t seed);
-uint64_t run_stats_rng_next(struct run_stats_rng *r);
-/* Uniform in [0, 1). */
-double run_stats_rng_uniform(struct run_stats_rng *r);
-/* Uniform integer in [0, n), n > 0, without modulo bias. */
-uint64_t run_stats_rng_below(struct run_stats_rng *r, uint64_t n);
-/* Standard normal (Box-Muller). */
-double run_stats_rng_normal(struct run_stats_rng *r);
 
 /* ---- tests ---- */
 /* Percentile bootstrap of median(b) / median(a): resample each arm with

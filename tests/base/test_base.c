@@ -1,7 +1,7 @@
 /*
- * Unit tests for runner/util*: the string buffer and its cap, did-you-mean,
+ * Unit tests of runner/base/: the string buffer and its cap, did-you-mean,
  * typed option parsing, atomic writes, sha256, process start and stop by
- * group, and secret redaction.
+ * group, secret redaction, the error list and the pinned PRNG sequences.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 
 #include "runner/base/opt.h"
 #include "runner/base/proc.h"
+#include "runner/base/rand.h"
 #include "runner/base/rt.h"
 
 static void test_sb_cap(void **state)
@@ -242,8 +244,136 @@ static void test_durations(void **state)
 	assert_string_equal(b, "2m05s");
 	rt_fmt_duration(3720, b, sizeof(b));
 	assert_string_equal(b, "1h02m");
+}
+
+static void test_read_line(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "hello\nwor", 9), 9);
+	char line[16];
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 1), 5);
+	assert_string_equal(line, "hello");
+	double t0 = rt_now_s();
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 0.2), -1); /* no newline yet */
+	assert_true(rt_now_s() - t0 >= 0.15);
+	assert_string_equal(line, "wor");
+	assert_int_equal(write(p[1], "0123456789abcdefgh\n", 19), 19);
+	assert_int_equal(rt_read_line_timeout(p[0], line, 8, 1), -1); /* longer than the buffer */
+	assert_string_equal(line, "0123456");
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 1), 11); /* the rest */
+	assert_string_equal(line, "789abcdefgh");
+	close(p[1]);
+	assert_int_equal(rt_read_line_timeout(p[0], line, sizeof(line), 1), -1); /* end of file */
+	close(p[0]);
+}
+
+static void test_proc_stat(void **state)
+{
+	(void)state;
+	struct rt_proc_stat st;
+	assert_int_equal(rt_proc_stat(getpid(), &st), 0);
+	assert_int_equal(st.ppid, getppid());
+	assert_int_equal(st.pgrp, getpgrp());
+	assert_string_equal(st.comm, "test_base");
+	assert_true(st.cpu_s >= 0 && st.cpu_s < 3600);
+	assert_int_equal(rt_proc_stat(0x7ffffff0, &st), RT_ENOENT);
+}
+
+/* Every code of RT_ERR_MAP has its own name and message; the values the
+ * database and tests rely on stay put; unknown codes get fixed text. */
+static void test_errors(void **state)
+{
+	(void)state;
+	static const int codes[] = {
+#define CODE(name, value, msg) RT_##name,
+		RT_ERR_MAP(CODE)
+#undef CODE
+	};
+	size_t n = RT_ARRAY_SIZE(codes);
+	assert_int_equal(n, 21);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(codes[i], -(int)i); /* 0, -1, ... in order */
+		assert_string_not_equal(rt_strerror(codes[i]), "unknown error");
+		assert_int_equal(strncmp(rt_err_name(codes[i]), "RT_", 3), 0);
+		for (size_t j = 0; j < i; j++) {
+			assert_string_not_equal(rt_strerror(codes[i]), rt_strerror(codes[j]));
+			assert_string_not_equal(rt_err_name(codes[i]), rt_err_name(codes[j]));
+		}
+	}
+	assert_int_equal(RT_ESCHEMA, -9);
+	assert_int_equal(RT_EUSAGE, -20);
+	assert_string_equal(rt_err_name(RT_ENOENT), "RT_ENOENT");
+	assert_string_equal(rt_err_name(RT_OK), "RT_OK");
 	assert_string_equal(rt_strerror(RT_ESCHEMA), "database written by a newer ratchet");
 	assert_string_equal(rt_strerror(-999), "unknown error");
+	assert_string_equal(rt_strerror(1), "unknown error");
+	assert_string_equal(rt_err_name(-999), "RT_E?");
+}
+
+/* The PRNG's sequences are pinned: the GSM8K subset (splitmix64 from the
+ * seed), kernel inputs and simserve filler (splitmix64) and the bootstrap
+ * (xoshiro256** seeded through splitmix64) must not change across releases. */
+static void test_rand(void **state)
+{
+	(void)state;
+	uint64_t s = 0;
+	assert_true(rt_splitmix64(&s) == 0xe220a8397b1dcdafULL); /* the reference value */
+	assert_true(rt_splitmix64(&s) == 0x6e789e6aa1b965f4ULL);
+	s = 7;
+	assert_true(rt_splitmix64(&s) == 0x63cbe1e459320dd7ULL);
+	assert_true(rt_splitmix64(&s) == 0x044c3cd7f43c661cULL);
+	assert_true(rt_splitmix64(&s) == 0xe6984080bab12a02ULL);
+	assert_true(s == 7 + 3 * RT_SPLITMIX64_GAMMA);
+	assert_true(rt_unit_double(0) == 0.0);
+	assert_true(rt_unit_double(UINT64_MAX) == 1.0 - 0x1.0p-53);
+
+	struct rt_rand r, r2;
+	rt_rand_seed(&r, 42);
+	assert_true(r.s[0] == 0xbdd732262feb6e95ULL && r.s[3] == 0x581ce1ff0e4ae394ULL);
+	assert_true(rt_rand_next(&r) == 0x15780b2e0c2ec716ULL);
+	assert_true(rt_rand_next(&r) == 0x6104d9866d113a7eULL);
+	assert_true(rt_rand_next(&r) == 0xae17533239e499a1ULL);
+	assert_true(rt_rand_next(&r) == 0xecb8ad4703b360a1ULL);
+	rt_rand_seed(&r, 7);
+	static const uint64_t below[] = { 4, 4, 8, 4, 4, 1 };
+	for (size_t i = 0; i < RT_ARRAY_SIZE(below); i++)
+		assert_true(rt_rand_below(&r, 10) == below[i]);
+	assert_true(rt_rand_uniform(&r) == 0.060752079492816136);
+	assert_true(fabs(rt_rand_normal(&r) - -1.7483113292867853) < 1e-12);
+
+	/* the same seed, the same stream; another seed, another */
+	rt_rand_seed(&r, 42);
+	rt_rand_seed(&r2, 42);
+	for (int i = 0; i < 100; i++)
+		assert_true(rt_rand_next(&r) == rt_rand_next(&r2));
+	rt_rand_seed(&r2, 43);
+	assert_true(rt_rand_next(&r) != rt_rand_next(&r2));
+	double sum = 0, sum2 = 0;
+	for (int i = 0; i < 20000; i++) {
+		double z = rt_rand_normal(&r);
+		sum += z;
+		sum2 += z * z;
+		double u = rt_rand_uniform(&r);
+		assert_true(u >= 0 && u < 1);
+		assert_true(rt_rand_below(&r, 7) < 7);
+	}
+	assert_true(fabs(sum / 20000) <= 0.05);
+	assert_true(fabs(sum2 / 20000 - 1) <= 0.05);
+}
+
+static void test_small_helpers(void **state)
+{
+	(void)state;
+	double v[] = { 3, -1, 2.5, 0 };
+	qsort(v, 4, sizeof(double), rt_cmp_double);
+	assert_true(v[0] == -1 && v[1] == 0 && v[2] == 2.5 && v[3] == 3);
+	assert_int_equal(rt_count_words(NULL), 0);
+	assert_int_equal(rt_count_words(""), 0);
+	assert_int_equal(rt_count_words("  \n\t "), 0);
+	assert_int_equal(rt_count_words("one"), 1);
+	assert_int_equal(rt_count_words(" a  b\tc\nd "), 4);
 }
 
 int main(void)
@@ -256,8 +386,31 @@ int main(void)
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_stop_group),
+		cmocka_unit_test(test_proc_stat),
+		cmocka_unit_test(test_read_line),
 		cmocka_unit_test(test_redact),
 		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_rand),
+		cmocka_unit_test(test_small_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
+
+/*
+ * Cases:
+ *   test_sb_cap         the cap refuses a whole append; detach leaves "" behind
+ *   test_did_you_mean   nearest key within the distance limit, none beyond
+ *   test_opt_parse      flags, values, aliases, positionals, unknown-flag error
+ *   test_atomic_write   new file mode, existing mode kept, no temp left, error names the file
+ *   test_sha256         known digests of bytes and of a file
+ *   test_spawn          argv start with env changes and cwd, command not found
+ *   test_stop_group     SIGTERM then SIGKILL reaches the whole group; status text
+ *   test_read_line      one line from a pipe; timeout, overlong line, end of file
+ *   test_proc_stat      parent, group, name and CPU time from /proc; a missing process
+ *   test_redact         secret-looking variables' values replaced
+ *   test_durations      human-readable durations
+ *   test_errors         one name and message per RT_ERR_MAP code, fixed values, unknown codes
+ *   test_rand           pinned splitmix64 and xoshiro256** sequences, moments of normal()
+ *   test_small_helpers  whitespace-separated words, NULL and blank input; rt_cmp_double
+ */

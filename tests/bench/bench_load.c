@@ -8,58 +8,45 @@
  *     stamp of that chunk (same CLOCK_MONOTONIC), p50 and p99.
  * Env: BENCH_LOAD_SECONDS (default 3) per phase.
  */
+#define _GNU_SOURCE /* pipe2 */
+#include <fcntl.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/base/proc.h"
 #include "runner/load/load.h"
 
 static pid_t child;
 
-/* Start `path args...`; parse "listening on HOST:PORT" into url. */
+/* Start `path args...` in its own process group; parse its first line,
+ * "... listening on HOST:PORT", into url. */
 static int start(const char *path, const char *const *args, char *url, size_t n)
 {
 	if (access(path, X_OK))
 		return -1;
 	int pfd[2];
-	if (pipe(pfd))
+	if (pipe2(pfd, O_CLOEXEC))
 		return -1;
 	const char *argv[8] = { path };
 	int k = 1;
 	for (; args && *args && k < 7; args++)
 		argv[k++] = *args;
 	argv[k] = NULL;
-	child = fork();
-	if (child == 0) {
-		dup2(pfd[1], 1);
-		close(pfd[0]);
-		setpgid(0, 0);
-		execv(path, (char *const *)argv);
-		_exit(127);
-	}
+	struct rt_spawn_opts o = { .stdin_fd = -1, .stdout_fd = pfd[1], .stderr_fd = 2 };
+	int rc = rt_spawn((char *const *)argv, &o, &child, NULL);
 	close(pfd[1]);
-	char line[256] = { 0 };
-	size_t got = 0;
-	struct pollfd p = { pfd[0], POLLIN, 0 };
-	int64_t until = rt_now_ns() + 5000000000LL;
-	while (got < sizeof(line) - 1 && !strchr(line, '\n') && rt_now_ns() < until) {
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		ssize_t r = read(pfd[0], line + got, sizeof(line) - 1 - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	char line[256];
+	if (!rc && rt_read_line_timeout(pfd[0], line, sizeof(line), 5) < 0)
+		rc = -1;
 	close(pfd[0]);
-	const char *at = strstr(line, "listening on ");
+	const char *at = rc ? NULL : strstr(line, "listening on ");
 	if (!at) {
-		kill(child, SIGKILL);
-		waitpid(child, NULL, 0);
+		if (!rc)
+			rt_stop_group(child, 0);
 		return -1;
 	}
 	char hp[128];
@@ -70,8 +57,27 @@ static int start(const char *path, const char *const *args, char *url, size_t n)
 
 static void stop(void)
 {
-	kill(child, SIGTERM);
-	waitpid(child, NULL, 0);
+	rt_stop_group(child, 5);
+}
+
+/* Run one phase of secs with 16-token prompts and 8-token outputs; on
+ * failure says why, stops the server and returns -1. */
+static int run_phase(struct spec_load *c, double secs, const char *url, uint64_t seed,
+		     struct run_load_result *r)
+{
+	c->duration_s = secs;
+	c->prompt_tokens = 16;
+	c->output_tokens = 8;
+	c->request_timeout_s = 30;
+	struct run_load_opts o = { .no_calibrate = false };
+	struct rt_sb err = RT_SB_INIT;
+	int rc = run_load_run(c, url, NULL, seed, &o, r, &err);
+	if (rc) {
+		fprintf(stderr, "bench_load: %s\n", err.buf);
+		stop();
+	}
+	rt_sb_release(&err);
+	return rc ? -1 : 0;
 }
 
 int main(void)
@@ -93,24 +99,12 @@ int main(void)
 		}
 	}
 	printf("server: %s at %s\n", server, url);
-	struct rt_sb err = RT_SB_INIT;
-	struct run_load_opts o = { .no_calibrate = false };
 
 	/* 1. ceiling: closed loop, many in flight, short outputs */
-	struct spec_load c = { 0 };
-	c.pattern = SPEC_LOAD_CLOSED;
-	c.concurrency = 64;
-	c.duration_s = secs;
-	c.prompt_tokens = 16;
-	c.output_tokens = 8;
-	c.warmup = 64;
-	c.request_timeout_s = 30;
+	struct spec_load c = { .pattern = SPEC_LOAD_CLOSED, .concurrency = 64, .warmup = 64 };
 	struct run_load_result r;
-	if (run_load_run(&c, url, NULL, 1, &o, &r, &err)) {
-		fprintf(stderr, "bench_load: %s\n", err.buf);
-		stop();
+	if (run_phase(&c, secs, url, 1, &r))
 		return 3;
-	}
 	printf("streamed_requests_per_s: %.0f req/s (target: >= 5000; closed loop c=64, 8 tokens, %d failed)\n",
 	       r.completed / r.duration_s, r.failed);
 	printf("streamed_tokens_per_s: %.0f tok/s (output tokens, same run)\n",
@@ -118,18 +112,9 @@ int main(void)
 	run_load_result_release(&r);
 
 	/* 2. open loop at 1,000 req/s: send lag; 3. TTFT error vs server stamps */
-	memset(&c, 0, sizeof(c));
-	c.pattern = SPEC_LOAD_POISSON;
-	c.rate = 1000;
-	c.duration_s = secs;
-	c.prompt_tokens = 16;
-	c.output_tokens = 8;
-	c.request_timeout_s = 30;
-	if (run_load_run(&c, url, NULL, 2, &o, &r, &err)) {
-		fprintf(stderr, "bench_load: %s\n", err.buf);
-		stop();
+	c = (struct spec_load){ .pattern = SPEC_LOAD_POISSON, .rate = 1000 };
+	if (run_phase(&c, secs, url, 2, &r))
 		return 3;
-	}
 	struct run_load_dist lag;
 	run_load_dist(&r, "send_lag", &lag);
 	printf("send_lag_p99_at_1000rps: %.3f ms (target: < 1 ms; p50 %.3f ms, max %.3f ms, %d sent, %d failed)\n",
@@ -151,7 +136,6 @@ int main(void)
 	}
 	free(e);
 	run_load_result_release(&r);
-	rt_sb_release(&err);
 	stop();
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "runner/stats/stats.h"
+#include "runner/base/rand.h"
 #include "runner/base/rt.h"
 
 #define MAXR 10
@@ -23,8 +24,8 @@ int main(int argc, char **argv)
 	int B = argc > 2 ? atoi(argv[2]) : 2000;
 	const double effects[] = { 0.0, 0.02, 0.05, 0.10 };
 	const double noise = 0.03;
-	struct run_stats_rng rng;
-	run_stats_rng_seed(&rng, 20261130);
+	struct rt_rand rng;
+	rt_rand_seed(&rng, 20261130);
 	double t0 = rt_now_s();
 	printf("# %d trials per effect, 3%% lognormal noise, min_gain 2%%, confidence 0.95, "
 	       "repeats 3..10, bootstrap B=%d\n", trials, B);
@@ -33,8 +34,8 @@ int main(int argc, char **argv)
 		for (int t = 0; t < trials; t++) {
 			double best[MAXR], cand[MAXR];
 			for (int i = 0; i < MAXR; i++) {
-				best[i] = 100.0 * exp(noise * run_stats_rng_normal(&rng));
-				cand[i] = 100.0 * (1 + effects[e]) * exp(noise * run_stats_rng_normal(&rng));
+				best[i] = 100.0 * exp(noise * rt_rand_normal(&rng));
+				cand[i] = 100.0 * (1 + effects[e]) * exp(noise * rt_rand_normal(&rng));
 			}
 			struct run_stats_decide_opts o = { .minimize = false, .min_gain = 0.02,
 							   .confidence = 0.95, .min_repeats = 3,

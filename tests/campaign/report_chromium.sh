@@ -6,8 +6,7 @@
 # the page must log nothing to the console. Skipped (77) without Chromium.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_GSM8K_DIR:?}"
-CHROME=${CHROMIUM:-/usr/bin/chromium}
-[ -x "$CHROME" ] || { echo "SKIP: $CHROME not installed (apt-get install chromium)"; exit 77; }
+. "$(dirname "$0")/../lib/chromium.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-report-XXXXXX)
 trap 'rm -rf "$W"' EXIT
@@ -34,24 +33,11 @@ Y
 cd "$W"
 "$RATCHET_BIN" --db c.db run --quiet spec.yaml
 "$RATCHET_BIN" --db c.db --quiet report --format html -o report.html
-chrome() {
-	prof=$1
-	shift
-	timeout 60 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$W/profile-$prof" --enable-logging=stderr --v=0 "$@"
-}
 chrome dom --dump-dom "file://$W/report.html" > dom.html 2> dom.err || { tail -3 dom.err; echo "FAIL: --dump-dom"; exit 1; }
 chrome shot --screenshot="$W/report.png" --window-size=1200,3000 "file://$W/report.html" > /dev/null 2> shot.err ||
 	{ echo "FAIL: --screenshot"; exit 1; }
 [ -s report.png ] || { echo "FAIL: no screenshot"; exit 1; }
-if grep -h CONSOLE dom.err shot.err; then echo "FAIL: console output while rendering"; exit 1; fi
-points() {
-	awk -v id="$1" 'BEGIN { RS = "</svg>"; n = -1 }
-		index($0, "<svg id=\"" id "\"") { s = substr($0, index($0, "<svg id=\"" id "\""));
-		                                  n = gsub(/class="pt[ "]/, "", s) }
-		END { print n }' dom.html
-}
+if chrome_console dom.err shot.err; then echo "FAIL: console output while rendering"; exit 1; fi
 q() { sqlite3 c.db "$1"; }
 want_obj=$(q "SELECT count(*) FROM iterations WHERE obj_cand IS NOT NULL")
 want_gate=$(q "SELECT count(*) FROM gate_runs")
@@ -59,10 +45,10 @@ want_fall=$(q "SELECT count(*) FROM iterations WHERE state='kept'")  # one bar p
 status=0
 for spec in chart-objective:$want_obj chart-gate:$want_gate chart-waterfall:$want_fall; do
 	id=${spec%%:*} want=${spec#*:}
-	got=$(points "$id")
+	got=$(chart_points "$id" dom.html)
 	if [ "$got" = "$want" ]; then echo "ok: $id $got points"; else echo "FAIL: $id has $got points, the database says $want"; status=1; fi
 done
-lat=$(points chart-latency)
+lat=$(chart_points chart-latency dom.html)
 [ "$lat" -gt 0 ] && echo "ok: chart-latency $lat points" || { echo "FAIL: no latency points"; status=1; }
 [ "$(q "SELECT state FROM iterations WHERE variant='le8-broken'")" = gated ] || { echo "FAIL: the broken tile was not gated"; status=1; }
 exit $status

@@ -170,6 +170,10 @@ static void test_host_c_module(void **state)
 	assert_non_null(strstr(err.buf, "failed"));
 	rt_sb_reset(&err);
 	assert_int_equal(dev_module_load(d, "/nonexistent/k.so", &m2, &err), RT_ENOENT);
+	assert_non_null(strstr(err.buf, "host: module /nonexistent/k.so: no such file"));
+	rt_sb_reset(&err);
+	assert_int_equal(dev_module_load(d, "/nonexistent/k.c", &m2, &err), RT_ENOENT);
+	assert_non_null(strstr(err.buf, "host: module /nonexistent/k.c: no such file"));
 	dev_close(d);
 	rt_sb_release(&err);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
@@ -228,6 +232,29 @@ static void test_gpu_backends_absent(void **state)
 	}
 }
 
+/* What the dlopen'ed backends share: opening the first library that loads,
+ * resolving every symbol or naming the missing one, and the GPU UUID form. */
+static void test_backend_helpers(void **state)
+{
+	void *cos_p = NULL, *none_p = NULL;
+	const struct dev_sym syms[] = { { "cos", &cos_p }, { "ratchet_no_such_symbol", &none_p } };
+	const char *const libs[] = { "libratchet-no-such.so", "libm.so.6" };
+	char why[512] = "";
+	assert_int_equal(dev_dl_open(libs, 2, syms, 1, why, sizeof(why)), 0);
+	assert_non_null(cos_p);
+	assert_string_equal(why, "");
+	assert_int_equal(dev_dl_open(libs, 2, syms, 2, why, sizeof(why)), RT_ENODEV);
+	assert_string_equal(why, "libm.so.6 has no ratchet_no_such_symbol (driver too old)");
+	assert_int_equal(dev_dl_open(libs, 1, syms, 1, why, sizeof(why)), RT_ENODEV);
+	assert_non_null(strstr(why, "libratchet-no-such.so")); /* the first library's reason */
+
+	const unsigned char b[16] = { 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+				      0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10 };
+	char uuid[64];
+	dev_fmt_gpu_uuid(uuid, sizeof(uuid), b);
+	assert_string_equal(uuid, "GPU-01234567-89ab-cdef-fedc-ba9876543210");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_host_c_module),
 		cmocka_unit_test(test_host_peak),
 		cmocka_unit_test(test_gpu_backends_absent),
+		cmocka_unit_test(test_backend_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -248,7 +276,8 @@ int main(void)
  *   test_host_identity         name, CPUs, memory, identity line, facts, telemetry; bad index
  *   test_host_memory           h2d / d2d / d2h round trip, partial fill
  *   test_host_launch           grid of 10 blocks, shared memory, 3 threads, timer; zero grid refused
- *   test_host_c_module         .c module compiled on load, ratchet_host_init runs; compile error; missing file
+ *   test_host_c_module         .c module compiled on load, ratchet_host_init runs; compile error; missing .so and .c
  *   test_host_peak             copy GB/s and FMA GFLOP/s are measured and plausible
  *   test_gpu_backends_absent   cuda/hip/ze: "X: no device: ..." (built) or "X: not built" (stub)
+ *   test_backend_helpers       dev_dl_open: first library that loads, missing symbol named; GPU UUID form
  */

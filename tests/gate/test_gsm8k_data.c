@@ -84,6 +84,11 @@ static void test_select(void **state)
 	assert_true(memcmp(a, b, 100 * sizeof(size_t)) != 0); /* another seed, another subset */
 	free(a);
 	free(b);
+	/* pinned: the subset of a seed must not change across releases */
+	assert_int_equal(gsm8k_select(1319, 0, 8, 7, &a, &na, &err), 0);
+	const size_t want[] = { 36, 93, 242, 383, 517, 690, 757, 1182 };
+	assert_memory_equal(a, want, sizeof(want));
+	free(a);
 	assert_int_equal(gsm8k_select(1319, 0, 0, 0, &a, &na, &err), 0);
 	assert_int_equal(na, 1319);
 	free(a);

@@ -12,24 +12,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "runner/base/proc.h"
 #include "ss_client.h"
 
-/* utime + stime of a process from /proc, in seconds; -1 if unknown. */
+/* utime + stime of a process, in seconds; -1 if unknown. */
 static double cpu_seconds(pid_t pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	unsigned long ut, st;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return -1;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+	struct rt_proc_stat st;
+	return rt_proc_stat(pid, &st) ? -1 : st.cpu_s;
 }
 
 int main(int argc, char **argv)

@@ -1,25 +1,22 @@
 /* Process and HTTP helpers for the simserve tests (see ss_client.h). */
 #include "ss_client.h"
+#include "runner/base/proc.h"
 
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
 
 double ssc_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return rt_now_s();
 }
 
 int ssc_start(struct ssc_srv *s, const char *const *args, const char *const *env,
@@ -57,24 +54,12 @@ int ssc_start(struct ssc_srv *s, const char *const *args, const char *const *env
 	s->err_fd = err[0];
 	fcntl(s->err_fd, F_SETFL, O_NONBLOCK);
 	char line[256];
-	size_t len = 0;
 	int rc = -1;
-	while (ssc_now() - t0 < timeout_s && len + 1 < sizeof(line)) {
-		struct pollfd p = { out[0], POLLIN, 0 };
-		if (poll(&p, 1, 50) <= 0)
-			continue;
-		ssize_t k = read(out[0], line + len, 1);
-		if (k <= 0)
-			break;
-		if (line[len] == '\n') {
-			line[len] = '\0';
-			const char *colon = strrchr(line, ':');
-			if (!strncmp(line, "simserve: listening on ", 23) && colon)
-				s->port = atoi(colon + 1);
-			rc = s->port > 0 ? 0 : -1;
-			break;
-		}
-		len++;
+	if (rt_read_line_timeout(out[0], line, sizeof(line), timeout_s) >= 0) {
+		const char *colon = strrchr(line, ':');
+		if (!strncmp(line, "simserve: listening on ", 23) && colon)
+			s->port = atoi(colon + 1);
+		rc = s->port > 0 ? 0 : -1;
 	}
 	s->start_s = ssc_now() - t0;
 	close(out[0]);

@@ -1,5 +1,5 @@
 /*
- * Unit tests of runner/stats.c with answers computed by hand (or once with
+ * Unit tests of runner/stats/stats.c with answers computed by hand (or once with
  * python3 at development time): quantiles, MAD, standard deviation,
  * Mann-Whitney U (exact and normal approximation with ties), the
  * deterministic bootstrap, the decision rule and the regression check.
@@ -79,28 +79,6 @@ static void test_mann_whitney_ties(void **state)
 	NEAR(run_stats_mann_whitney(c, 3, d, 3, NULL), 1, 0);
 }
 
-static void test_rng_deterministic(void **state)
-{
-	struct run_stats_rng r1, r2;
-	run_stats_rng_seed(&r1, 42);
-	run_stats_rng_seed(&r2, 42);
-	for (int i = 0; i < 100; i++)
-		assert_true(run_stats_rng_next(&r1) == run_stats_rng_next(&r2));
-	run_stats_rng_seed(&r2, 43);
-	assert_true(run_stats_rng_next(&r1) != run_stats_rng_next(&r2));
-	double s = 0, s2 = 0;
-	for (int i = 0; i < 20000; i++) {
-		double z = run_stats_rng_normal(&r1);
-		s += z;
-		s2 += z * z;
-		double u = run_stats_rng_uniform(&r1);
-		assert_true(u >= 0 && u < 1);
-		assert_true(run_stats_rng_below(&r1, 7) < 7);
-	}
-	NEAR(s / 20000, 0, 0.05);
-	NEAR(s2 / 20000, 1, 0.05);
-}
-
 static void test_bootstrap(void **state)
 {
 	double a[] = { 100, 101, 99, 100.5, 99.5 };
@@ -113,6 +91,8 @@ static void test_bootstrap(void **state)
 	assert_true(lo >= 109.0 / 101.0 - 1e-12 && hi <= 111.0 / 99.0 + 1e-12);
 	assert_int_equal(run_stats_boot_ratio(a, 5, b, 5, 0.95, 2000, 7, &r2, &lo2, &hi2), 0);
 	assert_true(lo == lo2 && hi == hi2);
+	/* pinned: the draws come from runner/base/rand.h and must not change */
+	assert_true(lo == 1.0889956159795087 && hi == 1.1155778894472361);
 	double z[] = { 0, 0, 0 };
 	assert_int_equal(run_stats_boot_ratio(z, 3, b, 5, 0.95, 100, 7, &r, &lo, &hi), RT_EINVAL);
 	assert_int_equal(run_stats_boot_ratio(a, 0, b, 5, 0.95, 100, 7, &r, &lo, &hi), RT_EINVAL);
@@ -208,7 +188,6 @@ int main(void)
 		cmocka_unit_test(test_mad_mean_sd),
 		cmocka_unit_test(test_mann_whitney_exact),
 		cmocka_unit_test(test_mann_whitney_ties),
-		cmocka_unit_test(test_rng_deterministic),
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_decide_keep),
 		cmocka_unit_test(test_decide_continue_and_inconclusive),
@@ -223,8 +202,7 @@ int main(void)
  *   test_mad_mean_sd                      MAD, mean, sample stddev, rsd, summary
  *   test_mann_whitney_exact               exact p for small samples without ties
  *   test_mann_whitney_ties                normal approximation with ties (python3 value)
- *   test_rng_deterministic                same seed same stream, moments of normal()
- *   test_bootstrap                        observed ratio, CI bounds, determinism, bad input
+ *   test_bootstrap                        observed ratio, CI bounds, determinism, pinned CI, bad input
  *   test_decide_keep                      keep for max, revert/keep for min, reason text
  *   test_decide_continue_and_inconclusive min repeats, straddle, inconclusive at max
  *   test_regression                       worse beyond noise, direction, floor
