@@ -59,6 +59,16 @@ void rep_pad(struct rt_sb *sb, const char *s, size_t w)
 	rt_sb_release(&t);
 }
 
+void rep_pad_metric(struct rt_sb *sb, const char *bench, const char *metric, size_t w)
+{
+	struct rt_sb name = RT_SB_INIT;
+	if (bench)
+		rt_sb_addf(&name, "%s.", bench);
+	rt_sb_adds(&name, metric ? metric : "");
+	rep_pad(sb, name.buf, w);
+	rt_sb_release(&name);
+}
+
 void rep_term_change(struct rt_sb *sb, double before, double after, const char *unit)
 {
 	rep_fmt_num(sb, before);
@@ -270,13 +280,8 @@ json_t *rep_regr_json(const struct db_q_regr *r, bool with_iteration)
 
 static void regr_line(struct rt_sb *sb, const struct db_q_regr *r, bool color)
 {
-	struct rt_sb m = RT_SB_INIT;
-	rep_term_escape(&m, r->benchmark);
-	rt_sb_addc(&m, '.');
-	rep_term_escape(&m, r->metric);
 	rt_sb_adds(sb, "  ");
-	rep_pad(sb, m.buf, 22);
-	rt_sb_release(&m);
+	rep_pad_metric(sb, r->benchmark, r->metric, 22);
 	rt_sb_adds(sb, "  ");
 	rep_term_change(sb, r->before, r->after, r->unit);
 	rt_sb_addf(sb, "  %s", rep_ansi(color, "red"));

@@ -28,6 +28,8 @@ const char *rep_ansi(bool color, const char *which);
 size_t rep_width(const char *s);
 /* Append s cut to at most w columns (ending in "…" when cut), then pad with spaces to w. */
 void rep_pad(struct rt_sb *sb, const char *s, size_t w);
+/* rep_pad of "bench.metric" (bench NULL: the metric alone). */
+void rep_pad_metric(struct rt_sb *sb, const char *bench, const char *metric, size_t w);
 /* "before -> after unit" for a terminal (the unit escaped, left out when empty). */
 void rep_term_change(struct rt_sb *sb, double before, double after, const char *unit);
 /* Write sb's text to out; RT_EIO ("write <what>: output error") on failure. */

@@ -115,102 +115,112 @@ static json_t *note_json(const struct db_q_note *n)
 	return o;
 }
 
+static json_t *mstat_json(const struct db_q_mstat *m)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
+	json_object_set_new(o, "metric", rep_jstr(m->metric));
+	json_object_set_new(o, "unit", rep_jstr(m->unit));
+	json_object_set_new(o, "better", rep_jstr(m->better));
+	json_object_set_new(o, "best_median", rep_jnum(m->best_median));
+	json_object_set_new(o, "cand_median", rep_jnum(m->cand_median));
+	json_object_set_new(o, "best_mad", rep_jnum(m->best_mad));
+	json_object_set_new(o, "cand_mad", rep_jnum(m->cand_mad));
+	json_object_set_new(o, "ratio", rep_jnum(m->ratio));
+	json_object_set_new(o, "ci_lo", rep_jnum(m->ci_lo));
+	json_object_set_new(o, "ci_hi", rep_jnum(m->ci_hi));
+	json_object_set_new(o, "p_value", rep_jnum(m->p_value));
+	json_object_set_new(o, "n_best", json_integer(m->n_best));
+	json_object_set_new(o, "n_cand", json_integer(m->n_cand));
+	return o;
+}
+
+static json_t *flip_json(const struct db_q_flip *f)
+{
+	return json_pack("{s:i,s:s,s:s?,s:s?,s:s?}", "idx", f->idx, "direction",
+			 f->now_correct ? "wrong->right" : "right->wrong", "target", f->target,
+			 "before", f->before, "after", f->after);
+}
+
+/* The gate run with its flips, or null. */
+static json_t *gate_json(const struct show *s)
+{
+	const struct db_q_gate *g = &s->gate;
+	if (!g->id)
+		return json_null();
+	json_t *o = json_object(), *fl = json_array();
+	json_object_set_new(o, "run_id", json_integer(g->id));
+	json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
+	json_object_set_new(o, "wilson_lo", rep_jnum(g->wilson_lo));
+	json_object_set_new(o, "wilson_hi", rep_jnum(g->wilson_hi));
+	json_object_set_new(o, "n_done", json_integer(g->n_done));
+	json_object_set_new(o, "n_correct", json_integer(g->n_correct));
+	json_object_set_new(o, "passed", g->passed < 0 ? json_null() : json_boolean(g->passed));
+	json_object_set_new(o, "verdict", rep_jstr(g->verdict));
+	json_object_set_new(o, "min_accuracy", rep_jnum(g->min_accuracy));
+	json_object_set_new(o, "baseline_run_id",
+			    g->baseline_run_id ? json_integer(g->baseline_run_id) : json_null());
+	json_object_set_new(o, "diff", rep_jnum(g->diff));
+	json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
+	json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
+	for (size_t i = 0; i < s->nflips; i++)
+		json_array_append_new(fl, flip_json(&s->flips[i]));
+	json_object_set_new(o, "flips", fl);
+	return o;
+}
+
+/* Notes split four ways: notes, corrections of it, corrections it makes,
+ * invalidations. */
+static void notes_json(const struct show *s, json_t *doc)
+{
+	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
+	json_t *inval = json_array();
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const struct db_q_note *n = &s->notes[i];
+		bool mine = n->iteration_id == s->it.id;
+		json_t *to = notes;
+		if (!strcmp(n->kind, "correction"))
+			to = mine ? corrected_by : corrects;
+		else if (!strcmp(n->kind, "invalidation"))
+			to = inval;
+		json_array_append_new(to, note_json(n));
+	}
+	json_object_set_new(doc, "notes", notes);
+	json_object_set_new(doc, "corrected_by_notes", corrected_by);
+	json_object_set_new(doc, "corrects", corrects);
+	json_object_set_new(doc, "invalidations", inval);
+}
+
 static json_t *show_json(const struct show *s)
 {
 	json_t *doc = rep_iter_json(&s->it);
 	json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?}", "id", (json_int_t)s->c.id,
 						       "name", s->c.name));
 	json_object_set_new(doc, "strategy_note", rep_jstr(s->it.strategy_note));
-	json_t *meas = json_array(), *logs = json_array();
+	json_t *meas = json_array(), *logs = json_array(), *st = json_array(), *rg = json_array();
 	for (size_t i = 0; i < s->nser; i++)
 		json_array_append_new(strcmp(s->ser[i].benchmark, "log") ? meas : logs,
 				      series_json(&s->ser[i]));
 	json_object_set_new(doc, "measurements", meas);
 	json_object_set_new(doc, "log_events", logs);
-	json_t *st = json_array();
-	for (size_t i = 0; i < s->nms; i++) {
-		const struct db_q_mstat *m = &s->ms[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
-		json_object_set_new(o, "metric", rep_jstr(m->metric));
-		json_object_set_new(o, "unit", rep_jstr(m->unit));
-		json_object_set_new(o, "better", rep_jstr(m->better));
-		json_object_set_new(o, "best_median", rep_jnum(m->best_median));
-		json_object_set_new(o, "cand_median", rep_jnum(m->cand_median));
-		json_object_set_new(o, "best_mad", rep_jnum(m->best_mad));
-		json_object_set_new(o, "cand_mad", rep_jnum(m->cand_mad));
-		json_object_set_new(o, "ratio", rep_jnum(m->ratio));
-		json_object_set_new(o, "ci_lo", rep_jnum(m->ci_lo));
-		json_object_set_new(o, "ci_hi", rep_jnum(m->ci_hi));
-		json_object_set_new(o, "p_value", rep_jnum(m->p_value));
-		json_object_set_new(o, "n_best", json_integer(m->n_best));
-		json_object_set_new(o, "n_cand", json_integer(m->n_cand));
-		json_array_append_new(st, o);
-	}
+	for (size_t i = 0; i < s->nms; i++)
+		json_array_append_new(st, mstat_json(&s->ms[i]));
 	json_object_set_new(doc, "stats", st);
-	if (s->gate.id) {
-		const struct db_q_gate *g = &s->gate;
-		json_t *o = json_object(), *fl = json_array();
-		json_object_set_new(o, "run_id", json_integer(g->id));
-		json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
-		json_object_set_new(o, "wilson_lo", rep_jnum(g->wilson_lo));
-		json_object_set_new(o, "wilson_hi", rep_jnum(g->wilson_hi));
-		json_object_set_new(o, "n_done", json_integer(g->n_done));
-		json_object_set_new(o, "n_correct", json_integer(g->n_correct));
-		json_object_set_new(o, "passed", g->passed < 0 ? json_null() : json_boolean(g->passed));
-		json_object_set_new(o, "verdict", rep_jstr(g->verdict));
-		json_object_set_new(o, "min_accuracy", rep_jnum(g->min_accuracy));
-		json_object_set_new(o, "baseline_run_id",
-				    g->baseline_run_id ? json_integer(g->baseline_run_id) : json_null());
-		json_object_set_new(o, "diff", rep_jnum(g->diff));
-		json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
-		json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
-		for (size_t i = 0; i < s->nflips; i++)
-			json_array_append_new(fl, json_pack("{s:i,s:s,s:s?,s:s?,s:s?}", "idx",
-							    s->flips[i].idx, "direction",
-							    s->flips[i].now_correct ? "wrong->right"
-										    : "right->wrong",
-							    "target", s->flips[i].target, "before",
-							    s->flips[i].before, "after",
-							    s->flips[i].after));
-		json_object_set_new(o, "flips", fl);
-		json_object_set_new(doc, "gate", o);
-	} else {
-		json_object_set_new(doc, "gate", json_null());
-	}
-	json_t *rg = json_array();
+	json_object_set_new(doc, "gate", gate_json(s));
 	for (size_t i = 0; i < s->nregr; i++)
 		json_array_append_new(rg, rep_regr_json(&s->regr[i], false));
 	json_object_set_new(doc, "regressions", rg);
-	json_t *env = json_object();
+	json_t *env = json_object(), *ar = json_array();
 	for (size_t i = 0; i < s->nfacts; i++)
 		json_object_set_new(env, s->facts[i].key, rep_jstr(s->facts[i].value));
 	json_object_set_new(doc, "env", env);
-	json_t *ar = json_array();
 	for (size_t i = 0; i < s->narts; i++)
 		json_array_append_new(ar, json_pack("{s:s?,s:s?,s:I,s:s?,s:b}", "name", s->arts[i].key,
 						    "kind", s->arts[i].value, "size",
 						    (json_int_t)s->arts[i].size, "sha256",
 						    s->arts[i].sha256, "truncated", s->arts[i].truncated));
 	json_object_set_new(doc, "artifacts", ar);
-	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
-	json_t *inval = json_array();
-	for (size_t i = 0; i < s->nnotes; i++) {
-		const struct db_q_note *n = &s->notes[i];
-		bool mine = n->iteration_id == s->it.id;
-		if (!strcmp(n->kind, "correction") && !mine)
-			json_array_append_new(corrects, note_json(n));
-		else if (!strcmp(n->kind, "correction"))
-			json_array_append_new(corrected_by, note_json(n));
-		else if (!strcmp(n->kind, "invalidation"))
-			json_array_append_new(inval, note_json(n));
-		else
-			json_array_append_new(notes, note_json(n));
-	}
-	json_object_set_new(doc, "notes", notes);
-	json_object_set_new(doc, "corrected_by_notes", corrected_by);
-	json_object_set_new(doc, "corrects", corrects);
-	json_object_set_new(doc, "invalidations", inval);
+	notes_json(s, doc);
 	return doc;
 }
 
@@ -330,15 +340,8 @@ static void series_row(const struct db_q_series *m, struct rt_sb *sb, bool color
 {
 	struct rep_summary su;
 	rep_summarise(m->v, m->n, &su);
-	struct rt_sb name = RT_SB_INIT;
-	if (!logs) {
-		rt_sb_adds(&name, m->benchmark);
-		rt_sb_addc(&name, '.');
-	}
-	rt_sb_adds(&name, m->metric);
 	rt_sb_adds(sb, "  ");
-	rep_pad(sb, name.buf, 24);
-	rt_sb_release(&name);
+	rep_pad_metric(sb, logs ? NULL : m->benchmark, m->metric, 24);
 	rt_sb_addf(sb, " %-4s %3zu", m->arm, su.n);
 	double cols[4] = { su.median, su.mad, su.min, su.max };
 	for (int k = 0; k < 4; k++) {
@@ -387,11 +390,8 @@ static void text_stats(const struct show *s, struct rt_sb *sb, bool color)
 	head(sb, color, "statistics (candidate vs best)");
 	for (size_t i = 0; i < s->nms; i++) {
 		const struct db_q_mstat *m = &s->ms[i];
-		struct rt_sb name = RT_SB_INIT;
-		rt_sb_addf(&name, "%s.%s", m->benchmark, m->metric);
 		rt_sb_adds(sb, "  ");
-		rep_pad(sb, name.buf, 24);
-		rt_sb_release(&name);
+		rep_pad_metric(sb, m->benchmark, m->metric, 24);
 		rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
 		rep_fmt_num(sb, m->best_median);
 		rt_sb_adds(sb, " -> ");

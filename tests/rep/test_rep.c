@@ -84,29 +84,28 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-/* Run fn into a memstream and return the text (caller frees). */
-static char *capture_log(struct db *db, const struct rep_log_opts *o, int *rc)
+/* The text of `log` (log set) or of `show show_id` (caller frees). */
+static char *capture(struct db *db, const struct rep_log_opts *log, int64_t show_id, bool json,
+		     int *rc)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct rt_sb err = RT_SB_INIT;
-	*rc = rep_log(db, m, o, &err);
+	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, json, false, &err);
 	fclose(m);
 	rt_sb_release(&err);
 	return buf;
 }
 
+static char *capture_log(struct db *db, const struct rep_log_opts *o, int *rc)
+{
+	return capture(db, o, 0, false, rc);
+}
+
 static char *capture_show(struct db *db, int64_t id, bool json, int *rc)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rt_sb err = RT_SB_INIT;
-	*rc = rep_show(db, m, id, json, false, &err);
-	fclose(m);
-	rt_sb_release(&err);
-	return buf;
+	return capture(db, NULL, id, json, rc);
 }
 
 /* ---- formatting ---- */
