@@ -1,11 +1,6 @@
 # Turns db/schema.sql and db/migrations/NNN_name.sql into C strings, so the
 # binary carries its schema and needs no files at run time.
-function(c_string var text)
-  string(REPLACE "\\" "\\\\" text "${text}")
-  string(REPLACE "\"" "\\\"" text "${text}")
-  string(REPLACE "\n" "\\n\"\n  \"" text "${text}")
-  set(${var} "\"${text}\"" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/c_string.cmake)
 
 file(READ ${SCHEMA} schema)
 c_string(schema_c "${schema}")

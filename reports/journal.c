@@ -14,6 +14,7 @@
  *   4. the regressions.
  */
 #include "reports/rep_int.h"
+#include "reports/writer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -123,156 +124,6 @@ static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, s
 	return 0;
 }
 
-/* ---- the writer: Markdown or HTML ---- */
-
-struct w {
-	struct rt_sb *sb; /* output */
-	bool html;        /* HTML, else Markdown */
-};
-
-static void lit(struct w *w, const char *md, const char *html)
-{
-	rt_sb_adds(w->sb, w->html ? html : md);
-}
-
-static void txt(struct w *w, const char *s)
-{
-	if (w->html)
-		rep_html_escape(w->sb, s);
-	else
-		rep_md_escape(w->sb, s);
-}
-
-/* Formatted text from trusted pieces (numbers, fixed words); escaped all the same. */
-static void txtf(struct w *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void txtf(struct w *w, const char *fmt, ...)
-{
-	struct rt_sb t = RT_SB_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	rt_sb_vaddf(&t, fmt, ap);
-	va_end(ap);
-	txt(w, t.buf);
-	rt_sb_release(&t);
-}
-
-static void num(struct w *w, double v)
-{
-	struct rt_sb t = RT_SB_INIT;
-	rep_fmt_num(&t, v);
-	txt(w, t.buf);
-	rt_sb_release(&t);
-}
-
-static void delta(struct w *w, double d, double lo, double hi)
-{
-	struct rt_sb t = RT_SB_INIT;
-	rep_fmt_delta(&t, d, lo, hi);
-	txt(w, t.buf);
-	rt_sb_release(&t);
-}
-
-/* Inline code: Markdown picks a backtick fence longer than any run inside. */
-static void code(struct w *w, const char *s)
-{
-	if (w->html) {
-		rt_sb_adds(w->sb, "<code>");
-		rep_html_escape(w->sb, s);
-		rt_sb_adds(w->sb, "</code>");
-		return;
-	}
-	size_t run = 0, best = 0;
-	for (const char *p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		best = run > best ? run : best;
-	}
-	size_t n = strlen(s);
-	bool pad = !n || s[0] == '`' || s[0] == ' ' || s[n - 1] == '`' || s[n - 1] == ' ';
-	for (size_t i = 0; i <= best; i++)
-		rt_sb_addc(w->sb, '`');
-	if (pad)
-		rt_sb_addc(w->sb, ' ');
-	for (const char *p = s; *p; p++)
-		rt_sb_addc(w->sb, *p == '\n' || *p == '\r' ? ' ' : *p);
-	if (pad)
-		rt_sb_addc(w->sb, ' ');
-	for (size_t i = 0; i <= best; i++)
-		rt_sb_addc(w->sb, '`');
-}
-
-/* A code block inside a list item (Markdown: indented two spaces). */
-static void block(struct w *w, const char *s)
-{
-	if (w->html) {
-		rt_sb_adds(w->sb, "<pre><code>");
-		rep_html_escape(w->sb, s);
-		rt_sb_adds(w->sb, "</code></pre>");
-		return;
-	}
-	size_t run = 0, best = 2;
-	for (const char *p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		best = run > best ? run : best;
-	}
-	rt_sb_adds(w->sb, "\n\n  ");
-	for (size_t i = 0; i <= best; i++)
-		rt_sb_addc(w->sb, '`');
-	rt_sb_adds(w->sb, "\n  ");
-	for (const char *p = s; *p; p++) {
-		if (*p == '\r')
-			continue;
-		rt_sb_addc(w->sb, *p);
-		if (*p == '\n')
-			rt_sb_adds(w->sb, "  ");
-	}
-	rt_sb_adds(w->sb, "\n  ");
-	for (size_t i = 0; i <= best; i++)
-		rt_sb_addc(w->sb, '`');
-}
-
-static void h(struct w *w, int level, const char *id, const char *title)
-{
-	if (w->html) {
-		rt_sb_addf(w->sb, "<h%d id=\"%s\">", level, id);
-		rep_html_escape(w->sb, title);
-		rt_sb_addf(w->sb, "</h%d>\n", level);
-	} else {
-		struct rt_sb *b = w->sb;
-		if (b->len && !(b->len >= 2 && b->buf[b->len - 1] == '\n' && b->buf[b->len - 2] == '\n'))
-			rt_sb_addc(b, '\n');
-		for (int i = 0; i < level; i++)
-			rt_sb_addc(w->sb, '#');
-		rt_sb_addc(w->sb, ' ');
-		rep_md_escape(w->sb, title);
-		rt_sb_adds(w->sb, "\n\n");
-	}
-}
-
-static void item(struct w *w, const char *label)
-{
-	if (w->html)
-		rt_sb_addf(w->sb, "<li><b>%s</b> ", label);
-	else
-		rt_sb_addf(w->sb, "- **%s** ", label);
-}
-
-static void item_end(struct w *w)
-{
-	lit(w, "\n", "</li>\n");
-}
-
-static void strike(struct w *w, bool on, bool open)
-{
-	if (on)
-		lit(w, "~~", open ? "<del>" : "</del>");
-}
-
-static const char *when(int64_t ms, char buf[32])
-{
-	rt_iso8601(ms, buf);
-	return buf;
-}
-
 static const struct db_iteration *by_id(const struct journal *j, int64_t id)
 {
 	for (size_t i = 0; i < j->n; i++) /* ids are increasing in seq order */
@@ -304,258 +155,502 @@ static double med(const struct db_q_series *s)
 	return m.median;
 }
 
-/* ---- sections ---- */
+/* ---- pieces every section uses ---- */
 
-static void summary(struct w *w, const struct journal *j)
+static void strike(struct rep_writer *w, bool on, bool open)
 {
-	char t0[32], t1[32];
-	struct rt_sb title = RT_SB_INIT;
-	rt_sb_addf(&title, "%s: tuning journal", j->c.name ? j->c.name : "campaign");
-	h(w, 1, "top", title.buf);
-	rt_sb_release(&title);
-	lit(w, "", "<p class=\"meta\">");
-	txtf(w, "Campaign #%lld, %s. Started %s", (long long)j->c.id, j->c.state,
-	     when(j->c.created_at, t0));
-	if (j->c.finished_at)
-		txtf(w, ", finished %s", when(j->c.finished_at, t1));
-	txtf(w, ". %zu iterations (baseline + %zu). Spec ", j->n, j->n ? j->n - 1 : 0);
-	code(w, j->c.spec_path ? j->c.spec_path : "?");
-	if (j->base && j->base->objective) {
-		txt(w, ". Objective ");
-		code(w, j->base->objective);
-	}
-	lit(w, ".\n", ".</p>\n");
+	if (on)
+		w->ops->strike(w, open);
+}
 
-	h(w, 2, "summary", "Summary: baseline to final");
-	if (!j->base) {
-		lit(w, "No baseline was measured.\n", "<p>No baseline was measured.</p>\n");
-		return;
+/* A list item that opens with a bold label. */
+static void item(struct rep_writer *w, const char *label)
+{
+	w->ops->item_begin(w, 0, NULL);
+	w->ops->strong(w, label);
+	w->ops->text(w, " ");
+}
+
+/* "bench.metric" as inline code. */
+static void metric_code(struct rep_writer *w, const char *bench, const char *metric)
+{
+	char *name = xasprintf("%s.%s", bench, metric);
+	w->ops->code(w, name);
+	free(name);
+}
+
+/* "iteration 3, `variant`" */
+static void iteration_ref(struct rep_writer *w, const struct db_iteration *it)
+{
+	rep_w_textf(w, "iteration %d, ", it->seq);
+	w->ops->code(w, it->variant);
+}
+
+/* ---- 1. title and summary ---- */
+
+static void title(struct rep_writer *w, const struct journal *j)
+{
+	const struct rep_writer_ops *o = w->ops;
+	char t0[32], t1[32];
+	char *t = xasprintf("%s: tuning journal", j->c.name ? j->c.name : "campaign");
+	o->heading(w, 1, "top", t);
+	free(t);
+	o->para_begin(w, "meta");
+	rt_iso8601(j->c.created_at, t0);
+	rep_w_textf(w, "Campaign #%lld, %s. Started %s", (long long)j->c.id, j->c.state, t0);
+	if (j->c.finished_at) {
+		rt_iso8601(j->c.finished_at, t1);
+		rep_w_textf(w, ", finished %s", t1);
 	}
-	lit(w, "", "<p>");
-	txt(w, "Final configuration: ");
-	if (j->fin && j->fin != j->base)
-		txtf(w, "iteration %d (%s, id %lld)", j->fin->seq, j->fin->variant, (long long)j->fin->id);
-	else
-		txt(w, "the baseline (no change was kept)");
-	lit(w, ".\n\n", ".</p>\n");
-	lit(w, "| metric | baseline | final | change |\n|---|---:|---:|---|\n",
-	    "<div class=\"tw\"><table><thead><tr><th>metric</th><th>baseline</th><th>final</th>"
-	    "<th>change</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < j->nbser; i++) {
-		const struct db_q_series *b = &j->bser[i];
-		if (i && !strcmp(b->benchmark, j->bser[i - 1].benchmark) &&
-		    !strcmp(b->metric, j->bser[i - 1].metric))
-			continue; /* one row per metric */
-		b = find_series(j->bser, j->nbser, b->benchmark, b->metric, "cand");
-		const struct db_q_series *f =
-			find_series(j->fser, j->nfser, b->benchmark, b->metric, "cand");
-		double vb = med(b), vf = med(f);
-		const char *better = NULL;
-		for (size_t k = 0; k < j->nfms; k++)
-			if (!strcmp(j->fms[k].benchmark, b->benchmark) &&
-			    !strcmp(j->fms[k].metric, b->metric))
-				better = j->fms[k].better;
-		lit(w, "| ", "<tr><td>");
-		struct rt_sb name = RT_SB_INIT;
-		rt_sb_addf(&name, "%s.%s", b->benchmark, b->metric);
-		code(w, name.buf);
-		rt_sb_release(&name);
-		if (b->unit)
-			txtf(w, " (%s)", b->unit);
-		lit(w, " | ", "</td><td class=\"n\">");
-		num(w, vb);
-		lit(w, " | ", "</td><td class=\"n\">");
-		num(w, vf);
-		lit(w, " | ", "</td><td>");
-		if (vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb) {
-			txtf(w, "%+.1f%%", (vf / vb - 1) * 100);
-			if (better) {
-				bool good = (vf > vb) == !strcmp(better, "higher");
-				txt(w, good ? " (better)" : " (worse)");
-			}
-		} else if (!isnan(vb) && vf == vb) {
-			txt(w, "unchanged");
-		} else {
-			txt(w, "—");
+	rep_w_textf(w, ". %zu iterations (baseline + %zu). Spec ", j->n, j->n ? j->n - 1 : 0);
+	o->code(w, j->c.spec_path ? j->c.spec_path : "?");
+	if (j->base && j->base->objective) {
+		o->text(w, ". Objective ");
+		o->code(w, j->base->objective);
+	}
+	o->text(w, ".");
+	o->para_end(w);
+}
+
+/* One row of the summary table: a metric's baseline and final medians. */
+static void summary_row(struct rep_writer *w, const struct journal *j, const struct db_q_series *b)
+{
+	const struct rep_writer_ops *o = w->ops;
+	b = find_series(j->bser, j->nbser, b->benchmark, b->metric, "cand");
+	const struct db_q_series *f = find_series(j->fser, j->nfser, b->benchmark, b->metric, "cand");
+	double vb = med(b), vf = med(f);
+	const char *better = NULL;
+	for (size_t k = 0; k < j->nfms; k++)
+		if (!strcmp(j->fms[k].benchmark, b->benchmark) && !strcmp(j->fms[k].metric, b->metric))
+			better = j->fms[k].better;
+	o->cell(w);
+	metric_code(w, b->benchmark, b->metric);
+	if (b->unit)
+		rep_w_textf(w, " (%s)", b->unit);
+	o->cell(w);
+	rep_w_num(w, vb);
+	o->cell(w);
+	rep_w_num(w, vf);
+	o->cell(w);
+	if (vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb) {
+		rep_w_textf(w, "%+.1f%%", (vf / vb - 1) * 100);
+		if (better) {
+			bool good = (vf > vb) == !strcmp(better, "higher");
+			o->text(w, good ? " (better)" : " (worse)");
 		}
-		lit(w, " |\n", "</td></tr>\n");
+	} else if (!isnan(vb) && vf == vb) {
+		o->text(w, "unchanged");
+	} else {
+		o->text(w, "—");
 	}
-	lit(w, "", "</tbody></table></div>\n");
-	lit(w, "\nKept changes, in order:\n\n", "<p>Kept changes, in order:</p>\n<ol class=\"kept\">\n");
+	o->row_end(w);
+}
+
+static void kept_list(struct rep_writer *w, const struct journal *j)
+{
+	const struct rep_writer_ops *o = w->ops;
+	o->para_begin(w, NULL);
+	o->text(w, "Kept changes, in order:");
+	o->para_end(w);
+	o->list_begin(w, true, "kept");
 	size_t nk = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		const struct db_iteration *it = &j->it[i];
 		if (!is(it, DB_ITER_KEPT))
 			continue;
-		nk++;
-		lit(w, "", "<li>");
-		if (!w->html)
-			rt_sb_addf(w->sb, "%zu. ", nk);
+		o->item_begin(w, ++nk, NULL);
 		strike(w, it->invalidated, true);
-		txtf(w, "iteration %d, ", it->seq);
-		code(w, it->variant);
-		txt(w, ": ");
-		delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		iteration_ref(w, it);
+		o->text(w, ": ");
+		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
 		strike(w, it->invalidated, false);
 		if (it->invalidated)
-			txt(w, " (invalidated)");
-		lit(w, "\n", "</li>\n");
+			o->text(w, " (invalidated)");
+		o->item_end(w);
 	}
-	if (!nk)
-		lit(w, "- none\n", "<li>none</li>\n");
-	lit(w, "", "</ol>\n");
+	if (!nk) {
+		o->item_begin(w, 0, NULL);
+		o->text(w, "none");
+		o->item_end(w);
+	}
+	o->list_end(w, true);
 }
 
-static void entry(struct w *w, const struct journal *j, const struct db_iteration *it)
+static void summary(struct rep_writer *w, const struct journal *j)
 {
-	struct rt_sb t = RT_SB_INIT;
-	rt_sb_addf(&t, "%d. %s %s %s", it->seq, it->variant, rep_glyph(it->state, it->invalidated),
-		   it->invalidated ? "invalid" : db_iter_state_name(it->state));
-	if (it->invalidated)
-		rt_sb_addf(&t, " (was %s)", db_iter_state_name(it->state));
-	char id[32];
-	snprintf(id, sizeof(id), "it-%d", it->seq);
-	if (w->html)
-		rt_sb_addf(w->sb, "<section class=\"it %s%s\">\n", db_iter_state_name(it->state),
-			   it->invalidated ? " invalidated" : "");
-	h(w, 3, id, t.buf);
-	rt_sb_release(&t);
-	lit(w, "", "<ul>\n");
-	item(w, "Change");
-	txtf(w, "(%s, id %lld):", it->kind, (long long)it->id);
-	if (!it->change_text || !*it->change_text)
-		txt(w, is(it, DB_ITER_BASELINE) ? " none, the configuration as found" : " (not recorded)");
-	else if (strchr(it->change_text, '\n'))
-		block(w, it->change_text);
-	else
-		lit(w, " ", " "), code(w, it->change_text);
-	item_end(w);
-	if (!isnan(it->obj_cand) || !isnan(it->obj_delta)) {
-		item(w, "Effect:");
-		strike(w, it->invalidated, true);
-		if (it->objective)
-			code(w, it->objective), txt(w, " ");
-		if (is(it, DB_ITER_BASELINE)) {
-			num(w, it->obj_cand);
-		} else {
-			num(w, it->obj_best);
-			txt(w, " → ");
-			num(w, it->obj_cand);
-			txt(w, ": ");
-			delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
-			if (!isnan(it->confidence))
-				txtf(w, " (%.0f%% CI", it->confidence * 100);
-			else
-				txt(w, " (");
-			if (it->test)
-				txtf(w, "; %s", it->test);
-			if (!isnan(it->p_value))
-				txtf(w, ", p = %.2g", it->p_value);
-			txtf(w, ", n = %d + %d%s)", it->n_cand, it->n_best, it->paired ? ", paired" : "");
-		}
-		strike(w, it->invalidated, false);
-		item_end(w);
+	static const struct rep_col cols[] = {
+		{ "metric", false }, { "baseline", true }, { "final", true }, { "change", false },
+	};
+	const struct rep_writer_ops *o = w->ops;
+	title(w, j);
+	o->heading(w, 2, "summary", "Summary: baseline to final");
+	o->para_begin(w, NULL);
+	if (!j->base) {
+		o->text(w, "No baseline was measured.");
+		o->para_end(w);
+		return;
 	}
+	o->text(w, "Final configuration: ");
+	if (j->fin && j->fin != j->base)
+		rep_w_textf(w, "iteration %d (%s, id %lld)", j->fin->seq, j->fin->variant, (long long)j->fin->id);
+	else
+		o->text(w, "the baseline (no change was kept)");
+	o->text(w, ".");
+	o->para_end(w);
+	o->table_begin(w, cols, RT_ARRAY_SIZE(cols));
+	for (size_t i = 0; i < j->nbser; i++) {
+		const struct db_q_series *b = &j->bser[i];
+		if (i && !strcmp(b->benchmark, j->bser[i - 1].benchmark) &&
+		    !strcmp(b->metric, j->bser[i - 1].metric))
+			continue; /* one row per metric */
+		summary_row(w, j, b);
+	}
+	o->table_end(w);
+	kept_list(w, j);
+}
+
+/* ---- the charts (the Markdown writer leaves them out) ---- */
+
+/* What the four charts draw, gathered from the journal. */
+struct chart_data {
+	struct rep_obj_pt *p;          /* objective per iteration */
+	size_t np;
+	const char *objective;         /* "bench.metric", or NULL */
+	const char *unit;              /* its unit, or NULL */
+	const struct journal *j;       /* gate points and threshold */
+	struct rep_gain *g;            /* kept gains */
+	size_t ng;
+	struct rep_dist lat[4];        /* ttft baseline, final; e2el baseline, final */
+	struct rep_dist samples[2];    /* the objective's measurements, baseline and final */
+	char *axis;                    /* samples' x label; NULL: draw the latencies */
+};
+
+static void draw_objective(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	rep_svg_objective(sb, d->p, d->np, d->objective, d->unit);
+}
+
+static void draw_gate(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	rep_svg_gate(sb, d->j->gates, d->j->ngates, d->j->threshold);
+}
+
+static void draw_waterfall(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	rep_svg_waterfall(sb, d->g, d->ng);
+}
+
+static void draw_dist(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	if (d->axis)
+		rep_svg_samples(sb, d->axis, d->samples, 2);
+	else
+		rep_svg_latency(sb, d->lat, 2, d->lat + 2, 2);
+}
+
+static char mark(const struct db_iteration *it)
+{
+	if (it->invalidated)
+		return 'i';
+	switch (it->state) {
+	case DB_ITER_BASELINE: return 'b';
+	case DB_ITER_KEPT: return 'k';
+	case DB_ITER_REVERTED: return 'r';
+	case DB_ITER_GATED: return 'g';
+	default: return 'o';
+	}
+}
+
+/* Objective points and kept gains, one pass over the iterations. */
+static void chart_points(struct chart_data *d, const struct journal *j)
+{
+	d->p = xcalloc(j->n ? j->n : 1, sizeof(*d->p));
+	d->g = xcalloc(j->n ? j->n : 1, sizeof(*d->g));
+	for (size_t i = 0; i < j->n; i++) {
+		const struct db_iteration *it = &j->it[i];
+		if (isnan(it->obj_cand))
+			continue;
+		struct rep_obj_pt *q = &d->p[d->np++];
+		q->seq = it->seq;
+		q->value = it->obj_cand;
+		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
+		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
+		q->mark = mark(it);
+		if (q->mark == 'k' && !isnan(it->obj_delta))
+			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
+	}
+}
+
+/* The objective's unit, and without per-request records (a kernel or command
+ * campaign) its own measurements for the distribution chart. */
+static void chart_objective(struct chart_data *d, const struct journal *j)
+{
+	const char *obj = j->base ? j->base->objective : NULL;
+	const char *dot = obj ? strchr(obj, '.') : NULL;
+	d->objective = obj;
+	if (!dot)
+		return;
+	char *bench = xstrndup(obj, (size_t)(dot - obj));
+	const struct db_q_series *ob = find_series(j->bser, j->nbser, bench, dot + 1, "best");
+	d->unit = ob ? ob->unit : NULL;
+	bool no_lat = !j->nlat[0] && !j->nlat[1] && !j->nlat[2] && !j->nlat[3];
+	if (no_lat && ob) {
+		const struct db_q_series *of = NULL;
+		if (j->fin && j->fin != j->base)
+			of = find_series(j->fser, j->nfser, bench, dot + 1, "cand");
+		d->samples[0] = (struct rep_dist){ "baseline", ob->v, ob->n };
+		d->samples[1] = (struct rep_dist){ "final", of ? of->v : NULL, of ? of->n : 0 };
+		d->axis = ob->unit ? xasprintf("%s (%s)", obj, ob->unit) : xstrdup(obj);
+	}
+	free(bench);
+}
+
+static void charts(struct rep_writer *w, const struct journal *j)
+{
+	struct chart_data d = { .j = j };
+	static const char *const lat_label[4] = { "baseline", "final", "baseline", "final" };
+	for (int k = 0; k < 4; k++)
+		d.lat[k] = (struct rep_dist){ lat_label[k], j->lat[k], j->nlat[k] };
+	chart_points(&d, j);
+	chart_objective(&d, j);
+	const struct rep_chart c[] = {
+		{ draw_objective, &d,
+		  "Candidate median per iteration with its confidence interval. Filled: kept (green) or "
+		  "baseline (blue); hollow: reverted or invalidated; red: gated. The dashed step line is "
+		  "the best configuration so far." },
+		{ draw_gate, &d,
+		  "GSM8K accuracy of every gate run, with its Wilson interval; the dashed line is the "
+		  "minimum the gate requires." },
+		{ draw_waterfall, &d,
+		  "How the kept changes add up: each bar starts where the previous one ended (gains "
+		  "compound)." },
+		{ draw_dist, &d,
+		  d.axis ? "Every measurement of the objective, baseline vs final configuration (no "
+			   "per-request records in this campaign)."
+			 : "Share of requests answered within a given time: further left is faster." },
+	};
+	w->ops->charts(w, c, RT_ARRAY_SIZE(c));
+	free(d.p);
+	free(d.g);
+	free(d.axis);
+}
+
+/* ---- 2. one entry per iteration ---- */
+
+static void entry_change(struct rep_writer *w, const struct db_iteration *it)
+{
+	const struct rep_writer_ops *o = w->ops;
+	item(w, "Change");
+	rep_w_textf(w, "(%s, id %lld):", it->kind, (long long)it->id);
+	if (!it->change_text || !*it->change_text) {
+		o->text(w, is(it, DB_ITER_BASELINE) ? " none, the configuration as found" : " (not recorded)");
+	} else if (strchr(it->change_text, '\n')) {
+		o->code_block(w, it->change_text);
+	} else {
+		o->text(w, " ");
+		o->code(w, it->change_text);
+	}
+	o->item_end(w);
+}
+
+static void entry_effect(struct rep_writer *w, const struct db_iteration *it)
+{
+	const struct rep_writer_ops *o = w->ops;
+	item(w, "Effect:");
+	strike(w, it->invalidated, true);
+	if (it->objective) {
+		o->code(w, it->objective);
+		o->text(w, " ");
+	}
+	if (is(it, DB_ITER_BASELINE)) {
+		rep_w_num(w, it->obj_cand);
+	} else {
+		rep_w_num(w, it->obj_best);
+		o->text(w, " → ");
+		rep_w_num(w, it->obj_cand);
+		o->text(w, ": ");
+		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		if (!isnan(it->confidence))
+			rep_w_textf(w, " (%.0f%% CI", it->confidence * 100);
+		else
+			o->text(w, " (");
+		if (it->test)
+			rep_w_textf(w, "; %s", it->test);
+		if (!isnan(it->p_value))
+			rep_w_textf(w, ", p = %.2g", it->p_value);
+		rep_w_textf(w, ", n = %d + %d%s)", it->n_cand, it->n_best, it->paired ? ", paired" : "");
+	}
+	strike(w, it->invalidated, false);
+	o->item_end(w);
+}
+
+static void entry_verdicts(struct rep_writer *w, const struct db_iteration *it)
+{
+	const struct rep_writer_ops *o = w->ops;
 	item(w, "Decision:");
 	strike(w, it->invalidated, true);
-	txt(w, it->decision ? it->decision : is(it, DB_ITER_BASELINE) ? "baseline" : "none");
-	if (it->reason)
-		txt(w, ": "), txt(w, it->reason);
+	o->text(w, it->decision ? it->decision : is(it, DB_ITER_BASELINE) ? "baseline" : "none");
+	if (it->reason) {
+		o->text(w, ": ");
+		o->text(w, it->reason);
+	}
 	strike(w, it->invalidated, false);
-	item_end(w);
+	o->item_end(w);
 	item(w, "Gate:");
 	if (isnan(it->gate_accuracy))
-		txt(w, "—");
+		o->text(w, "—");
 	else
-		txtf(w, "gsm8k %.1f%% (%s)", it->gate_accuracy * 100,
-		     it->gate_passed == 1 ? "pass" : it->gate_passed == 0 ? "FAIL" : "unfinished");
-	item_end(w);
+		rep_w_textf(w, "gsm8k %.1f%% (%s)", it->gate_accuracy * 100,
+			    it->gate_passed == 1 ? "pass" : it->gate_passed == 0 ? "FAIL" : "unfinished");
+	o->item_end(w);
+}
+
+/* Notes on the iteration, and the corrections on either end of it, set apart. */
+static void entry_notes(struct rep_writer *w, const struct journal *j, const struct db_iteration *it)
+{
+	const struct rep_writer_ops *o = w->ops;
 	for (size_t i = 0; i < j->nnotes; i++) {
 		const struct db_q_note *n = &j->notes[i];
 		bool on_me = n->iteration_id == it->id, by_me = n->by_iteration_id == it->id;
-		if (!on_me && !by_me)
-			continue;
+		bool correction = !strcmp(n->kind, "correction");
 		char lab[96];
-		const struct db_iteration *o = NULL;
+		const struct db_iteration *other = NULL;
 		if (!strcmp(n->kind, "invalidation") && on_me) {
 			snprintf(lab, sizeof(lab), "Invalidated:");
-		} else if (!strcmp(n->kind, "correction") && on_me) {
-			o = by_id(j, n->by_iteration_id);
-			snprintf(lab, sizeof(lab), "Corrected by iteration %d:", o ? o->seq : n->by_seq);
-		} else if (!strcmp(n->kind, "correction") && by_me) {
-			o = by_id(j, n->iteration_id);
+		} else if (correction && on_me) {
+			other = by_id(j, n->by_iteration_id);
+			snprintf(lab, sizeof(lab), "Corrected by iteration %d:", other ? other->seq : n->by_seq);
+		} else if (correction && by_me) {
+			other = by_id(j, n->iteration_id);
 			snprintf(lab, sizeof(lab), "Corrects iteration %d:", n->seq);
 		} else if (on_me) {
 			snprintf(lab, sizeof(lab), "Note:");
 		} else {
 			continue;
 		}
-		bool aside = strcmp(n->kind, "note") != 0;
-		if (aside && w->html)
-			rt_sb_addf(w->sb, "<li class=\"%s\">", n->kind);
-		else
-			lit(w, "", "<li>");
-		if (!w->html)
-			rt_sb_adds(w->sb, aside ? "- > **" : "- **");
-		else
-			rt_sb_adds(w->sb, "<b>");
-		txt(w, lab);
-		lit(w, "** ", "</b> ");
-		if (o) {
-			code(w, o->variant);
-			txt(w, " — ");
+		o->item_begin(w, 0, strcmp(n->kind, "note") ? n->kind : NULL);
+		o->strong(w, lab);
+		o->text(w, " ");
+		if (other) {
+			o->code(w, other->variant);
+			o->text(w, " — ");
 		}
-		txt(w, n->text);
-		if (n->author)
-			txt(w, " ("), txt(w, n->author), txt(w, ")");
-		lit(w, "\n", "</li>\n");
+		o->text(w, n->text);
+		if (n->author) {
+			o->text(w, " (");
+			o->text(w, n->author);
+			o->text(w, ")");
+		}
+		o->item_end(w);
 	}
-	lit(w, "", "</ul>\n</section>\n");
 }
 
-static void levers(struct w *w, const struct journal *j)
+static void entry(struct rep_writer *w, const struct journal *j, const struct db_iteration *it)
 {
-	h(w, 2, "levers", "Levers: what worked and what did not");
+	const struct rep_writer_ops *o = w->ops;
+	const char *state = db_iter_state_name(it->state);
+	char *cls = xasprintf("it %s%s", state, it->invalidated ? " invalidated" : "");
+	char *head = xasprintf("%d. %s %s %s", it->seq, it->variant, rep_glyph(it->state, it->invalidated),
+			       it->invalidated ? "invalid" : state);
+	char *was = it->invalidated ? xasprintf("%s (was %s)", head, state) : NULL;
+	char id[32];
+	snprintf(id, sizeof(id), "it-%d", it->seq);
+	o->section_begin(w, cls);
+	o->heading(w, 3, id, was ? was : head);
+	o->list_begin(w, false, NULL);
+	entry_change(w, it);
+	if (!isnan(it->obj_cand) || !isnan(it->obj_delta))
+		entry_effect(w, it);
+	entry_verdicts(w, it);
+	entry_notes(w, j, it);
+	o->list_end(w, false);
+	o->section_end(w);
+	free(cls);
+	free(head);
+	free(was);
+}
+
+/* ---- 3. the map of levers ---- */
+
+static void levers_table(struct rep_writer *w, const struct journal *j)
+{
+	static const struct rep_col cols[] = {
+		{ "kind", false },    { "tried", true }, { "kept", true },  { "reverted", true },
+		{ "gated", true },    { "failed", true }, { "other", true }, { "best kept gain", true },
+	};
 	static const char *const kinds[] = { "flag", "env", "table", "patch", "file" };
 	static const enum db_iter_state outcomes[] = { DB_ITER_KEPT, DB_ITER_REVERTED, DB_ITER_GATED,
 							DB_ITER_FAILED };
-	lit(w, "| kind | tried | kept | reverted | gated | failed | other | best kept gain |\n"
-	       "|---|---:|---:|---:|---:|---:|---:|---:|\n",
-	    "<div class=\"tw\"><table><thead><tr><th>kind</th><th>tried</th><th>kept</th>"
-	    "<th>reverted</th><th>gated</th><th>failed</th><th>other</th><th>best kept gain</th>"
-	    "</tr></thead><tbody>\n");
+	const struct rep_writer_ops *o = w->ops;
+	o->table_begin(w, cols, RT_ARRAY_SIZE(cols));
 	for (size_t k = 0; k < RT_ARRAY_SIZE(kinds); k++) {
-		size_t cnt[4] = { 0 }, tried = 0, other = 0;
+		/* tried, then one count per outcome, then the rest */
+		size_t cnt[2 + RT_ARRAY_SIZE(outcomes)] = { 0 };
 		double best = NAN;
 		for (size_t i = 0; i < j->n; i++) {
 			const struct db_iteration *it = &j->it[i];
 			if (strcmp(it->kind, kinds[k]))
 				continue;
-			tried++;
-			bool hit = false;
-			for (size_t o = 0; o < 4 && !it->invalidated; o++)
-				if (is(it, outcomes[o]))
-					cnt[o]++, hit = true;
-			other += !hit;
+			cnt[0]++;
+			size_t hit = RT_ARRAY_SIZE(outcomes);
+			for (size_t q = 0; q < RT_ARRAY_SIZE(outcomes) && !it->invalidated; q++)
+				if (is(it, outcomes[q]))
+					hit = q;
+			cnt[1 + hit]++;
 			if (is(it, DB_ITER_KEPT) && !it->invalidated && !(best >= it->obj_delta))
 				best = it->obj_delta;
 		}
-		if (!tried)
+		if (!cnt[0])
 			continue;
-		lit(w, "| ", "<tr><td>");
-		txt(w, kinds[k]);
-		char row[160];
-		snprintf(row, sizeof(row), "%zu|%zu|%zu|%zu|%zu|%zu", tried, cnt[0], cnt[1], cnt[2], cnt[3],
-			 other);
-		for (char *p = strtok(row, "|"); p; p = strtok(NULL, "|")) {
-			lit(w, " | ", "</td><td class=\"n\">");
-			txt(w, p);
+		o->cell(w);
+		o->text(w, kinds[k]);
+		for (size_t c = 0; c < RT_ARRAY_SIZE(cnt); c++) {
+			o->cell(w);
+			rep_w_textf(w, "%zu", cnt[c]);
 		}
-		lit(w, " | ", "</td><td class=\"n\">");
-		delta(w, best, NAN, NAN);
-		lit(w, " |\n", "</td></tr>\n");
+		o->cell(w);
+		rep_w_delta(w, best, NAN, NAN);
+		o->row_end(w);
 	}
-	lit(w, "", "</tbody></table></div>\n");
+	o->table_end(w);
+}
+
+/* Is it in group state (an enum db_iter_state), or for -1 in "no conclusion"? */
+static bool in_group(const struct db_iteration *it, int state)
+{
+	if (state >= 0)
+		return is(it, (enum db_iter_state)state) && !it->invalidated;
+	return it->invalidated || is(it, DB_ITER_INTERRUPTED) || is(it, DB_ITER_INVALID);
+}
+
+static void lever_item(struct rep_writer *w, const struct journal *j, const struct db_iteration *it)
+{
+	const struct rep_writer_ops *o = w->ops;
+	o->item_begin(w, 0, NULL);
+	iteration_ref(w, it);
+	rep_w_textf(w, " (%s): ", it->kind);
+	bool measured = !isnan(it->obj_delta) && !it->invalidated;
+	if (measured)
+		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+	if (it->invalidated) {
+		o->text(w, "invalidated (see its entry)");
+	} else if (!is(it, DB_ITER_KEPT) && !is(it, DB_ITER_REVERTED) && it->reason) {
+		o->text(w, measured ? "; " : "");
+		o->text(w, it->reason);
+	}
+	if (it->corrected_by) {
+		const struct db_iteration *c = by_id(j, it->corrected_by);
+		rep_w_textf(w, " — corrected by iteration %d", c ? c->seq : -1);
+	}
+	o->item_end(w);
+}
+
+static void levers(struct rep_writer *w, const struct journal *j)
+{
 	static const struct {
 		int state; /* enum db_iter_state, or -1 for the rest */
 		const char *title, *id;
@@ -566,185 +661,63 @@ static void levers(struct w *w, const struct journal *j)
 		{ DB_ITER_FAILED, "Dead ends: failed (did not apply, build or start)", "dead-failed" },
 		{ -1, "Invalidated or interrupted (no conclusion)", "no-conclusion" },
 	};
+	const struct rep_writer_ops *o = w->ops;
+	o->heading(w, 2, "levers", "Levers: what worked and what did not");
+	levers_table(w, j);
 	for (size_t g = 0; g < RT_ARRAY_SIZE(groups); g++) {
 		size_t cnt = 0;
 		for (size_t i = 0; i < j->n; i++) {
-			const struct db_iteration *it = &j->it[i];
-			bool in = groups[g].state >= 0 ? is(it, groups[g].state) && !it->invalidated
-						  : it->invalidated || is(it, DB_ITER_INTERRUPTED) ||
-							    is(it, DB_ITER_INVALID);
-			if (!in)
+			if (!in_group(&j->it[i], groups[g].state))
 				continue;
 			if (!cnt++) {
-				h(w, 3, groups[g].id, groups[g].title);
-				lit(w, "", "<ul>\n");
+				o->heading(w, 3, groups[g].id, groups[g].title);
+				o->list_begin(w, false, NULL);
 			}
-			lit(w, "- ", "<li>");
-			txtf(w, "iteration %d, ", it->seq);
-			code(w, it->variant);
-			txtf(w, " (%s): ", it->kind);
-			bool measured = !isnan(it->obj_delta) && !it->invalidated;
-			if (measured)
-				delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
-			if (it->invalidated)
-				txt(w, "invalidated (see its entry)");
-			else if (!is(it, DB_ITER_KEPT) && !is(it, DB_ITER_REVERTED) && it->reason)
-				txt(w, measured ? "; " : ""), txt(w, it->reason);
-			if (it->corrected_by) {
-				const struct db_iteration *o = by_id(j, it->corrected_by);
-				txtf(w, " — corrected by iteration %d", o ? o->seq : -1);
-			}
-			lit(w, "\n", "</li>\n");
+			lever_item(w, j, &j->it[i]);
 		}
 		if (cnt)
-			lit(w, "", "</ul>\n");
+			o->list_end(w, false);
 	}
 }
 
-static void regressions(struct w *w, const struct journal *j)
+/* ---- 4. regressions ---- */
+
+static void regressions(struct rep_writer *w, const struct journal *j)
 {
-	h(w, 2, "regressions", "Regressions");
+	const struct rep_writer_ops *o = w->ops;
+	o->heading(w, 2, "regressions", "Regressions");
 	if (!j->nregr) {
-		lit(w, "None recorded.\n", "<p>None recorded.</p>\n");
+		o->para_begin(w, NULL);
+		o->text(w, "None recorded.");
+		o->para_end(w);
 		return;
 	}
-	lit(w, "", "<ul>\n");
+	o->list_begin(w, false, NULL);
 	for (size_t i = 0; i < j->nregr; i++) {
 		const struct db_q_regr *r = &j->regr[i];
-		lit(w, "- ", "<li>");
-		struct rt_sb name = RT_SB_INIT;
-		rt_sb_addf(&name, "%s.%s", r->benchmark, r->metric);
-		code(w, name.buf);
-		rt_sb_release(&name);
-		txt(w, ": ");
-		num(w, r->before);
-		txt(w, " → ");
-		num(w, r->after);
-		if (r->unit)
-			txt(w, " "), txt(w, r->unit);
-		txt(w, ", ");
-		delta(w, r->delta, r->ci_lo, r->ci_hi);
-		txtf(w, ", by iteration %d ", r->seq);
-		code(w, r->variant);
-		txtf(w, " (id %lld)", (long long)r->iteration_id);
-		if (r->kept)
-			lit(w, ", **kept anyway**", ", <b>kept anyway</b>");
-		lit(w, "\n", "</li>\n");
+		o->item_begin(w, 0, NULL);
+		metric_code(w, r->benchmark, r->metric);
+		o->text(w, ": ");
+		rep_w_num(w, r->before);
+		o->text(w, " → ");
+		rep_w_num(w, r->after);
+		if (r->unit) {
+			o->text(w, " ");
+			o->text(w, r->unit);
+		}
+		o->text(w, ", ");
+		rep_w_delta(w, r->delta, r->ci_lo, r->ci_hi);
+		rep_w_textf(w, ", by iteration %d ", r->seq);
+		o->code(w, r->variant);
+		rep_w_textf(w, " (id %lld)", (long long)r->iteration_id);
+		if (r->kept) {
+			o->text(w, ", ");
+			o->strong(w, "kept anyway");
+		}
+		o->item_end(w);
 	}
-	lit(w, "", "</ul>\n");
+	o->list_end(w, false);
 }
-
-/* ---- charts (HTML only) ---- */
-
-static void charts(struct w *w, const struct journal *j)
-{
-	h(w, 2, "charts", "Charts");
-	struct rep_obj_pt *p = xcalloc(j->n ? j->n : 1, sizeof(*p));
-	size_t np = 0;
-	struct rep_gain *g = xcalloc(j->n ? j->n : 1, sizeof(*g));
-	size_t ng = 0;
-	const char *unit = NULL;
-	for (size_t i = 0; i < j->nbser; i++)
-		if (j->base && j->base->objective && !strncmp(j->base->objective, j->bser[i].benchmark,
-							      strlen(j->bser[i].benchmark)) &&
-		    !strcmp(j->base->objective + strlen(j->bser[i].benchmark) + 1, j->bser[i].metric))
-			unit = j->bser[i].unit;
-	for (size_t i = 0; i < j->n; i++) {
-		const struct db_iteration *it = &j->it[i];
-		if (isnan(it->obj_cand))
-			continue;
-		struct rep_obj_pt *q = &p[np++];
-		q->seq = it->seq;
-		q->value = it->obj_cand;
-		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
-		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
-		q->mark = it->invalidated ? 'i' : is(it, DB_ITER_BASELINE) ? 'b' : is(it, DB_ITER_KEPT) ? 'k' :
-			  is(it, DB_ITER_REVERTED) ? 'r' : is(it, DB_ITER_GATED) ? 'g' : 'o';
-		if (q->mark == 'k' && !isnan(it->obj_delta))
-			g[ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
-	}
-	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
-	rep_svg_objective(w->sb, p, np, j->base ? j->base->objective : NULL, unit);
-	rt_sb_adds(w->sb, "</div><figcaption>Candidate median per iteration with its confidence interval. "
-		   "Filled: kept (green) or baseline (blue); hollow: reverted or invalidated; red: "
-		   "gated. The dashed step line is the best configuration so far.</figcaption></figure>\n");
-	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
-	rep_svg_gate(w->sb, j->gates, j->ngates, j->threshold);
-	rt_sb_adds(w->sb, "</div><figcaption>GSM8K accuracy of every gate run, with its Wilson interval; "
-		   "the dashed line is the minimum the gate requires.</figcaption></figure>\n");
-	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
-	rep_svg_waterfall(w->sb, g, ng);
-	rt_sb_adds(w->sb, "</div><figcaption>How the kept changes add up: each bar starts where the "
-		   "previous one ended (gains compound).</figcaption></figure>\n");
-	struct rep_dist tt[2] = { { "baseline", j->lat[0], j->nlat[0] }, { "final", j->lat[1], j->nlat[1] } };
-	struct rep_dist ee[2] = { { "baseline", j->lat[2], j->nlat[2] }, { "final", j->lat[3], j->nlat[3] } };
-	const struct db_q_series *ob = NULL, *of = NULL;
-	const char *dot = j->base && j->base->objective ? strchr(j->base->objective, '.') : NULL;
-	if (!j->nlat[0] && !j->nlat[1] && !j->nlat[2] && !j->nlat[3] && dot) {
-		/* No per-request records (a kernel or command campaign): show the
-		 * objective's own measurements instead of an empty chart. */
-		char *bench = xstrndup(j->base->objective, (size_t)(dot - j->base->objective));
-		ob = find_series(j->bser, j->nbser, bench, dot + 1, "best");
-		if (j->fin && j->fin != j->base)
-			of = find_series(j->fser, j->nfser, bench, dot + 1, "cand");
-		free(bench);
-	}
-	rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
-	if (ob) {
-		struct rep_dist d[2] = { { "baseline", ob->v, ob->n }, { "final", of ? of->v : NULL, of ? of->n : 0 } };
-		char *axis = ob->unit ? xasprintf("%s (%s)", j->base->objective, ob->unit)
-				      : xstrdup(j->base->objective);
-		rep_svg_samples(w->sb, axis, d, 2);
-		free(axis);
-		rt_sb_adds(w->sb, "</div><figcaption>Every measurement of the objective, baseline vs final "
-			   "configuration (no per-request records in this campaign).</figcaption></figure>\n");
-	} else {
-		rep_svg_latency(w->sb, tt, 2, ee, 2);
-		rt_sb_adds(w->sb, "</div><figcaption>Share of requests answered within a given time: further "
-			   "left is faster.</figcaption></figure>\n");
-	}
-	free(p);
-	free(g);
-}
-
-static const char CSS[] =
-	":root{color-scheme:light;--fg:#1b1b1b;--mut:#616161;--line:#e0e0e0;--kept:#2e7d32;"
-	"--rev:#757575;--bad:#c62828;--warn:#ef6c00}"
-	"*{box-sizing:border-box}"
-	"body{font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);"
-	"max-width:980px;margin:0 auto;padding:1rem 1.25rem 4rem}"
-	"h1{font-size:1.7rem;margin:.5rem 0}h2{margin-top:2.2rem;border-bottom:1px solid var(--line);"
-	"padding-bottom:.2rem}h3{margin:1.4rem 0 .3rem;font-size:1.08rem}"
-	".meta{color:var(--mut)}"
-	"code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f5f5f5;"
-	"padding:0 .25em;border-radius:3px;overflow-wrap:anywhere}"
-	"pre{background:#f5f5f5;padding:.6rem .8rem;border-radius:4px;overflow-x:auto;"
-	"white-space:pre-wrap;overflow-wrap:anywhere}pre code{padding:0;background:none}"
-	".tw{overflow-x:auto}table{border-collapse:collapse;margin:.5rem 0;min-width:60%}"
-	"th,td{border-bottom:1px solid var(--line);padding:.3rem .6rem;text-align:left;vertical-align:top}"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
-	"figure{margin:1.2rem 0}.cw{overflow-x:auto}figcaption{color:var(--mut);font-size:.9rem}"
-	"svg.chart{display:block;width:100%;max-width:100%;height:auto;border:1px solid var(--line);"
-	"border-radius:4px}"
-	"svg .tick{fill:#424242;font-size:11px}svg .axis{fill:#212121;font-size:12px}"
-	"svg .legend{fill:#212121;font-size:11px}svg .val{fill:#212121;font-size:11px}"
-	"svg .empty{fill:#757575;font-size:13px}"
-	"section.it{border-left:4px solid var(--line);padding-left:.8rem;margin:1rem 0}"
-	"section.kept{border-color:var(--kept)}section.gated,section.failed{border-color:var(--bad)}"
-	"section.reverted{border-color:var(--rev)}section.interrupted{border-color:var(--warn)}"
-	"section.invalidated{border-color:#bdbdbd;background:#fafafa}"
-	"section.it ul{padding-left:1.1rem;margin:.2rem 0}"
-	"li.correction,li.invalidation{list-style:none;margin:.4rem 0 .4rem -1.1rem;padding:.4rem .6rem;"
-	"border-left:3px solid var(--warn);background:#fff8e1}"
-	"li.invalidation{border-color:var(--bad);background:#ffebee}"
-	"del{color:var(--mut)}"
-	"@media (max-width:600px){body{font-size:14px;padding:.6rem}h1{font-size:1.35rem}"
-	"svg.chart{min-width:600px}"
-	"table{font-size:13px}th,td{padding:.25rem .35rem}}"
-	"@media print{body{max-width:none;padding:0;font-size:11pt}a{color:inherit}"
-	"h2{break-after:avoid}figure,section.it,tr{break-inside:avoid}"
-	"svg.chart{border:none;max-height:9cm;min-width:0}.cw{overflow:visible}section.invalidated{background:none}"
-	"pre{white-space:pre-wrap}}";
 
 int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,
 	       struct rt_sb *err)
@@ -755,26 +728,19 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 		journal_release(&j);
 		return rc;
 	}
-	struct w w = { out, fmt == REP_HTML };
-	if (w.html) {
-		rt_sb_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-			   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-			   "<meta name=\"generator\" content=\"ratchet " RATCHET_VERSION "\"><title>");
-		rep_html_escape(out, j.c.name);
-		rt_sb_adds(out, ": ratchet journal</title><style>");
-		rt_sb_adds(out, CSS);
-		rt_sb_adds(out, "</style></head><body>\n");
-	}
+	struct rep_writer w;
+	rep_writer_init(&w, out, fmt);
+	char *doc_title = xasprintf("%s: ratchet journal", j.c.name ? j.c.name : "");
+	w.ops->doc_begin(&w, doc_title);
+	free(doc_title);
 	summary(&w, &j);
-	if (w.html)
-		charts(&w, &j);
-	h(&w, 2, "iterations", "Iterations");
+	charts(&w, &j);
+	w.ops->heading(&w, 2, "iterations", "Iterations");
 	for (size_t i = 0; i < j.n; i++)
 		entry(&w, &j, &j.it[i]);
 	levers(&w, &j);
 	regressions(&w, &j);
-	if (w.html)
-		rt_sb_adds(out, "</body></html>\n");
+	w.ops->doc_end(&w);
 	journal_release(&j);
 	return 0;
 }

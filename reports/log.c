@@ -59,6 +59,34 @@ void rep_pad(struct rt_sb *sb, const char *s, size_t w)
 	rt_sb_release(&t);
 }
 
+void rep_pad_metric(struct rt_sb *sb, const char *bench, const char *metric, size_t w)
+{
+	struct rt_sb name = RT_SB_INIT;
+	if (bench)
+		rt_sb_addf(&name, "%s.", bench);
+	rt_sb_adds(&name, metric ? metric : "");
+	rep_pad(sb, name.buf, w);
+	rt_sb_release(&name);
+}
+
+void rep_term_change(struct rt_sb *sb, double before, double after, const char *unit)
+{
+	rep_fmt_num(sb, before);
+	rt_sb_adds(sb, " -> ");
+	rep_fmt_num(sb, after);
+	if (unit && *unit) {
+		rt_sb_addc(sb, ' ');
+		rep_term_escape(sb, unit);
+	}
+}
+
+int rep_write_sb(const struct rt_sb *sb, FILE *out, const char *what, struct rt_sb *err)
+{
+	if (fwrite(sb->buf, 1, sb->len, out) != sb->len)
+		return rt_errf(err, RT_EIO, "write %s: output error", what);
+	return 0;
+}
+
 int rep_json_dump(json_t *doc, FILE *out, struct rt_sb *err)
 {
 	int rc = json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -174,6 +202,35 @@ static void log_line(struct rt_sb *sb, const struct db_iteration *it, bool color
 	rt_sb_addc(sb, '\n');
 }
 
+static json_t *log_json(const struct db_campaign *c, const struct db_iteration *v, size_t n)
+{
+	json_t *doc = json_object(), *arr = json_array();
+	json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?,s:s?,s:I}", "id", (json_int_t)c->id,
+						       "name", c->name, "state", c->state,
+						       "iterations", (json_int_t)c->n_iterations));
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, rep_iter_json(&v[i]));
+	json_object_set_new(doc, "iterations", arr);
+	return doc;
+}
+
+static void log_text(struct rt_sb *sb, const struct db_campaign *c, const struct db_iteration *v,
+		     size_t n, bool color)
+{
+	rt_sb_addf(sb, "%scampaign ", rep_ansi(color, "bold"));
+	rep_term_escape(sb, c->name);
+	rt_sb_addf(sb, " (#%lld, %s)%s: %lld iterations", (long long)c->id, c->state,
+		   rep_ansi(color, "reset"), (long long)c->n_iterations);
+	if (n < (size_t)c->n_iterations)
+		rt_sb_addf(sb, ", showing %zu", n);
+	rt_sb_addf(sb, "\n%s%6s %4s %s  %-28s  %-22s  %s%s\n", rep_ansi(color, "dim"), "id", "seq", " ",
+		   "change", "objective [CI]", "gate", rep_ansi(color, "reset"));
+	for (size_t i = 0; i < n; i++)
+		log_line(sb, &v[i], color);
+	if (!n)
+		rt_sb_adds(sb, "(no iterations match)\n");
+}
+
 int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb *err)
 {
 	struct db_campaign c;
@@ -183,38 +240,16 @@ int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb
 	struct db_q_iter_filter f = {
 		.campaign_id = c.id, .state = o->state, .since_ms = o->since_ms, .limit = o->limit,
 	};
-	struct db_iteration *v;
-	size_t n;
-	if ((rc = db_q_iters(db, &f, &v, &n, err))) {
-		db_campaign_release(&c);
-		return rc;
-	}
-	if (o->json) {
-		json_t *doc = json_object(), *arr = json_array();
-		json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?,s:s?,s:I}", "id",
-							       (json_int_t)c.id, "name", c.name,
-							       "state", c.state, "iterations",
-							       (json_int_t)c.n_iterations));
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, rep_iter_json(&v[i]));
-		json_object_set_new(doc, "iterations", arr);
-		rc = rep_json_dump(doc, out, err);
-	} else {
+	struct db_iteration *v = NULL;
+	size_t n = 0;
+	if (!(rc = db_q_iters(db, &f, &v, &n, err))) {
 		struct rt_sb sb = RT_SB_INIT;
-		rt_sb_addf(&sb, "%scampaign ", rep_ansi(o->color, "bold"));
-		rep_term_escape(&sb, c.name);
-		rt_sb_addf(&sb, " (#%lld, %s)%s: %lld iterations", (long long)c.id, c.state,
-			   rep_ansi(o->color, "reset"), (long long)c.n_iterations);
-		if (n < (size_t)c.n_iterations)
-			rt_sb_addf(&sb, ", showing %zu", n);
-		rt_sb_addf(&sb, "\n%s%6s %4s %s  %-28s  %-22s  %s%s\n", rep_ansi(o->color, "dim"), "id",
-			   "seq", " ", "change", "objective [CI]", "gate", rep_ansi(o->color, "reset"));
-		for (size_t i = 0; i < n; i++)
-			log_line(&sb, &v[i], o->color);
-		if (!n)
-			rt_sb_adds(&sb, "(no iterations match)\n");
-		if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
-			rc = rt_errf(err, RT_EIO, "write log: output error");
+		if (o->json) {
+			rc = rep_json_dump(log_json(&c, v, n), out, err);
+		} else {
+			log_text(&sb, &c, v, n, o->color);
+			rc = rep_write_sb(&sb, out, "log", err);
+		}
 		rt_sb_release(&sb);
 	}
 	db_iterations_free(v, n);
@@ -222,12 +257,42 @@ int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb
 	return rc;
 }
 
-static void unit_suffix(struct rt_sb *sb, const char *unit)
+json_t *rep_regr_json(const struct db_q_regr *r, bool with_iteration)
 {
-	if (unit && *unit) {
-		rt_sb_addc(sb, ' ');
-		rep_term_escape(sb, unit);
+	json_t *o = json_object();
+	if (with_iteration) {
+		json_object_set_new(o, "iteration_id", json_integer(r->iteration_id));
+		json_object_set_new(o, "seq", json_integer(r->seq));
+		json_object_set_new(o, "variant", rep_jstr(r->variant));
+		json_object_set_new(o, "state", json_string(db_iter_state_name(r->state)));
 	}
+	json_object_set_new(o, "benchmark", rep_jstr(r->benchmark));
+	json_object_set_new(o, "metric", rep_jstr(r->metric));
+	json_object_set_new(o, "unit", rep_jstr(r->unit));
+	json_object_set_new(o, "before", rep_jnum(r->before));
+	json_object_set_new(o, "after", rep_jnum(r->after));
+	json_object_set_new(o, "delta", rep_jnum(r->delta));
+	json_object_set_new(o, "ci_lo", rep_jnum(r->ci_lo));
+	json_object_set_new(o, "ci_hi", rep_jnum(r->ci_hi));
+	json_object_set_new(o, "kept", json_boolean(r->kept));
+	return o;
+}
+
+static void regr_line(struct rt_sb *sb, const struct db_q_regr *r, bool color)
+{
+	rt_sb_adds(sb, "  ");
+	rep_pad_metric(sb, r->benchmark, r->metric, 22);
+	rt_sb_adds(sb, "  ");
+	rep_term_change(sb, r->before, r->after, r->unit);
+	rt_sb_addf(sb, "  %s", rep_ansi(color, "red"));
+	rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
+	rt_sb_addf(sb, "%s  by %lld (seq %d, ", rep_ansi(color, "reset"), (long long)r->iteration_id,
+		   r->seq);
+	rep_term_escape(sb, r->variant);
+	rt_sb_adds(sb, ")");
+	if (r->kept)
+		rt_sb_addf(sb, "  %sKEPT%s", rep_ansi(color, "yellow"), rep_ansi(color, "reset"));
+	rt_sb_addc(sb, '\n');
 }
 
 int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bool color,
@@ -237,65 +302,26 @@ int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bo
 	int rc = db_q_campaign_get(db, campaign_id, &c, err);
 	if (rc)
 		return rc;
-	struct db_q_regr *r;
-	size_t n;
-	if ((rc = db_q_regrs(db, c.id, 0, &r, &n, err))) {
-		db_campaign_release(&c);
-		return rc;
-	}
-	if (json) {
-		json_t *arr = json_array();
-		for (size_t i = 0; i < n; i++) {
-			json_t *o = json_object();
-			json_object_set_new(o, "iteration_id", json_integer(r[i].iteration_id));
-			json_object_set_new(o, "seq", json_integer(r[i].seq));
-			json_object_set_new(o, "variant", rep_jstr(r[i].variant));
-			json_object_set_new(o, "state", json_string(db_iter_state_name(r[i].state)));
-			json_object_set_new(o, "benchmark", rep_jstr(r[i].benchmark));
-			json_object_set_new(o, "metric", rep_jstr(r[i].metric));
-			json_object_set_new(o, "unit", rep_jstr(r[i].unit));
-			json_object_set_new(o, "before", rep_jnum(r[i].before));
-			json_object_set_new(o, "after", rep_jnum(r[i].after));
-			json_object_set_new(o, "delta", rep_jnum(r[i].delta));
-			json_object_set_new(o, "ci_lo", rep_jnum(r[i].ci_lo));
-			json_object_set_new(o, "ci_hi", rep_jnum(r[i].ci_hi));
-			json_object_set_new(o, "kept", json_boolean(r[i].kept));
-			json_array_append_new(arr, o);
-		}
-		json_t *doc = json_pack("{s:I,s:o}", "campaign_id", (json_int_t)c.id, "regressions", arr);
-		rc = rep_json_dump(doc, out, err);
-	} else {
+	struct db_q_regr *r = NULL;
+	size_t n = 0;
+	if (!(rc = db_q_regrs(db, c.id, 0, &r, &n, err))) {
 		struct rt_sb sb = RT_SB_INIT;
-		rt_sb_addf(&sb, "%scampaign ", rep_ansi(color, "bold"));
-		rep_term_escape(&sb, c.name);
-		rt_sb_addf(&sb, " (#%lld)%s: %zu regression%s\n", (long long)c.id,
-			   rep_ansi(color, "reset"), n, n == 1 ? "" : "s");
-		for (size_t i = 0; i < n; i++) {
-			struct rt_sb m = RT_SB_INIT;
-			rep_term_escape(&m, r[i].benchmark);
-			rt_sb_addc(&m, '.');
-			rep_term_escape(&m, r[i].metric);
-			rt_sb_adds(&sb, "  ");
-			rep_pad(&sb, m.buf, 22);
-			rt_sb_release(&m);
-			rt_sb_adds(&sb, "  ");
-			rep_fmt_num(&sb, r[i].before);
-			rt_sb_adds(&sb, " -> ");
-			rep_fmt_num(&sb, r[i].after);
-			unit_suffix(&sb, r[i].unit);
-			rt_sb_addf(&sb, "  %s", rep_ansi(color, "red"));
-			rep_fmt_delta(&sb, r[i].delta, r[i].ci_lo, r[i].ci_hi);
-			rt_sb_addf(&sb, "%s  by %lld (seq %d, ", rep_ansi(color, "reset"),
-				   (long long)r[i].iteration_id, r[i].seq);
-			rep_term_escape(&sb, r[i].variant);
-			rt_sb_adds(&sb, ")");
-			if (r[i].kept)
-				rt_sb_addf(&sb, "  %sKEPT%s", rep_ansi(color, "yellow"),
-					   rep_ansi(color, "reset"));
-			rt_sb_addc(&sb, '\n');
+		if (json) {
+			json_t *arr = json_array();
+			for (size_t i = 0; i < n; i++)
+				json_array_append_new(arr, rep_regr_json(&r[i], true));
+			rc = rep_json_dump(json_pack("{s:I,s:o}", "campaign_id", (json_int_t)c.id,
+						     "regressions", arr),
+					   out, err);
+		} else {
+			rt_sb_addf(&sb, "%scampaign ", rep_ansi(color, "bold"));
+			rep_term_escape(&sb, c.name);
+			rt_sb_addf(&sb, " (#%lld)%s: %zu regression%s\n", (long long)c.id,
+				   rep_ansi(color, "reset"), n, n == 1 ? "" : "s");
+			for (size_t i = 0; i < n; i++)
+				regr_line(&sb, &r[i], color);
+			rc = rep_write_sb(&sb, out, "regressions", err);
 		}
-		if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
-			rc = rt_errf(err, RT_EIO, "write regressions: output error");
 		rt_sb_release(&sb);
 	}
 	db_q_regrs_free(r, n);

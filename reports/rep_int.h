@@ -28,9 +28,18 @@ const char *rep_ansi(bool color, const char *which);
 size_t rep_width(const char *s);
 /* Append s cut to at most w columns (ending in "…" when cut), then pad with spaces to w. */
 void rep_pad(struct rt_sb *sb, const char *s, size_t w);
+/* rep_pad of "bench.metric" (bench NULL: the metric alone). */
+void rep_pad_metric(struct rt_sb *sb, const char *bench, const char *metric, size_t w);
+/* "before -> after unit" for a terminal (the unit escaped, left out when empty). */
+void rep_term_change(struct rt_sb *sb, double before, double after, const char *unit);
+/* Write sb's text to out; RT_EIO ("write <what>: output error") on failure. */
+int rep_write_sb(const struct rt_sb *sb, FILE *out, const char *what, struct rt_sb *err);
 /* Dump a JSON document (consumed) to out with a newline; RT_EIO on failure. */
 int rep_json_dump(json_t *doc, FILE *out, struct rt_sb *err);
 /* The JSON object of one iteration row. */
 json_t *rep_iter_json(const struct db_iteration *it);
+/* The JSON object of one regression; with_iteration puts the iteration that
+ * caused it first (iteration_id, seq, variant, state). */
+json_t *rep_regr_json(const struct db_q_regr *r, bool with_iteration);
 
 #endif

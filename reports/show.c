@@ -72,6 +72,15 @@ static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *er
 
 /* ---- JSON ---- */
 
+/* Log events are counts per run: their total is worth showing. */
+static double series_sum(const struct db_q_series *s)
+{
+	double sum = 0;
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	return sum;
+}
+
 static json_t *series_json(const struct db_q_series *s)
 {
 	struct rep_summary m;
@@ -87,11 +96,8 @@ static json_t *series_json(const struct db_q_series *s)
 	json_object_set_new(o, "mad", rep_jnum(m.mad));
 	json_object_set_new(o, "min", rep_jnum(m.min));
 	json_object_set_new(o, "max", rep_jnum(m.max));
-	double sum = 0;
-	for (size_t i = 0; i < s->n; i++)
-		sum += s->v[i];
 	if (!strcmp(s->benchmark, "log"))
-		json_object_set_new(o, "sum", json_real(sum));
+		json_object_set_new(o, "sum", json_real(series_sum(s)));
 	return o;
 }
 
@@ -109,109 +115,112 @@ static json_t *note_json(const struct db_q_note *n)
 	return o;
 }
 
+static json_t *mstat_json(const struct db_q_mstat *m)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
+	json_object_set_new(o, "metric", rep_jstr(m->metric));
+	json_object_set_new(o, "unit", rep_jstr(m->unit));
+	json_object_set_new(o, "better", rep_jstr(m->better));
+	json_object_set_new(o, "best_median", rep_jnum(m->best_median));
+	json_object_set_new(o, "cand_median", rep_jnum(m->cand_median));
+	json_object_set_new(o, "best_mad", rep_jnum(m->best_mad));
+	json_object_set_new(o, "cand_mad", rep_jnum(m->cand_mad));
+	json_object_set_new(o, "ratio", rep_jnum(m->ratio));
+	json_object_set_new(o, "ci_lo", rep_jnum(m->ci_lo));
+	json_object_set_new(o, "ci_hi", rep_jnum(m->ci_hi));
+	json_object_set_new(o, "p_value", rep_jnum(m->p_value));
+	json_object_set_new(o, "n_best", json_integer(m->n_best));
+	json_object_set_new(o, "n_cand", json_integer(m->n_cand));
+	return o;
+}
+
+static json_t *flip_json(const struct db_q_flip *f)
+{
+	return json_pack("{s:i,s:s,s:s?,s:s?,s:s?}", "idx", f->idx, "direction",
+			 f->now_correct ? "wrong->right" : "right->wrong", "target", f->target,
+			 "before", f->before, "after", f->after);
+}
+
+/* The gate run with its flips, or null. */
+static json_t *gate_json(const struct show *s)
+{
+	const struct db_q_gate *g = &s->gate;
+	if (!g->id)
+		return json_null();
+	json_t *o = json_object(), *fl = json_array();
+	json_object_set_new(o, "run_id", json_integer(g->id));
+	json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
+	json_object_set_new(o, "wilson_lo", rep_jnum(g->wilson_lo));
+	json_object_set_new(o, "wilson_hi", rep_jnum(g->wilson_hi));
+	json_object_set_new(o, "n_done", json_integer(g->n_done));
+	json_object_set_new(o, "n_correct", json_integer(g->n_correct));
+	json_object_set_new(o, "passed", g->passed < 0 ? json_null() : json_boolean(g->passed));
+	json_object_set_new(o, "verdict", rep_jstr(g->verdict));
+	json_object_set_new(o, "min_accuracy", rep_jnum(g->min_accuracy));
+	json_object_set_new(o, "baseline_run_id",
+			    g->baseline_run_id ? json_integer(g->baseline_run_id) : json_null());
+	json_object_set_new(o, "diff", rep_jnum(g->diff));
+	json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
+	json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
+	for (size_t i = 0; i < s->nflips; i++)
+		json_array_append_new(fl, flip_json(&s->flips[i]));
+	json_object_set_new(o, "flips", fl);
+	return o;
+}
+
+/* Notes split four ways: notes, corrections of it, corrections it makes,
+ * invalidations. */
+static void notes_json(const struct show *s, json_t *doc)
+{
+	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
+	json_t *inval = json_array();
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const struct db_q_note *n = &s->notes[i];
+		bool mine = n->iteration_id == s->it.id;
+		json_t *to = notes;
+		if (!strcmp(n->kind, "correction"))
+			to = mine ? corrected_by : corrects;
+		else if (!strcmp(n->kind, "invalidation"))
+			to = inval;
+		json_array_append_new(to, note_json(n));
+	}
+	json_object_set_new(doc, "notes", notes);
+	json_object_set_new(doc, "corrected_by_notes", corrected_by);
+	json_object_set_new(doc, "corrects", corrects);
+	json_object_set_new(doc, "invalidations", inval);
+}
+
 static json_t *show_json(const struct show *s)
 {
 	json_t *doc = rep_iter_json(&s->it);
 	json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?}", "id", (json_int_t)s->c.id,
 						       "name", s->c.name));
 	json_object_set_new(doc, "strategy_note", rep_jstr(s->it.strategy_note));
-	json_t *meas = json_array(), *logs = json_array();
+	json_t *meas = json_array(), *logs = json_array(), *st = json_array(), *rg = json_array();
 	for (size_t i = 0; i < s->nser; i++)
 		json_array_append_new(strcmp(s->ser[i].benchmark, "log") ? meas : logs,
 				      series_json(&s->ser[i]));
 	json_object_set_new(doc, "measurements", meas);
 	json_object_set_new(doc, "log_events", logs);
-	json_t *st = json_array();
-	for (size_t i = 0; i < s->nms; i++) {
-		const struct db_q_mstat *m = &s->ms[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
-		json_object_set_new(o, "metric", rep_jstr(m->metric));
-		json_object_set_new(o, "unit", rep_jstr(m->unit));
-		json_object_set_new(o, "better", rep_jstr(m->better));
-		json_object_set_new(o, "best_median", rep_jnum(m->best_median));
-		json_object_set_new(o, "cand_median", rep_jnum(m->cand_median));
-		json_object_set_new(o, "best_mad", rep_jnum(m->best_mad));
-		json_object_set_new(o, "cand_mad", rep_jnum(m->cand_mad));
-		json_object_set_new(o, "ratio", rep_jnum(m->ratio));
-		json_object_set_new(o, "ci_lo", rep_jnum(m->ci_lo));
-		json_object_set_new(o, "ci_hi", rep_jnum(m->ci_hi));
-		json_object_set_new(o, "p_value", rep_jnum(m->p_value));
-		json_object_set_new(o, "n_best", json_integer(m->n_best));
-		json_object_set_new(o, "n_cand", json_integer(m->n_cand));
-		json_array_append_new(st, o);
-	}
+	for (size_t i = 0; i < s->nms; i++)
+		json_array_append_new(st, mstat_json(&s->ms[i]));
 	json_object_set_new(doc, "stats", st);
-	if (s->gate.id) {
-		const struct db_q_gate *g = &s->gate;
-		json_t *o = json_object(), *fl = json_array();
-		json_object_set_new(o, "run_id", json_integer(g->id));
-		json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
-		json_object_set_new(o, "wilson_lo", rep_jnum(g->wilson_lo));
-		json_object_set_new(o, "wilson_hi", rep_jnum(g->wilson_hi));
-		json_object_set_new(o, "n_done", json_integer(g->n_done));
-		json_object_set_new(o, "n_correct", json_integer(g->n_correct));
-		json_object_set_new(o, "passed", g->passed < 0 ? json_null() : json_boolean(g->passed));
-		json_object_set_new(o, "verdict", rep_jstr(g->verdict));
-		json_object_set_new(o, "min_accuracy", rep_jnum(g->min_accuracy));
-		json_object_set_new(o, "baseline_run_id",
-				    g->baseline_run_id ? json_integer(g->baseline_run_id) : json_null());
-		json_object_set_new(o, "diff", rep_jnum(g->diff));
-		json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
-		json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
-		for (size_t i = 0; i < s->nflips; i++)
-			json_array_append_new(fl, json_pack("{s:i,s:s,s:s?,s:s?,s:s?}", "idx",
-							    s->flips[i].idx, "direction",
-							    s->flips[i].now_correct ? "wrong->right"
-										    : "right->wrong",
-							    "target", s->flips[i].target, "before",
-							    s->flips[i].before, "after",
-							    s->flips[i].after));
-		json_object_set_new(o, "flips", fl);
-		json_object_set_new(doc, "gate", o);
-	} else {
-		json_object_set_new(doc, "gate", json_null());
-	}
-	json_t *rg = json_array();
+	json_object_set_new(doc, "gate", gate_json(s));
 	for (size_t i = 0; i < s->nregr; i++)
-		json_array_append_new(rg, json_pack("{s:s?,s:s?,s:s?,s:o,s:o,s:o,s:o,s:o,s:b}",
-						    "benchmark", s->regr[i].benchmark, "metric",
-						    s->regr[i].metric, "unit", s->regr[i].unit,
-						    "before", rep_jnum(s->regr[i].before), "after",
-						    rep_jnum(s->regr[i].after), "delta",
-						    rep_jnum(s->regr[i].delta), "ci_lo",
-						    rep_jnum(s->regr[i].ci_lo), "ci_hi",
-						    rep_jnum(s->regr[i].ci_hi), "kept", s->regr[i].kept));
+		json_array_append_new(rg, rep_regr_json(&s->regr[i], false));
 	json_object_set_new(doc, "regressions", rg);
-	json_t *env = json_object();
+	json_t *env = json_object(), *ar = json_array();
 	for (size_t i = 0; i < s->nfacts; i++)
 		json_object_set_new(env, s->facts[i].key, rep_jstr(s->facts[i].value));
 	json_object_set_new(doc, "env", env);
-	json_t *ar = json_array();
 	for (size_t i = 0; i < s->narts; i++)
 		json_array_append_new(ar, json_pack("{s:s?,s:s?,s:I,s:s?,s:b}", "name", s->arts[i].key,
 						    "kind", s->arts[i].value, "size",
 						    (json_int_t)s->arts[i].size, "sha256",
 						    s->arts[i].sha256, "truncated", s->arts[i].truncated));
 	json_object_set_new(doc, "artifacts", ar);
-	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
-	json_t *inval = json_array();
-	for (size_t i = 0; i < s->nnotes; i++) {
-		const struct db_q_note *n = &s->notes[i];
-		bool mine = n->iteration_id == s->it.id;
-		if (!strcmp(n->kind, "correction") && !mine)
-			json_array_append_new(corrects, note_json(n));
-		else if (!strcmp(n->kind, "correction"))
-			json_array_append_new(corrected_by, note_json(n));
-		else if (!strcmp(n->kind, "invalidation"))
-			json_array_append_new(inval, note_json(n));
-		else
-			json_array_append_new(notes, note_json(n));
-	}
-	json_object_set_new(doc, "notes", notes);
-	json_object_set_new(doc, "corrected_by_notes", corrected_by);
-	json_object_set_new(doc, "corrects", corrects);
-	json_object_set_new(doc, "invalidations", inval);
+	notes_json(s, doc);
 	return doc;
 }
 
@@ -234,7 +243,8 @@ static void when(struct rt_sb *sb, int64_t ms)
 	rt_sb_adds(sb, b);
 }
 
-static void show_text(const struct show *s, struct rt_sb *sb, bool color)
+/* Title line, then what was tried, when, why, and what was decided. */
+static void text_header(const struct show *s, struct rt_sb *sb, bool color)
 {
 	const struct db_iteration *it = &s->it;
 	const char *rs = rep_ansi(color, "reset");
@@ -248,7 +258,9 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 	rt_sb_addc(sb, '\n');
 	label(sb, "variant");
 	rep_term_escape(sb, it->variant);
-	rt_sb_addf(sb, " (%s)", it->kind);
+	rt_sb_adds(sb, " (");
+	rep_term_escape(sb, it->kind);
+	rt_sb_addc(sb, ')');
 	if (it->parent_id)
 		rt_sb_addf(sb, ", applied on %lld", (long long)it->parent_id);
 	rt_sb_addc(sb, '\n');
@@ -259,8 +271,10 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 		rt_fmt_duration((double)(it->finished_at - it->started_at) / 1000, d, sizeof(d));
 		rt_sb_addf(sb, ", took %s", d);
 	}
-	if (it->phase)
-		rt_sb_addf(sb, ", last phase %s", it->phase);
+	if (it->phase) {
+		rt_sb_adds(sb, ", last phase ");
+		rep_term_escape(sb, it->phase);
+	}
 	rt_sb_addc(sb, '\n');
 	if (it->strategy_note) {
 		label(sb, "proposed");
@@ -268,252 +282,294 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 		rt_sb_addc(sb, '\n');
 	}
 	label(sb, "decision");
-	rt_sb_adds(sb, it->decision ? it->decision : "—");
+	rep_term_escape(sb, it->decision ? it->decision : "—");
 	if (it->reason) {
 		rt_sb_adds(sb, ": ");
 		rep_term_escape(sb, it->reason);
 	}
 	rt_sb_addc(sb, '\n');
-	if (it->objective) {
-		label(sb, "objective");
-		rep_term_escape(sb, it->objective);
-		rt_sb_adds(sb, " ");
-		rep_fmt_num(sb, it->obj_best);
-		rt_sb_adds(sb, " -> ");
-		rep_fmt_num(sb, it->obj_cand);
+}
+
+/* The objective's change with its CI, and the test behind it. */
+static void text_objective(const struct db_iteration *it, struct rt_sb *sb)
+{
+	if (!it->objective)
+		return;
+	label(sb, "objective");
+	rep_term_escape(sb, it->objective);
+	rt_sb_adds(sb, " ");
+	rep_fmt_num(sb, it->obj_best);
+	rt_sb_adds(sb, " -> ");
+	rep_fmt_num(sb, it->obj_cand);
+	rt_sb_adds(sb, "  ");
+	rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+	if (!isnan(it->confidence))
+		rt_sb_addf(sb, " at %.0f%%", it->confidence * 100);
+	rt_sb_addc(sb, '\n');
+	if (!it->test)
+		return;
+	label(sb, "test");
+	rep_term_escape(sb, it->test);
+	if (!isnan(it->p_value))
+		rt_sb_addf(sb, ", p = %.3g", it->p_value);
+	rt_sb_addf(sb, ", n = %d cand + %d best%s\n", it->n_cand, it->n_best,
+		   it->paired ? ", paired (interleaved A/B)" : "");
+}
+
+/* The change's text, every line indented. */
+static void text_change(const struct db_iteration *it, struct rt_sb *sb, bool color)
+{
+	if (!it->change_text || !*it->change_text)
+		return;
+	head(sb, color, "change");
+	struct rt_sb t = RT_SB_INIT;
+	rep_term_escape(&t, it->change_text);
+	for (char *line = t.buf; line && *line;) {
+		char *nl = strchr(line, '\n');
 		rt_sb_adds(sb, "  ");
-		rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
-		if (!isnan(it->confidence))
-			rt_sb_addf(sb, " at %.0f%%", it->confidence * 100);
+		rt_sb_add(sb, line, nl ? (size_t)(nl - line) : strlen(line));
 		rt_sb_addc(sb, '\n');
-		if (it->test) {
-			label(sb, "test");
-			rep_term_escape(sb, it->test);
-			if (!isnan(it->p_value))
-				rt_sb_addf(sb, ", p = %.3g", it->p_value);
-			rt_sb_addf(sb, ", n = %d cand + %d best%s\n", it->n_cand, it->n_best,
-				   it->paired ? ", paired (interleaved A/B)" : "");
-		}
+		line = nl ? nl + 1 : NULL;
 	}
-	if (it->change_text && *it->change_text) {
-		head(sb, color, "change");
-		struct rt_sb t = RT_SB_INIT;
-		rep_term_escape(&t, it->change_text);
-		for (char *line = t.buf; line && *line;) {
-			char *nl = strchr(line, '\n');
-			rt_sb_adds(sb, "  ");
-			rt_sb_add(sb, line, nl ? (size_t)(nl - line) : strlen(line));
-			rt_sb_addc(sb, '\n');
-			line = nl ? nl + 1 : NULL;
-		}
-		rt_sb_release(&t);
+	rt_sb_release(&t);
+}
+
+/* One row of a series table: name, arm, n, median, MAD, min, max, then the
+ * unit (measurements) or the sum (log events). */
+static void series_row(const struct db_q_series *m, struct rt_sb *sb, bool color, bool logs)
+{
+	struct rep_summary su;
+	rep_summarise(m->v, m->n, &su);
+	rt_sb_adds(sb, "  ");
+	rep_pad_metric(sb, logs ? NULL : m->benchmark, m->metric, 24);
+	rt_sb_addf(sb, " %-4s %3zu", m->arm, su.n);
+	double cols[4] = { su.median, su.mad, su.min, su.max };
+	for (int k = 0; k < 4; k++) {
+		struct rt_sb c = RT_SB_INIT;
+		rep_fmt_num(&c, cols[k]);
+		rt_sb_addf(sb, " %*s", k == 1 ? 9 : 10, c.buf);
+		rt_sb_release(&c);
 	}
+	if (logs) {
+		rt_sb_adds(sb, "  ");
+		rep_fmt_num(sb, series_sum(m));
+	} else if (m->unit) {
+		rt_sb_adds(sb, "  ");
+		rep_term_escape(sb, m->unit);
+	}
+	if (m->n_invalid)
+		rt_sb_addf(sb, "  %s(+%zu invalid)%s", rep_ansi(color, "red"), m->n_invalid,
+			   rep_ansi(color, "reset"));
+	rt_sb_addc(sb, '\n');
+}
+
+/* The measurements (logs false) or the log-event counts (benchmark "log"). */
+static void text_series(const struct show *s, struct rt_sb *sb, bool color, bool logs)
+{
 	bool any = false;
-	for (int pass = 0; pass < 2; pass++) {
-		any = false;
-		for (size_t i = 0; i < s->nser; i++) {
-			const struct db_q_series *m = &s->ser[i];
-			if ((strcmp(m->benchmark, "log") == 0) != (pass == 1))
-				continue;
-			if (!any) {
-				head(sb, color, pass ? "log events (count per run)" :
-					"measurements (valid samples per metric and arm)");
-				rt_sb_addf(sb, "  %s%-24s %-4s %3s %10s %9s %10s %10s  %s%s\n",
-					   rep_ansi(color, "dim"), "metric", "arm", "n",
-					   pass ? "median" : "median", "MAD", "min", "max",
-					   pass ? "sum" : "unit", rs);
-				any = true;
-			}
-			struct rep_summary su;
-			rep_summarise(m->v, m->n, &su);
-			struct rt_sb name = RT_SB_INIT;
-			if (!pass) {
-				rt_sb_adds(&name, m->benchmark);
-				rt_sb_addc(&name, '.');
-			}
-			rt_sb_adds(&name, m->metric);
-			rt_sb_adds(sb, "  ");
-			rep_pad(sb, name.buf, 24);
-			rt_sb_release(&name);
-			rt_sb_addf(sb, " %-4s %3zu", m->arm, su.n);
-			double cols[4] = { su.median, su.mad, su.min, su.max };
-			for (int k = 0; k < 4; k++) {
-				struct rt_sb c = RT_SB_INIT;
-				rep_fmt_num(&c, cols[k]);
-				rt_sb_addf(sb, " %*s", k == 1 ? 9 : 10, c.buf);
-				rt_sb_release(&c);
-			}
-			if (pass) {
-				double sum = 0;
-				for (size_t k = 0; k < m->n; k++)
-					sum += m->v[k];
-				rt_sb_adds(sb, "  ");
-				rep_fmt_num(sb, sum);
-			} else if (m->unit) {
-				rt_sb_adds(sb, "  ");
-				rep_term_escape(sb, m->unit);
-			}
-			if (m->n_invalid)
-				rt_sb_addf(sb, "  %s(+%zu invalid)%s", rep_ansi(color, "red"),
-					   m->n_invalid, rs);
-			rt_sb_addc(sb, '\n');
+	for (size_t i = 0; i < s->nser; i++) {
+		const struct db_q_series *m = &s->ser[i];
+		if ((strcmp(m->benchmark, "log") == 0) != logs)
+			continue;
+		if (!any) {
+			head(sb, color, logs ? "log events (count per run)"
+					     : "measurements (valid samples per metric and arm)");
+			rt_sb_addf(sb, "  %s%-24s %-4s %3s %10s %9s %10s %10s  %s%s\n",
+				   rep_ansi(color, "dim"), "metric", "arm", "n", "median", "MAD", "min",
+				   "max", logs ? "sum" : "unit", rep_ansi(color, "reset"));
+			any = true;
 		}
+		series_row(m, sb, color, logs);
 	}
-	if (s->nms) {
-		head(sb, color, "statistics (candidate vs best)");
-		for (size_t i = 0; i < s->nms; i++) {
-			const struct db_q_mstat *m = &s->ms[i];
-			struct rt_sb name = RT_SB_INIT;
-			rt_sb_addf(&name, "%s.%s", m->benchmark, m->metric);
-			rt_sb_adds(sb, "  ");
-			rep_pad(sb, name.buf, 24);
-			rt_sb_release(&name);
-			rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
-			rep_fmt_num(sb, m->best_median);
-			rt_sb_adds(sb, " -> ");
-			rep_fmt_num(sb, m->cand_median);
-			rt_sb_adds(sb, "  ratio ");
-			rep_fmt_num(sb, m->ratio);
-			if (!isnan(m->ci_lo)) {
-				rt_sb_adds(sb, " [");
-				rep_fmt_num(sb, m->ci_lo);
-				rt_sb_adds(sb, ", ");
-				rep_fmt_num(sb, m->ci_hi);
-				rt_sb_adds(sb, "]");
-			}
-			if (!isnan(m->p_value))
-				rt_sb_addf(sb, "  p = %.3g", m->p_value);
-			rt_sb_addf(sb, "  n = %d + %d\n", m->n_cand, m->n_best);
+}
+
+static void text_stats(const struct show *s, struct rt_sb *sb, bool color)
+{
+	if (!s->nms)
+		return;
+	head(sb, color, "statistics (candidate vs best)");
+	for (size_t i = 0; i < s->nms; i++) {
+		const struct db_q_mstat *m = &s->ms[i];
+		rt_sb_adds(sb, "  ");
+		rep_pad_metric(sb, m->benchmark, m->metric, 24);
+		rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
+		rep_fmt_num(sb, m->best_median);
+		rt_sb_adds(sb, " -> ");
+		rep_fmt_num(sb, m->cand_median);
+		rt_sb_adds(sb, "  ratio ");
+		rep_fmt_num(sb, m->ratio);
+		if (!isnan(m->ci_lo)) {
+			rt_sb_adds(sb, " [");
+			rep_fmt_num(sb, m->ci_lo);
+			rt_sb_adds(sb, ", ");
+			rep_fmt_num(sb, m->ci_hi);
+			rt_sb_adds(sb, "]");
 		}
+		if (!isnan(m->p_value))
+			rt_sb_addf(sb, "  p = %.3g", m->p_value);
+		rt_sb_addf(sb, "  n = %d + %d\n", m->n_cand, m->n_best);
 	}
+}
+
+/* The paired comparison with the gate's baseline run, and its flips. */
+static void text_gate_pairs(const struct show *s, struct rt_sb *sb, bool color)
+{
+	const struct db_q_gate *g = &s->gate;
+	const char *rs = rep_ansi(color, "reset");
+	rt_sb_addf(sb, "  vs run %lld: diff %+.2f pts", (long long)g->baseline_run_id, g->diff * 100);
+	if (!isnan(g->diff_lo))
+		rt_sb_addf(sb, " [%+.2f, %+.2f]", g->diff_lo * 100, g->diff_hi * 100);
+	if (!isnan(g->mcnemar_p))
+		rt_sb_addf(sb, ", McNemar mid-p %.3g", g->mcnemar_p);
+	if (!isnan(g->identical_rate))
+		rt_sb_addf(sb, ", %.1f%% identical answers", g->identical_rate * 100);
+	rt_sb_addf(sb, "\n  flips: %d right -> wrong, %d wrong -> right", g->flips_to_wrong,
+		   g->flips_to_right);
+	rt_sb_addf(sb, " (%zu among stored answers)\n", s->nflips);
+	for (size_t i = 0; i < s->nflips; i++) {
+		const struct db_q_flip *f = &s->flips[i];
+		rt_sb_addf(sb, "    q%-5d %s%s%s  target ", f->idx,
+			   rep_ansi(color, f->now_correct ? "green" : "red"),
+			   f->now_correct ? "wrong -> right" : "right -> wrong", rs);
+		rep_term_escape(sb, f->target ? f->target : "?");
+		rt_sb_adds(sb, ", was ");
+		rep_term_escape(sb, f->before ? f->before : "(none)");
+		rt_sb_adds(sb, ", now ");
+		rep_term_escape(sb, f->after ? f->after : "(none)");
+		rt_sb_addc(sb, '\n');
+	}
+}
+
+static void text_gate(const struct show *s, struct rt_sb *sb, bool color)
+{
 	head(sb, color, "gate");
 	if (!s->gate.id) {
 		rt_sb_adds(sb, "  none\n");
-	} else {
-		const struct db_q_gate *g = &s->gate;
-		rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->accuracy * 100);
-		if (!isnan(g->wilson_lo))
-			rt_sb_addf(sb, " [%.2f, %.2f]", g->wilson_lo * 100, g->wilson_hi * 100);
-		rt_sb_addf(sb, " (%d/%d, %s)", g->n_correct, g->n_done, g->extract ? g->extract : "?");
-		rt_sb_addf(sb, "  %s%s%s", rep_ansi(color, g->passed == 1 ? "green" : "red"),
-			   g->passed == 1 ? "PASS" : g->passed == 0 ? "FAIL" : "unfinished", rs);
-		if (!isnan(g->min_accuracy))
-			rt_sb_addf(sb, " (min %.2f%%)", g->min_accuracy * 100);
+		return;
+	}
+	const struct db_q_gate *g = &s->gate;
+	rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->accuracy * 100);
+	if (!isnan(g->wilson_lo))
+		rt_sb_addf(sb, " [%.2f, %.2f]", g->wilson_lo * 100, g->wilson_hi * 100);
+	rt_sb_addf(sb, " (%d/%d, ", g->n_correct, g->n_done);
+	rep_term_escape(sb, g->extract ? g->extract : "?");
+	rt_sb_addf(sb, ")  %s%s%s", rep_ansi(color, g->passed == 1 ? "green" : "red"),
+		   g->passed == 1 ? "PASS" : g->passed == 0 ? "FAIL" : "unfinished",
+		   rep_ansi(color, "reset"));
+	if (!isnan(g->min_accuracy))
+		rt_sb_addf(sb, " (min %.2f%%)", g->min_accuracy * 100);
+	rt_sb_addc(sb, '\n');
+	if (g->verdict) {
+		rt_sb_adds(sb, "  ");
+		rep_term_escape(sb, g->verdict);
 		rt_sb_addc(sb, '\n');
-		if (g->verdict) {
-			rt_sb_adds(sb, "  ");
-			rep_term_escape(sb, g->verdict);
-			rt_sb_addc(sb, '\n');
-		}
-		if (g->baseline_run_id) {
-			rt_sb_addf(sb, "  vs run %lld: diff %+.2f pts", (long long)g->baseline_run_id,
-				   g->diff * 100);
-			if (!isnan(g->diff_lo))
-				rt_sb_addf(sb, " [%+.2f, %+.2f]", g->diff_lo * 100, g->diff_hi * 100);
-			if (!isnan(g->mcnemar_p))
-				rt_sb_addf(sb, ", McNemar mid-p %.3g", g->mcnemar_p);
-			if (!isnan(g->identical_rate))
-				rt_sb_addf(sb, ", %.1f%% identical answers", g->identical_rate * 100);
-			rt_sb_addf(sb, "\n  flips: %d right -> wrong, %d wrong -> right", g->flips_to_wrong,
-				   g->flips_to_right);
-			rt_sb_addf(sb, " (%zu among stored answers)\n", s->nflips);
-			for (size_t i = 0; i < s->nflips; i++) {
-				const struct db_q_flip *f = &s->flips[i];
-				rt_sb_addf(sb, "    q%-5d %s%s%s  target ", f->idx,
-					   rep_ansi(color, f->now_correct ? "green" : "red"),
-					   f->now_correct ? "wrong -> right" : "right -> wrong", rs);
-				rep_term_escape(sb, f->target ? f->target : "?");
-				rt_sb_adds(sb, ", was ");
-				rep_term_escape(sb, f->before ? f->before : "(none)");
-				rt_sb_adds(sb, ", now ");
-				rep_term_escape(sb, f->after ? f->after : "(none)");
-				rt_sb_addc(sb, '\n');
-			}
-		}
 	}
-	if (s->nregr) {
-		head(sb, color, "regressions");
-		for (size_t i = 0; i < s->nregr; i++) {
-			const struct db_q_regr *r = &s->regr[i];
-			rt_sb_adds(sb, "  ");
-			rep_term_escape(sb, r->benchmark);
-			rt_sb_addc(sb, '.');
-			rep_term_escape(sb, r->metric);
-			rt_sb_adds(sb, "  ");
-			rep_fmt_num(sb, r->before);
-			rt_sb_adds(sb, " -> ");
-			rep_fmt_num(sb, r->after);
-			if (r->unit) {
-				rt_sb_addc(sb, ' ');
-				rep_term_escape(sb, r->unit);
-			}
-			rt_sb_adds(sb, "  ");
-			rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
-			rt_sb_adds(sb, r->kept ? "  (kept anyway)\n" : "\n");
-		}
+	if (g->baseline_run_id)
+		text_gate_pairs(s, sb, color);
+}
+
+static void text_regressions(const struct show *s, struct rt_sb *sb, bool color)
+{
+	if (!s->nregr)
+		return;
+	head(sb, color, "regressions");
+	for (size_t i = 0; i < s->nregr; i++) {
+		const struct db_q_regr *r = &s->regr[i];
+		rt_sb_adds(sb, "  ");
+		rep_term_escape(sb, r->benchmark);
+		rt_sb_addc(sb, '.');
+		rep_term_escape(sb, r->metric);
+		rt_sb_adds(sb, "  ");
+		rep_term_change(sb, r->before, r->after, r->unit);
+		rt_sb_adds(sb, "  ");
+		rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
+		rt_sb_adds(sb, r->kept ? "  (kept anyway)\n" : "\n");
 	}
-	if (s->nfacts) {
+}
+
+/* Environment facts, then artifacts. */
+static void text_env(const struct show *s, struct rt_sb *sb, bool color)
+{
+	if (s->nfacts)
 		head(sb, color, "environment");
-		for (size_t i = 0; i < s->nfacts; i++) {
-			rt_sb_adds(sb, "  ");
-			rep_pad(sb, s->facts[i].key, 18);
-			rt_sb_adds(sb, " ");
-			rep_term_escape(sb, s->facts[i].value);
-			rt_sb_adds(sb, s->facts[i].campaign_wide ? "\n" : "  (this iteration)\n");
-		}
+	for (size_t i = 0; i < s->nfacts; i++) {
+		rt_sb_adds(sb, "  ");
+		rep_pad(sb, s->facts[i].key, 18);
+		rt_sb_adds(sb, " ");
+		rep_term_escape(sb, s->facts[i].value);
+		rt_sb_adds(sb, s->facts[i].campaign_wide ? "\n" : "  (this iteration)\n");
 	}
-	if (s->narts) {
+	if (s->narts)
 		head(sb, color, "artifacts");
-		for (size_t i = 0; i < s->narts; i++) {
-			rt_sb_adds(sb, "  ");
-			rep_pad(sb, s->arts[i].key, 20);
-			rt_sb_addf(sb, " %-12s %8lld B  sha256 %s%s\n", s->arts[i].value,
-				   (long long)s->arts[i].size, s->arts[i].sha256 ? s->arts[i].sha256 : "?",
-				   s->arts[i].truncated ? "  (truncated)" : "");
-		}
+	for (size_t i = 0; i < s->narts; i++) {
+		const struct db_q_kv *a = &s->arts[i];
+		rt_sb_adds(sb, "  ");
+		rep_pad(sb, a->key, 20);
+		struct rt_sb kind = RT_SB_INIT;
+		rep_term_escape(&kind, a->value);
+		rt_sb_addf(sb, " %-12s %8lld B  sha256 ", kind.buf, (long long)a->size);
+		rt_sb_release(&kind);
+		rep_term_escape(sb, a->sha256 ? a->sha256 : "?");
+		rt_sb_adds(sb, a->truncated ? "  (truncated)\n" : "\n");
 	}
-	if (s->nnotes) {
-		head(sb, color, "notes, corrections, invalidations");
-		for (size_t i = 0; i < s->nnotes; i++) {
-			const struct db_q_note *n = &s->notes[i];
-			rt_sb_adds(sb, "  ");
-			if (!strcmp(n->kind, "correction") && n->iteration_id != it->id)
-				rt_sb_addf(sb, "%scorrects %lld%s (seq %d): ", rep_ansi(color, "yellow"),
-					   (long long)n->iteration_id, rs, n->seq);
-			else if (!strcmp(n->kind, "correction"))
-				rt_sb_addf(sb, "%scorrected by %lld%s (seq %d): ",
-					   rep_ansi(color, "yellow"), (long long)n->by_iteration_id, rs,
-					   n->by_seq);
-			else if (!strcmp(n->kind, "invalidation"))
-				rt_sb_addf(sb, "%sinvalidated%s: ", rep_ansi(color, "red"), rs);
-			else
-				rt_sb_adds(sb, "note: ");
-			rep_term_escape(sb, n->text);
-			rt_sb_adds(sb, "  (");
-			if (n->author) {
-				rep_term_escape(sb, n->author);
-				rt_sb_adds(sb, ", ");
-			}
-			when(sb, n->created_at);
-			rt_sb_adds(sb, ")\n");
+}
+
+/* Notes, and corrections and invalidations linked both ways. */
+static void text_notes(const struct show *s, struct rt_sb *sb, bool color)
+{
+	if (!s->nnotes)
+		return;
+	const char *rs = rep_ansi(color, "reset");
+	head(sb, color, "notes, corrections, invalidations");
+	for (size_t i = 0; i < s->nnotes; i++) {
+		const struct db_q_note *n = &s->notes[i];
+		rt_sb_adds(sb, "  ");
+		if (!strcmp(n->kind, "correction") && n->iteration_id != s->it.id)
+			rt_sb_addf(sb, "%scorrects %lld%s (seq %d): ", rep_ansi(color, "yellow"),
+				   (long long)n->iteration_id, rs, n->seq);
+		else if (!strcmp(n->kind, "correction"))
+			rt_sb_addf(sb, "%scorrected by %lld%s (seq %d): ", rep_ansi(color, "yellow"),
+				   (long long)n->by_iteration_id, rs, n->by_seq);
+		else if (!strcmp(n->kind, "invalidation"))
+			rt_sb_addf(sb, "%sinvalidated%s: ", rep_ansi(color, "red"), rs);
+		else
+			rt_sb_adds(sb, "note: ");
+		rep_term_escape(sb, n->text);
+		rt_sb_adds(sb, "  (");
+		if (n->author) {
+			rep_term_escape(sb, n->author);
+			rt_sb_adds(sb, ", ");
 		}
+		when(sb, n->created_at);
+		rt_sb_adds(sb, ")\n");
 	}
+}
+
+static void show_text(const struct show *s, struct rt_sb *sb, bool color)
+{
+	text_header(s, sb, color);
+	text_objective(&s->it, sb);
+	text_change(&s->it, sb, color);
+	text_series(s, sb, color, false);
+	text_series(s, sb, color, true);
+	text_stats(s, sb, color);
+	text_gate(s, sb, color);
+	text_regressions(s, sb, color);
+	text_env(s, sb, color);
+	text_notes(s, sb, color);
 }
 
 int rep_show(struct db *db, FILE *out, int64_t id, bool json, bool color, struct rt_sb *err)
 {
 	struct show s;
 	int rc = show_load(db, id, &s, err);
-	if (!rc) {
-		if (json) {
-			rc = rep_json_dump(show_json(&s), out, err);
-		} else {
-			struct rt_sb sb = RT_SB_INIT;
-			show_text(&s, &sb, color);
-			if (fwrite(sb.buf, 1, sb.len, out) != sb.len)
-				rc = rt_errf(err, RT_EIO, "write show: output error");
-			rt_sb_release(&sb);
-		}
+	if (!rc && json) {
+		rc = rep_json_dump(show_json(&s), out, err);
+	} else if (!rc) {
+		struct rt_sb sb = RT_SB_INIT;
+		show_text(&s, &sb, color);
+		rc = rep_write_sb(&sb, out, "show", err);
+		rt_sb_release(&sb);
 	}
 	show_release(&s);
 	return rc;

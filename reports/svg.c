@@ -436,6 +436,29 @@ static void ecdf_series(struct chart *c, const struct rep_dist *d, const char *c
 	}
 }
 
+/* Baseline and final series of a distribution chart: colour, class, and the
+ * legend label when the caller gives none. */
+static const char *const dist_color[2] = { C_BASE, C_OTHER };
+static const char *const dist_class[2] = { "base", "final" };
+static const char *const dist_label[2] = { "baseline", "final" };
+
+static size_t dist_total(const struct rep_dist *d, size_t nd)
+{
+	size_t total = 0;
+	for (size_t k = 0; k < nd; k++)
+		total += d[k].n;
+	return total;
+}
+
+/* The baseline / final legend (labels from d), then the end of the chart. */
+static void dist_legend_end(struct rt_sb *sb, const struct rep_dist *d, size_t nd)
+{
+	for (size_t k = 0; k < 2; k++)
+		legend(sb, W, (int)k, 2, dist_color[k], false,
+		       nd > k && d[k].label ? d[k].label : dist_label[k]);
+	end(sb);
+}
+
 static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const char *xlabel,
 		  const char *ylabel, const struct rep_dist *d, size_t nd)
 {
@@ -450,11 +473,9 @@ static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const
 	c->sb = sb;
 	axes(c, x0, x1, H - MB, MT, fmax(0, lo - pad), hi + pad, 0, 1, false, "pct", xlabel,
 	     x0 < ML + 1 ? ylabel : NULL);
-	static const char *cols[] = { C_BASE, C_OTHER };
-	static const char *cls[] = { "base", "final" };
 	for (size_t k = 0; k < nd && k < 2; k++)
 		if (d[k].n)
-			ecdf_series(c, &d[k], cols[k], cls[k]);
+			ecdf_series(c, &d[k], dist_color[k], dist_class[k]);
 	if (!total)
 		empty_note(c, "no per-request records");
 }
@@ -462,11 +483,7 @@ static void panel(struct chart *c, struct rt_sb *sb, double x0, double x1, const
 void rep_svg_latency(struct rt_sb *sb, const struct rep_dist *ttft, size_t nttft,
 		     const struct rep_dist *e2el, size_t ne2el)
 {
-	size_t total = 0;
-	for (size_t k = 0; k < nttft; k++)
-		total += ttft[k].n;
-	for (size_t k = 0; k < ne2el; k++)
-		total += e2el[k].n;
+	size_t total = dist_total(ttft, nttft) + dist_total(e2el, ne2el);
 	struct rt_sb desc = RT_SB_INIT;
 	if (total)
 		rt_sb_addf(&desc, "Empirical CDF of time to first token and end-to-end latency per "
@@ -481,29 +498,18 @@ void rep_svg_latency(struct rt_sb *sb, const struct rep_dist *ttft, size_t nttft
 	panel(&c, sb, mid + 40, W - MR, "e2el (s)", "share of requests (%)", e2el, ne2el);
 	/* Each empty panel says so itself; a second note under the axes overlapped
 	 * their labels (seen in the screenshot of a kernel campaign's report). */
-	const char *l0 = nttft > 0 && ttft[0].label ? ttft[0].label : "baseline";
-	const char *l1 = nttft > 1 && ttft[1].label ? ttft[1].label : "final";
-	legend(sb, W, 0, 2, C_BASE, false, l0);
-	legend(sb, W, 1, 2, C_OTHER, false, l1);
-	end(sb);
+	dist_legend_end(sb, ttft, nttft);
 	rt_sb_release(&desc);
 }
 
 void rep_svg_samples(struct rt_sb *sb, const char *axis, const struct rep_dist *d, size_t nd)
 {
-	size_t total = 0;
-	for (size_t k = 0; k < nd; k++)
-		total += d[k].n;
 	struct rt_sb desc = RT_SB_INIT;
 	rt_sb_addf(&desc, "Empirical CDF of every valid measurement of %s, baseline vs final "
-		   "configuration (%zu measurements).", axis, total);
+		   "configuration (%zu measurements).", axis, dist_total(d, nd));
 	struct chart c;
 	begin(&c, sb, "chart-latency", "Distribution of the objective: baseline vs final", desc.buf, W, H);
 	panel(&c, sb, ML, W - MR, axis, "share of measurements (%)", d, nd);
-	const char *l0 = nd > 0 && d[0].label ? d[0].label : "baseline";
-	const char *l1 = nd > 1 && d[1].label ? d[1].label : "final";
-	legend(sb, W, 0, 2, C_BASE, false, l0);
-	legend(sb, W, 1, 2, C_OTHER, false, l1);
-	end(sb);
+	dist_legend_end(sb, d, nd);
 	rt_sb_release(&desc);
 }

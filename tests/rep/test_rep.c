@@ -27,16 +27,24 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
-/* Points (class="pt ...") inside the <svg id="id"> element of doc. */
-static size_t svg_points(const char *doc, const char *id)
+/* The <svg id="id"> element of doc (caller frees), or NULL. */
+static char *svg_part(const char *doc, const char *id)
 {
 	char open[64];
 	snprintf(open, sizeof(open), "<svg id=\"%s\"", id);
 	const char *a = strstr(doc, open);
 	if (!a)
-		return (size_t)-1;
+		return NULL;
 	const char *b = strstr(a, "</svg>");
-	char *part = xstrndup(a, (size_t)(b - a));
+	return xstrndup(a, (size_t)(b - a));
+}
+
+/* Points (class="pt ...") inside the <svg id="id"> element of doc. */
+static size_t svg_points(const char *doc, const char *id)
+{
+	char *part = svg_part(doc, id);
+	if (!part)
+		return (size_t)-1;
 	size_t n = count(part, "class=\"pt");
 	free(part);
 	return n;
@@ -76,29 +84,28 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-/* Run fn into a memstream and return the text (caller frees). */
-static char *capture_log(struct db *db, const struct rep_log_opts *o, int *rc)
+/* The text of `log` (log set) or of `show show_id` (caller frees). */
+static char *capture(struct db *db, const struct rep_log_opts *log, int64_t show_id, bool json,
+		     int *rc)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct rt_sb err = RT_SB_INIT;
-	*rc = rep_log(db, m, o, &err);
+	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, json, false, &err);
 	fclose(m);
 	rt_sb_release(&err);
 	return buf;
 }
 
+static char *capture_log(struct db *db, const struct rep_log_opts *o, int *rc)
+{
+	return capture(db, o, 0, false, rc);
+}
+
 static char *capture_show(struct db *db, int64_t id, bool json, int *rc)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rt_sb err = RT_SB_INIT;
-	*rc = rep_show(db, m, id, json, false, &err);
-	fclose(m);
-	rt_sb_release(&err);
-	return buf;
+	return capture(db, NULL, id, json, rc);
 }
 
 /* ---- formatting ---- */
@@ -512,6 +519,62 @@ static void test_html(void **state)
 	rt_sb_release(&out);
 }
 
+/* Database text is escaped for the terminal everywhere in `show`, the words
+ * the campaign writes (kind, phase, decision, gate extraction, artifact kind
+ * and hash) included: a shared or hand-edited database must not drive the
+ * terminal. */
+static void test_show_escapes(void **state)
+{
+	struct fx *f = *state;
+	assert_int_equal(sqlite3_exec(db_sqlite(f->db),
+		"UPDATE iterations SET kind = 'table' || char(27) || '[2J', "
+		"  phase = 'bench' || char(27) || ']0;x' || char(7), "
+		"  decision = 'keep' || char(27) || '[31m' WHERE id = 2;"
+		"UPDATE gate_runs SET extract = 'strict' || char(27) || '[8m' "
+		"  WHERE id = (SELECT gate_run_id FROM iterations WHERE id = 2);"
+		"UPDATE artifacts SET kind = 'engine-log' || char(27) || '[5m', "
+		"  sha256 = 'ffd8' || char(27) || '[0m' WHERE iteration_id = 2;",
+		NULL, NULL, NULL), SQLITE_OK);
+	int rc;
+	char *out = capture_show(f->db, 2, false, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(out, "graphs-256 (table?[2J)"));
+	assert_non_null(strstr(out, "decision   keep?[31m"));
+	assert_null(strchr(out, '\033'));
+	assert_null(strchr(out, '\007'));
+	free(out);
+}
+
+/* The objective chart's unit belongs to the metric the objective names: a
+ * benchmark whose name is only a prefix of the objective does not lend its
+ * unit, and an objective without a dot reads nothing past its end. */
+static void test_html_objective_unit(void **state)
+{
+	struct fx *f = *state;
+	static const struct {
+		const char *objective; /* of the baseline */
+		const char *label;     /* the chart's y axis */
+	} cases[] = {
+		{ "serve.tok_s", ">serve.tok_s (tok/s)<" },
+		{ "serveXtok_s", ">serveXtok_s<" },
+		{ "serve", ">serve<" },
+	};
+	for (size_t i = 0; i < RT_ARRAY_SIZE(cases); i++) {
+		char *sql = xasprintf("UPDATE iterations SET objective = '%s' WHERE seq = 0",
+				      cases[i].objective);
+		assert_int_equal(sqlite3_exec(db_sqlite(f->db), sql, NULL, NULL, NULL), SQLITE_OK);
+		free(sql);
+		struct rt_sb out = RT_SB_INIT;
+		assert_int_equal(rep_report(f->db, 0, REP_HTML, &out, NULL), 0);
+		char *chart = svg_part(out.buf, "chart-objective");
+		assert_non_null(chart);
+		if (!strstr(chart, cases[i].label))
+			fail_msg("objective %s: no axis label %s", cases[i].objective, cases[i].label);
+		free(chart);
+		rt_sb_release(&out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +594,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_show, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_regressions, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_html, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_show_escapes, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_html_objective_unit, fx_setup, fx_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /*
  * Golden-file tests of the report views on tests/fixtures/report_campaign.sql:
- * the Markdown journal, `log`, `show` of a corrected and a correcting
- * iteration, and `regressions` (no colour), each compared byte for byte with
- * tests/rep/golden/<name>. RATCHET_REGEN=1 rewrites the golden files instead
- * (then review the diff with git).
+ * the Markdown and HTML journals (the HTML with its version masked), `log`,
+ * `show` of a corrected and a correcting iteration, and `regressions`, without
+ * and with colour, each compared byte for byte with tests/rep/golden/<name>.
+ * RATCHET_REGEN=1 rewrites the golden files instead (then review the diff
+ * with git).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -78,65 +79,68 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void test_md(void **state)
+/* One golden file: which view writes it. */
+struct golden {
+	const char *name; /* file under tests/rep/golden/ */
+	enum { MD, HTML, LOG, SHOW, REGR } view;
+	int64_t id;       /* SHOW: the iteration */
+	bool color;       /* ANSI colours (LOG, SHOW, REGR) */
+};
+
+/* The HTML names the ratchet version; the golden file says VERSION instead. */
+static void mask_version(struct rt_sb *sb)
 {
-	(void)state;
-	struct rt_sb out = RT_SB_INIT;
-	assert_int_equal(rep_report(db, 0, REP_MD, &out, NULL), 0);
-	compare("report_campaign.md", out.buf, out.len);
-	rt_sb_release(&out);
+	const char *v = "ratchet " RATCHET_VERSION "\"";
+	char *at = strstr(sb->buf, v);
+	assert_non_null(at);
+	struct rt_sb t = RT_SB_INIT;
+	rt_sb_add(&t, sb->buf, (size_t)(at - sb->buf));
+	rt_sb_adds(&t, "ratchet VERSION\"");
+	rt_sb_adds(&t, at + strlen(v));
+	rt_sb_reset(sb);
+	rt_sb_add(sb, t.buf, t.len);
+	rt_sb_release(&t);
 }
 
-enum view { LOG, SHOW4, SHOW9, REGR };
-
-static void run_view(enum view v, const char *name)
+static void test_golden(void **state)
 {
+	const struct golden *g = *state;
+	struct rt_sb out = RT_SB_INIT;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	struct rep_log_opts o = { .limit = 50 };
-	int rc = v == LOG ? rep_log(db, m, &o, NULL)
-		 : v == SHOW4 ? rep_show(db, m, 4, false, false, NULL)
-		 : v == SHOW9 ? rep_show(db, m, 9, false, false, NULL)
-			      : rep_regressions(db, m, 0, false, false, NULL);
+	struct rep_log_opts o = { .limit = 50, .color = g->color };
+	int rc = g->view == MD ? rep_report(db, 0, REP_MD, &out, NULL)
+		 : g->view == HTML ? rep_report(db, 0, REP_HTML, &out, NULL)
+		 : g->view == LOG ? rep_log(db, m, &o, NULL)
+		 : g->view == SHOW ? rep_show(db, m, g->id, false, g->color, NULL)
+				   : rep_regressions(db, m, 0, false, g->color, NULL);
 	fclose(m);
 	assert_int_equal(rc, 0);
-	compare(name, buf, len);
+	rt_sb_add(&out, buf, len);
+	if (g->view == HTML)
+		mask_version(&out);
+	compare(g->name, out.buf, out.len);
 	free(buf);
+	rt_sb_release(&out);
 }
 
-static void test_log(void **state)
-{
-	(void)state;
-	run_view(LOG, "log.txt");
-}
-
-static void test_show_corrected(void **state)
-{
-	(void)state;
-	run_view(SHOW4, "show_4.txt");
-}
-
-static void test_show_corrects(void **state)
-{
-	(void)state;
-	run_view(SHOW9, "show_9.txt");
-}
-
-static void test_regressions(void **state)
-{
-	(void)state;
-	run_view(REGR, "regressions.txt");
-}
+static const struct golden cases[] = {
+	{ "report_campaign.md", MD, 0, false },
+	{ "report_campaign.html", HTML, 0, false },
+	{ "log.txt", LOG, 0, false },
+	{ "log.color.txt", LOG, 0, true },
+	{ "show_4.txt", SHOW, 4, false },  /* corrected by iteration 9 */
+	{ "show_9.txt", SHOW, 9, false },  /* corrects iteration 4 */
+	{ "show_4.color.txt", SHOW, 4, true },
+	{ "regressions.txt", REGR, 0, false },
+};
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_md),
-		cmocka_unit_test(test_log),
-		cmocka_unit_test(test_show_corrected),
-		cmocka_unit_test(test_show_corrects),
-		cmocka_unit_test(test_regressions),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	struct CMUnitTest tests[RT_ARRAY_SIZE(cases)];
+	for (size_t i = 0; i < RT_ARRAY_SIZE(cases); i++)
+		tests[i] = (struct CMUnitTest){ .name = cases[i].name, .test_func = test_golden,
+						.initial_state = (void *)&cases[i] };
+	return cmocka_run_group_tests_name("rep_golden", tests, setup, teardown);
 }
