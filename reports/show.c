@@ -16,9 +16,9 @@ struct show {
 	struct db_campaign c;     /* its campaign */
 	struct db_q_series *ser;    /* measurements by benchmark, metric, arm */
 	size_t nser;
-	struct db_q_mstat *ms;      /* metric_stats rows */
+	struct db_metric_stat *ms;  /* metric_stats rows */
 	size_t nms;
-	struct db_q_gate gate;      /* gate run, id 0 when none */
+	struct db_gate_run gate;    /* gate run, id 0 when none */
 	struct db_q_flip *flips;    /* flips vs the gate's baseline run */
 	size_t nflips;
 	struct db_q_regr *regr;     /* regressions it caused */
@@ -27,7 +27,7 @@ struct show {
 	size_t nfacts;
 	struct db_q_kv *arts;       /* artifacts */
 	size_t narts;
-	struct db_q_note *notes;    /* notes on it and corrections it authored */
+	struct db_note *notes;      /* notes on it and corrections it authored */
 	size_t nnotes;
 };
 
@@ -36,13 +36,13 @@ static void show_release(struct show *s)
 	db_iteration_release(&s->it);
 	db_campaign_release(&s->c);
 	db_q_series_free(s->ser, s->nser);
-	db_q_mstats_free(s->ms, s->nms);
-	db_q_gate_release(&s->gate);
+	db_metric_stats_free(s->ms, s->nms);
+	db_gate_run_release(&s->gate);
 	db_q_flips_free(s->flips, s->nflips);
 	db_q_regrs_free(s->regr, s->nregr);
 	db_q_kvs_free(s->facts, s->nfacts);
 	db_q_kvs_free(s->arts, s->narts);
-	db_q_notes_free(s->notes, s->nnotes);
+	db_notes_free(s->notes, s->nnotes);
 }
 
 static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *err)
@@ -61,7 +61,7 @@ static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *er
 	    (rc = db_q_notes(db, cid, id, &s->notes, &s->nnotes, err)))
 		return rc;
 	if (s->it.gate_run_id) {
-		if ((rc = db_q_gate_get(db, s->it.gate_run_id, &s->gate, err)))
+		if ((rc = db_gate_run_get(db, s->it.gate_run_id, &s->gate, err)))
 			return rc;
 		if (s->gate.baseline_run_id &&
 		    (rc = db_q_flips(db, s->gate.id, s->gate.baseline_run_id, &s->flips, &s->nflips, err)))
@@ -95,7 +95,7 @@ static json_t *series_json(const struct db_q_series *s)
 	return o;
 }
 
-static json_t *note_json(const struct db_q_note *n)
+static json_t *note_json(const struct db_note *n)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer(n->id));
@@ -123,7 +123,7 @@ static json_t *show_json(const struct show *s)
 	json_object_set_new(doc, "log_events", logs);
 	json_t *st = json_array();
 	for (size_t i = 0; i < s->nms; i++) {
-		const struct db_q_mstat *m = &s->ms[i];
+		const struct db_metric_stat *m = &s->ms[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
 		json_object_set_new(o, "metric", rep_jstr(m->metric));
@@ -143,7 +143,7 @@ static json_t *show_json(const struct show *s)
 	}
 	json_object_set_new(doc, "stats", st);
 	if (s->gate.id) {
-		const struct db_q_gate *g = &s->gate;
+		const struct db_gate_run *g = &s->gate;
 		json_t *o = json_object(), *fl = json_array();
 		json_object_set_new(o, "run_id", json_integer(g->id));
 		json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
@@ -197,7 +197,7 @@ static json_t *show_json(const struct show *s)
 	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
 	json_t *inval = json_array();
 	for (size_t i = 0; i < s->nnotes; i++) {
-		const struct db_q_note *n = &s->notes[i];
+		const struct db_note *n = &s->notes[i];
 		bool mine = n->iteration_id == s->it.id;
 		if (!strcmp(n->kind, "correction") && !mine)
 			json_array_append_new(corrects, note_json(n));
@@ -362,7 +362,7 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 	if (s->nms) {
 		head(sb, color, "statistics (candidate vs best)");
 		for (size_t i = 0; i < s->nms; i++) {
-			const struct db_q_mstat *m = &s->ms[i];
+			const struct db_metric_stat *m = &s->ms[i];
 			struct rt_sb name = RT_SB_INIT;
 			rt_sb_addf(&name, "%s.%s", m->benchmark, m->metric);
 			rt_sb_adds(sb, "  ");
@@ -390,7 +390,7 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 	if (!s->gate.id) {
 		rt_sb_adds(sb, "  none\n");
 	} else {
-		const struct db_q_gate *g = &s->gate;
+		const struct db_gate_run *g = &s->gate;
 		rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->accuracy * 100);
 		if (!isnan(g->wilson_lo))
 			rt_sb_addf(sb, " [%.2f, %.2f]", g->wilson_lo * 100, g->wilson_hi * 100);
@@ -475,7 +475,7 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 	if (s->nnotes) {
 		head(sb, color, "notes, corrections, invalidations");
 		for (size_t i = 0; i < s->nnotes; i++) {
-			const struct db_q_note *n = &s->notes[i];
+			const struct db_note *n = &s->notes[i];
 			rt_sb_adds(sb, "  ");
 			if (!strcmp(n->kind, "correction") && n->iteration_id != it->id)
 				rt_sb_addf(sb, "%scorrects %lld%s (seq %d): ", rep_ansi(color, "yellow"),
