@@ -97,8 +97,12 @@ static int user_version(struct db *db, int *v, struct rt_sb *err)
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(db, err, "read user_version");
-	*v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	bool row = sqlite3_step(st) == SQLITE_ROW;
+	*v = row ? sqlite3_column_int(st, 0) : 0;
+	int rc = row ? 0 : db_fail(db, err, "read user_version");
 	sqlite3_finalize(st);
+	if (rc)
+		return rc;
 	if (*v > db_schema_version)
 		return rt_errf(err, RT_ESCHEMA,
 			       "%s: database schema version %d is newer than this ratchet's (%d); "
