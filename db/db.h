@@ -1,16 +1,27 @@
 /*
- * The store: one SQLite file. db_open() creates or migrates it (WAL, foreign
- * keys, busy_timeout) and refuses a file written by a newer ratchet. All SQL
- * lives in db/: each file in db/ owns the statements of one area (store.c:
- * campaigns, iterations, journal, measurements; notes.c: notes, corrections,
- * invalidations; export.c; gate.c; requests.c; query.c: the read side for
- * reports). Every statement is prepared and binds its parameters.
+ * The store: one SQLite file, and its public API (with db/query.h for the
+ * reports' reads, db/gate.h, db/requests.h, db/journal.h, db/export.h,
+ * db/devices.h, db/findings.h). db_open() creates or migrates it (WAL,
+ * foreign keys, busy_timeout) and refuses a file written by a newer ratchet.
+ * No public header mentions SQLite: the statement layer is db/db_int.h,
+ * private to db/. All SQL lives in db/, one file per group of tables, each
+ * holding that group's writes and its one reader per row shape:
+ *   open.c          the connection, migrations, transactions (no table)
+ *   campaigns.c     campaigns                    iterations.c  iterations
+ *   intents.c       originals, intents           journal.c     recovery queries over them
+ *   measurements.c  measurements, metric_stats, regressions
+ *   facts.c         env_facts, artifacts         notes.c       notes
+ *   gate.c          gate_runs, gate_answers      requests.c    requests
+ *   devices.c       device_peaks                 findings.c    findings
+ *   export.c        every table, read-only
+ * Every statement is prepared and binds its parameters. A failed write is
+ * reported in err as "db: <operation> <table>...: <sqlite message>".
  */
 #ifndef DB_DB_H
 #define DB_DB_H
 
-#include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runner/base/rt.h"
@@ -20,59 +31,44 @@ struct db;
 /* Open (creating and migrating as needed). RT_ESCHEMA for a newer schema. */
 int db_open(const char *path, struct db **out, struct rt_sb *err);
 void db_close(struct db *db);
-/* The raw handle, for the files in db/ only. */
-sqlite3 *db_sqlite(struct db *db);
 const char *db_path(struct db *db);
 
 /* Transactions (BEGIN IMMEDIATE, so writers queue on busy_timeout). */
 int db_begin(struct db *db, struct rt_sb *err);
 int db_commit(struct db *db, struct rt_sb *err);
+/* Roll back the open transaction, if any (for error paths: reports nothing). */
 void db_rollback(struct db *db);
 
-/* Report an SQLite error in err as "db: <what>: <sqlite message>"; returns RT_EDB. */
-int db_fail(struct db *db, struct rt_sb *err, const char *what);
-/* Binding and reading helpers shared by the db/ files. NULL text, a
- * non-finite real and an id <= 0 are bound as SQL NULL; a NULL column reads
- * back as NULL text or NAN. Text is copied (the caller frees). */
-void db_bind_text(sqlite3_stmt *st, int i, const char *s);
-void db_bind_real(sqlite3_stmt *st, int i, double v);
-void db_bind_id(sqlite3_stmt *st, int i, int64_t id);
-char *db_col_text(sqlite3_stmt *st, int i);
-/* Grow array v (n used, *cap allocated, elements of sz bytes) so that index n
- * fits; returns the (possibly moved) array. For the list readers. */
-void *db_grow(void *v, size_t n, size_t *cap, size_t sz);
-double db_col_real(sqlite3_stmt *st, int i);
-
-/* Prepare (cached per db handle); NULL with err filled on failure. */
-sqlite3_stmt *db_prepare(struct db *db, const char *sql, struct rt_sb *err);
-
-/* ---- campaigns ---- */
+/* ---- campaigns (db/campaigns.c) ---- */
+/* One row of `campaigns`, as both the campaign and the reports read it;
+ * strings are owned by the row (db_campaign_release). */
 struct db_campaign {
-	int64_t id;
-	char *name;
-	char *spec_path;
-	char *spec_text;
-	char *spec_sha256;
-	char *workdir;
-	int64_t seed;
+	int64_t id;             /* campaigns.id */
+	char *name;             /* the spec's name */
+	char *spec_path;        /* where the spec was read from */
+	char *spec_text;        /* the spec as it was run */
+	char *spec_sha256;      /* sha256 of spec_text */
+	char *workdir;          /* the campaign's working folder */
+	int64_t seed;           /* seed of its random choices */
 	char *state;            /* running | finished | aborted */
 	int64_t best_iteration; /* 0 when none yet */
-	int64_t created_at;
-	int64_t finished_at;
-	int64_t n_iterations;   /* iterations recorded, the baseline included (db_q_campaign_get fills it) */
+	int64_t created_at;     /* Unix ms */
+	int64_t finished_at;    /* Unix ms, 0 while running */
+	int64_t n_iterations;   /* iterations recorded, the baseline included (readers fill it) */
 };
 void db_campaign_release(struct db_campaign *c);
 
 int db_campaign_create(struct db *db, const char *name, const char *spec_path,
 		       const char *spec_text, const char *spec_sha256, const char *workdir,
 		       int64_t seed, int64_t *id, struct rt_sb *err);
-/* Latest campaign (by id); with name != NULL, the latest of that name. RT_ENOENT if none. */
+/* Latest campaign (by id); with name != NULL, the latest of that name. RT_ENOENT if none.
+ * These and db_q_campaign_get (query.h) share one reader. */
 int db_campaign_latest(struct db *db, const char *name, struct db_campaign *out, struct rt_sb *err);
 int db_campaign_get(struct db *db, int64_t id, struct db_campaign *out, struct rt_sb *err);
 int db_campaign_set_state(struct db *db, int64_t id, const char *state, struct rt_sb *err);
 int db_campaign_set_best(struct db *db, int64_t id, int64_t iteration_id, struct rt_sb *err);
 
-/* ---- iterations ---- */
+/* ---- iterations (db/iterations.c) ---- */
 /* Where an iteration stands: one name per state, in the order of the
  * iterations.state CHECK list in schema.sql. The campaign's state machine
  * moves an iteration pending -> applying -> applied -> measuring -> one final
@@ -183,35 +179,42 @@ int db_iteration_set_state(struct db *db, int64_t id, enum db_iter_state state, 
  * also sets finished_at. */
 int db_iteration_finish(struct db *db, const struct db_iteration *it, struct rt_sb *err);
 
-/* ---- crash-safety journal ---- */
+/* What a user typed to name an iteration: "42" (iterations.id, as `ratchet
+ * log` shows it) or "3:5" (campaign 3, seq 5). RT_EUSAGE when malformed,
+ * RT_ENOENT when there is no such iteration. */
+int db_iteration_ref(struct db *db, const char *ref, int64_t *id, struct rt_sb *err);
+
+/* ---- crash-safety journal: originals and intents (db/intents.c) ---- */
 /* Record a file's pre-campaign bytes if this campaign has not yet. */
 int db_original_record(struct db *db, int64_t campaign_id, const char *path, bool existed,
 		       const void *content, size_t len, int mode, struct rt_sb *err);
+/* One row of `originals`. */
 struct db_original {
-	char *path;
-	bool existed;
-	void *content;
-	size_t len;
-	char sha256[65];
-	int mode;
+	char *path;              /* the file, as the campaign named it */
+	bool existed;            /* it existed before the campaign */
+	void *content;           /* its bytes, NUL-terminated; NULL when !existed */
+	size_t len;              /* bytes of content (without the NUL) */
+	char sha256[65];         /* of content, "" when !existed */
+	int mode;                /* permission bits */
 };
 int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **out, size_t *n,
 		      struct rt_sb *err);
 void db_originals_free(struct db_original *v, size_t n);
 
+/* One row of `intents` (the open ones, as recovery reads them). */
 struct db_intent {
-	int64_t id;
-	int64_t iteration_id;
+	int64_t id;              /* intents.id */
+	int64_t iteration_id;    /* the iteration that writes */
 	char *action;            /* apply | revert */
-	char *path;
-	bool before_exists;
-	void *before;
-	size_t before_len;
-	char before_sha256[65];
-	bool after_exists;
-	void *after;
-	size_t after_len;
-	char after_sha256[65];
+	char *path;              /* the file written */
+	bool before_exists;      /* the file existed before the write */
+	void *before;            /* its bytes before, NUL-terminated; NULL when !before_exists */
+	size_t before_len;       /* bytes of before */
+	char before_sha256[65];  /* of before, "" when !before_exists */
+	bool after_exists;       /* the file exists after the write */
+	void *after;             /* its bytes after, NUL-terminated; NULL when !after_exists */
+	size_t after_len;        /* bytes of after */
+	char after_sha256[65];   /* of after, "" when !after_exists */
 };
 int db_intent_open(struct db *db, int64_t iteration_id, const char *action, const char *path,
 		   bool before_exists, const void *before, size_t before_len, bool after_exists,
@@ -222,18 +225,33 @@ int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **
 			 struct rt_sb *err);
 void db_intents_free(struct db_intent *v, size_t n);
 
-/* ---- measurements, stats, regressions, facts, artifacts ---- */
+/* ---- measurements, stats, regressions (db/measurements.c); facts, artifacts (db/facts.c) ---- */
 int db_measure_add(struct db *db, int64_t iteration_id, const char *arm, const char *bench,
 		   const char *metric, int rep, double value, const char *unit, struct rt_sb *err);
 /* Mark every measurement of an iteration (and arm, or NULL for both) with rep >= from_rep invalid. */
 int db_measure_invalidate(struct db *db, int64_t iteration_id, const char *arm, int from_rep,
 			  const char *reason, struct rt_sb *err);
 
+/* One row of `metric_stats`: one metric compared in one iteration. The
+ * campaign writes it (db_metric_stat_add), the reports read it (db_q_mstats
+ * in query.h); rows read are released with db_metric_stats_free. */
 struct db_metric_stat {
-	const char *benchmark, *metric, *unit, *better;
-	double best_median, cand_median, best_mad, cand_mad, ratio, ci_lo, ci_hi, p_value;
-	int n_best, n_cand;
+	char *benchmark;       /* benchmark name */
+	char *metric;          /* metric name */
+	char *unit;            /* unit or NULL */
+	char *better;          /* higher | lower */
+	double best_median;    /* median of the best arm */
+	double cand_median;    /* median of the candidate arm */
+	double best_mad;       /* MAD of the best arm */
+	double cand_mad;       /* MAD of the candidate arm */
+	double ratio;          /* cand / best medians */
+	double ci_lo;          /* bootstrap CI of the ratio, low */
+	double ci_hi;          /* bootstrap CI of the ratio, high */
+	double p_value;        /* Mann-Whitney U, two-sided */
+	int n_best;            /* samples of the best arm */
+	int n_cand;            /* samples of the candidate arm */
 };
+void db_metric_stats_free(struct db_metric_stat *v, size_t n);
 int db_metric_stat_add(struct db *db, int64_t iteration_id, const struct db_metric_stat *s,
 		       struct rt_sb *err);
 int db_regression_add(struct db *db, int64_t iteration_id, const char *bench, const char *metric,
@@ -247,35 +265,26 @@ int db_artifact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, co
 		    struct rt_sb *err);
 
 /* ---- notes, corrections, invalidations (db/notes.c) ---- */
-/* The iteration is named by its id (ids are unique across campaigns). */
-int db_note_add(struct db *db, int64_t iteration_id, const char *kind, int64_t by_iteration_id,
-		const char *text, struct rt_sb *err);
-bool db_iteration_is_invalid(struct db *db, int64_t iteration_id);
-
-/* ---- added by the db helper (db/notes.c) ---- */
-/* One row of `notes`; strings are owned by the struct (db_notes_free). */
+/* One row of `notes`, as the reports read it (db_q_notes in query.h);
+ * strings are owned by the row (db_notes_free). */
 struct db_note {
 	int64_t id;              /* notes.id */
 	int64_t iteration_id;    /* the iteration the note is about */
-	char *kind;              /* note | correction | invalidation */
+	int seq;                 /* its seq (readers fill it) */
 	int64_t by_iteration_id; /* correction: the iteration whose findings correct it; else 0 */
+	int by_seq;              /* seq of by_iteration_id, -1 when none (readers fill it) */
+	char *kind;              /* note | correction | invalidation */
 	char *text;              /* the note, correction or reason */
 	char *author;            /* $USER at the time, or NULL */
 	int64_t created_at;      /* Unix ms */
 };
-/* db_note_add with an author (NULL for none); the new note's id goes to *id
- * (may be NULL). RT_ENOENT for an unknown iteration, RT_EINVAL for a bad
- * kind, empty text or a bad correction, RT_ESTATE for a second invalidation. */
+void db_notes_free(struct db_note *v, size_t n);
+/* Add a note, correction or invalidation about an iteration (named by its
+ * id; ids are unique across campaigns), by author (NULL for none); the new
+ * note's id goes to *id (may be NULL). RT_ENOENT for an unknown iteration,
+ * RT_EINVAL for a bad kind, empty text or a bad correction, RT_ESTATE for a
+ * second invalidation. */
 int db_note_add_as(struct db *db, int64_t iteration_id, const char *kind, int64_t by_iteration_id,
 		   const char *text, const char *author, int64_t *id, struct rt_sb *err);
-/* Notes about an iteration and corrections it made to others
- * (iteration_id = id or by_iteration_id = id), oldest first. */
-int db_notes_list(struct db *db, int64_t iteration_id, struct db_note **out, size_t *n,
-		  struct rt_sb *err);
-void db_notes_free(struct db_note *v, size_t n);
-/* What a user typed to name an iteration: "42" (iterations.id, as `ratchet
- * log` shows it) or "3:5" (campaign 3, seq 5). RT_EUSAGE when malformed,
- * RT_ENOENT when there is no such iteration. */
-int db_iteration_ref(struct db *db, const char *ref, int64_t *id, struct rt_sb *err);
 
 #endif

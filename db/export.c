@@ -4,6 +4,7 @@
  * unit test checks that it names every table of the schema.
  */
 #include "db/export.h"
+#include "db/db_int.h"
 
 #include <jansson.h>
 #include <errno.h>
@@ -65,20 +66,34 @@ static int unknown_table(const char *name, struct rt_sb *err)
 	return rt_errf(err, RT_EINVAL, "db: export: no table '%s'", name);
 }
 
+/* "db: export: read <table>: <sqlite message>". */
+static int read_fail(struct db *db, int t, struct rt_sb *err)
+{
+	char what[64];
+	snprintf(what, sizeof(what), "export: read %s", tables[t].name);
+	return db_fail(db, err, what);
+}
+
 /* A consistent snapshot: a deferred read transaction around the whole export. */
 static int snapshot_begin(struct db *db, struct rt_sb *err)
 {
 	if (!sqlite3_get_autocommit(db_sqlite(db)))
 		return 0; /* the caller's transaction already is one */
-	if (sqlite3_exec(db_sqlite(db), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		return db_fail(db, err, "export: begin");
-	return 1;
+	int rc = db_exec(db, "BEGIN", err, "export: begin");
+	return rc ? rc : 1;
 }
 
-static void snapshot_end(struct db *db, int began)
+/* End the snapshot snapshot_begin began (began == 1); rc is the export's
+ * result so far, kept when it is an error. */
+static int snapshot_end(struct db *db, int began, int rc, struct rt_sb *err)
 {
-	if (began == 1)
-		sqlite3_exec(db_sqlite(db), "COMMIT", NULL, NULL, NULL);
+	if (began != 1)
+		return rc;
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_exec(db, "COMMIT", err, "export: commit");
 }
 
 static char *base64(const void *p, size_t n)
@@ -86,6 +101,22 @@ static char *base64(const void *p, size_t n)
 	char *out = xmalloc(4 * ((n + 2) / 3) + 1);
 	EVP_EncodeBlock((unsigned char *)out, p, (int)n);
 	return out;
+}
+
+/* A blob as the export writes it: its size and sha256, and its base64 when
+ * asked (the caller frees b64). */
+struct blob_view {
+	size_t n;      /* bytes */
+	char sha[65];  /* sha256 hex */
+	char *b64;     /* base64, or NULL when not asked */
+};
+
+static void blob_view(sqlite3_stmt *st, int i, bool blobs, struct blob_view *b)
+{
+	const void *p = sqlite3_column_blob(st, i);
+	b->n = (size_t)sqlite3_column_bytes(st, i);
+	rt_sha256_hex(p ? p : "", b->n, b->sha);
+	b->b64 = blobs ? base64(p ? p : "", b->n) : NULL;
 }
 
 /* The shortest %g form that reads back as the same double. */
@@ -147,17 +178,13 @@ static void json_put_value(FILE *out, sqlite3_stmt *st, int i, bool blobs)
 			      (size_t)sqlite3_column_bytes(st, i));
 		break;
 	case SQLITE_BLOB: {
-		const void *p = sqlite3_column_blob(st, i);
-		size_t n = (size_t)sqlite3_column_bytes(st, i);
-		char sha[65];
-		rt_sha256_hex(p ? p : "", n, sha);
-		fprintf(out, "{\"sha256\":\"%s\",\"size\":%zu", sha, n);
-		if (blobs) {
-			char *b = base64(p ? p : "", n);
-			fprintf(out, ",\"base64\":\"%s\"", b);
-			free(b);
-		}
+		struct blob_view b;
+		blob_view(st, i, blobs, &b);
+		fprintf(out, "{\"sha256\":\"%s\",\"size\":%zu", b.sha, b.n);
+		if (b.b64)
+			fprintf(out, ",\"base64\":\"%s\"", b.b64);
 		fputc('}', out);
+		free(b.b64);
 		break;
 	}
 	default:
@@ -190,7 +217,7 @@ static int json_table(struct db *db, int t, bool blobs, FILE *out, size_t *rows,
 		n++;
 	}
 	if (rc != SQLITE_DONE) {
-		int ret = db_fail(db, err, tables[t].name);
+		int ret = read_fail(db, t, err);
 		sqlite3_reset(st);
 		return ret;
 	}
@@ -220,7 +247,7 @@ int db_export_json(struct db *db, const struct db_export_opts *o, FILE *out,
 		c.tables++;
 	}
 	fputs("\n}\n", out);
-	snapshot_end(db, began);
+	rc = snapshot_end(db, began, rc, err);
 	if (!rc && ferror(out))
 		rc = rt_errf(err, RT_EIO, "db: export: write failed");
 	if (cnt)
@@ -264,17 +291,13 @@ static void csv_value(FILE *out, sqlite3_stmt *st, int i, bool blobs)
 			  (size_t)sqlite3_column_bytes(st, i));
 		break;
 	case SQLITE_BLOB: {
-		const void *p = sqlite3_column_blob(st, i);
-		size_t n = (size_t)sqlite3_column_bytes(st, i);
-		if (blobs) {
-			char *b = base64(p ? p : "", n);
-			fputs(b, out);
-			free(b);
-		} else {
-			char sha[65];
-			rt_sha256_hex(p ? p : "", n, sha);
-			fprintf(out, "size=%zu sha256=%s", n, sha);
-		}
+		struct blob_view b;
+		blob_view(st, i, blobs, &b);
+		if (b.b64)
+			fputs(b.b64, out);
+		else
+			fprintf(out, "size=%zu sha256=%s", b.n, b.sha);
+		free(b.b64);
 		break;
 	}
 	default:
@@ -292,10 +315,8 @@ int db_export_csv(struct db *db, const char *table, bool blobs, FILE *out, size_
 	if (began < 0)
 		return began;
 	sqlite3_stmt *st = db_prepare(db, tables[t].sql, err);
-	if (!st) {
-		snapshot_end(db, began);
-		return RT_EDB;
-	}
+	if (!st)
+		return snapshot_end(db, began, RT_EDB, err);
 	int ncol = sqlite3_column_count(st);
 	for (int i = 0; i < ncol; i++) {
 		const char *name = sqlite3_column_name(st, i);
@@ -315,11 +336,9 @@ int db_export_csv(struct db *db, const char *table, bool blobs, FILE *out, size_
 		fputs("\r\n", out);
 		n++;
 	}
-	int ret = 0;
-	if (rc != SQLITE_DONE)
-		ret = db_fail(db, err, tables[t].name);
+	int ret = rc == SQLITE_DONE ? 0 : read_fail(db, t, err);
 	sqlite3_reset(st);
-	snapshot_end(db, began);
+	ret = snapshot_end(db, began, ret, err);
 	if (!ret && ferror(out))
 		ret = rt_errf(err, RT_EIO, "db: export: %s: write failed", tables[t].name);
 	if (rows)
@@ -363,7 +382,7 @@ int db_export_csv_dir(struct db *db, const struct db_export_opts *o, const char 
 		free(tmp);
 		free(path);
 	}
-	snapshot_end(db, began);
+	rc = snapshot_end(db, began, rc, err);
 	if (cnt)
 		*cnt = c;
 	return rc;

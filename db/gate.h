@@ -3,6 +3,9 @@
  * starts, completed when it ends) and one gate_answers row per question.
  * API keys never reach these rows: the caller passes none.
  *
+ * One row model per table: struct db_gate_run is what `ratchet gate`, the
+ * campaign and the reports read and write; struct db_gate_answer likewise.
+ *
  * Ownership: db_gate_run_get() and db_gate_answers_list() fill structs
  * whose strings the caller releases with db_gate_run_release() and
  * db_gate_answers_free().
@@ -49,6 +52,7 @@ struct db_gate_run {
 	char *params_json;       /* thresholds and settings used */
 	int64_t started_at;      /* wall ms */
 	int64_t finished_at;     /* wall ms, 0 while running */
+	double min_accuracy;     /* params_json's min_accuracy, NAN when absent (readers fill it) */
 };
 void db_gate_run_release(struct db_gate_run *r);
 

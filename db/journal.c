@@ -1,5 +1,6 @@
 /* Journal queries for crash recovery (see journal.h). */
 #include "db/journal.h"
+#include "db/db_int.h"
 
 #include <stdlib.h>
 #include <string.h>

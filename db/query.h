@@ -1,6 +1,10 @@
 /*
  * The read side of the store, for the reports (`ratchet log`, `show`,
- * `regressions`, `report`). Every function runs prepared statements that walk
+ * `regressions`, `report`). Rows are the tables' one row models (db.h,
+ * gate.h) where a table has one, and the shapes below for joins and
+ * groupings; each function lives with its table's writer (db/campaigns.c,
+ * iterations.c, measurements.c, facts.c, notes.c, gate.c, requests.c).
+ * Every function runs prepared statements that walk
  * the indexes of db/schema.sql (iterations_campaign, notes_iteration,
  * measurements_iteration, metric_stats_iteration, requests_iteration), so a
  * page of `ratchet log` costs the same on 10 or 100,000 iterations. Rows come
@@ -16,6 +20,7 @@
 #include <stdint.h>
 
 #include "db/db.h"
+#include "db/gate.h"
 #include "runner/base/rt.h"
 
 /* Campaign `id`, or the latest one when id is 0. RT_ENOENT when there is none. */
@@ -47,53 +52,12 @@ void db_q_series_free(struct db_q_series *v, size_t n);
 int db_q_series_list(struct db *db, int64_t iteration_id, struct db_q_series **out, size_t *n,
 		     struct rt_sb *err);
 
-struct db_q_mstat {
-	char *benchmark;       /* benchmark name */
-	char *metric;          /* metric name */
-	char *unit;            /* unit or NULL */
-	char *better;          /* higher | lower */
-	double best_median;    /* median of the best arm */
-	double cand_median;    /* median of the candidate arm */
-	double best_mad;       /* MAD of the best arm */
-	double cand_mad;       /* MAD of the candidate arm */
-	double ratio;          /* cand / best medians */
-	double ci_lo;          /* bootstrap CI of the ratio, low */
-	double ci_hi;          /* bootstrap CI of the ratio, high */
-	double p_value;        /* Mann-Whitney U, two-sided */
-	int n_best;            /* samples of the best arm */
-	int n_cand;            /* samples of the candidate arm */
-};
-void db_q_mstats_free(struct db_q_mstat *v, size_t n);
-int db_q_mstats(struct db *db, int64_t iteration_id, struct db_q_mstat **out, size_t *n,
+/* metric_stats rows of an iteration (struct db_metric_stat in db.h, released
+ * with db_metric_stats_free), ordered by benchmark and metric. */
+int db_q_mstats(struct db *db, int64_t iteration_id, struct db_metric_stat **out, size_t *n,
 		struct rt_sb *err);
 
-struct db_q_gate {
-	int64_t id;              /* gate_runs.id */
-	char *endpoint;          /* what was asked */
-	char *model;             /* model name or NULL */
-	char *format;            /* prompt format */
-	char *extract;           /* flexible | strict: the deciding extraction */
-	int n_planned;           /* questions planned */
-	int n_done;              /* questions answered */
-	int n_correct;           /* correct by the deciding extraction */
-	int n_failed;            /* requests that failed */
-	double accuracy;         /* n_correct / n_done */
-	double wilson_lo;        /* Wilson interval of accuracy */
-	double wilson_hi;
-	int64_t baseline_run_id; /* run it was compared with, 0 for none */
-	double diff;             /* paired accuracy difference */
-	double diff_lo;          /* Newcombe interval of diff */
-	double diff_hi;
-	double mcnemar_p;        /* McNemar mid-p */
-	double identical_rate;   /* share of identical answers */
-	int flips_to_wrong;      /* right before, wrong now */
-	int flips_to_right;      /* wrong before, right now */
-	int passed;              /* 1 pass, 0 fail, -1 unknown */
-	char *verdict;           /* one line */
-	double min_accuracy;     /* threshold from params_json, NAN when absent */
-};
-void db_q_gate_release(struct db_q_gate *g);
-int db_q_gate_get(struct db *db, int64_t run_id, struct db_q_gate *out, struct rt_sb *err);
+/* A gate run is read with db_gate_run_get (db/gate.h). */
 
 /* A question whose correctness differs between a run and its baseline run. */
 struct db_q_flip {
@@ -143,21 +107,10 @@ int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, size_t *n,
 		   struct rt_sb *err);
 
-struct db_q_note {
-	int64_t id;              /* notes.id */
-	int64_t iteration_id;    /* the iteration it amends */
-	int seq;                 /* its seq */
-	int64_t by_iteration_id; /* correction: the iteration whose findings correct it, or 0 */
-	int by_seq;              /* seq of by_iteration_id, -1 when none */
-	char *kind;              /* note | correction | invalidation */
-	char *text;              /* what it says */
-	char *author;            /* who, or NULL */
-	int64_t created_at;      /* Unix ms */
-};
-void db_q_notes_free(struct db_q_note *v, size_t n);
 /* Notes on an iteration and the corrections it authored (by_iteration_id),
- * or with iteration_id 0 every note of the campaign; oldest first. */
-int db_q_notes(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_q_note **out,
+ * or with iteration_id 0 every note of the campaign; oldest first (struct
+ * db_note in db.h, released with db_notes_free). */
+int db_q_notes(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_note **out,
 	       size_t *n, struct rt_sb *err);
 
 /* Per-request latencies (seconds, ok requests only, ascending) of an

@@ -24,7 +24,7 @@ struct journal {
 	struct db_campaign c;        /* the campaign */
 	struct db_iteration *it;          /* all iterations, seq order, with change_text */
 	size_t n;
-	struct db_q_note *notes;       /* every note of the campaign */
+	struct db_note *notes;         /* every note of the campaign */
 	size_t nnotes;
 	struct db_q_regr *regr;        /* every regression */
 	size_t nregr;
@@ -34,7 +34,7 @@ struct journal {
 	size_t nbser;
 	struct db_q_series *fser;      /* final measurements */
 	size_t nfser;
-	struct db_q_mstat *fms;        /* final iteration's metric_stats (for "better") */
+	struct db_metric_stat *fms;    /* final iteration's metric_stats (for "better") */
 	size_t nfms;
 	double threshold;              /* gate min accuracy, NAN when unknown */
 	struct rep_gate_pt *gates;     /* gate chart points */
@@ -47,11 +47,11 @@ static void journal_release(struct journal *j)
 {
 	db_campaign_release(&j->c);
 	db_iterations_free(j->it, j->n);
-	db_q_notes_free(j->notes, j->nnotes);
+	db_notes_free(j->notes, j->nnotes);
 	db_q_regrs_free(j->regr, j->nregr);
 	db_q_series_free(j->bser, j->nbser);
 	db_q_series_free(j->fser, j->nfser);
-	db_q_mstats_free(j->fms, j->nfms);
+	db_metric_stats_free(j->fms, j->nfms);
 	free(j->gates);
 	for (int i = 0; i < 4; i++)
 		free(j->lat[i]);
@@ -103,14 +103,14 @@ static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, s
 		struct rep_gate_pt *g = &j->gates[j->ngates++];
 		*g = (struct rep_gate_pt){ it->seq, it->gate_accuracy, NAN, NAN, it->gate_passed == 1 };
 		if (ng <= 2000 || isnan(j->threshold)) {
-			struct db_q_gate gr;
-			if ((rc = db_q_gate_get(db, it->gate_run_id, &gr, err)))
+			struct db_gate_run gr;
+			if ((rc = db_gate_run_get(db, it->gate_run_id, &gr, err)))
 				return rc;
 			if (ng <= 2000)
 				g->lo = gr.wilson_lo, g->hi = gr.wilson_hi;
 			if (isnan(j->threshold))
 				j->threshold = gr.min_accuracy;
-			db_q_gate_release(&gr);
+			db_gate_run_release(&gr);
 		}
 	}
 	for (int k = 0; k < 4; k++) {
@@ -514,7 +514,7 @@ static void entry_notes(struct rep_writer *w, const struct journal *j, const str
 {
 	const struct rep_writer_ops *o = w->ops;
 	for (size_t i = 0; i < j->nnotes; i++) {
-		const struct db_q_note *n = &j->notes[i];
+		const struct db_note *n = &j->notes[i];
 		bool on_me = n->iteration_id == it->id, by_me = n->by_iteration_id == it->id;
 		bool correction = !strcmp(n->kind, "correction");
 		char lab[96];

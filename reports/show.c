@@ -16,9 +16,9 @@ struct show {
 	struct db_campaign c;     /* its campaign */
 	struct db_q_series *ser;    /* measurements by benchmark, metric, arm */
 	size_t nser;
-	struct db_q_mstat *ms;      /* metric_stats rows */
+	struct db_metric_stat *ms;      /* metric_stats rows */
 	size_t nms;
-	struct db_q_gate gate;      /* gate run, id 0 when none */
+	struct db_gate_run gate;      /* gate run, id 0 when none */
 	struct db_q_flip *flips;    /* flips vs the gate's baseline run */
 	size_t nflips;
 	struct db_q_regr *regr;     /* regressions it caused */
@@ -27,7 +27,7 @@ struct show {
 	size_t nfacts;
 	struct db_q_kv *arts;       /* artifacts */
 	size_t narts;
-	struct db_q_note *notes;    /* notes on it and corrections it authored */
+	struct db_note *notes;    /* notes on it and corrections it authored */
 	size_t nnotes;
 };
 
@@ -36,13 +36,13 @@ static void show_release(struct show *s)
 	db_iteration_release(&s->it);
 	db_campaign_release(&s->c);
 	db_q_series_free(s->ser, s->nser);
-	db_q_mstats_free(s->ms, s->nms);
-	db_q_gate_release(&s->gate);
+	db_metric_stats_free(s->ms, s->nms);
+	db_gate_run_release(&s->gate);
 	db_q_flips_free(s->flips, s->nflips);
 	db_q_regrs_free(s->regr, s->nregr);
 	db_q_kvs_free(s->facts, s->nfacts);
 	db_q_kvs_free(s->arts, s->narts);
-	db_q_notes_free(s->notes, s->nnotes);
+	db_notes_free(s->notes, s->nnotes);
 }
 
 static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *err)
@@ -61,7 +61,7 @@ static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *er
 	    (rc = db_q_notes(db, cid, id, &s->notes, &s->nnotes, err)))
 		return rc;
 	if (s->it.gate_run_id) {
-		if ((rc = db_q_gate_get(db, s->it.gate_run_id, &s->gate, err)))
+		if ((rc = db_gate_run_get(db, s->it.gate_run_id, &s->gate, err)))
 			return rc;
 		if (s->gate.baseline_run_id &&
 		    (rc = db_q_flips(db, s->gate.id, s->gate.baseline_run_id, &s->flips, &s->nflips, err)))
@@ -101,7 +101,7 @@ static json_t *series_json(const struct db_q_series *s)
 	return o;
 }
 
-static json_t *note_json(const struct db_q_note *n)
+static json_t *note_json(const struct db_note *n)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer(n->id));
@@ -115,7 +115,7 @@ static json_t *note_json(const struct db_q_note *n)
 	return o;
 }
 
-static json_t *mstat_json(const struct db_q_mstat *m)
+static json_t *mstat_json(const struct db_metric_stat *m)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "benchmark", rep_jstr(m->benchmark));
@@ -145,7 +145,7 @@ static json_t *flip_json(const struct db_q_flip *f)
 /* The gate run with its flips, or null. */
 static json_t *gate_json(const struct show *s)
 {
-	const struct db_q_gate *g = &s->gate;
+	const struct db_gate_run *g = &s->gate;
 	if (!g->id)
 		return json_null();
 	json_t *o = json_object(), *fl = json_array();
@@ -176,7 +176,7 @@ static void notes_json(const struct show *s, json_t *doc)
 	json_t *notes = json_array(), *corrected_by = json_array(), *corrects = json_array();
 	json_t *inval = json_array();
 	for (size_t i = 0; i < s->nnotes; i++) {
-		const struct db_q_note *n = &s->notes[i];
+		const struct db_note *n = &s->notes[i];
 		bool mine = n->iteration_id == s->it.id;
 		json_t *to = notes;
 		if (!strcmp(n->kind, "correction"))
@@ -389,7 +389,7 @@ static void text_stats(const struct show *s, struct rt_sb *sb, bool color)
 		return;
 	head(sb, color, "statistics (candidate vs best)");
 	for (size_t i = 0; i < s->nms; i++) {
-		const struct db_q_mstat *m = &s->ms[i];
+		const struct db_metric_stat *m = &s->ms[i];
 		rt_sb_adds(sb, "  ");
 		rep_pad_metric(sb, m->benchmark, m->metric, 24);
 		rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
@@ -414,7 +414,7 @@ static void text_stats(const struct show *s, struct rt_sb *sb, bool color)
 /* The paired comparison with the gate's baseline run, and its flips. */
 static void text_gate_pairs(const struct show *s, struct rt_sb *sb, bool color)
 {
-	const struct db_q_gate *g = &s->gate;
+	const struct db_gate_run *g = &s->gate;
 	const char *rs = rep_ansi(color, "reset");
 	rt_sb_addf(sb, "  vs run %lld: diff %+.2f pts", (long long)g->baseline_run_id, g->diff * 100);
 	if (!isnan(g->diff_lo))
@@ -447,7 +447,7 @@ static void text_gate(const struct show *s, struct rt_sb *sb, bool color)
 		rt_sb_adds(sb, "  none\n");
 		return;
 	}
-	const struct db_q_gate *g = &s->gate;
+	const struct db_gate_run *g = &s->gate;
 	rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->accuracy * 100);
 	if (!isnan(g->wilson_lo))
 		rt_sb_addf(sb, " [%.2f, %.2f]", g->wilson_lo * 100, g->wilson_hi * 100);
@@ -522,7 +522,7 @@ static void text_notes(const struct show *s, struct rt_sb *sb, bool color)
 	const char *rs = rep_ansi(color, "reset");
 	head(sb, color, "notes, corrections, invalidations");
 	for (size_t i = 0; i < s->nnotes; i++) {
-		const struct db_q_note *n = &s->notes[i];
+		const struct db_note *n = &s->notes[i];
 		rt_sb_adds(sb, "  ");
 		if (!strcmp(n->kind, "correction") && n->iteration_id != s->it.id)
 			rt_sb_addf(sb, "%scorrects %lld%s (seq %d): ", rep_ansi(color, "yellow"),

@@ -1,7 +1,8 @@
 # The store's tests (db/): unit tests of every db.h function and of export,
 # db_tool (a small helper the shell tests use instead of the sqlite3 CLI),
 # and end-to-end tests of note / correct / invalidate / export, a newer
-# schema, and two processes writing at once.
+# schema, two processes writing at once, a version-1 file migrated, and the
+# statement layer (db/db_int.h) kept private to db/.
 rt_add_test(test_db SOURCES ${CMAKE_SOURCE_DIR}/tests/db/test_db.c
             LIBS rt_db rt_base TIMEOUT 30 LABELS db unit)
 rt_add_test(test_db_export SOURCES ${CMAKE_SOURCE_DIR}/tests/db/test_db_export.c
@@ -18,3 +19,5 @@ rt_add_test(db_e2e_concurrency COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_concur
             TIMEOUT 90 LABELS db e2e)
 rt_add_test(db_e2e_migrate_v1 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_migrate_v1.sh
             TIMEOUT 30 LABELS db e2e)
+rt_add_test(db_private_header COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_private.sh
+            TIMEOUT 30 LABELS db unit)

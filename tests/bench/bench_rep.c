@@ -7,6 +7,7 @@
  * library calls when the binary is not there. Targets: log < 1 s, html < 5 s.
  */
 #include "db/db.h"
+#include "db/db_int.h" /* db_sqlite: bulk inserts */
 #include "reports/rep.h"
 
 #include <fcntl.h>

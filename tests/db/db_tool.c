@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "db/db.h"
+#include "db/db_int.h"
 
 static int die(const char *what, struct rt_sb *err)
 {

@@ -17,7 +17,13 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/db_int.h"
 #include "db/db_sql.h"
+#include "db/devices.h"
+#include "db/findings.h"
+#include "db/gate.h"
+#include "db/query.h"
+#include "db/requests.h"
 
 struct fx {
 	char dir[64];   /* temporary folder */
@@ -69,6 +75,23 @@ static long long q_int(struct db *db, const char *sql)
 	assert_int_equal(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
 	long long v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -999;
 	sqlite3_finalize(st);
+	return v;
+}
+
+/* A note without an author (the tests' shorthand for db_note_add_as). */
+static int note_add(struct db *db, int64_t it, const char *kind, int64_t by, const char *text,
+		    struct rt_sb *err)
+{
+	return db_note_add_as(db, it, kind, by, text, NULL, NULL, err);
+}
+
+/* Whether the reader marks iteration id invalidated. */
+static bool is_invalid(struct db *db, int64_t id)
+{
+	struct db_iteration it;
+	assert_int_equal(db_iteration_get(db, id, &it, NULL), 0);
+	bool v = it.invalidated;
+	db_iteration_release(&it);
 	return v;
 }
 
@@ -153,7 +176,18 @@ static void test_campaign_roundtrip(void **state)
 	assert_int_equal(c.best_iteration, 0);
 	assert_true(c.created_at > 1700000000000LL);
 	assert_int_equal(c.finished_at, 0);
+	assert_int_equal(c.n_iterations, 2);
 	db_campaign_release(&c);
+
+	/* The reports' look-up reads the same row: 0 is the latest campaign. */
+	assert_int_equal(db_q_campaign_get(f->db, 0, &c, &err), 0);
+	assert_int_equal(c.id, c2);
+	assert_string_equal(c.spec_text, "x");
+	assert_int_equal(c.n_iterations, 0);
+	db_campaign_release(&c);
+	rt_sb_reset(&err);
+	assert_int_equal(db_q_campaign_get(f->db, 999, &c, &err), RT_ENOENT);
+	assert_string_equal(err.buf, "campaign 999: no such campaign");
 
 	assert_int_equal(db_campaign_latest(f->db, NULL, &c, &err), 0);
 	assert_int_equal(c.id, c2);
@@ -307,7 +341,7 @@ static void test_iteration_roundtrip(void **state)
 	assert_int_equal(db_iteration_create(f->db, 999, 0, 0, "x", "baseline", NULL, NULL, NULL, NULL,
 					     DB_ROLE_CHANGE,
 					     NULL, &err), RT_EDB);
-	assert_non_null(strstr(err.buf, "db: create iteration 999:0: FOREIGN KEY constraint failed"));
+	assert_non_null(strstr(err.buf, "db: insert into iterations (999:0): FOREIGN KEY constraint failed"));
 	rt_sb_release(&err);
 }
 
@@ -457,7 +491,7 @@ static void test_measurements(void **state)
 	rt_sb_reset(&err);
 	assert_int_equal(db_measure_add(f->db, 999, "cand", "decode", "tok_s", 0, 1, NULL, &err),
 			 RT_EDB);
-	assert_non_null(strstr(err.buf, "db: add measurement: FOREIGN KEY constraint failed"));
+	assert_non_null(strstr(err.buf, "db: insert into measurements: FOREIGN KEY constraint failed"));
 	rt_sb_reset(&err);
 	assert_int_equal(db_measure_add(f->db, f->it1, "cand", "decode", "tok_s", 9, NAN, NULL, &err),
 			 RT_EDB);
@@ -522,26 +556,26 @@ static void test_notes_and_invalidation(void **state)
 {
 	struct fx *f = *state;
 	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(db_note_add(f->db, f->it0, "note", 0, "baseline was noisy", &err), 0);
-	assert_int_equal(db_note_add(f->db, f->it0, "correction", 0, "x", &err), RT_EINVAL);
-	assert_int_equal(db_note_add(f->db, f->it0, "correction", f->it0, "x", &err), RT_EINVAL);
+	assert_int_equal(note_add(f->db, f->it0, "note", 0, "baseline was noisy", &err), 0);
+	assert_int_equal(note_add(f->db, f->it0, "correction", 0, "x", &err), RT_EINVAL);
+	assert_int_equal(note_add(f->db, f->it0, "correction", f->it0, "x", &err), RT_EINVAL);
 	rt_sb_reset(&err);
-	assert_int_equal(db_note_add(f->db, f->it0, "correction", 999, "x", &err), RT_ENOENT);
+	assert_int_equal(note_add(f->db, f->it0, "correction", 999, "x", &err), RT_ENOENT);
 	assert_non_null(strstr(err.buf, "no iteration 999"));
-	assert_int_equal(db_note_add(f->db, 999, "note", 0, "x", &err), RT_ENOENT);
-	assert_int_equal(db_note_add(f->db, f->it0, "note", f->it1, "x", &err), RT_EINVAL);
-	assert_int_equal(db_note_add(f->db, f->it0, "comment", 0, "x", &err), RT_EINVAL);
-	assert_int_equal(db_note_add(f->db, f->it0, "note", 0, "  \n", &err), RT_EINVAL);
-	assert_int_equal(db_note_add(f->db, f->it0, "correction", f->it1, "it was the tile", &err), 0);
+	assert_int_equal(note_add(f->db, 999, "note", 0, "x", &err), RT_ENOENT);
+	assert_int_equal(note_add(f->db, f->it0, "note", f->it1, "x", &err), RT_EINVAL);
+	assert_int_equal(note_add(f->db, f->it0, "comment", 0, "x", &err), RT_EINVAL);
+	assert_int_equal(note_add(f->db, f->it0, "note", 0, "  \n", &err), RT_EINVAL);
+	assert_int_equal(note_add(f->db, f->it0, "correction", f->it1, "it was the tile", &err), 0);
 	assert_int_equal(q_int(f->db, "SELECT count(*) FROM notes"), 2);
 
-	assert_false(db_iteration_is_invalid(f->db, f->it1));
+	assert_false(is_invalid(f->db, f->it1));
 	int64_t nid = 0;
 	assert_int_equal(db_note_add_as(f->db, f->it1, "invalidation", 0, "stale server", "ana",
 					&nid, &err), 0);
 	assert_true(nid > 0);
-	assert_true(db_iteration_is_invalid(f->db, f->it1));
-	assert_false(db_iteration_is_invalid(f->db, f->it0));
+	assert_true(is_invalid(f->db, f->it1));
+	assert_false(is_invalid(f->db, f->it0));
 	/* Readers fill invalidated; the row stays visible in the list. */
 	struct db_iteration it;
 	assert_int_equal(db_iteration_get(f->db, f->it1, &it, &err), 0);
@@ -556,23 +590,26 @@ static void test_notes_and_invalidation(void **state)
 	db_iterations_free(v, n);
 	/* Twice is refused, naming the first. */
 	rt_sb_reset(&err);
-	assert_int_equal(db_note_add(f->db, f->it1, "invalidation", 0, "again", &err), RT_ESTATE);
+	assert_int_equal(note_add(f->db, f->it1, "invalidation", 0, "again", &err), RT_ESTATE);
 	assert_non_null(strstr(err.buf, "already invalid"));
 	assert_non_null(strstr(err.buf, "stale server"));
 	assert_int_equal(q_int(f->db, "SELECT count(*) FROM notes WHERE kind = 'invalidation'"), 1);
 
-	/* notes_list: notes about it1 and corrections it1 made. */
+	/* Notes about it1 and corrections it1 made. */
 	struct db_note *nv;
-	assert_int_equal(db_notes_list(f->db, f->it1, &nv, &n, &err), 0);
+	assert_int_equal(db_q_notes(f->db, 0, f->it1, &nv, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(nv[0].kind, "correction");
 	assert_int_equal(nv[0].iteration_id, f->it0);
 	assert_int_equal(nv[0].by_iteration_id, f->it1);
+	assert_int_equal(nv[0].seq, 0);
+	assert_int_equal(nv[0].by_seq, 1);
 	assert_null(nv[0].author);
 	assert_string_equal(nv[1].kind, "invalidation");
 	assert_int_equal(nv[1].id, nid);
 	assert_string_equal(nv[1].text, "stale server");
 	assert_string_equal(nv[1].author, "ana");
+	assert_int_equal(nv[1].by_seq, -1);
 	assert_true(nv[1].created_at > 0);
 	db_notes_free(nv, n);
 	rt_sb_release(&err);
@@ -641,6 +678,208 @@ static void test_prepare_cache(void **state)
 	rt_sb_release(&err);
 }
 
+/* A gate run reads back as the one row the gate writes and the reports
+ * show, the threshold from params_json included. */
+static void test_gate_run_row(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	struct db_gate_run r = { .iteration_id = f->it1, .endpoint = "http://x", .api = "chat",
+				 .format = "gsm8k_cot", .extract = "strict", .n_planned = 10,
+				 .params_json = "{\"min_accuracy\": 0.965}" };
+	int64_t id;
+	assert_int_equal(db_gate_run_create(f->db, &r, &id, &err), 0);
+	struct db_gate_run g;
+	assert_int_equal(db_gate_run_get(f->db, id, &g, &err), 0);
+	assert_int_equal(g.iteration_id, f->it1);
+	assert_string_equal(g.format, "gsm8k_cot");
+	assert_int_equal(g.n_planned, 10);
+	assert_int_equal(g.passed, -1);
+	assert_int_equal(g.n_correct_strict, -1);
+	assert_true(isnan(g.accuracy));
+	assert_true(g.min_accuracy == 0.965);
+	db_gate_run_release(&g);
+	rt_sb_reset(&err);
+	assert_int_equal(db_gate_run_get(f->db, id + 1, &g, &err), RT_ENOENT);
+	assert_non_null(strstr(err.buf, "not found"));
+	assert_null(g.endpoint);
+	rt_sb_release(&err);
+}
+
+/* ---- every write reports a failed step, naming the table and operation ---- */
+
+/* One write of the store, run against a database that refuses writes. */
+struct write_case {
+	const char *what; /* the start of the error text, after "db: " */
+	int (*run)(struct fx *f, int64_t intent, int64_t gate_run, struct rt_sb *err);
+};
+
+static int w_campaign_create(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_campaign_create(f->db, "c", "/s", "", "", "/w", 1, NULL, err);
+}
+static int w_campaign_state(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_campaign_set_state(f->db, f->camp, "finished", err);
+}
+static int w_campaign_best(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_campaign_set_best(f->db, f->camp, f->it1, err);
+}
+static int w_iteration_create(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_iteration_create(f->db, f->camp, 7, f->it1, "v", "env", NULL, NULL, NULL, NULL,
+				   DB_ROLE_CHANGE, NULL, err);
+}
+static int w_iteration_state(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_iteration_set_state(f->db, f->it1, DB_ITER_MEASURING, NULL, err);
+}
+static int w_iteration_finish(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	struct db_iteration d = { .id = f->it1, .state = DB_ITER_KEPT, .passed = 1 };
+	return db_iteration_finish(f->db, &d, err);
+}
+static int w_original(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_original_record(f->db, f->camp, "/o", true, "x", 1, 0644, err);
+}
+static int w_intent_open(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_intent_open(f->db, f->it1, "apply", "/x", false, NULL, 0, true, "x", 1, NULL, err);
+}
+static int w_intent_close(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_intent_close(f->db, t, "done", err);
+}
+static int w_measure(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_measure_add(f->db, f->it1, "cand", "b", "m", 0, 1, NULL, err);
+}
+static int w_measure_invalidate(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_measure_invalidate(f->db, f->it1, NULL, 0, "why", err);
+}
+static int w_metric_stat(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	struct db_metric_stat s = { "b", "m", NULL, "higher", 1, 1, 0, 0, 1, 1, 1, 1, 3, 3 };
+	return db_metric_stat_add(f->db, f->it1, &s, err);
+}
+static int w_regression(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_regression_add(f->db, f->it1, "b", "m", NULL, 1, 2, -1, NAN, NAN, false, err);
+}
+static int w_fact(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_fact_add(f->db, f->camp, 0, "host", "box", err);
+}
+static int w_artifact(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_artifact_add(f->db, f->camp, f->it1, "log", "x.log", "x", 1, false, err);
+}
+static int w_note(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return note_add(f->db, f->it1, "note", 0, "hello", err);
+}
+static int w_gate_run(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	struct db_gate_run r = { .endpoint = "http://x", .api = "completions", .format = "gsm8k",
+				 .extract = "flexible" };
+	int64_t id;
+	return db_gate_run_create(f->db, &r, &id, err);
+}
+static int w_gate_finish(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	struct db_gate_run r = { .id = g, .accuracy = NAN, .wilson_lo = NAN, .wilson_hi = NAN,
+				 .diff = NAN, .diff_lo = NAN, .diff_hi = NAN, .mcnemar_p = NAN,
+				 .identical_rate = NAN, .passed = 1 };
+	return db_gate_run_finish(f->db, &r, err);
+}
+static int w_gate_answer(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	struct db_gate_answer a = { .run_id = g, .idx = 0, .target = "4", .correct = 1,
+				    .correct_strict = 1, .correct_flex = 1, .prompt_tokens = -1,
+				    .completion_tokens = -1, .latency_s = NAN };
+	return db_gate_answer_add(f->db, &a, err);
+}
+static int w_requests(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	struct db_request q = { .seq = 0, .ttft_s = NAN, .e2el_s = NAN, .itl_mean_s = NAN,
+				.itl_max_s = NAN, .prompt_tokens = -1 };
+	return db_requests_add(f->db, f->it1, "load", "cand", 0, NULL, &q, 1, err);
+}
+static int w_device_peak(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_device_peak_add(f->db, "host", "cpu0", "cpu", "gflops", 10, err);
+}
+static int w_finding(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
+{
+	return db_finding_add(f->db, f->camp, "hole", "attn", NULL, 0.1, err);
+}
+
+static const struct write_case write_cases[] = {
+	{ "insert into campaigns", w_campaign_create },
+	{ "update campaigns (state)", w_campaign_state },
+	{ "update campaigns (best iteration)", w_campaign_best },
+	{ "insert into iterations (", w_iteration_create },
+	{ "update iterations (state)", w_iteration_state },
+	{ "update iterations (finish)", w_iteration_finish },
+	{ "insert into originals (/o)", w_original },
+	{ "insert into intents (apply /x)", w_intent_open },
+	{ "update intents (close)", w_intent_close },
+	{ "insert into measurements", w_measure },
+	{ "update measurements (invalidate)", w_measure_invalidate },
+	{ "insert into metric_stats", w_metric_stat },
+	{ "insert into regressions", w_regression },
+	{ "insert into env_facts", w_fact },
+	{ "insert into artifacts", w_artifact },
+	{ "insert into notes", w_note },
+	{ "insert into gate_runs", w_gate_run },
+	{ "update gate_runs (finish)", w_gate_finish },
+	{ "insert into gate_answers", w_gate_answer },
+	{ "insert into requests", w_requests },
+	{ "insert into device_peaks", w_device_peak },
+	{ "insert into findings", w_finding },
+};
+
+/* With the connection made read-only (PRAGMA query_only, which holds for
+ * root too, unlike a file's mode), every write function returns RT_EDB and
+ * its error says "db: <operation> <table>...: attempt to write a readonly
+ * database"; nothing is written. */
+static void test_write_errors(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	int64_t intent, gate_run;
+	struct db_gate_run r = { .endpoint = "http://x", .api = "completions", .format = "gsm8k",
+				 .extract = "flexible" };
+	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/y", false, NULL, 0, true, "y", 1,
+					&intent, &err), 0);
+	assert_int_equal(db_gate_run_create(f->db, &r, &gate_run, &err), 0);
+	long long before = q_int(f->db, "SELECT (SELECT count(*) FROM campaigns) + "
+				 "(SELECT count(*) FROM iterations) + (SELECT count(*) FROM notes)");
+	assert_int_equal(db_exec(f->db, "PRAGMA query_only = ON", &err, "query_only"), 0);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(write_cases); i++) {
+		rt_sb_reset(&err);
+		int rc = write_cases[i].run(f, intent, gate_run, &err);
+		char want[96];
+		snprintf(want, sizeof(want), "db: %s", write_cases[i].what);
+		if (rc != RT_EDB || strncmp(err.buf, want, strlen(want)) ||
+		    !strstr(err.buf, "readonly"))
+			fail_msg("%s: rc %d, error '%s'", write_cases[i].what, rc, err.buf);
+	}
+	assert_int_equal(db_exec(f->db, "PRAGMA query_only = OFF", &err, "query_only"), 0);
+	assert_int_equal(q_int(f->db, "SELECT (SELECT count(*) FROM campaigns) + "
+			       "(SELECT count(*) FROM iterations) + (SELECT count(*) FROM notes)"),
+			 before);
+	/* A CHECK violation names the table and operation too. */
+	rt_sb_reset(&err);
+	assert_int_equal(db_campaign_set_state(f->db, f->camp, "exploded", &err), RT_EDB);
+	assert_string_equal(err.buf, "db: update campaigns (state): CHECK constraint failed: "
+			    "state IN ('running', 'finished', 'aborted')");
+	rt_sb_release(&err);
+}
+
 /* State and role names: every value has its own name, the names parse back,
  * and an unknown word is refused (the campaign's state machine and the
  * reports rely on this instead of comparing strings). */
@@ -685,6 +924,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_iteration_ref, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gate_run_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("db", tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "db/db.h"
+#include "db/db_int.h"
 #include "db/export.h"
 
 struct fx {

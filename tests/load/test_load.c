@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db/db_int.h" /* db_sqlite: checks the stored rows */
 #include "db/requests.h"
 #include "runner/load/load.h"
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "db/db.h"
+#include "db/db_int.h" /* db_sqlite: the fixture loads SQL directly */
 
 /* Open path (must not exist) and load the fixture from $RATCHET_SRC (or the
  * source root compiled in); NULL with a message on stderr on failure. */

@@ -1,0 +1,195 @@
+/*
+ * The connection: opening the store (WAL, foreign keys, busy_timeout),
+ * creating the schema or migrating an older file (db/schema.sql and
+ * db/migrations/, embedded by cmake/embed_sql.cmake), refusing a file written
+ * by a newer ratchet, the cache of prepared statements, and transactions.
+ * Owns no table; PRAGMA user_version is its only state in the file.
+ */
+#include "db/db_int.h"
+#include "db/db_sql.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct db_cached {
+	const char *sql;     /* key: the literal's address */
+	sqlite3_stmt *stmt;  /* prepared once, reset before each use */
+};
+
+struct db {
+	sqlite3 *h;               /* the connection */
+	char *path;               /* as given to db_open */
+	struct db_cached *cache;  /* prepared statements, by SQL literal (grows) */
+	size_t ncache;            /* entries used */
+	size_t acache;            /* entries allocated */
+};
+
+sqlite3 *db_sqlite(struct db *db)
+{
+	return db->h;
+}
+
+const char *db_path(struct db *db)
+{
+	return db->path;
+}
+
+int db_fail(struct db *db, struct rt_sb *err, const char *what)
+{
+	return rt_errf(err, RT_EDB, "db: %s: %s", what, sqlite3_errmsg(db->h));
+}
+
+sqlite3_stmt *db_prepare(struct db *db, const char *sql, struct rt_sb *err)
+{
+	for (size_t i = 0; i < db->ncache; i++) {
+		if (db->cache[i].sql == sql) {
+			sqlite3_reset(db->cache[i].stmt);
+			sqlite3_clear_bindings(db->cache[i].stmt);
+			return db->cache[i].stmt;
+		}
+	}
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_fail(db, err, "prepare");
+		return NULL;
+	}
+	/* The cache grows: every statement is finalized by db_close, so a
+	 * statement never outlives its connection (sqlite3_close fails if one does). */
+	db->cache = db_grow(db->cache, db->ncache, &db->acache, sizeof(*db->cache));
+	db->cache[db->ncache].sql = sql;
+	db->cache[db->ncache].stmt = st;
+	db->ncache++;
+	return st;
+}
+
+int db_exec(struct db *db, const char *sql, struct rt_sb *err, const char *what)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		rt_errf(err, RT_EDB, "db: %s: %s", what, msg ? msg : sqlite3_errmsg(db->h));
+		sqlite3_free(msg);
+		return RT_EDB;
+	}
+	return 0;
+}
+
+int db_begin(struct db *db, struct rt_sb *err)
+{
+	return db_exec(db, "BEGIN IMMEDIATE", err, "begin");
+}
+
+int db_commit(struct db *db, struct rt_sb *err)
+{
+	return db_exec(db, "COMMIT", err, "commit");
+}
+
+void db_rollback(struct db *db)
+{
+	/* Nothing to report: it runs on error paths, and SQLite rolls back a
+	 * transaction it could not finish by itself. */
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* PRAGMA user_version; a file newer than this ratchet is RT_ESCHEMA. */
+static int user_version(struct db *db, int *v, struct rt_sb *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(db, err, "read user_version");
+	bool row = sqlite3_step(st) == SQLITE_ROW;
+	*v = row ? sqlite3_column_int(st, 0) : 0;
+	int rc = row ? 0 : db_fail(db, err, "read user_version");
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (*v > db_schema_version)
+		return rt_errf(err, RT_ESCHEMA,
+			       "%s: database schema version %d is newer than this ratchet's (%d); "
+			       "use a newer ratchet, nothing was changed", db->path, *v,
+			       db_schema_version);
+	return 0;
+}
+
+/* The schema for a new file, else each migration above version v. */
+static int migrate_from(struct db *db, int v, struct rt_sb *err)
+{
+	if (v == 0)
+		return db_exec(db, db_schema_sql, err, "create schema");
+	for (const struct db_migration *m = db_migrations; m->version; m++) {
+		if (m->version <= v)
+			continue;
+		char what[32];
+		snprintf(what, sizeof(what), "migrate to version %d", m->version);
+		int rc = db_exec(db, m->sql, err, what);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int migrate(struct db *db, struct rt_sb *err)
+{
+	int v;
+	int rc = user_version(db, &v, err);
+	if (rc || v == db_schema_version)
+		return rc;
+	if ((rc = db_begin(db, err)))
+		return rc;
+	/* Re-read inside the write lock: another process may have migrated. */
+	if (!(rc = user_version(db, &v, err)) && v != db_schema_version)
+		rc = migrate_from(db, v, err);
+	if (!rc) {
+		/* PRAGMA takes no parameters; the version is this build's constant. */
+		char sql[64];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", db_schema_version);
+		rc = db_exec(db, sql, err, "set user_version");
+	}
+	if (!rc)
+		rc = db_commit(db, err);
+	if (rc)
+		db_rollback(db);
+	return rc;
+}
+
+int db_open(const char *path, struct db **out, struct rt_sb *err)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
+	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		rt_errf(err, RT_EDB, "%s: cannot open database: %s", path,
+			db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		db_close(db);
+		return RT_EDB;
+	}
+	sqlite3_busy_timeout(db->h, 10000);
+	/* Check the version before anything that writes (journal_mode = WAL
+	 * rewrites the header): a newer database is left byte for byte as it was. */
+	int v = 0;
+	int rc = user_version(db, &v, err);
+	if (!rc)
+		rc = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
+			     "PRAGMA synchronous = NORMAL;", err, path);
+	if (!rc)
+		rc = migrate(db, err);
+	if (rc) {
+		db_close(db);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (size_t i = 0; i < db->ncache; i++)
+		sqlite3_finalize(db->cache[i].stmt);
+	free(db->cache);
+	if (db->h)
+		sqlite3_close(db->h);
+	free(db->path);
+	free(db);
+}
