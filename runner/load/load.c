@@ -75,7 +75,6 @@ struct plan {
 	int out_tokens;              /* max_tokens of random prompts */
 	int64_t *sched;              /* open loop: send offsets from t0 (owned) */
 	size_t n_sched;
-	double deadline_s;           /* run-level deadline; 0: none */
 };
 
 /* Where the measured phase is. */
@@ -546,15 +545,16 @@ static int make_bodies(struct eng *e, const struct plan *p, const struct run_loa
 }
 
 /* The run-level deadline in seconds from now (0: none). */
-static double deadline_s(const struct eng *e, const struct plan *p,
-			 const struct run_load_opts *opts)
+static double run_deadline_s(const struct eng *e, const struct plan *p,
+			     const struct run_load_opts *opts)
 {
 	const struct spec_load *cfg = p->cfg;
 	if (opts && opts->deadline_s > 0)
 		return opts->deadline_s;
 	if (!p->open && !(cfg->duration_s > 0))
 		return 0; /* count-bound closed loop: per-request timeouts bound it */
-	double est = cfg->duration_s > 0 ? cfg->duration_s : p->open ? (double)p->n_sched / cfg->rate : 0;
+	double est = cfg->duration_s > 0 ? cfg->duration_s
+		     : p->open ? (double)p->n_sched / cfg->rate : 0;
 	return est + (double)e->timeout_ms / 1000.0 * (p->closed || p->prefill ? 4 : 1) + 60;
 }
 
@@ -709,7 +709,7 @@ int run_load_run(const struct spec_load *cfg, const char *base_url, const char *
 		rc = make_bodies(&e, &p, opts, err);
 	}
 	if (!rc) {
-		double dl = deadline_s(&e, &p, opts);
+		double dl = run_deadline_s(&e, &p, opts);
 		e.deadline = dl > 0 ? rt_now_ns() + (int64_t)(dl * 1e9) : 0;
 		if (cfg->warmup > 0)
 			warmup_phase(&e);
