@@ -2,7 +2,9 @@
 # runner/stats_binom.c, db/gate.c, runner/cmd_gate.c). The C tests that need
 # a server use tests/gate/fakeserver.c (libmicrohttpd); the shell tests run
 # `ratchet gate` against simserve's GSM8K mode (skipped, exit 77, until
-# simserve is built) and against the fake server's standalone binary.
+# simserve is built) and against the fake server's standalone binary;
+# api_key_cli.sh follows the API key from `ratchet gate`, `ratchet run` and
+# `ratchet bench load` to the fake server and load_testserver (tests/load.cmake).
 target_link_libraries(rt_gate PUBLIC PkgConfig::CURL PkgConfig::JANSSON PkgConfig::PCRE2)
 rt_add_test(test_gsm8k_extract SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gsm8k_extract.c
             LIBS rt_gate rt_base TIMEOUT 20 LABELS gate unit)
@@ -23,6 +25,9 @@ if(MHD_FOUND)
   rt_add_test(gate_cli_simserve COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh
               ${CMAKE_BINARY_DIR}/simserve NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
   set_tests_properties(gate_cli_simserve PROPERTIES SKIP_RETURN_CODE 77)
+  rt_add_test(api_key_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/api_key_cli.sh
+              ${CMAKE_BINARY_DIR}/gate_fakeserver ${CMAKE_BINARY_DIR}/load_testserver
+              NEEDS_GSM8K TIMEOUT 60 LABELS gate load e2e)
 endif()
 rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_gate.c
              LIBS rt_gate rt_db rt_stats rt_base)

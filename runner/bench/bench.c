@@ -70,10 +70,11 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 	double values[RUN_LOAD_MAX_METRICS];
 	size_t n;
 	char label[64];
+	struct run_load_opts lo = { .api_key = c->api_key };
 	if (cfg->n_rates && cfg->n_slo) {
 		struct run_load_capacity cap;
 		memset(&cap, 0, sizeof(cap));
-		rc = run_load_capacity(cfg, url, model, NULL, NULL, NULL, &cap, err);
+		rc = run_load_capacity(cfg, url, model, &lo, NULL, NULL, &cap, err);
 		if (!rc) {
 			const struct run_load_result *r = NULL;
 			if (cap.max_rate > 0 && cap.bound_point < cap.n_points && cap.points[cap.bound_point].runs)
@@ -94,7 +95,7 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 	} else {
 		struct run_load_result r;
 		memset(&r, 0, sizeof(r));
-		rc = run_load_run(cfg, url, model, c->seed, NULL, &r, err);
+		rc = run_load_run(cfg, url, model, c->seed, &lo, &r, err);
 		if (!rc) {
 			n = run_load_metrics(&r, NULL, names, values, units, RUN_LOAD_MAX_METRICS);
 			for (size_t i = 0; i < n; i++)

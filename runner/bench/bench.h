@@ -25,6 +25,7 @@ struct run_bench_ctx {
 	const struct rt_envmod *env;   /* env variants when there is no engine */
 	size_t n_env;
 	uint64_t seed;                 /* seed for this run */
+	const char *api_key;           /* load benchmarks: Authorization: Bearer; NULL: none; never stored */
 };
 
 /* One result. */

@@ -547,6 +547,7 @@ static int measure(struct camp *c, int64_t iter, int arm, int rep, const struct 
 			.engine_model = l.eng ? run_engine_model(l.eng) : NULL,
 			.env = envm, .n_env = nv,
 			.seed = hash_seed(c->s->seed, sb->name) + (uint64_t)rep,
+			.api_key = c->o->api_key,
 		};
 		char **argv = NULL;
 		if (!c->s->engine.present && sb->kind == SPEC_BENCH_COMMAND)
@@ -737,7 +738,7 @@ static int run_gate_on(struct camp *c, int64_t iter, const struct var_config *cf
 		rc = rt_errf(err, RT_EINVAL, "gate: no endpoint (the spec has no engine and no gate.gsm8k.endpoint)");
 		goto out;
 	}
-	rc = run_gate_run(c->db, &c->s->gate, url, model, iter, c->baseline_gate, gr, err);
+	rc = run_gate_run(c->db, &c->s->gate, url, model, c->o->api_key, iter, c->baseline_gate, gr, err);
 	if (rc > 0)
 		rc = 0; /* the run id: a pass or a fail, gr->passed says which */
 	if (!rc && l.eng && (rc = run_engine_verify(l.eng, err)))

@@ -20,6 +20,7 @@ struct run_campaign_opts {
 	bool tty;           /* progress as one live line */
 	int max_iterations; /* stop after this many new iterations (0: no cap) */
 	FILE *out;          /* progress and summary */
+	const char *api_key; /* for the load benchmarks and the gate; NULL: none; never stored */
 };
 
 struct run_campaign_result {

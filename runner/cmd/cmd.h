@@ -40,6 +40,16 @@ void cmd_error(const struct rt_ctx *ctx, const char *fmt, ...) __attribute__((fo
  * usage error prints it and returns -1 with *exit_code = RT_EXIT_USAGE. */
 int cmd_parse(const struct rt_ctx *ctx, const struct rt_opt *opts, const struct rt_cmd_help *help,
 	      int argc, char **argv, int *npos, int *exit_code);
+/* The API key for OpenAI-compatible endpoints (cmd_key.c): *key gets the
+ * value of the environment variable env_name, or of OPENAI_API_KEY when
+ * env_name is NULL (NULL when unset or empty). A named variable that is not
+ * set is a usage error: printed, and RT_EXIT_USAGE returned; else 0. *key
+ * points into the environment: pass it on, never store or print it. */
+int cmd_api_key(const struct rt_ctx *ctx, const char *cmd, const char *env_name, const char **key);
+/* The option row every command that talks to an endpoint carries. */
+#define CMD_OPT_API_KEY_ENV(var)                                                  \
+	{ "api-key-env", 0, RT_OPT_STR, &(var), "NAME",                             \
+	  "environment variable holding the API key (default OPENAI_API_KEY)" }
 /* ANSI colour helpers that return "" when colour is off. */
 const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "green", "yellow", "dim", "bold", "reset" */
 

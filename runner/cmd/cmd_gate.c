@@ -49,86 +49,102 @@ static void progress(void *arg, const struct run_gate_progress *p)
 	fflush(stderr);
 }
 
-int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
+/* Every option's value. */
+struct gate_args {
+	const char *endpoint, *model, *api, *format, *extract, *baseline, *label, *dataset;
+	const char *junit, *summary, *key_env;    /* strings from argv, NULL when not given */
+	double min_acc, max_drop, alpha, min_ident, max_failed, timeout; /* bounds and timeout */
+	long limit, offset, seed, conc, max_tokens, nshot, retries;     /* counts */
+	bool wilson, no_early;                    /* flags */
+};
+
+/* Parse argv into a; 0, or -1 to stop with *code (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_args *a, int *code)
 {
-	const char *endpoint = NULL, *model = NULL, *api = "completions", *format = NULL;
-	const char *extract = "flexible", *baseline = NULL, *label = NULL, *dataset = NULL;
-	const char *junit = NULL, *summary = NULL, *key_env = NULL;
-	double min_acc = 0, max_drop = 0.01, alpha = 0.05, min_ident = 0, max_failed = 0.02;
-	double timeout = 300;
-	long limit = 0, offset = 0, seed = 0, conc = 32, max_tokens = 256, nshot = 5, retries = 4;
-	bool wilson = false, no_early = false;
+	*a = (struct gate_args){ .api = "completions", .extract = "flexible", .max_drop = 0.01,
+				 .alpha = 0.05, .max_failed = 0.02, .timeout = 300, .conc = 32,
+				 .max_tokens = 256, .nshot = 5, .retries = 4 };
 	const struct rt_opt opts[] = {
-		{ "endpoint", 'e', RT_OPT_STR, &endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
-		{ "model", 'm', RT_OPT_STR, &model, "NAME", "model name sent with each request" },
-		{ "api", 0, RT_OPT_STR, &api, "API", "completions (default) or chat" },
-		{ "format", 'f', RT_OPT_STR, &format, "FMT", "gsm8k (default), gsm8k_cot, or chat (default with --api chat)" },
-		{ "extract", 0, RT_OPT_STR, &extract, "MODE", "flexible (default) or strict: the extraction that decides" },
-		{ "min-accuracy", 0, RT_OPT_DBL, &min_acc, "F", "lowest accuracy that passes (default 0)" },
-		{ "wilson-lower", 0, RT_OPT_FLAG, &wilson, NULL, "compare the Wilson lower bound with --min-accuracy" },
-		{ "max-drop", 0, RT_OPT_DBL, &max_drop, "F", "largest drop vs the baseline that passes (default 0.01)" },
-		{ "alpha", 0, RT_OPT_DBL, &alpha, "F", "significance of the paired drop test; intervals at 1-alpha (default 0.05)" },
-		{ "min-identical", 0, RT_OPT_DBL, &min_ident, "F", "lowest identical-answer rate vs the baseline (default off)" },
-		{ "max-failed", 0, RT_OPT_DBL, &max_failed, "F", "failed-request fraction that makes the run an error (default 0.02)" },
-		{ "baseline", 'b', RT_OPT_STR, &baseline, "RUN", "gate run id, or latest-pass (same label, model, format)" },
-		{ "label", 'l', RT_OPT_STR, &label, "L", "endpoint label stored with the run (default: the URL)" },
-		{ "limit", 'n', RT_OPT_INT, &limit, "N", "ask N questions (default all 1319)" },
-		{ "offset", 0, RT_OPT_INT, &offset, "K", "start at question K" },
-		{ "seed", 0, RT_OPT_INT, &seed, "S", "seeded random subset of --limit questions (0: consecutive)" },
-		{ "num-fewshot", 0, RT_OPT_INT, &nshot, "N", "shots for --format gsm8k: the first N of train.jsonl (default 5)" },
-		{ "concurrency", 'c', RT_OPT_INT, &conc, "N", "requests in flight (default 32)" },
-		{ "max-tokens", 0, RT_OPT_INT, &max_tokens, "N", "max_tokens per request (default 256)" },
-		{ "timeout", 0, RT_OPT_DBL, &timeout, "S", "timeout per request attempt in seconds (default 300)" },
-		{ "retries", 0, RT_OPT_INT, &retries, "N", "retries on connection errors, 429 and 5xx (default 4)" },
-		{ "no-early-stop", 0, RT_OPT_FLAG, &no_early, NULL, "ask every question even once the run cannot pass" },
-		{ "dataset", 'd', RT_OPT_STR, &dataset, "PATH", "GSM8K test.jsonl, or the folder holding it" },
-		{ "junit", 0, RT_OPT_STR, &junit, "FILE", "write JUnit XML" },
-		{ "summary", 0, RT_OPT_STR, &summary, "FILE", "write a Markdown summary ($GITHUB_STEP_SUMMARY is appended to)" },
-		{ "api-key-env", 0, RT_OPT_STR, &key_env, "NAME", "environment variable holding the API key (default OPENAI_API_KEY)" },
+		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
+		{ "model", 'm', RT_OPT_STR, &a->model, "NAME", "model name sent with each request" },
+		{ "api", 0, RT_OPT_STR, &a->api, "API", "completions (default) or chat" },
+		{ "format", 'f', RT_OPT_STR, &a->format, "FMT", "gsm8k (default), gsm8k_cot, or chat (default with --api chat)" },
+		{ "extract", 0, RT_OPT_STR, &a->extract, "MODE", "flexible (default) or strict: the extraction that decides" },
+		{ "min-accuracy", 0, RT_OPT_DBL, &a->min_acc, "F", "lowest accuracy that passes (default 0)" },
+		{ "wilson-lower", 0, RT_OPT_FLAG, &a->wilson, NULL, "compare the Wilson lower bound with --min-accuracy" },
+		{ "max-drop", 0, RT_OPT_DBL, &a->max_drop, "F", "largest drop vs the baseline that passes (default 0.01)" },
+		{ "alpha", 0, RT_OPT_DBL, &a->alpha, "F", "significance of the paired drop test; intervals at 1-alpha (default 0.05)" },
+		{ "min-identical", 0, RT_OPT_DBL, &a->min_ident, "F", "lowest identical-answer rate vs the baseline (default off)" },
+		{ "max-failed", 0, RT_OPT_DBL, &a->max_failed, "F", "failed-request fraction that makes the run an error (default 0.02)" },
+		{ "baseline", 'b', RT_OPT_STR, &a->baseline, "RUN", "gate run id, or latest-pass (same label, model, format)" },
+		{ "label", 'l', RT_OPT_STR, &a->label, "L", "endpoint label stored with the run (default: the URL)" },
+		{ "limit", 'n', RT_OPT_INT, &a->limit, "N", "ask N questions (default all 1319)" },
+		{ "offset", 0, RT_OPT_INT, &a->offset, "K", "start at question K" },
+		{ "seed", 0, RT_OPT_INT, &a->seed, "S", "seeded random subset of --limit questions (0: consecutive)" },
+		{ "num-fewshot", 0, RT_OPT_INT, &a->nshot, "N", "shots for --format gsm8k: the first N of train.jsonl (default 5)" },
+		{ "concurrency", 'c', RT_OPT_INT, &a->conc, "N", "requests in flight (default 32)" },
+		{ "max-tokens", 0, RT_OPT_INT, &a->max_tokens, "N", "max_tokens per request (default 256)" },
+		{ "timeout", 0, RT_OPT_DBL, &a->timeout, "S", "timeout per request attempt in seconds (default 300)" },
+		{ "retries", 0, RT_OPT_INT, &a->retries, "N", "retries on connection errors, 429 and 5xx (default 4)" },
+		{ "no-early-stop", 0, RT_OPT_FLAG, &a->no_early, NULL, "ask every question even once the run cannot pass" },
+		{ "dataset", 'd', RT_OPT_STR, &a->dataset, "PATH", "GSM8K test.jsonl, or the folder holding it" },
+		{ "junit", 0, RT_OPT_STR, &a->junit, "FILE", "write JUnit XML" },
+		{ "summary", 0, RT_OPT_STR, &a->summary, "FILE", "write a Markdown summary ($GITHUB_STEP_SUMMARY is appended to)" },
+		CMD_OPT_API_KEY_ENV(a->key_env),
 		{ 0 },
 	};
-	int npos = 0, code;
-	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
-		return code;
+	int npos = 0;
+	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, code))
+		return -1;
+	*code = RT_EXIT_USAGE;
 	if (npos) {
 		cmd_error(ctx, "gate: unexpected argument '%s'", argv[1]);
-		return RT_EXIT_USAGE;
+		return -1;
 	}
-	if (!endpoint) {
+	if (!a->endpoint) {
 		cmd_error(ctx, "gate: --endpoint is required");
+		return -1;
+	}
+	return 0;
+}
+
+/* The words: --api, --format, --extract into cfg; 0 or the exit code. */
+static int parse_words(struct rt_ctx *ctx, const struct gate_args *a, struct spec_gate *cfg)
+{
+	if (!strcmp(a->api, "chat"))
+		cfg->api = SPEC_API_CHAT;
+	else if (strcmp(a->api, "completions")) {
+		cmd_error(ctx, "gate: --api: '%s' is not completions or chat", a->api);
 		return RT_EXIT_USAGE;
 	}
-	struct spec_gate cfg;
-	run_gate_defaults(&cfg);
-	if (!strcmp(api, "chat"))
-		cfg.api = SPEC_API_CHAT;
-	else if (strcmp(api, "completions")) {
-		cmd_error(ctx, "gate: --api: '%s' is not completions or chat", api);
-		return RT_EXIT_USAGE;
-	}
-	if (!format)
-		format = cfg.api == SPEC_API_CHAT ? "chat" : "gsm8k";
-	if (gsm8k_format_parse(format, &cfg.format)) {
+	const char *format = a->format ? a->format : cfg->api == SPEC_API_CHAT ? "chat" : "gsm8k";
+	if (gsm8k_format_parse(format, &cfg->format)) {
 		cmd_error(ctx, "gate: --format: '%s' is not gsm8k, gsm8k_cot or chat", format);
 		return RT_EXIT_USAGE;
 	}
-	if (cfg.format == SPEC_GSM8K_CHAT && cfg.api != SPEC_API_CHAT) {
+	if (cfg->format == SPEC_GSM8K_CHAT && cfg->api != SPEC_API_CHAT) {
 		cmd_error(ctx, "gate: --format chat needs --api chat");
 		return RT_EXIT_USAGE;
 	}
-	if (!strcmp(extract, "strict"))
-		cfg.extract = SPEC_EXTRACT_STRICT;
-	else if (strcmp(extract, "flexible")) {
-		cmd_error(ctx, "gate: --extract: '%s' is not flexible or strict", extract);
+	if (!strcmp(a->extract, "strict"))
+		cfg->extract = SPEC_EXTRACT_STRICT;
+	else if (strcmp(a->extract, "flexible")) {
+		cmd_error(ctx, "gate: --extract: '%s' is not flexible or strict", a->extract);
 		return RT_EXIT_USAGE;
 	}
+	return 0;
+}
+
+/* The numbers: checked against their ranges, then into cfg; 0 or the exit code. */
+static int parse_numbers(struct rt_ctx *ctx, const struct gate_args *a, struct spec_gate *cfg)
+{
 	const struct {
 		const char *name;
 		double v, lo, hi;
 	} ranges[] = {
-		{ "min-accuracy", min_acc, 0, 1 }, { "max-drop", max_drop, 0, 1 },
-		{ "alpha", alpha, 1e-12, 0.999999 }, { "min-identical", min_ident, 0, 1 },
-		{ "max-failed", max_failed, 0, 1 }, { "timeout", timeout, 0.001, 86400 },
+		{ "min-accuracy", a->min_acc, 0, 1 }, { "max-drop", a->max_drop, 0, 1 },
+		{ "alpha", a->alpha, 1e-12, 0.999999 }, { "min-identical", a->min_ident, 0, 1 },
+		{ "max-failed", a->max_failed, 0, 1 }, { "timeout", a->timeout, 0.001, 86400 },
 	};
 	for (size_t i = 0; i < RT_ARRAY_SIZE(ranges); i++)
 		if (!(ranges[i].v >= ranges[i].lo && ranges[i].v <= ranges[i].hi)) {
@@ -136,108 +152,150 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 				  ranges[i].lo, ranges[i].hi);
 			return RT_EXIT_USAGE;
 		}
-	if (limit < 0 || offset < 0 || seed < 0 || conc < 1 || conc > 4096 || max_tokens < 1 ||
-	    nshot < 0 || retries < 0) {
+	if (a->limit < 0 || a->offset < 0 || a->seed < 0 || a->conc < 1 || a->conc > 4096 ||
+	    a->max_tokens < 1 || a->nshot < 0 || a->retries < 0) {
 		cmd_error(ctx, "gate: --limit, --offset, --seed, --num-fewshot and --retries must not be "
 			       "negative; --concurrency in [1, 4096]; --max-tokens at least 1");
 		return RT_EXIT_USAGE;
 	}
-	cfg.min_accuracy = min_acc;
-	cfg.use_wilson_lower = wilson;
-	cfg.max_drop = max_drop;
-	cfg.alpha = alpha;
-	cfg.min_identical = min_ident;
-	cfg.max_failed = max_failed;
-	cfg.limit = (int)limit;
-	cfg.offset = (int)offset;
-	cfg.seed = (uint64_t)seed;
-	cfg.num_fewshot = (int)nshot;
-	cfg.concurrency = (int)conc;
-	cfg.max_tokens = (int)max_tokens;
-	cfg.request_timeout_s = timeout;
-	cfg.dataset = (char *)dataset;
+	cfg->min_accuracy = a->min_acc;
+	cfg->use_wilson_lower = a->wilson;
+	cfg->max_drop = a->max_drop;
+	cfg->alpha = a->alpha;
+	cfg->min_identical = a->min_ident;
+	cfg->max_failed = a->max_failed;
+	cfg->limit = (int)a->limit;
+	cfg->offset = (int)a->offset;
+	cfg->seed = (uint64_t)a->seed;
+	cfg->num_fewshot = (int)a->nshot;
+	cfg->concurrency = (int)a->conc;
+	cfg->max_tokens = (int)a->max_tokens;
+	cfg->request_timeout_s = a->timeout;
+	cfg->dataset = (char *)a->dataset;
+	return 0;
+}
 
-	struct run_gate_opts o;
-	run_gate_opts_init(&o);
-	if (key_env) {
-		const char *k = getenv(key_env);
-		if (!k || !*k) {
-			cmd_error(ctx, "gate: --api-key-env: environment variable %s is not set", key_env);
-			return RT_EXIT_USAGE;
-		}
-		o.api_key = k;
-	}
-	o.label = label;
-	o.no_early_stop = no_early;
-	o.max_retries = (int)retries;
-	struct progress_ctx pc = { isatty(2) && !ctx->quiet && !ctx->json, -1 };
-	o.progress = progress;
-	o.progress_arg = &pc;
-
-	struct rt_sb err = RT_SB_INIT;
-	int64_t base_id = 0;
-	if (baseline && !strcmp(baseline, "latest-pass")) {
-		int rc = db_gate_run_latest_pass(ctx->db, label, endpoint, model,
-						 gsm8k_format_name(cfg.format), &base_id, &err);
-		if (rc == RT_ENOENT) {
-			if (!ctx->quiet)
-				fprintf(stderr, "gate: %s; running without a baseline\n", err.buf);
-			base_id = 0;
-		} else if (rc) {
-			cmd_error(ctx, "gate: %s", err.buf);
-			rt_sb_release(&err);
-			return RT_EXIT_RUNTIME;
-		}
-		rt_sb_reset(&err);
-	} else if (baseline) {
+/* --baseline: a run id, or the latest pass (none yet: no baseline). 0 or the exit code. */
+static int resolve_baseline(struct rt_ctx *ctx, const struct gate_args *a,
+			    const struct spec_gate *cfg, int64_t *base_id)
+{
+	*base_id = 0;
+	if (!a->baseline)
+		return 0;
+	if (strcmp(a->baseline, "latest-pass")) {
 		char *end;
-		base_id = strtoll(baseline, &end, 10);
-		if (*end || base_id <= 0) {
-			cmd_error(ctx, "gate: --baseline: '%s' is not a run id or latest-pass", baseline);
+		*base_id = strtoll(a->baseline, &end, 10);
+		if (*end || *base_id <= 0) {
+			cmd_error(ctx, "gate: --baseline: '%s' is not a run id or latest-pass", a->baseline);
 			return RT_EXIT_USAGE;
 		}
+		return 0;
 	}
+	struct rt_sb err = RT_SB_INIT;
+	int rc = db_gate_run_latest_pass(ctx->db, a->label, a->endpoint, a->model,
+					 gsm8k_format_name(cfg->format), base_id, &err);
+	int code = 0;
+	if (rc == RT_ENOENT) {
+		if (!ctx->quiet)
+			fprintf(stderr, "gate: %s; running without a baseline\n", err.buf);
+		*base_id = 0;
+	} else if (rc) {
+		cmd_error(ctx, "gate: %s", err.buf);
+		code = RT_EXIT_RUNTIME;
+	}
+	rt_sb_release(&err);
+	return code;
+}
 
-	struct run_gate_result res;
-	int rc = run_gate_run_opts(ctx->db, &cfg, &o, endpoint, model, 0, base_id, &res, &err);
-	if (pc.on && pc.last >= 0)
-		fputc('\n', stderr);
-	if (rc < 0 && !res.run_id) {
-		cmd_error(ctx, "%s", err.buf);
-		rt_sb_release(&err);
-		run_gate_result_release(&res);
-		return rc == RT_EUSAGE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
-	}
-	if (res.early_stop && !ctx->quiet && !ctx->json)
-		fprintf(stderr, "gate: stopped early after %d of %d questions: the run cannot pass\n",
-			res.n_done, res.n_planned);
+/* --junit and --summary; false when one could not be written. */
+static bool write_reports(struct rt_ctx *ctx, const struct gate_args *a,
+			  const struct run_gate_result *res, const struct spec_gate *cfg)
+{
 	struct rt_sb werr = RT_SB_INIT;
-	if (junit && run_gate_write_junit(&res, &cfg, junit, &werr))
+	if (a->junit && run_gate_write_junit(res, cfg, a->junit, &werr))
 		cmd_error(ctx, "gate: --junit: %s", werr.buf);
 	rt_sb_reset(&werr);
-	if (summary) {
+	if (a->summary) {
 		const char *gh = getenv("GITHUB_STEP_SUMMARY");
-		bool append = gh && !strcmp(gh, summary);
-		if (run_gate_write_summary(&res, &cfg, summary, append, &werr))
+		bool append = gh && !strcmp(gh, a->summary);
+		if (run_gate_write_summary(res, cfg, a->summary, append, &werr))
 			cmd_error(ctx, "gate: --summary: %s", werr.buf);
 	}
-	bool write_failed = werr.len > 0;
+	bool ok = werr.len == 0;
 	rt_sb_release(&werr);
+	return ok;
+}
+
+/* The result on stdout: one line, or the JSON object. */
+static void print_result(struct rt_ctx *ctx, const struct run_gate_result *res)
+{
 	if (ctx->json) {
 		struct rt_sb js = RT_SB_INIT;
-		run_gate_json(&res, &js);
+		run_gate_json(res, &js);
 		printf("%s\n", js.buf);
 		rt_sb_release(&js);
-	} else {
-		const char *col = res.status == RUN_GATE_PASS ? "green" : "red";
-		printf("gate run %lld: %s%s%s\n", (long long)res.run_id, cmd_color(ctx, col),
-		       res.verdict, cmd_color(ctx, "reset"));
+		return;
 	}
-	int exit_code = res.status == RUN_GATE_PASS ? RT_EXIT_OK
-			: res.status == RUN_GATE_FAIL ? RT_EXIT_NO : RT_EXIT_RUNTIME;
-	if (write_failed && exit_code == RT_EXIT_OK)
-		exit_code = RT_EXIT_RUNTIME;
+	const char *col = res->status == RUN_GATE_PASS ? "green" : "red";
+	printf("gate run %lld: %s%s%s\n", (long long)res->run_id, cmd_color(ctx, col), res->verdict,
+	       cmd_color(ctx, "reset"));
+}
+
+/* Run the gate and report; the exit code. */
+static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
+			  const struct spec_gate *cfg, const struct run_gate_opts *o,
+			  int64_t base_id, const struct progress_ctx *pc)
+{
+	struct rt_sb err = RT_SB_INIT;
+	struct run_gate_result res;
+	int rc = run_gate_run_opts(ctx->db, cfg, o, a->endpoint, a->model, 0, base_id, &res, &err);
+	if (pc->on && pc->last >= 0)
+		fputc('\n', stderr);
+	int exit_code;
+	if (rc < 0 && !res.run_id) {
+		cmd_error(ctx, "%s", err.buf);
+		exit_code = rc == RT_EUSAGE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
+	} else {
+		if (res.early_stop && !ctx->quiet && !ctx->json)
+			fprintf(stderr, "gate: stopped early after %d of %d questions: the run cannot pass\n",
+				res.n_done, res.n_planned);
+		bool written = write_reports(ctx, a, &res, cfg);
+		print_result(ctx, &res);
+		exit_code = res.status == RUN_GATE_PASS ? RT_EXIT_OK
+			    : res.status == RUN_GATE_FAIL ? RT_EXIT_NO : RT_EXIT_RUNTIME;
+		if (!written && exit_code == RT_EXIT_OK)
+			exit_code = RT_EXIT_RUNTIME;
+	}
 	rt_sb_release(&err);
 	run_gate_result_release(&res);
 	return exit_code;
+}
+
+int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
+{
+	struct gate_args a;
+	struct spec_gate cfg;
+	run_gate_defaults(&cfg);
+	int code;
+	if (parse_args(argc, argv, ctx, &a, &code))
+		return code;
+	code = parse_words(ctx, &a, &cfg);
+	if (!code)
+		code = parse_numbers(ctx, &a, &cfg);
+	struct run_gate_opts o;
+	run_gate_opts_init(&o);
+	if (!code)
+		code = cmd_api_key(ctx, "gate", a.key_env, &o.api_key);
+	int64_t base_id = 0;
+	if (!code)
+		code = resolve_baseline(ctx, &a, &cfg, &base_id);
+	if (code)
+		return code;
+	o.label = a.label;
+	o.no_early_stop = a.no_early;
+	o.max_retries = (int)a.retries;
+	struct progress_ctx pc = { isatty(2) && !ctx->quiet && !ctx->json, -1 };
+	o.progress = progress;
+	o.progress_arg = &pc;
+	return run_and_report(ctx, &a, &cfg, &o, base_id, &pc);
 }

@@ -7,12 +7,16 @@
 #include <unistd.h>
 
 static const struct rt_cmd_help help = {
-	"ratchet run [--resume] [--max-iterations N] [--quiet] SPEC",
+	"ratchet run [--resume] [--max-iterations N] [--api-key-env NAME] [--quiet] SPEC",
 	"Run a campaign: measure the baseline, then try one change per iteration on top of the\n"
 	"best configuration so far, gate it, keep or revert it, and record everything.",
 	"A crash, kill -9 or reboot loses no finished iteration: `ratchet run --resume SPEC`\n"
 	"undoes a half-applied change, marks the unfinished iteration interrupted, tries it\n"
 	"again and continues. `ratchet restore` puts every touched file back.\n"
+	"\n"
+	"API key: $OPENAI_API_KEY or the variable named by --api-key-env, sent as\n"
+	"Authorization: Bearer by the load benchmarks and the gate; never stored, printed\n"
+	"or written to reports.\n"
 	"\n"
 	"exit codes: 0 the campaign finished (or reached --max-iterations), 2 bad spec or\n"
 	"usage, 3 runtime error or interrupted (resumable).",
@@ -23,10 +27,12 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 	bool resume = false;
 	long max_it = 0;
 	bool quiet = false;
+	const char *key_env = NULL;
 	const struct rt_opt opts[] = {
 		{ "resume", 0, RT_OPT_FLAG, &resume, NULL, "continue the interrupted campaign of this spec" },
 		{ "max-iterations", 0, RT_OPT_INT, &max_it, "N", "stop after N iterations (baseline included)" },
 		{ "quiet", 'q', RT_OPT_FLAG, &quiet, NULL, "no progress output" },
+		CMD_OPT_API_KEY_ENV(key_env),
 		{ 0 },
 	};
 	int npos, code;
@@ -37,6 +43,9 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		fprintf(stderr, "usage: %s\n", help.usage);
 		return RT_EXIT_USAGE;
 	}
+	const char *key;
+	if ((code = cmd_api_key(ctx, "run", key_env, &key)))
+		return code;
 	struct rt_sb err = RT_SB_INIT;
 	struct spec *s = NULL;
 	int rc = spec_load(argv[1], &s, &err);
@@ -49,7 +58,7 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 	}
 	struct run_campaign_opts o = {
 		.resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(2),
-		.max_iterations = (int)max_it, .out = stderr,
+		.max_iterations = (int)max_it, .out = stderr, .api_key = key,
 	};
 	struct run_campaign_result res;
 	rc = run_campaign(ctx->db, s, &o, &res, &err);

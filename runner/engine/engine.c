@@ -6,7 +6,7 @@
 #define _GNU_SOURCE
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "runner/engine/engine.h"
-#include "runner/oai/http.h"
+#include "runner/oai/oai.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -216,9 +216,9 @@ int run_engine_port_check(const char *host, int port, const char *probe_path, st
 	if (owner)
 		rt_errf(err, 0, " by pid %d (%s)", (int)owner, comm);
 	char *url = xasprintf("http://%s:%d%s", host, port, probe_path ? probe_path : "/");
-	struct rt_http_resp r;
-	rt_http_resp_init(&r, 4096);
-	if (rt_http_get(url, 2, &r, NULL) == 0) {
+	struct oai_resp r;
+	oai_resp_init(&r, 4096);
+	if (oai_get(url, 2, &r, NULL) == 0) {
 		char snippet[121];
 		size_t n = r.body.len < 120 ? r.body.len : 120;
 		memcpy(snippet, r.body.buf, n);
@@ -228,7 +228,7 @@ int run_engine_port_check(const char *host, int port, const char *probe_path, st
 				*s = ' ';
 		rt_errf(err, 0, "; GET %s answered %ld: %s", probe_path ? probe_path : "/", r.status, snippet);
 	}
-	rt_http_resp_release(&r);
+	oai_resp_release(&r);
 	free(url);
 	rt_errf(err, 0, "; refusing to start the engine, stop that server first");
 	return RT_EBUSY;
@@ -343,8 +343,8 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 {
 	char *url = xasprintf("%s%s", e->url, e->cfg.ready_path ? e->cfg.ready_path : "/health");
 	int64_t deadline = rt_now_ns() + (int64_t)(e->cfg.ready_timeout_s * 1e9);
-	struct rt_http_resp r;
-	rt_http_resp_init(&r, 65536);
+	struct oai_resp r;
+	oai_resp_init(&r, 65536);
 	int rc = RT_ETIMEDOUT;
 	int64_t step = 5000000;
 	for (;;) {
@@ -352,7 +352,7 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 			rc = rt_errf(err, RT_EPROC, "engine %s before it was ready", e->exit_text);
 			break;
 		}
-		if (rt_http_get(url, 2, &r, NULL) == 0 && r.status == 200) {
+		if (oai_get(url, 2, &r, NULL) == 0 && r.status == 200) {
 			rc = 0;
 			break;
 		}
@@ -365,7 +365,7 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 		if (step < 200000000)
 			step = step * 3 / 2;
 	}
-	rt_http_resp_release(&r);
+	oai_resp_release(&r);
 	free(url);
 	return rc;
 }
@@ -375,16 +375,16 @@ int run_engine_probe(struct run_engine *e, double timeout_s, struct rt_sb *err)
 	if (!run_engine_alive(e))
 		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
 	char *url = xasprintf("%s%s", e->url, e->cfg.ready_path ? e->cfg.ready_path : "/health");
-	struct rt_http_resp r;
-	rt_http_resp_init(&r, 65536);
+	struct oai_resp r;
+	oai_resp_init(&r, 65536);
 	struct rt_sb why = RT_SB_INIT;
 	int rc = 0;
-	if (rt_http_get(url, timeout_s, &r, &why))
+	if (oai_get(url, timeout_s, &r, &why))
 		rc = rt_errf(err, RT_EPROC, "engine stopped answering (hung?): %s", why.buf);
 	else if (r.status != 200)
 		rc = rt_errf(err, RT_EPROC, "engine stopped answering: GET %s answered %ld", url, r.status);
 	rt_sb_release(&why);
-	rt_http_resp_release(&r);
+	oai_resp_release(&r);
 	free(url);
 	return rc;
 }
@@ -405,9 +405,9 @@ int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 	if (!e->cfg.identity_path && !e->cfg.nonce)
 		return 0;
 	char *url = xasprintf("%s%s", e->url, e->cfg.identity_path ? e->cfg.identity_path : "/v1/models");
-	struct rt_http_resp r;
-	rt_http_resp_init(&r, 1 << 20);
-	int rc = rt_http_get(url, 10, &r, err);
+	struct oai_resp r;
+	oai_resp_init(&r, 1 << 20);
+	int rc = oai_get(url, 10, &r, err);
 	if (rc) {
 		rc = RT_EIDENTITY;
 		goto out;
@@ -419,7 +419,7 @@ int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 	if (e->cfg.nonce) {
 		char hdr[256] = "";
 		bool echoed = strstr(r.body.buf, e->cfg.nonce) != NULL;
-		if (!echoed && rt_http_header(&r, "X-Launch-Nonce", hdr, sizeof(hdr)) == 0)
+		if (!echoed && oai_resp_header(&r, "X-Launch-Nonce", hdr, sizeof(hdr)) == 0)
 			echoed = !strcmp(hdr, e->cfg.nonce);
 		if (!echoed) {
 			rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s does not echo this launch's nonce %s",
@@ -445,7 +445,7 @@ int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 		json_decref(root);
 	}
 out:
-	rt_http_resp_release(&r);
+	oai_resp_release(&r);
 	free(url);
 	return rc;
 }

@@ -1,9 +1,9 @@
 /*
  * The GSM8K accuracy gate: asks an OpenAI-compatible endpoint every selected
- * GSM8K question (libcurl multi, N in flight, retries with backoff), scores
- * the answers with lm-evaluation-harness's rules, compares them question by
- * question with a baseline run, decides pass or fail, and stores the run and
- * every answer in the database. `ratchet gate` (CI) and the campaign loop
+ * GSM8K question (runner/oai's client, N in flight, retries with backoff),
+ * scores the answers with lm-evaluation-harness's rules, compares them
+ * question by question with a baseline run, decides pass or fail, and stores
+ * the run and every answer in the database. `ratchet gate` (CI) and the campaign loop
  * both call run_gate_run().
  *
  * The decision: pass iff
@@ -27,8 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "runner/spec/spec.h"
 #include "runner/base/rt.h"
+#include "runner/oai/oai.h"
+#include "runner/spec/spec.h"
 
 struct db;
 
@@ -92,7 +93,8 @@ struct run_gate_opts {
 	void (*progress)(void *arg, const struct run_gate_progress *p); /* or NULL */
 	void *progress_arg;
 };
-/* Defaults; api_key from $OPENAI_API_KEY. */
+/* Defaults: 4 retries, 0.2 s backoff, no API key (the command layer resolves
+ * it and sets api_key; nothing here reads the environment). */
 void run_gate_opts_init(struct run_gate_opts *o);
 
 /* Fill a spec_gate with the defaults the spec loader uses. */
@@ -100,7 +102,8 @@ void run_gate_defaults(struct spec_gate *cfg);
 
 /*
  * Run the gate against base_url ("http://host:port" or ".../v1") with model
- * (NULL: none sent). baseline_run_id 0: no baseline. Stores the run (with
+ * (NULL: none sent) and api_key (NULL: none; run_gate_run_opts takes it in
+ * opts). baseline_run_id 0: no baseline. Stores the run (with
  * iteration_id, 0 for none) and its answers.
  * Returns the stored run id (> 0) for a pass or a fail (out->status says
  * which); a negative RT_E* with err filled for an error: setup errors (no
@@ -108,8 +111,8 @@ void run_gate_defaults(struct spec_gate *cfg);
  * run (too many failed requests) with out->run_id set and RT_EHTTP.
  */
 int run_gate_run(struct db *db, const struct spec_gate *cfg, const char *base_url, const char *model,
-		 int64_t iteration_id, int64_t baseline_run_id, struct run_gate_result *out,
-		 struct rt_sb *err);
+		 const char *api_key, int64_t iteration_id, int64_t baseline_run_id,
+		 struct run_gate_result *out, struct rt_sb *err);
 int run_gate_run_opts(struct db *db, const struct spec_gate *cfg, const struct run_gate_opts *opts,
 		      const char *base_url, const char *model, int64_t iteration_id,
 		      int64_t baseline_run_id, struct run_gate_result *out, struct rt_sb *err);
@@ -125,14 +128,11 @@ int run_gate_write_summary(const struct run_gate_result *r, const struct spec_ga
 /* The result as one JSON object (compact), appended to out. */
 void run_gate_json(const struct run_gate_result *r, struct rt_sb *out);
 
-/* ---- HTTP client (gate_client.c), exposed for tests and benches ---- */
+/* ---- the request loop (gate_client.c) on runner/oai's client ---- */
 /* One request and, once done, its outcome. */
 struct run_gate_req {
 	char *body;              /* JSON request body (owned) */
-	char *text;              /* completion text, or NULL */
-	char *finish_reason;     /* or NULL */
-	int prompt_tokens;       /* -1 when absent */
-	int completion_tokens;   /* -1 when absent */
+	struct oai_completion ans; /* the answer's text, finish reason and usage */
 	bool done;               /* finished (answered or failed) */
 	bool failed;             /* failed after retries */
 	char *error;             /* why it failed, or NULL */
@@ -142,7 +142,7 @@ struct run_gate_req {
 void run_gate_req_release(struct run_gate_req *r);
 
 struct run_gate_client {
-	const char *url;         /* full URL of the completions or chat endpoint */
+	const char *url;         /* full URL of the completions or chat endpoint (oai_url) */
 	bool chat;               /* parse choices[0].message.content rather than .text */
 	const char *api_key;     /* or NULL */
 	int concurrency;         /* requests in flight */
@@ -151,13 +151,11 @@ struct run_gate_client {
 	double backoff_s;        /* first backoff, doubled per retry */
 	/* Called after each request finishes; return false to stop (cancels the rest). */
 	bool (*on_done)(void *arg, size_t i, struct run_gate_req *r);
-	void *arg;
+	void *arg;               /* for on_done */
 };
 /* Run reqs[0..n) in order, `concurrency` at a time. Returns 0, or RT_EHTTP
  * when libcurl itself fails; *stopped tells whether on_done stopped it. */
 int run_gate_client_run(const struct run_gate_client *c, struct run_gate_req *reqs, size_t n,
 			bool *stopped, struct rt_sb *err);
-/* base URL + "/v1/completions" or "/v1/chat/completions" (no doubled /v1). */
-char *run_gate_url(const char *base_url, bool chat);
 
 #endif

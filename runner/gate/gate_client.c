@@ -1,14 +1,12 @@
 /*
- * The gate's HTTP client: libcurl's multi interface with a fixed number of
- * requests in flight, retries with exponential backoff on connection errors
- * and on 429/5xx, a timeout per attempt, and cancellation of everything in
- * flight when the caller's callback says stop. Responses are capped (they
- * are untrusted input) and parsed with jansson.
+ * The gate's request loop on runner/oai's client: a fixed number of requests
+ * in flight, retries with exponential backoff on connection errors and on
+ * 429/5xx, a timeout per attempt, and cancellation of everything in flight
+ * when the caller's callback says stop. Responses are capped (they are
+ * untrusted input) and parsed by oai_completion_parse.
  */
 #include "runner/gate/gate.h"
 
-#include <curl/curl.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,43 +17,43 @@ void run_gate_req_release(struct run_gate_req *r)
 	if (!r)
 		return;
 	free(r->body);
-	free(r->text);
-	free(r->finish_reason);
+	oai_completion_release(&r->ans);
 	free(r->error);
 	memset(r, 0, sizeof(*r));
 }
 
-char *run_gate_url(const char *base, bool chat)
-{
-	size_t n = strlen(base);
-	while (n && base[n - 1] == '/')
-		n--;
-	const char *path = chat ? "/chat/completions" : "/completions";
-	if (n >= 3 && !strncmp(base + n - 3, "/v1", 3))
-		return xasprintf("%.*s%s", (int)n, base, path);
-	return xasprintf("%.*s/v1%s", (int)n, base, path);
-}
+struct loop;
 
 /* One transfer slot. */
 struct xfer {
-	CURL *easy;              /* reused across requests (keeps its connection) */
+	struct oai_xfer *x;      /* the client's transfer (keeps its connection) */
+	struct loop *l;          /* owner */
 	struct rt_sb body;       /* response bytes, capped */
 	size_t req;              /* index of the request it carries */
-	bool busy;               /* in the multi handle */
+	bool busy;               /* in flight */
 	int64_t t0;              /* start of this attempt, ns */
 };
 
 /* A request waiting for its backoff to end. */
 struct retry {
-	size_t req;
-	int64_t due_ns;
+	size_t req;              /* index of the request */
+	int64_t due_ns;          /* when it may be sent again */
 };
 
-static size_t on_body(char *d, size_t sz, size_t n, void *arg)
-{
-	struct xfer *x = arg;
-	return rt_sb_add(&x->body, d, sz * n) ? 0 : sz * n;
-}
+/* One run of the loop. */
+struct loop {
+	const struct run_gate_client *c; /* settings and the caller's callback */
+	struct run_gate_req *reqs;       /* the requests */
+	size_t n;                        /* of reqs */
+	struct oai_client *cl;           /* HTTP */
+	struct xfer *xs;                 /* concurrency slots */
+	int conc;                        /* of xs */
+	struct retry *rq;                /* waiting retries */
+	size_t nrq;
+	size_t next;                     /* next request never sent */
+	size_t finished;                 /* requests answered or failed for good */
+	bool stopped;                    /* the callback said stop */
+};
 
 static void set_failed(struct run_gate_req *r, char *why)
 {
@@ -65,200 +63,177 @@ static void set_failed(struct run_gate_req *r, char *why)
 	r->done = true;
 }
 
-/* Parse a 200 response into r; false (with r->error) when it is not one. */
-static bool parse_ok(struct run_gate_req *r, const char *body, size_t len, bool chat)
+static int on_data(void *ud, const char *p, size_t n)
 {
-	json_error_t je;
-	json_t *o = json_loadb(body, len, 0, &je);
-	json_t *c0 = o ? json_array_get(json_object_get(o, "choices"), 0) : NULL;
-	const char *text = NULL;
-	if (c0)
-		text = chat ? json_string_value(json_object_get(json_object_get(c0, "message"), "content"))
-			    : json_string_value(json_object_get(c0, "text"));
-	if (!text) {
-		set_failed(r, o ? xstrdup(chat ? "response: no choices[0].message.content"
-					       : "response: no choices[0].text")
-				: xasprintf("response: invalid JSON: %s", je.text));
-		json_decref(o);
-		return false;
+	struct xfer *x = ud;
+	return rt_sb_add(&x->body, p, n) ? -1 : 0;
+}
+
+/* Parse a 200 response into r; r->failed (with r->error) when it is not one. */
+static void parse_ok(struct run_gate_req *r, const struct rt_sb *body, bool chat)
+{
+	struct rt_sb why = RT_SB_INIT;
+	if (oai_completion_parse(body->buf, body->len, chat ? OAI_CHAT : OAI_COMPLETIONS, &r->ans,
+				 &why)) {
+		set_failed(r, rt_sb_detach(&why, NULL));
+		return;
 	}
-	r->text = xstrdup(text);
-	const char *fr = json_string_value(json_object_get(c0, "finish_reason"));
-	r->finish_reason = xstrdup(fr);
-	json_t *u = json_object_get(o, "usage");
-	json_t *pt = json_object_get(u, "prompt_tokens"), *ct = json_object_get(u, "completion_tokens");
-	r->prompt_tokens = json_is_integer(pt) ? (int)json_integer_value(pt) : -1;
-	r->completion_tokens = json_is_integer(ct) ? (int)json_integer_value(ct) : -1;
 	r->done = true;
 	r->failed = false;
 	free(r->error);
 	r->error = NULL;
-	json_decref(o);
-	return true;
 }
 
-static bool retryable_curl(CURLcode cc)
+/* An attempt ended: record it; true when it should be tried again. */
+static bool attempt_done(struct loop *l, struct xfer *x, const struct oai_done *d)
 {
-	switch (cc) {
-	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_GOT_NOTHING:
-	case CURLE_PARTIAL_FILE:
-		return true;
-	default:
-		return false;
+	struct run_gate_req *r = &l->reqs[x->req];
+	r->latency_s = (double)(rt_now_ns() - x->t0) / 1e9;
+	if (d->outcome != OAI_OK) {
+		set_failed(r, xstrdup(d->outcome == OAI_ABORTED ? "response larger than 4 MiB"
+								 : d->error));
+		return d->outcome == OAI_NETWORK;
 	}
+	if (d->status != 200) {
+		/* A short excerpt of the body says why; it is the server's text. */
+		set_failed(r, xasprintf("HTTP %ld: %.200s", d->status, d->errbody->buf));
+		return d->status == 429 || d->status >= 500;
+	}
+	parse_ok(r, &x->body, l->c->chat);
+	return false;
+}
+
+static void on_done(void *ud, const struct oai_done *d)
+{
+	struct xfer *x = ud;
+	struct loop *l = x->l;
+	const struct run_gate_client *c = l->c;
+	x->busy = false;
+	struct run_gate_req *r = &l->reqs[x->req];
+	if (attempt_done(l, x, d) && r->attempts <= c->max_retries) {
+		double b = c->backoff_s > 0 ? c->backoff_s : 0.2;
+		for (int k = 1; k < r->attempts; k++)
+			b *= 2;
+		r->done = false;
+		l->rq[l->nrq].req = x->req;
+		l->rq[l->nrq].due_ns = rt_now_ns() + (int64_t)(b * 1e9);
+		l->nrq++;
+		return;
+	}
+	l->finished++;
+	if (c->on_done && !c->on_done(c->arg, x->req, r))
+		l->stopped = true;
+}
+
+/* The next request to send: a retry that is due, else a new one; SIZE_MAX: none. */
+static size_t next_request(struct loop *l, int64_t now)
+{
+	for (size_t k = 0; k < l->nrq; k++)
+		if (l->rq[k].due_ns <= now) {
+			size_t req = l->rq[k].req;
+			l->rq[k] = l->rq[--l->nrq];
+			return req;
+		}
+	return l->next < l->n ? l->next++ : SIZE_MAX;
+}
+
+/* Fill free slots: due retries first, then new requests in order. */
+static void fill_slots(struct loop *l)
+{
+	int64_t now = rt_now_ns();
+	for (int i = 0; i < l->conc; i++) {
+		struct xfer *x = &l->xs[i];
+		if (x->busy)
+			continue;
+		size_t req = next_request(l, now);
+		if (req == SIZE_MAX)
+			break;
+		rt_sb_reset(&x->body);
+		x->req = req;
+		x->busy = true;
+		x->t0 = rt_now_ns();
+		l->reqs[req].attempts++;
+		oai_xfer_start(l->cl, x->x, l->reqs[req].body, strlen(l->reqs[req].body));
+	}
+}
+
+/* Wait for traffic, or for the next retry to come due. */
+static void wait_next(struct loop *l)
+{
+	int active = oai_client_in_flight(l->cl);
+	int wait_ms = 100;
+	if (l->nrq && active < l->conc) {
+		int64_t soonest = l->rq[0].due_ns;
+		for (size_t k = 1; k < l->nrq; k++)
+			if (l->rq[k].due_ns < soonest)
+				soonest = l->rq[k].due_ns;
+		int64_t d = (soonest - rt_now_ns()) / 1000000;
+		wait_ms = d < 0 ? 0 : d < 100 ? (int)d : 100;
+	}
+	if (active < l->conc && l->next < l->n)
+		wait_ms = 0;
+	if (active)
+		oai_client_wait(l->cl, -1, wait_ms);
+	else if (wait_ms > 0)
+		rt_sleep_ns((int64_t)wait_ms * 1000000);
+}
+
+static int loop_init(struct loop *l, const struct run_gate_client *c, struct run_gate_req *reqs,
+		     size_t n, struct rt_sb *err)
+{
+	memset(l, 0, sizeof(*l));
+	l->c = c;
+	l->reqs = reqs;
+	l->n = n;
+	l->conc = c->concurrency > 0 ? c->concurrency : 1;
+	if ((size_t)l->conc > n)
+		l->conc = n ? (int)n : 1;
+	long timeout_ms = c->timeout_s > 0 ? (long)(c->timeout_s * 1000) : 300000;
+	struct oai_client_cfg cc = {
+		.url = c->url,
+		.api_key = c->api_key,
+		.timeout_ms = timeout_ms,
+		.connect_timeout_ms = timeout_ms < 10000 ? timeout_ms : 10000L,
+		.h = { on_data, NULL, on_done },
+	};
+	int rc = oai_client_new(&cc, &l->cl, err);
+	if (rc)
+		return rc;
+	l->xs = xcalloc((size_t)l->conc, sizeof(*l->xs));
+	l->rq = xcalloc(n ? n : 1, sizeof(*l->rq));
+	for (int i = 0; i < l->conc; i++) {
+		l->xs[i].l = l;
+		l->xs[i].x = oai_xfer_new(l->cl, &l->xs[i]);
+		rt_sb_init(&l->xs[i].body, RESPONSE_CAP);
+	}
+	return 0;
+}
+
+static void loop_release(struct loop *l)
+{
+	/* whatever is still in flight (early stop) is dropped here */
+	oai_client_free(l->cl);
+	for (int i = 0; l->xs && i < l->conc; i++)
+		rt_sb_release(&l->xs[i].body);
+	free(l->xs);
+	free(l->rq);
 }
 
 int run_gate_client_run(const struct run_gate_client *c, struct run_gate_req *reqs, size_t n,
 			bool *stopped, struct rt_sb *err)
 {
 	*stopped = false;
-	int conc = c->concurrency > 0 ? c->concurrency : 1;
-	if ((size_t)conc > n)
-		conc = n ? (int)n : 1;
-	CURLM *m = curl_multi_init();
-	if (!m)
-		return rt_errf(err, RT_EHTTP, "gate: curl_multi_init failed");
-	struct curl_slist *hdrs = curl_slist_append(NULL, "Content-Type: application/json");
-	hdrs = curl_slist_append(hdrs, "Expect:");
-	if (c->api_key && *c->api_key) {
-		char *h = xasprintf("Authorization: Bearer %s", c->api_key);
-		hdrs = curl_slist_append(hdrs, h);
-		/* Do not leave the key lying in freed memory longer than needed. */
-		memset(h, 0, strlen(h));
-		free(h);
+	struct loop l;
+	int rc = loop_init(&l, c, reqs, n, err);
+	while (!rc && l.finished < n && !l.stopped) {
+		fill_slots(&l);
+		int fin = oai_client_perform(l.cl, err);
+		if (fin < 0)
+			rc = fin;
+		else if (l.finished < n && !l.stopped)
+			wait_next(&l);
 	}
-	struct xfer *xs = xcalloc((size_t)conc, sizeof(*xs));
-	struct retry *rq = xcalloc(n ? n : 1, sizeof(*rq));
-	size_t nrq = 0, next = 0, active = 0, finished = 0;
-	int rc = 0;
-	for (int i = 0; i < conc; i++) {
-		xs[i].easy = curl_easy_init();
-		rt_sb_init(&xs[i].body, RESPONSE_CAP);
-	}
-	long timeout_ms = c->timeout_s > 0 ? (long)(c->timeout_s * 1000) : 300000;
-	while (finished < n && !*stopped) {
-		/* Fill free slots: due retries first, then new requests in order. */
-		int64_t now = rt_now_ns();
-		for (int i = 0; i < conc; i++) {
-			if (xs[i].busy)
-				continue;
-			size_t req = SIZE_MAX;
-			for (size_t k = 0; k < nrq; k++)
-				if (rq[k].due_ns <= now) {
-					req = rq[k].req;
-					rq[k] = rq[--nrq];
-					break;
-				}
-			if (req == SIZE_MAX && next < n)
-				req = next++;
-			if (req == SIZE_MAX)
-				break;
-			struct xfer *x = &xs[i];
-			CURL *e = x->easy;
-			rt_sb_reset(&x->body);
-			x->req = req;
-			x->busy = true;
-			x->t0 = rt_now_ns();
-			reqs[req].attempts++;
-			curl_easy_setopt(e, CURLOPT_URL, c->url);
-			curl_easy_setopt(e, CURLOPT_POST, 1L);
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, reqs[req].body);
-			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(reqs[req].body));
-			curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
-			curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-			curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-			curl_easy_setopt(e, CURLOPT_PRIVATE, x);
-			curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
-			curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
-			curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-			curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-			curl_multi_add_handle(m, e);
-			active++;
-		}
-		int running = 0;
-		CURLMcode mc = curl_multi_perform(m, &running);
-		if (mc != CURLM_OK) {
-			rc = rt_errf(err, RT_EHTTP, "gate: curl: %s", curl_multi_strerror(mc));
-			break;
-		}
-		CURLMsg *msg;
-		int left;
-		while ((msg = curl_multi_info_read(m, &left))) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			struct xfer *x = NULL;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-			CURLcode cc = msg->data.result;
-			curl_multi_remove_handle(m, msg->easy_handle);
-			x->busy = false;
-			active--;
-			struct run_gate_req *r = &reqs[x->req];
-			r->latency_s = (double)(rt_now_ns() - x->t0) / 1e9;
-			long status = 0;
-			curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
-			bool retry = false;
-			if (cc != CURLE_OK) {
-				retry = retryable_curl(cc);
-				set_failed(r, xasprintf("%s", cc == CURLE_WRITE_ERROR
-								   ? "response larger than 4 MiB"
-								   : curl_easy_strerror(cc)));
-			} else if (status != 200) {
-				retry = status == 429 || status >= 500;
-				/* A short excerpt of the body says why; it is the server's text. */
-				set_failed(r, xasprintf("HTTP %ld: %.200s", status, x->body.buf));
-			} else {
-				parse_ok(r, x->body.buf, x->body.len, c->chat);
-			}
-			if (retry && r->attempts <= c->max_retries) {
-				double b = c->backoff_s > 0 ? c->backoff_s : 0.2;
-				for (int k = 1; k < r->attempts; k++)
-					b *= 2;
-				r->done = false;
-				rq[nrq].req = x->req;
-				rq[nrq].due_ns = rt_now_ns() + (int64_t)(b * 1e9);
-				nrq++;
-				continue;
-			}
-			finished++;
-			if (c->on_done && !c->on_done(c->arg, x->req, r))
-				*stopped = true;
-		}
-		if (finished >= n || *stopped)
-			break;
-		/* Wait for traffic, or for the next retry to come due. */
-		int wait_ms = 100;
-		if (nrq && active < (size_t)conc) {
-			int64_t soonest = rq[0].due_ns;
-			for (size_t k = 1; k < nrq; k++)
-				if (rq[k].due_ns < soonest)
-					soonest = rq[k].due_ns;
-			int64_t d = (soonest - rt_now_ns()) / 1000000;
-			wait_ms = d < 0 ? 0 : d < 100 ? (int)d : 100;
-		}
-		if (active < (size_t)conc && next < n)
-			wait_ms = 0;
-		if (active)
-			curl_multi_poll(m, NULL, 0, wait_ms, NULL);
-		else if (wait_ms > 0)
-			rt_sleep_ns((int64_t)wait_ms * 1000000);
-	}
-	/* Cancel whatever is still in flight (early stop). */
-	for (int i = 0; i < conc; i++) {
-		if (xs[i].busy)
-			curl_multi_remove_handle(m, xs[i].easy);
-		curl_easy_cleanup(xs[i].easy);
-		rt_sb_release(&xs[i].body);
-	}
-	curl_multi_cleanup(m);
-	/* Wipe the key from the header list before it is freed. */
-	for (struct curl_slist *h = hdrs; h; h = h->next)
-		memset(h->data, 0, strlen(h->data));
-	curl_slist_free_all(hdrs);
-	free(xs);
-	free(rq);
+	*stopped = l.stopped;
+	loop_release(&l);
 	return rc;
 }

@@ -35,8 +35,6 @@ void run_gate_defaults(struct spec_gate *g)
 void run_gate_opts_init(struct run_gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	const char *k = getenv("OPENAI_API_KEY");
-	o->api_key = k && *k ? k : NULL;
 	o->max_retries = 4;
 	o->backoff_s = 0.2;
 }
@@ -157,8 +155,8 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 	} else {
 		sl->scored = true;
 		s->scored++;
-		sl->strict = gsm8k_extract_strict(s->cfg->format, r->text);
-		sl->flex = gsm8k_extract_flex(r->text);
+		sl->strict = gsm8k_extract_strict(s->cfg->format, r->ans.text);
+		sl->flex = gsm8k_extract_flex(r->ans.text);
 		sl->c_strict = gsm8k_match(sl->strict, it->target);
 		sl->c_flex = gsm8k_match(sl->flex, it->target);
 		s->c_strict += sl->c_strict;
@@ -210,16 +208,10 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 static char *request_body(const struct spec_gate *cfg, const char *model, const char *prompt,
 			  bool chat)
 {
-	json_t *o = json_object();
-	if (model)
-		json_object_set_new(o, "model", json_string(model));
-	if (chat) {
-		json_error_t je;
-		json_object_set_new(o, "messages", json_loads(prompt, 0, &je));
-	} else {
-		json_object_set_new(o, "prompt", json_string(prompt));
-	}
-	json_object_set_new(o, "max_tokens", json_integer(cfg->max_tokens > 0 ? cfg->max_tokens : 256));
+	json_error_t je;
+	json_t *in = chat ? json_loads(prompt, 0, &je) : json_string(prompt);
+	json_t *o = oai_body_new(chat ? OAI_CHAT : OAI_COMPLETIONS, model, in,
+				 cfg->max_tokens > 0 ? cfg->max_tokens : 256, false);
 	json_object_set_new(o, "temperature", json_real(0));
 	json_t *stop = json_array();
 	for (const char *const *st = gsm8k_stops(cfg->format); *st; st++)
@@ -333,20 +325,20 @@ static int store(struct db *db, struct run_state *s, const struct db_gate_run *r
 		a.run_id = row->id;
 		a.idx = (int)sl->idx;
 		memcpy(a.prompt_sha256, sl->prompt_sha256, 65);
-		if (r->text)
-			rt_sha256_hex(r->text, strlen(r->text), a.response_sha256);
+		if (r->ans.text)
+			rt_sha256_hex(r->ans.text, strlen(r->ans.text), a.response_sha256);
 		bool keep = r->failed || sl->flip ||
 			    (sl->scored && !deciding_correct(s->cfg, sl->c_strict, sl->c_flex));
-		a.response = keep ? r->text : NULL;
+		a.response = keep ? r->ans.text : NULL;
 		a.extracted_strict = sl->strict;
 		a.extracted_flex = sl->flex;
 		a.target = s->test->v[sl->idx].target;
 		a.correct = sl->scored ? deciding_correct(s->cfg, sl->c_strict, sl->c_flex) : -1;
 		a.correct_strict = sl->scored ? sl->c_strict : -1;
 		a.correct_flex = sl->scored ? sl->c_flex : -1;
-		a.finish_reason = r->finish_reason;
-		a.prompt_tokens = r->prompt_tokens;
-		a.completion_tokens = r->completion_tokens;
+		a.finish_reason = r->ans.finish_reason;
+		a.prompt_tokens = r->ans.prompt_tokens;
+		a.completion_tokens = r->ans.completion_tokens;
 		a.failed = r->failed;
 		a.error = r->error;
 		a.latency_s = r->attempts ? r->latency_s : NAN;
@@ -369,12 +361,292 @@ static void add_list(struct rt_sb *sb, const int *v, size_t n)
 		rt_sb_addf(sb, ",... (%zu)", n);
 }
 
+static void result_init(struct run_gate_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->accuracy = out->wilson_lo = out->wilson_hi = NAN;
+	out->base_accuracy = out->diff = out->diff_lo = out->diff_hi = NAN;
+	out->mcnemar_p = out->identical_rate = out->acc_strict = out->acc_flex = NAN;
+	out->status = RUN_GATE_ERROR;
+}
+
+/* The questions, their prompts and request bodies: s->slots and s->reqs. */
+static int prepare(struct run_state *s, const struct gsm8k_set *test, const char *model,
+		   struct rt_sb *err)
+{
+	const struct spec_gate *cfg = s->cfg;
+	struct gsm8k_set train = { 0 };
+	int nshot = cfg->num_fewshot < 0 ? 5 : cfg->num_fewshot;
+	if (cfg->format == SPEC_GSM8K && nshot > 0) {
+		int rc = gsm8k_find("train", cfg->dataset, &train, err);
+		if (rc)
+			return rc;
+	}
+	size_t *idx = NULL, n = 0;
+	int rc = gsm8k_select(test->n, cfg->offset, cfg->limit, cfg->seed, &idx, &n, err);
+	if (rc) {
+		gsm8k_set_release(&train);
+		return rc;
+	}
+	s->n = n;
+	s->slots = xcalloc(n, sizeof(*s->slots));
+	s->reqs = xcalloc(n, sizeof(*s->reqs));
+	for (size_t i = 0; i < n; i++) {
+		s->slots[i].idx = idx[i];
+		char *p = gsm8k_prompt(cfg->format, cfg->api, &train, nshot, test->v[idx[i]].question);
+		rt_sha256_hex(p, strlen(p), s->slots[i].prompt_sha256);
+		s->reqs[i].body = request_body(cfg, model, p, cfg->api == SPEC_API_CHAT);
+		s->reqs[i].ans.prompt_tokens = s->reqs[i].ans.completion_tokens = -1;
+		free(p);
+	}
+	free(idx);
+	gsm8k_set_release(&train);
+	return 0;
+}
+
+static void state_release(struct run_state *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->slots[i].strict);
+		free(s->slots[i].flex);
+		run_gate_req_release(&s->reqs[i]);
+		if (s->base) {
+			free(s->base[i].norm);
+			free(s->base[i].response);
+		}
+	}
+	free(s->slots);
+	free(s->reqs);
+	free(s->base);
+	free(s->early_reason);
+}
+
+/* The gate_runs row as it is created (figures come at the end). */
+static void row_init(struct db_gate_run *row, const struct run_state *s, const char *base_url,
+		     const char *model, int64_t iteration_id, int64_t baseline_run_id)
+{
+	const struct spec_gate *cfg = s->cfg;
+	memset(row, 0, sizeof(*row));
+	row->iteration_id = iteration_id;
+	row->label = (char *)s->opts->label;
+	row->endpoint = strip_credentials(base_url);
+	row->model = (char *)model;
+	row->api = cfg->api == SPEC_API_CHAT ? "chat" : "completions";
+	row->format = (char *)gsm8k_format_name(cfg->format);
+	row->extract = cfg->extract == SPEC_EXTRACT_STRICT ? "strict" : "flexible";
+	row->dataset_sha256 = (char *)s->test->sha256;
+	row->n_planned = (int)s->n;
+	row->baseline_run_id = baseline_run_id;
+	row->params_json = params_json(cfg, s->opts);
+	row->started_at = rt_wall_ms();
+	row->passed = -1;
+}
+
+/* The baseline's answers, and how many of them are still to be paired. */
+static int baseline_init(struct run_state *s, struct db *db, int64_t id, struct rt_sb *err)
+{
+	int rc = load_baseline(db, id, s->cfg, s->slots, s->n, &s->base, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->base[i].present)
+			continue;
+		if (s->base[i].correct)
+			s->rest_base_right++;
+		else
+			s->rest_base_wrong++;
+	}
+	return 0;
+}
+
+/* Ask every question (until on_done stops the run). */
+static int ask(struct run_state *s, const char *base_url, struct rt_sb *err)
+{
+	const struct spec_gate *cfg = s->cfg;
+	bool chat = cfg->api == SPEC_API_CHAT;
+	char *url = oai_url(base_url, chat ? OAI_CHAT : OAI_COMPLETIONS);
+	struct run_gate_client cl = {
+		.url = url,
+		.chat = chat,
+		.api_key = s->opts->api_key,
+		.concurrency = cfg->concurrency > 0 ? cfg->concurrency : 32,
+		.timeout_s = cfg->request_timeout_s > 0 ? cfg->request_timeout_s : 300,
+		.max_retries = s->opts->max_retries,
+		.backoff_s = s->opts->backoff_s,
+		.on_done = on_done,
+		.arg = s,
+	};
+	s->t0 = rt_now_ns();
+	bool stopped = false;
+	int rc = run_gate_client_run(&cl, s->reqs, s->n, &stopped, err);
+	free(url);
+	return rc;
+}
+
+/* Counts, accuracies, intervals and the paired comparison into out. */
+static void figures(struct run_gate_result *out, const struct run_state *s, int64_t baseline_run_id)
+{
+	out->n_planned = (int)s->n;
+	out->n_done = s->done;
+	out->n_scored = s->scored;
+	out->n_failed = s->failed;
+	out->n_correct = s->correct;
+	out->n_correct_strict = s->c_strict;
+	out->n_correct_flex = s->c_flex;
+	out->early_stop = s->early;
+	if (s->scored) {
+		out->accuracy = (double)s->correct / s->scored;
+		out->acc_strict = (double)s->c_strict / s->scored;
+		out->acc_flex = (double)s->c_flex / s->scored;
+	}
+	rt_wilson(s->correct, s->scored, s->z, &out->wilson_lo, &out->wilson_hi);
+	out->baseline_run_id = baseline_run_id;
+	if (!s->base)
+		return;
+	out->n_paired = (int)s->pairs;
+	if (s->pairs) {
+		rt_newcombe_paired(s->n11, s->n10, s->n01, s->n00, s->z, &out->diff, &out->diff_lo,
+				   &out->diff_hi);
+		out->base_accuracy = (double)(s->n11 + s->n01) / (double)s->pairs;
+		out->mcnemar_p = rt_mcnemar_midp(s->n01, s->n10);
+		out->identical_rate = (double)s->ident / (double)s->pairs;
+	}
+	out->flips_to_wrong = xcalloc((size_t)s->n01 + 1, sizeof(int));
+	out->flips_to_right = xcalloc((size_t)s->n10 + 1, sizeof(int));
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->slots[i].flip)
+			continue;
+		if (s->base[i].correct)
+			out->flips_to_wrong[out->n_flips_to_wrong++] = (int)s->slots[i].idx;
+		else
+			out->flips_to_right[out->n_flips_to_right++] = (int)s->slots[i].idx;
+	}
+}
+
+/* No decision possible? Then why, into why. */
+static bool no_decision(const struct run_state *s, int64_t baseline_run_id, struct rt_sb *why)
+{
+	if (s->too_many_failed || (double)s->failed > s->cfg->max_failed * (double)s->n)
+		rt_sb_addf(why, "%d of %zu requests failed (more than %.1f%%)", s->failed, s->n,
+			   s->cfg->max_failed * 100);
+	else if (!s->scored)
+		rt_sb_adds(why, "no question was answered");
+	else if (s->base && !s->pairs)
+		rt_sb_addf(why, "baseline run %lld answered none of these questions",
+			   (long long)baseline_run_id);
+	else
+		return false;
+	return true;
+}
+
+/* Every bound the run did not meet, into why (empty: a pass). */
+static void unmet_bounds(const struct run_gate_result *out, const struct run_state *s,
+			 struct rt_sb *why)
+{
+	const struct spec_gate *cfg = s->cfg;
+	const char *what = cfg->use_wilson_lower ? "Wilson lower bound" : "accuracy";
+	double acc_for_bound = cfg->use_wilson_lower ? out->wilson_lo : out->accuracy;
+	if (s->early)
+		rt_sb_addf(why, "stopped early after %d of %zu: %s", s->done, s->n, s->early_reason);
+	if (cfg->min_accuracy > 0 && !(acc_for_bound >= cfg->min_accuracy))
+		rt_sb_addf(why, "%s%s %.4f < %.4f", why->len ? "; " : "", what, acc_for_bound,
+			   cfg->min_accuracy);
+	if (!s->base)
+		return;
+	if (-out->diff > cfg->max_drop + 1e-12)
+		rt_sb_addf(why, "%sdrop %.4f > %.4f", why->len ? "; " : "", -out->diff, cfg->max_drop);
+	if (out->diff < 0 && out->mcnemar_p < cfg->alpha)
+		rt_sb_addf(why, "%sdrop significant (mid-p %.3g < %g)", why->len ? "; " : "",
+			   out->mcnemar_p, cfg->alpha);
+	if (cfg->min_identical > 0 && out->identical_rate < cfg->min_identical)
+		rt_sb_addf(why, "%sidentical %.4f < %.4f", why->len ? "; " : "", out->identical_rate,
+			   cfg->min_identical);
+}
+
+/* " (3,17)" after a flip count, when there are any. */
+static void add_flips(struct rt_sb *v, const int *idx, size_t n)
+{
+	if (!n)
+		return;
+	rt_sb_adds(v, " (");
+	add_list(v, idx, n);
+	rt_sb_adds(v, ")");
+}
+
+/* The one-line verdict: status, figures, the comparison, the reason. */
+static char *verdict_line(const struct run_gate_result *out, const struct run_state *s,
+			  const char *extract, int64_t baseline_run_id, const struct rt_sb *why)
+{
+	struct rt_sb v = RT_SB_INIT;
+	rt_sb_addf(&v, "%s: accuracy %.4f [%.4f, %.4f] (%d/%d %s",
+		   out->status == RUN_GATE_PASS ? "PASS" : out->status == RUN_GATE_FAIL ? "FAIL" : "ERROR",
+		   isnan(out->accuracy) ? 0.0 : out->accuracy, out->wilson_lo, out->wilson_hi, s->correct,
+		   s->scored, extract);
+	if (s->failed)
+		rt_sb_addf(&v, ", %d failed", s->failed);
+	rt_sb_adds(&v, ")");
+	if (s->base && s->pairs) {
+		rt_sb_addf(&v, ", vs run %lld: %+.4f [%+.4f, %+.4f] p=%.3g, flips %zu to wrong",
+			   (long long)baseline_run_id, out->diff, out->diff_lo, out->diff_hi,
+			   out->mcnemar_p, out->n_flips_to_wrong);
+		add_flips(&v, out->flips_to_wrong, out->n_flips_to_wrong);
+		rt_sb_addf(&v, " / %zu to right", out->n_flips_to_right);
+		add_flips(&v, out->flips_to_right, out->n_flips_to_right);
+		rt_sb_addf(&v, ", identical %.1f%%", out->identical_rate * 100);
+	}
+	if (why->len)
+		rt_sb_addf(&v, ": %s", why->buf);
+	else
+		rt_sb_adds(&v, ": every bound met");
+	return rt_sb_detach(&v, NULL);
+}
+
+/* Pass, fail or error, and the verdict. */
+static void decide(struct run_gate_result *out, const struct run_state *s, const char *extract,
+		   int64_t baseline_run_id)
+{
+	struct rt_sb why = RT_SB_INIT;
+	bool error = no_decision(s, baseline_run_id, &why);
+	if (!error)
+		unmet_bounds(out, s, &why);
+	out->status = error ? RUN_GATE_ERROR : why.len ? RUN_GATE_FAIL : RUN_GATE_PASS;
+	out->passed = out->status == RUN_GATE_PASS;
+	out->verdict = verdict_line(out, s, extract, baseline_run_id, &why);
+	rt_sb_release(&why);
+}
+
+/* The row's figures once the run is decided. */
+static void row_finish(struct db_gate_run *row, const struct run_gate_result *out,
+		       const struct run_state *s)
+{
+	row->n_done = s->done;
+	row->n_correct = s->correct;
+	row->n_correct_strict = s->c_strict;
+	row->n_correct_flex = s->c_flex;
+	row->n_failed = s->failed;
+	row->accuracy = s->scored ? out->accuracy : NAN;
+	row->wilson_lo = out->wilson_lo;
+	row->wilson_hi = out->wilson_hi;
+	row->diff = out->diff;
+	row->diff_lo = out->diff_lo;
+	row->diff_hi = out->diff_hi;
+	row->mcnemar_p = out->mcnemar_p;
+	row->identical_rate = out->identical_rate;
+	row->flips_to_wrong = (int)out->n_flips_to_wrong;
+	row->flips_to_right = (int)out->n_flips_to_right;
+	row->early_stop = s->early;
+	row->passed = out->status == RUN_GATE_ERROR ? -1 : out->passed;
+	row->verdict = out->verdict;
+	row->finished_at = rt_wall_ms();
+}
+
 int run_gate_run(struct db *db, const struct spec_gate *cfg, const char *base_url, const char *model,
-		 int64_t iteration_id, int64_t baseline_run_id, struct run_gate_result *out,
-		 struct rt_sb *err)
+		 const char *api_key, int64_t iteration_id, int64_t baseline_run_id,
+		 struct run_gate_result *out, struct rt_sb *err)
 {
 	struct run_gate_opts o;
 	run_gate_opts_init(&o);
+	o.api_key = api_key;
 	return run_gate_run_opts(db, cfg, &o, base_url, model, iteration_id, baseline_run_id, out,
 				 err);
 }
@@ -383,254 +655,41 @@ int run_gate_run_opts(struct db *db, const struct spec_gate *cfg, const struct r
 		      const char *base_url, const char *model, int64_t iteration_id,
 		      int64_t baseline_run_id, struct run_gate_result *out, struct rt_sb *err)
 {
-	memset(out, 0, sizeof(*out));
-	out->accuracy = out->wilson_lo = out->wilson_hi = NAN;
-	out->base_accuracy = out->diff = out->diff_lo = out->diff_hi = NAN;
-	out->mcnemar_p = out->identical_rate = out->acc_strict = out->acc_flex = NAN;
-	out->status = RUN_GATE_ERROR;
+	result_init(out);
 	int64_t t0 = rt_now_ns();
 	double cpu0 = cpu_now();
 	if (cfg->format == SPEC_GSM8K_CHAT && cfg->api != SPEC_API_CHAT)
 		return rt_errf(err, RT_EUSAGE, "gate: format chat needs api chat");
-	bool chat = cfg->api == SPEC_API_CHAT;
-
-	struct gsm8k_set test, train = { 0 };
+	struct gsm8k_set test;
 	int rc = gsm8k_find("test", cfg->dataset, &test, err);
 	if (rc)
 		return rc;
-	int nshot = cfg->num_fewshot < 0 ? 5 : cfg->num_fewshot;
-	if (cfg->format == SPEC_GSM8K && nshot > 0) {
-		rc = gsm8k_find("train", cfg->dataset, &train, err);
-		if (rc) {
-			gsm8k_set_release(&test);
-			return rc;
-		}
-	}
-	size_t *idx = NULL, n = 0;
-	rc = gsm8k_select(test.n, cfg->offset, cfg->limit, cfg->seed, &idx, &n, err);
-	if (rc) {
-		gsm8k_set_release(&test);
-		gsm8k_set_release(&train);
-		return rc;
-	}
-	struct run_state s = { 0 };
-	s.cfg = cfg;
-	s.opts = opts;
-	s.test = &test;
-	s.n = n;
-	s.slots = xcalloc(n, sizeof(*s.slots));
-	s.reqs = xcalloc(n, sizeof(*s.reqs));
+	struct run_state s = { .cfg = cfg, .opts = opts, .test = &test };
 	s.z = rt_z_two_sided(cfg->alpha);
-	for (size_t i = 0; i < n; i++) {
-		s.slots[i].idx = idx[i];
-		char *p = gsm8k_prompt(cfg->format, cfg->api, &train, nshot, test.v[idx[i]].question);
-		rt_sha256_hex(p, strlen(p), s.slots[i].prompt_sha256);
-		s.reqs[i].body = request_body(cfg, model, p, chat);
-		s.reqs[i].prompt_tokens = s.reqs[i].completion_tokens = -1;
-		free(p);
+	rc = prepare(&s, &test, model, err);
+	struct db_gate_run row;
+	row_init(&row, &s, base_url, model, iteration_id, baseline_run_id);
+	if (!rc && baseline_run_id > 0)
+		rc = baseline_init(&s, db, baseline_run_id, err);
+	if (!rc)
+		rc = db_gate_run_create(db, &row, &row.id, err);
+	if (!rc) {
+		out->run_id = row.id;
+		rc = ask(&s, base_url, err);
 	}
-	free(idx);
-	gsm8k_set_release(&train);
-
-	struct db_gate_run row = { 0 };
-	char *endpoint = strip_credentials(base_url);
-	row.iteration_id = iteration_id;
-	row.label = (char *)opts->label;
-	row.endpoint = endpoint;
-	row.model = (char *)model;
-	row.api = chat ? "chat" : "completions";
-	row.format = (char *)gsm8k_format_name(cfg->format);
-	row.extract = cfg->extract == SPEC_EXTRACT_STRICT ? "strict" : "flexible";
-	row.dataset_sha256 = test.sha256;
-	row.n_planned = (int)n;
-	row.baseline_run_id = baseline_run_id;
-	row.params_json = params_json(cfg, opts);
-	row.started_at = rt_wall_ms();
-	row.passed = -1;
-
-	if (baseline_run_id > 0) {
-		rc = load_baseline(db, baseline_run_id, cfg, s.slots, n, &s.base, err);
-		if (rc)
-			goto out;
-		for (size_t i = 0; i < n; i++)
-			if (s.base[i].present) {
-				if (s.base[i].correct)
-					s.rest_base_right++;
-				else
-					s.rest_base_wrong++;
-			}
+	if (!rc) {
+		figures(out, &s, baseline_run_id);
+		decide(out, &s, row.extract, baseline_run_id);
+		row_finish(&row, out, &s);
+		rc = store(db, &s, &row, err);
+		if (!rc && out->status == RUN_GATE_ERROR)
+			rc = rt_errf(err, RT_EHTTP, "gate: %s", out->verdict);
+		out->wall_s = (double)(rt_now_ns() - t0) / 1e9;
+		out->cpu_s = cpu_now() - cpu0;
 	}
-	rc = db_gate_run_create(db, &row, &row.id, err);
-	if (rc)
-		goto out;
-	out->run_id = row.id;
-
-	char *url = run_gate_url(base_url, chat);
-	struct run_gate_client cl = {
-		.url = url,
-		.chat = chat,
-		.api_key = opts->api_key,
-		.concurrency = cfg->concurrency > 0 ? cfg->concurrency : 32,
-		.timeout_s = cfg->request_timeout_s > 0 ? cfg->request_timeout_s : 300,
-		.max_retries = opts->max_retries,
-		.backoff_s = opts->backoff_s,
-		.on_done = on_done,
-		.arg = &s,
-	};
-	s.t0 = rt_now_ns();
-	bool stopped = false;
-	rc = run_gate_client_run(&cl, s.reqs, n, &stopped, err);
-	free(url);
-	if (rc)
-		goto out;
-
-	/* ---- figures ---- */
-	out->n_planned = (int)n;
-	out->n_done = s.done;
-	out->n_scored = s.scored;
-	out->n_failed = s.failed;
-	out->n_correct = s.correct;
-	out->n_correct_strict = s.c_strict;
-	out->n_correct_flex = s.c_flex;
-	out->early_stop = s.early;
-	if (s.scored) {
-		out->accuracy = (double)s.correct / s.scored;
-		out->acc_strict = (double)s.c_strict / s.scored;
-		out->acc_flex = (double)s.c_flex / s.scored;
-	}
-	rt_wilson(s.correct, s.scored, s.z, &out->wilson_lo, &out->wilson_hi);
-	out->baseline_run_id = baseline_run_id;
-	if (s.base) {
-		out->n_paired = (int)s.pairs;
-		if (s.pairs) {
-			rt_newcombe_paired(s.n11, s.n10, s.n01, s.n00, s.z, &out->diff, &out->diff_lo,
-					   &out->diff_hi);
-			out->base_accuracy = (double)(s.n11 + s.n01) / (double)s.pairs;
-			out->mcnemar_p = rt_mcnemar_midp(s.n01, s.n10);
-			out->identical_rate = (double)s.ident / (double)s.pairs;
-		}
-		out->flips_to_wrong = xcalloc((size_t)s.n01 + 1, sizeof(int));
-		out->flips_to_right = xcalloc((size_t)s.n10 + 1, sizeof(int));
-		for (size_t i = 0; i < n; i++) {
-			if (!s.slots[i].flip)
-				continue;
-			if (s.base[i].correct)
-				out->flips_to_wrong[out->n_flips_to_wrong++] = (int)s.slots[i].idx;
-			else
-				out->flips_to_right[out->n_flips_to_right++] = (int)s.slots[i].idx;
-		}
-	}
-
-	/* ---- decision ---- */
-	struct rt_sb why = RT_SB_INIT;
-	const char *what = cfg->use_wilson_lower ? "Wilson lower bound" : "accuracy";
-	double acc_for_bound = cfg->use_wilson_lower ? out->wilson_lo : out->accuracy;
-	bool error = false;
-	if (s.too_many_failed || (double)s.failed > cfg->max_failed * (double)n) {
-		error = true;
-		rt_sb_addf(&why, "%d of %zu requests failed (more than %.1f%%)", s.failed, n,
-			   cfg->max_failed * 100);
-	} else if (!s.scored) {
-		error = true;
-		rt_sb_adds(&why, "no question was answered");
-	} else if (s.base && !s.pairs) {
-		error = true;
-		rt_sb_addf(&why, "baseline run %lld answered none of these questions",
-			   (long long)baseline_run_id);
-	}
-	if (!error) {
-		if (s.early)
-			rt_sb_addf(&why, "stopped early after %d of %zu: %s", s.done, n, s.early_reason);
-		if (cfg->min_accuracy > 0 && !(acc_for_bound >= cfg->min_accuracy))
-			rt_sb_addf(&why, "%s%s %.4f < %.4f", why.len ? "; " : "", what, acc_for_bound,
-				   cfg->min_accuracy);
-		if (s.base) {
-			if (-out->diff > cfg->max_drop + 1e-12)
-				rt_sb_addf(&why, "%sdrop %.4f > %.4f", why.len ? "; " : "", -out->diff,
-					   cfg->max_drop);
-			if (out->diff < 0 && out->mcnemar_p < cfg->alpha)
-				rt_sb_addf(&why, "%sdrop significant (mid-p %.3g < %g)",
-					   why.len ? "; " : "", out->mcnemar_p, cfg->alpha);
-			if (cfg->min_identical > 0 && out->identical_rate < cfg->min_identical)
-				rt_sb_addf(&why, "%sidentical %.4f < %.4f", why.len ? "; " : "",
-					   out->identical_rate, cfg->min_identical);
-		}
-	}
-	out->status = error ? RUN_GATE_ERROR : why.len ? RUN_GATE_FAIL : RUN_GATE_PASS;
-	out->passed = out->status == RUN_GATE_PASS;
-
-	struct rt_sb v = RT_SB_INIT;
-	rt_sb_addf(&v, "%s: accuracy %.4f [%.4f, %.4f] (%d/%d %s",
-		   out->status == RUN_GATE_PASS ? "PASS" : out->status == RUN_GATE_FAIL ? "FAIL" : "ERROR",
-		   isnan(out->accuracy) ? 0.0 : out->accuracy, out->wilson_lo, out->wilson_hi, s.correct,
-		   s.scored, row.extract);
-	if (s.failed)
-		rt_sb_addf(&v, ", %d failed", s.failed);
-	rt_sb_adds(&v, ")");
-	if (s.base && s.pairs) {
-		rt_sb_addf(&v, ", vs run %lld: %+.4f [%+.4f, %+.4f] p=%.3g, flips %zu to wrong",
-			   (long long)baseline_run_id, out->diff, out->diff_lo, out->diff_hi,
-			   out->mcnemar_p, out->n_flips_to_wrong);
-		if (out->n_flips_to_wrong) {
-			rt_sb_adds(&v, " (");
-			add_list(&v, out->flips_to_wrong, out->n_flips_to_wrong);
-			rt_sb_adds(&v, ")");
-		}
-		rt_sb_addf(&v, " / %zu to right", out->n_flips_to_right);
-		if (out->n_flips_to_right) {
-			rt_sb_adds(&v, " (");
-			add_list(&v, out->flips_to_right, out->n_flips_to_right);
-			rt_sb_adds(&v, ")");
-		}
-		rt_sb_addf(&v, ", identical %.1f%%", out->identical_rate * 100);
-	}
-	if (why.len)
-		rt_sb_addf(&v, ": %s", why.buf);
-	else
-		rt_sb_adds(&v, ": every bound met");
-	rt_sb_release(&why);
-	out->verdict = rt_sb_detach(&v, NULL);
-
-	row.n_done = s.done;
-	row.n_correct = s.correct;
-	row.n_correct_strict = s.c_strict;
-	row.n_correct_flex = s.c_flex;
-	row.n_failed = s.failed;
-	row.accuracy = s.scored ? out->accuracy : NAN;
-	row.wilson_lo = out->wilson_lo;
-	row.wilson_hi = out->wilson_hi;
-	row.diff = out->diff;
-	row.diff_lo = out->diff_lo;
-	row.diff_hi = out->diff_hi;
-	row.mcnemar_p = out->mcnemar_p;
-	row.identical_rate = out->identical_rate;
-	row.flips_to_wrong = (int)out->n_flips_to_wrong;
-	row.flips_to_right = (int)out->n_flips_to_right;
-	row.early_stop = s.early;
-	row.passed = out->status == RUN_GATE_ERROR ? -1 : out->passed;
-	row.verdict = out->verdict;
-	row.finished_at = rt_wall_ms();
-	rc = store(db, &s, &row, err);
-	if (!rc && out->status == RUN_GATE_ERROR)
-		rc = rt_errf(err, RT_EHTTP, "gate: %s", out->verdict);
-	out->wall_s = (double)(rt_now_ns() - t0) / 1e9;
-	out->cpu_s = cpu_now() - cpu0;
-out:
-	for (size_t i = 0; i < n; i++) {
-		free(s.slots[i].strict);
-		free(s.slots[i].flex);
-		run_gate_req_release(&s.reqs[i]);
-		if (s.base) {
-			free(s.base[i].norm);
-			free(s.base[i].response);
-		}
-	}
-	free(s.slots);
-	free(s.reqs);
-	free(s.base);
-	free(s.early_reason);
+	state_release(&s);
 	free(row.params_json);
-	free(endpoint);
+	free(row.endpoint);
 	gsm8k_set_release(&test);
 	return rc ? rc : (int)row.id;
 }

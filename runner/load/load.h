@@ -2,10 +2,11 @@
  * ratchet's load generator for OpenAI-compatible servers (/v1/completions and
  * /v1/chat/completions, streamed SSE with stream_options.include_usage).
  *
- * One thread drives libcurl's multi interface. Open-loop sends are scheduled
- * at absolute CLOCK_MONOTONIC times precomputed from the seed and woken by a
- * timerfd, so send lag stays far below a millisecond; every timestamp is taken
- * in the write callback. Metrics follow vLLM's `bench serve` definitions:
+ * One thread drives runner/oai's client (libcurl's multi interface; the SSE
+ * parser is there too). Open-loop sends are scheduled at absolute
+ * CLOCK_MONOTONIC times precomputed from the seed and woken by a timerfd, so
+ * send lag stays far below a millisecond; every timestamp is taken in the
+ * data callback. Metrics follow vLLM's `bench serve` definitions:
  *   ttft   first content chunk - actual send
  *   tpot   (e2el - ttft) / (output_tokens - 1), requests with > 1 output token
  *   itl    gaps between successive content chunks (all of them pooled)
@@ -88,6 +89,8 @@ struct run_load_opts {
 	double deadline_s;      /* run-level deadline; 0: derived (duration + timeout + 60 s) */
 	bool no_calibrate;      /* skip the random-dataset probe (words = tokens) */
 	int max_connections;    /* curl connection cache; 0: concurrency or 1024 */
+	const char *api_key;    /* sent as Authorization: Bearer, never stored; NULL: none.
+				 * The caller resolves it (library code reads no environment). */
 };
 
 /*
@@ -202,29 +205,5 @@ void run_load_dataset_random(size_t n, int words, int max_tokens, uint64_t seed,
  * (poisson, gamma with shape `burstiness`, constant) at `rate` req/s. */
 void run_load_schedule(enum spec_load_pattern pattern, double rate, double burstiness,
 		       uint64_t seed, size_t n, int64_t *out);
-
-/* ---- SSE stream parser (load_sse.c) ---- */
-
-/* What the parser found in one stream. */
-struct run_load_sse {
-	struct rt_sb buf;       /* bytes not yet consumed (capped) */
-	size_t scan;            /* where to resume looking for an event end in buf */
-	struct rt_sb ev;        /* data: lines of the event being assembled, joined by \n */
-	bool ev_has;            /* the event being assembled has a data: line */
-	int n_content;          /* content chunks */
-	bool done;              /* data: [DONE] seen */
-	bool saw_usage;         /* a usage object was seen */
-	int prompt_tokens;      /* usage.prompt_tokens, -1 unknown */
-	int completion_tokens;  /* usage.completion_tokens, -1 unknown */
-	int64_t first_server_ns;/* server_ns of the first content chunk, 0 if none */
-	char *error;            /* first protocol error (owned), NULL if none */
-};
-
-void run_load_sse_init(struct run_load_sse *s, size_t cap);
-void run_load_sse_reset(struct run_load_sse *s);
-void run_load_sse_release(struct run_load_sse *s);
-/* Feed bytes; returns the number of NEW content chunks seen (>= 0), or -1 on a
- * protocol error (s->error says why; the stream should be aborted). */
-int run_load_sse_feed(struct run_load_sse *s, const char *data, size_t n);
 
 #endif

@@ -1,27 +1,19 @@
-/* One-shot HTTP GET with libcurl (see http.h). */
-#include "runner/oai/http.h"
+/* One-shot HTTP GET with libcurl, for readiness and identity probes (see oai.h). */
+#include "runner/oai/oai.h"
 
 #include <curl/curl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_init_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-void rt_http_resp_init(struct rt_http_resp *r, size_t cap)
+void oai_resp_init(struct oai_resp *r, size_t cap)
 {
 	r->status = 0;
 	rt_sb_init(&r->body, cap);
 	rt_sb_init(&r->headers, 65536);
 }
 
-void rt_http_resp_release(struct rt_http_resp *r)
+void oai_resp_release(struct oai_resp *r)
 {
 	rt_sb_release(&r->body);
 	rt_sb_release(&r->headers);
@@ -34,9 +26,9 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
 	return size * n;
 }
 
-int rt_http_get(const char *url, double timeout_s, struct rt_http_resp *r, struct rt_sb *err)
+int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err)
 {
-	pthread_once(&curl_once, curl_init_once);
+	oai_global_init();
 	CURL *c = curl_easy_init();
 	if (!c)
 		return rt_errf(err, RT_EHTTP, "%s: cannot create a curl handle", url);
@@ -64,7 +56,7 @@ int rt_http_get(const char *url, double timeout_s, struct rt_http_resp *r, struc
 	return rc;
 }
 
-int rt_http_header(const struct rt_http_resp *r, const char *name, char *out, size_t n)
+int oai_resp_header(const struct oai_resp *r, const char *name, char *out, size_t n)
 {
 	size_t nl = strlen(name);
 	const char *p = r->headers.buf;

@@ -50,6 +50,12 @@ static enum MHD_Result reply(struct MHD_Connection *c, int status, const char *b
 	return ret;
 }
 
+/* Authorization is "Bearer <key>" (or no key is required). */
+static bool bearer_ok(const char *key, const char *auth)
+{
+	return !key || (auth && !strncmp(auth, "Bearer ", 7) && !strcmp(auth + 7, key));
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *data,
 			      size_t *size, void **ptr)
@@ -71,6 +77,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	s->requests++;
 	snprintf(s->auth, sizeof(s->auth), "%s", auth ? auth : "");
 	pthread_mutex_unlock(&s->mu);
+	if (!bearer_ok(s->cfg.require_key, auth))
+		return reply(c, 401, "{\"error\":{\"message\":\"invalid api key\"}}");
 	if (s->cfg.delay_ms)
 		usleep((useconds_t)s->cfg.delay_ms * 1000);
 	bool chat = strstr(url, "chat") != NULL;

@@ -4,7 +4,8 @@
  * prompt, answers dataset question i correctly iff
  * floor((i+1)*F) > floor(i*F), XOR i in the flip list, and wrong answers
  * use N+1. Test knobs simserve lacks: HTTP 500 for chosen questions, a 503
- * on the first attempt, and the last Authorization header it saw.
+ * on the first attempt, a required API key (401 without it), and the last
+ * Authorization header it saw.
  */
 #ifndef GATE_FAKESERVER_H
 #define GATE_FAKESERVER_H
@@ -21,6 +22,7 @@ struct fake_cfg {
 	int fail_every;               /* >0: question i with i % fail_every == 0 always gets HTTP 500 */
 	int flaky_every;              /* >0: such questions get 503 on their first attempt */
 	int delay_ms;                 /* per request */
+	const char *require_key;      /* non-NULL: requests without "Authorization: Bearer <it>" get 401 */
 };
 
 struct fake_server;

@@ -1,7 +1,9 @@
 /*
  * gate_fakeserver: the gate tests' GSM8K server as a program, for the shell
- * tests. Same command line as simserve's GSM8K mode, plus --fail-every K:
+ * tests. Same command line as simserve's GSM8K mode, plus --fail-every K and
+ * --require-key KEY (401 for requests without "Authorization: Bearer KEY"):
  *   gate_fakeserver --gsm8k FILE --gsm8k-accuracy F [--flip 3,17] [--fail-every K]
+ *                   [--require-key KEY]
  * Prints "fakeserver: listening on 127.0.0.1:PORT", serves until SIGTERM.
  */
 #include "fakeserver.h"
@@ -33,6 +35,8 @@ int main(int argc, char **argv)
 			cfg.accuracy = atof(v), i++;
 		else if (!strcmp(a, "--fail-every") && v)
 			cfg.fail_every = atoi(v), i++;
+		else if (!strcmp(a, "--require-key") && v)
+			cfg.require_key = v, i++;
 		else if (!strcmp(a, "--flip") && v) {
 			char *d = xstrdup(v);
 			for (char *t = strtok(d, ","); t && cfg.n_flip < 64; t = strtok(NULL, ","))

@@ -9,7 +9,10 @@ SRV=""
 cleanup() { [ -n "$SRV" ] && kill "$SRV" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 start() {
-	"$RATCHET_BUILD/load_testserver" "$@" >"$T/srv.out" &
+	# empty the file first: the background server truncates it only when it
+	# starts, and until then the previous server's "listening" line is there
+	: >"$T/srv.out"
+	"$RATCHET_BUILD/load_testserver" "$@" >>"$T/srv.out" &
 	SRV=$!
 	i=0
 	while ! grep -q listening "$T/srv.out" 2>/dev/null; do

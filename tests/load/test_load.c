@@ -1,8 +1,8 @@
 /*
  * Unit tests of the load generator's pure parts: percentile math with known
- * answers, the incremental SSE parser (split anywhere, CRLF, multi-line data,
- * errors), schedules, datasets (ShareGPT, prompt JSONL, JSON array), duration
+ * answers, schedules, datasets (ShareGPT, prompt JSONL, JSON array), duration
  * parsing, metrics of a hand-made run, and the requests table round trip.
+ * (The SSE parser's tests are in tests/oai/test_oai.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,120 +36,6 @@ static void test_percentile_known(void **state)
 	double z[] = { 7 };
 	assert_float_equal(run_load_percentile(z, 1, 0.99), 7.0, 0);
 	assert_true(isnan(run_load_percentile(NULL, 0, 0.5)));
-}
-
-static const char stream[] =
-	"data: {\"choices\":[{\"text\":\"a\"}],\"server_ns\":123}\n\n"
-	": a comment\r\n"
-	"event: message\r\n"
-	"data: {\"choices\":[{\"delta\":{\"content\":\"b\"}}]}\r\n\r\n"
-	"data: {\"choices\":[{\"text\":\"\"}]}\n\n"
-	"data: {\"choices\":\n"
-	"data: [{\"text\":\"c\"}]}\n\n"
-	"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":3}}\n\n"
-	"data: [DONE]\n\n";
-
-static void check_stream(struct run_load_sse *s)
-{
-	assert_null(s->error);
-	assert_int_equal(s->n_content, 3);
-	assert_true(s->done);
-	assert_true(s->saw_usage);
-	assert_int_equal(s->prompt_tokens, 7);
-	assert_int_equal(s->completion_tokens, 3);
-	assert_int_equal(s->first_server_ns, 123);
-}
-
-static void test_sse_whole_and_split(void **state)
-{
-	(void)state;
-	struct run_load_sse s;
-	run_load_sse_init(&s, 1 << 20);
-	assert_int_equal(run_load_sse_feed(&s, stream, strlen(stream)), 3);
-	check_stream(&s);
-	/* byte by byte: same answer */
-	run_load_sse_reset(&s);
-	int got = 0;
-	for (size_t i = 0; i < strlen(stream); i++) {
-		int r = run_load_sse_feed(&s, stream + i, 1);
-		assert_true(r >= 0);
-		got += r;
-	}
-	assert_int_equal(got, 3);
-	check_stream(&s);
-	run_load_sse_release(&s);
-}
-
-/* Chunks the fast path reads (usage null, keys inside strings, role-only
- * deltas) count exactly as jansson would count them. */
-static void test_sse_fast_path(void **state)
-{
-	(void)state;
-	static const char st[] =
-		"data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}],\"usage\":null}\n\n"
-		"data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"usage\":null,\"server_ns\":5}\n\n"
-		"data: {\"choices\":[{\"delta\":{\"content\":\"\\\"text\\\": {[\"}}],\"usage\":null}\n\n"
-		"data: {\"choices\":[{\"delta\":{\"content\":null}}],\"usage\":null}\n\n"
-		"data: {\"choices\":[{\"delta\":{\"reasoning_content\":\"r\"}}]}\n\n"
-		"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":3}}\n\n"
-		"data: [DONE]\n\n";
-	struct run_load_sse s;
-	run_load_sse_init(&s, 1 << 20);
-	assert_int_equal(run_load_sse_feed(&s, st, strlen(st)), 3);
-	assert_null(s.error);
-	assert_int_equal(s.first_server_ns, 5);
-	assert_int_equal(s.completion_tokens, 3);
-	assert_true(s.done);
-	/* balanced but broken: the fast path hands it to jansson, which says why */
-	run_load_sse_reset(&s);
-	const char *bad = "data: {\"choices\":[{\"text\":\"a\"}],}\n\n";
-	assert_int_equal(run_load_sse_feed(&s, bad, strlen(bad)), -1);
-	run_load_sse_release(&s);
-}
-
-static void test_sse_errors(void **state)
-{
-	(void)state;
-	struct run_load_sse s;
-	run_load_sse_init(&s, 1 << 20);
-	const char *bad = "data: {\"choices\": [{\"text\": \"x\"\n\n";
-	assert_int_equal(run_load_sse_feed(&s, bad, strlen(bad)), -1);
-	assert_non_null(strstr(s.error, "bad json"));
-	run_load_sse_reset(&s);
-	const char *err = "data: {\"error\":{\"message\":\"boom\"}}\n\n";
-	assert_int_equal(run_load_sse_feed(&s, err, strlen(err)), -1);
-	assert_non_null(strstr(s.error, "server error in stream: boom"));
-	run_load_sse_reset(&s);
-	/* the cap: an event larger than it is an error, not a crash */
-	run_load_sse_release(&s);
-	run_load_sse_init(&s, 64);
-	char big[200];
-	memset(big, 'x', sizeof(big));
-	assert_int_equal(run_load_sse_feed(&s, "data: ", 6), 0);
-	assert_int_equal(run_load_sse_feed(&s, big, sizeof(big)), -1);
-	assert_non_null(strstr(s.error, "cap"));
-	run_load_sse_release(&s);
-}
-
-static void test_sse_big_event(void **state)
-{
-	(void)state;
-	/* a 3 MiB event in 4 KiB pieces */
-	size_t n = (size_t)3 << 20;
-	char *ev = malloc(n + 64);
-	int k = sprintf(ev, "data: {\"choices\":[{\"text\":\"");
-	memset(ev + k, 'z', n);
-	strcpy(ev + k + n, "\"}]}\n\ndata: [DONE]\n\n");
-	size_t len = strlen(ev);
-	struct run_load_sse s;
-	run_load_sse_init(&s, (size_t)256 << 20);
-	int got = 0;
-	for (size_t i = 0; i < len; i += 4096)
-		got += run_load_sse_feed(&s, ev + i, len - i < 4096 ? len - i : 4096);
-	assert_int_equal(got, 1);
-	assert_true(s.done);
-	run_load_sse_release(&s);
-	free(ev);
 }
 
 static void test_schedule(void **state)
@@ -427,10 +313,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_percentile_known),
-		cmocka_unit_test(test_sse_whole_and_split),
-		cmocka_unit_test(test_sse_fast_path),
-		cmocka_unit_test(test_sse_errors),
-		cmocka_unit_test(test_sse_big_event),
 		cmocka_unit_test(test_schedule),
 		cmocka_unit_test(test_dataset_sharegpt),
 		cmocka_unit_test(test_dataset_prompts),

@@ -3,7 +3,8 @@
  * misbehaving test server (tests/load/testserver.c) for every failure mode,
  * and simserve (as a child process) when it is built and working. Checks
  * timing against the server's own CLOCK_MONOTONIC stamps, token counts
- * against usage, schedules, prefill release, timeouts and the capacity search.
+ * against usage, schedules, prefill release, timeouts, the capacity search and
+ * the API key reaching the server.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -328,6 +329,42 @@ static void test_capacity_search(void **state)
 	lts_stop(s);
 }
 
+/* The key the caller passes reaches the server as Authorization: Bearer (also
+ * for the calibration probe); without it a server that wants one fails every
+ * request with its 401. */
+static void test_api_key(void **state)
+{
+	(void)state;
+	int port;
+	struct lts *s = lts_start(LTS_OK, 0, 0, &port);
+	assert_non_null(s);
+	lts_require_key(s, "sk-load-4242");
+	char url[64];
+	url_of(port, url, sizeof(url));
+	struct spec_load c = base_cfg();
+	c.requests = 4;
+	struct run_load_result r;
+	struct rt_sb err = RT_SB_INIT;
+	struct run_load_opts o = { .api_key = "sk-load-4242" };
+	if (run_load_run(&c, url, NULL, 1, &o, &r, &err))
+		fail_msg("run_load_run with the key: %s", err.buf);
+	assert_int_equal(r.completed, 4);
+	char auth[128];
+	lts_last_auth(s, auth, sizeof(auth));
+	assert_string_equal(auth, "Bearer sk-load-4242");
+	run_load_result_release(&r);
+	o.api_key = NULL;
+	o.no_calibrate = true;
+	assert_int_equal(run_load_run(&c, url, NULL, 1, &o, &r, &err), 0);
+	assert_int_equal(r.failed, 4);
+	assert_non_null(strstr(r.reqs[0].error, "http 401"));
+	lts_last_auth(s, auth, sizeof(auth));
+	assert_string_equal(auth, "");
+	run_load_result_release(&r);
+	rt_sb_release(&err);
+	lts_stop(s);
+}
+
 /* ---- against simserve (skipped while it is not built or not working) ---- */
 static pid_t sim_pid;
 static char sim_url[192];
@@ -468,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_open_loop_rate),
 		cmocka_unit_test(test_prefill_together),
 		cmocka_unit_test(test_capacity_search),
+		cmocka_unit_test(test_api_key),
 		cmocka_unit_test(test_simserve_timing),
 		cmocka_unit_test(test_simserve_malformed),
 	};

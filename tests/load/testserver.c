@@ -22,6 +22,9 @@ struct lts {
 	atomic_long requests;  /* received */
 	atomic_int stopping;   /* set by lts_stop: hanging streams end */
 	pthread_mutex_t serial;/* LTS_SERIAL */
+	pthread_mutex_t mu;    /* guards auth */
+	char auth[256];        /* last Authorization header */
+	char *require_key;     /* non-NULL: requests without "Bearer <it>" get 401 (owned) */
 };
 
 /* Per-connection upload and stream state. */
@@ -180,6 +183,18 @@ static enum MHD_Result reply_text(struct MHD_Connection *c, unsigned code, const
 	return rc;
 }
 
+/* Record the Authorization header; false when a required key is missing. */
+static bool auth_ok(struct lts *s, struct MHD_Connection *c)
+{
+	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	pthread_mutex_lock(&s->mu);
+	snprintf(s->auth, sizeof(s->auth), "%s", auth ? auth : "");
+	bool ok = !s->require_key ||
+		  (auth && !strncmp(auth, "Bearer ", 7) && !strcmp(auth + 7, s->require_key));
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
 			       const char *method, const char *version, const char *upload,
 			       size_t *upload_size, void **con_cls)
@@ -199,6 +214,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	}
 	cn->recv_ns = rt_now_ns();
 	atomic_fetch_add(&s->requests, 1);
+	if (!auth_ok(s, c))
+		return reply_text(c, 401, "{\"error\":{\"message\":\"invalid api key\"}}");
 	if (strcmp(method, "POST"))
 		return reply_text(c, 404, "{\"error\":\"not found\"}");
 	bool chat = strstr(url, "chat") != NULL;
@@ -254,6 +271,7 @@ struct lts *lts_start(enum lts_mode mode, int token_us, int service_us, int *por
 	s->token_us = token_us;
 	s->service_us = service_us;
 	pthread_mutex_init(&s->serial, NULL);
+	pthread_mutex_init(&s->mu, NULL);
 	struct sockaddr_in sa = { 0 };
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(0x7f000001);
@@ -279,7 +297,24 @@ void lts_stop(struct lts *s)
 	atomic_store(&s->stopping, 1);
 	MHD_stop_daemon(s->d);
 	pthread_mutex_destroy(&s->serial);
+	pthread_mutex_destroy(&s->mu);
+	free(s->require_key);
 	free(s);
+}
+
+void lts_require_key(struct lts *s, const char *key)
+{
+	pthread_mutex_lock(&s->mu);
+	free(s->require_key);
+	s->require_key = xstrdup(key);
+	pthread_mutex_unlock(&s->mu);
+}
+
+void lts_last_auth(struct lts *s, char *out, size_t n)
+{
+	pthread_mutex_lock(&s->mu);
+	snprintf(out, n, "%s", s->auth);
+	pthread_mutex_unlock(&s->mu);
 }
 
 long lts_requests(struct lts *s)

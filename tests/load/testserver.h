@@ -2,11 +2,13 @@
  * A tiny OpenAI-compatible streaming server (libmicrohttpd, in-process,
  * loopback, port 0) for the load generator's tests and bench: it streams one
  * token per SSE event with "server_ns" stamps and the X-Server-Recv-Ns header
- * like simserve, and it can misbehave on purpose (the lts_mode values).
+ * like simserve, it can misbehave on purpose (the lts_mode values), and it can
+ * require an API key and tell which Authorization header it saw.
  */
 #ifndef LOAD_TESTSERVER_H
 #define LOAD_TESTSERVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum lts_mode {
@@ -29,5 +31,10 @@ struct lts *lts_start(enum lts_mode mode, int token_us, int service_us, int *por
 void lts_stop(struct lts *s);
 /* Requests the server has received. */
 long lts_requests(struct lts *s);
+/* From now on, answer 401 to requests without "Authorization: Bearer <key>"
+ * (NULL: no key needed). */
+void lts_require_key(struct lts *s, const char *key);
+/* Last Authorization header seen, copied into out ("" if none). */
+void lts_last_auth(struct lts *s, char *out, size_t n);
 
 #endif

@@ -1,7 +1,10 @@
 /*
  * load_testserver: the load tests' misbehaving server as a program, for
  * shell tests. Prints "load_testserver: listening on 127.0.0.1:PORT" and
- * serves until SIGTERM. usage: load_testserver [ok|badjson|nodone|500|midclose|errevent|hang|bigchunk|nousage] [TOKEN_US]
+ * serves until SIGTERM. usage:
+ *   load_testserver [ok|badjson|nodone|500|midclose|errevent|hang|bigchunk|nousage|serial]
+ *                   [TOKEN_US] [--require-key KEY]
+ * --require-key: 401 for requests without "Authorization: Bearer KEY".
  */
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +26,11 @@ int main(int argc, char **argv)
 	static const char *const modes[] = { "ok", "badjson", "nodone", "500", "midclose",
 					     "errevent", "hang", "bigchunk", "nousage", "serial" };
 	enum lts_mode m = LTS_OK;
+	const char *key = NULL;
+	if (argc > 2 && !strcmp(argv[argc - 2], "--require-key")) {
+		key = argv[argc - 1];
+		argc -= 2;
+	}
 	if (argc > 1) {
 		size_t i = 0;
 		for (; i < sizeof(modes) / sizeof(modes[0]); i++)
@@ -40,6 +48,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "load_testserver: cannot start\n");
 		return 3;
 	}
+	if (key)
+		lts_require_key(s, key);
 	signal(SIGTERM, on_sig);
 	signal(SIGINT, on_sig);
 	printf("load_testserver: listening on 127.0.0.1:%d\n", port);

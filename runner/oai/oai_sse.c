@@ -6,13 +6,13 @@
  * demand (up to a cap) and are reused between requests: no per-chunk malloc
  * apart from jansson's own parse of each event.
  */
-#include "runner/load/load.h"
+#include "runner/oai/oai.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
-void run_load_sse_init(struct run_load_sse *s, size_t cap)
+void oai_sse_init(struct oai_sse *s, size_t cap)
 {
 	memset(s, 0, sizeof(*s));
 	rt_sb_init(&s->buf, cap);
@@ -21,7 +21,7 @@ void run_load_sse_init(struct run_load_sse *s, size_t cap)
 	s->completion_tokens = -1;
 }
 
-void run_load_sse_reset(struct run_load_sse *s)
+void oai_sse_reset(struct oai_sse *s)
 {
 	rt_sb_reset(&s->buf);
 	rt_sb_reset(&s->ev);
@@ -37,7 +37,7 @@ void run_load_sse_reset(struct run_load_sse *s)
 	s->error = NULL;
 }
 
-void run_load_sse_release(struct run_load_sse *s)
+void oai_sse_release(struct oai_sse *s)
 {
 	rt_sb_release(&s->buf);
 	rt_sb_release(&s->ev);
@@ -45,7 +45,7 @@ void run_load_sse_release(struct run_load_sse *s)
 	s->error = NULL;
 }
 
-static int fail(struct run_load_sse *s, char *msg)
+static int fail(struct oai_sse *s, char *msg)
 {
 	if (!s->error)
 		s->error = msg;
@@ -74,7 +74,7 @@ static bool key_is(const char *k, size_t n, const char *name)
  * chunk or not), or -2 when jansson must look: unbalanced or odd input
  * (jansson then words the error), a non-null usage or error, a first chunk.
  */
-static int fast_event(struct run_load_sse *s, const char *d, size_t n)
+static int fast_event(struct oai_sse *s, const char *d, size_t n)
 {
 	if (n < 2 || d[0] != '{' || d[n - 1] != '}')
 		return -2;
@@ -131,7 +131,7 @@ static int fast_event(struct run_load_sse *s, const char *d, size_t n)
 }
 
 /* One complete event's data; returns new content chunks (0/1) or -1. */
-static int dispatch(struct run_load_sse *s, const char *data, size_t len)
+static int dispatch(struct oai_sse *s, const char *data, size_t len)
 {
 	if (len == 6 && !memcmp(data, "[DONE]", 6)) {
 		s->done = true;
@@ -196,7 +196,7 @@ static int dispatch(struct run_load_sse *s, const char *data, size_t len)
 	return got;
 }
 
-int run_load_sse_feed(struct run_load_sse *s, const char *data, size_t n)
+int oai_sse_feed(struct oai_sse *s, const char *data, size_t n)
 {
 	if (s->error)
 		return -1;

@@ -1,0 +1,256 @@
+/*
+ * The multi-interface driver (see oai.h): one libcurl multi handle, a set of
+ * reusable transfers (an easy handle each, so connections are kept), the
+ * shared request headers, and the translation of how a transfer ended into
+ * an oai_outcome. The loop that decides when to send stays with the caller
+ * (the load generator's schedule, the gate's retries); this file only starts
+ * transfers, waits, and reports each end once through on_done.
+ */
+#include "runner/oai/oai.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct oai_xfer {
+	CURL *easy;                     /* reused across requests (keeps options) */
+	struct oai_client *c;           /* owner */
+	void *ud;                       /* the caller's, handed to every callback */
+	bool busy;                      /* in the multi handle */
+	long status;                    /* HTTP status once the body starts, else 0 */
+	struct rt_sb errbody;           /* start of a non-200 body */
+	char curl_err[CURL_ERROR_SIZE]; /* libcurl's detail for a failed transfer */
+};
+
+struct oai_client {
+	CURLM *multi;                /* the one multi handle */
+	struct curl_slist *headers;  /* shared request headers (the key wiped on free) */
+	char *url;                   /* full endpoint URL */
+	long timeout_ms;             /* per transfer */
+	long connect_timeout_ms;     /* per connection */
+	struct oai_handlers h;       /* the caller's callbacks */
+	struct oai_xfer **xfers;     /* every transfer made */
+	size_t n_xfers;
+	int in_flight;               /* transfers in the multi handle */
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_init_once(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+void oai_global_init(void)
+{
+	pthread_once(&curl_once, curl_init_once);
+}
+
+/* The request headers; the key goes in only here. */
+static struct curl_slist *make_headers(const char *api_key, bool stream)
+{
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	if (stream)
+		h = curl_slist_append(h, "Accept: text/event-stream");
+	h = curl_slist_append(h, "Expect:");
+	if (api_key && *api_key) {
+		char *line = xasprintf("Authorization: Bearer %s", api_key);
+		h = curl_slist_append(h, line);
+		/* do not leave the key lying in freed memory */
+		memset(line, 0, strlen(line));
+		free(line);
+	}
+	return h;
+}
+
+static void free_headers(struct curl_slist *headers)
+{
+	for (struct curl_slist *h = headers; h; h = h->next)
+		memset(h->data, 0, strlen(h->data));
+	curl_slist_free_all(headers);
+}
+
+int oai_client_new(const struct oai_client_cfg *cfg, struct oai_client **out, struct rt_sb *err)
+{
+	oai_global_init();
+	*out = NULL;
+	CURLM *m = curl_multi_init();
+	if (!m)
+		return rt_errf(err, RT_EHTTP, "%s: cannot create a curl multi handle", cfg->url);
+	struct oai_client *c = xcalloc(1, sizeof(*c));
+	c->multi = m;
+	c->headers = make_headers(cfg->api_key, cfg->stream);
+	c->url = xstrdup(cfg->url);
+	c->timeout_ms = cfg->timeout_ms;
+	c->connect_timeout_ms = cfg->connect_timeout_ms;
+	c->h = cfg->h;
+	if (cfg->max_connections > 0)
+		curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, cfg->max_connections);
+	*out = c;
+	return 0;
+}
+
+void oai_client_free(struct oai_client *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_xfers; i++) {
+		struct oai_xfer *x = c->xfers[i];
+		if (x->busy)
+			curl_multi_remove_handle(c->multi, x->easy);
+		curl_easy_cleanup(x->easy);
+		rt_sb_release(&x->errbody);
+		free(x);
+	}
+	free(c->xfers);
+	curl_multi_cleanup(c->multi);
+	free_headers(c->headers);
+	free(c->url);
+	free(c);
+}
+
+/* ---- callbacks from libcurl ---- */
+
+static size_t on_write(char *p, size_t sz, size_t nm, void *arg)
+{
+	struct oai_xfer *x = arg;
+	size_t n = sz * nm;
+	if (!x->status)
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+	if (x->status != 200) {
+		size_t room = OAI_ERRBODY_CAP - x->errbody.len;
+		rt_sb_add(&x->errbody, p, n < room ? n : room);
+		return n;
+	}
+	return x->c->h.on_data(x->ud, p, n) < 0 ? 0 : n;
+}
+
+static size_t on_header(char *p, size_t sz, size_t nm, void *arg)
+{
+	struct oai_xfer *x = arg;
+	if (x->c->h.on_header)
+		x->c->h.on_header(x->ud, p, sz * nm);
+	return sz * nm;
+}
+
+struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
+{
+	struct oai_xfer *x = xcalloc(1, sizeof(*x));
+	x->c = c;
+	x->ud = ud;
+	rt_sb_init(&x->errbody, OAI_ERRBODY_CAP);
+	x->easy = curl_easy_init();
+	if (!x->easy) {
+		fprintf(stderr, "ratchet: curl_easy_init failed\n");
+		abort();
+	}
+	CURL *e = x->easy;
+	curl_easy_setopt(e, CURLOPT_URL, c->url);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
+	curl_easy_setopt(e, CURLOPT_POST, 1L);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->curl_err);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	c->xfers = xrealloc(c->xfers, (c->n_xfers + 1) * sizeof(*c->xfers));
+	c->xfers[c->n_xfers++] = x;
+	return x;
+}
+
+void oai_xfer_start(struct oai_client *c, struct oai_xfer *x, const char *body, size_t len)
+{
+	x->status = 0;
+	rt_sb_reset(&x->errbody);
+	x->curl_err[0] = 0;
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_multi_add_handle(c->multi, x->easy);
+	x->busy = true;
+	c->in_flight++;
+}
+
+static enum oai_outcome outcome_of(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_OK:
+		return OAI_OK;
+	case CURLE_OPERATION_TIMEDOUT:
+		return OAI_TIMEOUT;
+	case CURLE_WRITE_ERROR:
+		return OAI_ABORTED;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE:
+		return OAI_NETWORK;
+	default:
+		return OAI_FAILED;
+	}
+}
+
+/* x ended with cc (or was cancelled): take it out and tell the caller. */
+static void end(struct oai_client *c, struct oai_xfer *x, CURLcode cc, bool cancelled)
+{
+	curl_multi_remove_handle(c->multi, x->easy);
+	x->busy = false;
+	c->in_flight--;
+	if (!x->status)
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+	struct oai_done d = {
+		.outcome = cancelled ? OAI_CANCELLED : outcome_of(cc),
+		.status = x->status,
+		.errbody = &x->errbody,
+		.error = cancelled ? "cancelled" : cc == CURLE_OK ? "" : curl_easy_strerror(cc),
+		.detail = cancelled ? "" : x->curl_err,
+	};
+	c->h.on_done(x->ud, &d);
+}
+
+void oai_xfer_cancel(struct oai_client *c, struct oai_xfer *x)
+{
+	if (x->busy)
+		end(c, x, CURLE_ABORTED_BY_CALLBACK, true);
+}
+
+int oai_client_perform(struct oai_client *c, struct rt_sb *err)
+{
+	int running = 0;
+	CURLMcode mc = curl_multi_perform(c->multi, &running);
+	if (mc != CURLM_OK)
+		return rt_errf(err, RT_EHTTP, "curl: %s", curl_multi_strerror(mc));
+	CURLMsg *m;
+	int left, n = 0;
+	while ((m = curl_multi_info_read(c->multi, &left))) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		struct oai_xfer *x;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		end(c, x, m->data.result, false);
+		n++;
+	}
+	return n;
+}
+
+void oai_client_wait(struct oai_client *c, int fd, int timeout_ms)
+{
+	if (!c->in_flight && fd < 0)
+		return;
+	struct curl_waitfd wfd = { fd, CURL_WAIT_POLLIN, 0 };
+	curl_multi_poll(c->multi, fd >= 0 ? &wfd : NULL, fd >= 0 ? 1 : 0, timeout_ms, NULL);
+}
+
+int oai_client_in_flight(const struct oai_client *c)
+{
+	return c->in_flight;
+}
