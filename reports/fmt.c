@@ -101,12 +101,6 @@ static double median_of(const double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 void rep_summarise(const double *sorted, size_t n, struct rep_summary *out)
 {
 	out->n = n;
@@ -120,7 +114,7 @@ void rep_summarise(const double *sorted, size_t n, struct rep_summary *out)
 	double *dev = xmalloc(n * sizeof(*dev));
 	for (size_t i = 0; i < n; i++)
 		dev[i] = fabs(sorted[i] - out->median);
-	qsort(dev, n, sizeof(*dev), cmp_dbl);
+	qsort(dev, n, sizeof(*dev), rt_cmp_double);
 	out->mad = median_of(dev, n);
 	free(dev);
 }

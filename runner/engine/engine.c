@@ -64,8 +64,10 @@ int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
 }
 
 /* Inodes of sockets listening on port (IPv4 and IPv6). */
-static size_t listening_inodes(int port, unsigned long *out, size_t max)
+static size_t listening_inodes(int port, unsigned long **out)
 {
+	size_t cap = 0;
+	*out = NULL;
 	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
 	size_t n = 0;
 	for (size_t f = 0; f < RT_ARRAY_SIZE(files); f++) {
@@ -77,7 +79,7 @@ static size_t listening_inodes(int port, unsigned long *out, size_t max)
 			fclose(fp);
 			continue;
 		}
-		while (fgets(line, sizeof(line), fp) && n < max) {
+		while (fgets(line, sizeof(line), fp)) {
 			char local[128], remote[128];
 			unsigned st;
 			unsigned long inode;
@@ -88,8 +90,13 @@ static size_t listening_inodes(int port, unsigned long *out, size_t max)
 			const char *colon = strrchr(local, ':');
 			if (!colon || st != 0x0A)
 				continue;
-			if ((int)strtol(colon + 1, NULL, 16) == port)
-				out[n++] = inode;
+			if ((int)strtol(colon + 1, NULL, 16) != port)
+				continue;
+			if (n == cap) {
+				cap = cap ? 2 * cap : 8;
+				*out = xrealloc(*out, cap * sizeof(**out));
+			}
+			(*out)[n++] = inode;
 		}
 		fclose(fp);
 	}
@@ -123,45 +130,16 @@ static bool pid_holds(pid_t pid, const unsigned long *inodes, size_t n)
 	return found;
 }
 
-/* ppid and process group of pid from /proc/pid/stat. */
-static int proc_stat(pid_t pid, pid_t *ppid, pid_t *pgrp, char *comm, size_t commlen)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *open = strchr(buf, '('), *close_ = strrchr(buf, ')');
-	if (!open || !close_)
-		return -1;
-	if (comm) {
-		size_t cl = (size_t)(close_ - open - 1);
-		if (cl >= commlen)
-			cl = commlen - 1;
-		memcpy(comm, open + 1, cl);
-		comm[cl] = 0;
-	}
-	int pp, pg;
-	if (sscanf(close_ + 2, "%*c %d %d", &pp, &pg) != 2)
-		return -1;
-	*ppid = pp;
-	*pgrp = pg;
-	return 0;
-}
-
 /* Is pid the engine or one of its descendants (or in its process group)? */
 static bool in_tree(pid_t pid, pid_t root)
 {
 	for (int depth = 0; depth < 64 && pid > 1; depth++) {
-		pid_t ppid, pgrp;
-		if (proc_stat(pid, &ppid, &pgrp, NULL, 0))
+		struct rt_proc_stat ps;
+		if (rt_proc_stat(pid, &ps))
 			return false;
-		if (pid == root || pgrp == root)
+		if (pid == root || ps.pgrp == root)
 			return true;
-		pid = ppid;
+		pid = ps.ppid;
 	}
 	return false;
 }
@@ -169,22 +147,23 @@ static bool in_tree(pid_t pid, pid_t root)
 /* Find who holds a listening socket on port: pid and short command, or 0. */
 static pid_t socket_owner(int port, pid_t root, bool *in_root_tree, char *comm, size_t commlen)
 {
-	unsigned long inodes[16];
-	size_t n = listening_inodes(port, inodes, RT_ARRAY_SIZE(inodes));
+	unsigned long *inodes;
+	size_t n = listening_inodes(port, &inodes);
 	*in_root_tree = false;
-	if (!n)
+	DIR *d = n ? opendir("/proc") : NULL;
+	if (!d) {
+		free(inodes);
 		return 0;
-	DIR *d = opendir("/proc");
-	if (!d)
-		return 0;
+	}
 	pid_t owner = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		pid_t pid = (pid_t)atoi(de->d_name);
 		if (pid <= 0 || !pid_holds(pid, inodes, n))
 			continue;
-		pid_t pp, pg;
-		proc_stat(pid, &pp, &pg, comm, commlen);
+		struct rt_proc_stat ps;
+		if (!rt_proc_stat(pid, &ps))
+			snprintf(comm, commlen, "%s", ps.comm);
 		owner = pid;
 		if (root > 0 && in_tree(pid, root)) {
 			*in_root_tree = true;
@@ -192,6 +171,7 @@ static pid_t socket_owner(int port, pid_t root, bool *in_root_tree, char *comm, 
 		}
 	}
 	closedir(d);
+	free(inodes);
 	return owner;
 }
 

@@ -5,7 +5,6 @@
  */
 #include "runner/gate/gsm8k.h"
 
-#include <curl/curl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "runner/base/rand.h"
+#include "runner/oai/oai.h"
 
 void gsm8k_set_release(struct gsm8k_set *s)
 {
@@ -131,39 +131,21 @@ static char *resolve(const char *p, const char *split)
 	return is_dir(p) ? xasprintf("%s/%s.jsonl", p, split) : xstrdup(p);
 }
 
-static size_t on_body(char *d, size_t sz, size_t n, void *arg)
-{
-	struct rt_sb *sb = arg;
-	return rt_sb_add(sb, d, sz * n) ? 0 : sz * n;
-}
-
 /* Download url, check its sha256, store it at path atomically. */
 static int download(const char *url, const char *want_sha, const char *path, struct rt_sb *why)
 {
-	struct rt_sb body = RT_SB_INIT;
-	rt_sb_init(&body, 64u << 20);
-	CURL *c = curl_easy_init();
-	if (!c)
-		return rt_errf(why, RT_EHTTP, "curl_easy_init failed");
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	CURLcode cr = curl_easy_perform(c);
-	long status = 0;
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(c);
-	int rc = 0;
+	struct oai_resp r;
+	oai_resp_init(&r, 64u << 20);
+	struct rt_sb *body = &r.body;
+	int rc = oai_download(url, 120, &r, why);
+	long status = r.status;
 	char sha[65];
-	if (cr != CURLE_OK) {
-		rc = rt_errf(why, RT_EHTTP, "download %s: %s", url, curl_easy_strerror(cr));
+	if (rc) {
+		rt_errf(why, 0, " (downloading the GSM8K data)");
 	} else if (status != 200 && !(status == 0 && !strncmp(url, "file:", 5))) {
 		rc = rt_errf(why, RT_EHTTP, "download %s: HTTP %ld", url, status);
 	} else {
-		rt_sha256_hex(body.buf, body.len, sha);
+		rt_sha256_hex(body->buf, body->len, sha);
 		if (strcmp(sha, want_sha))
 			rc = rt_errf(why, RT_ECHECK, "download %s: sha256 %s, expected %s", url, sha,
 				     want_sha);
@@ -176,9 +158,9 @@ static int download(const char *url, const char *want_sha, const char *path, str
 		rc = rt_mkdirs(dir, why);
 		free(dir);
 		if (!rc)
-			rc = rt_write_file_atomic(path, body.buf, body.len, 0644, why);
+			rc = rt_write_file_atomic(path, body->buf, body->len, 0644, why);
 	}
-	rt_sb_release(&body);
+	oai_resp_release(&r);
 	return rc;
 }
 

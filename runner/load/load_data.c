@@ -7,25 +7,19 @@
  */
 #include "runner/load/load.h"
 
+#include "runner/base/rand.h"
+
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a small, seedable generator (splitmix64) ---- */
-static uint64_t next_u64(uint64_t *st)
-{
-	uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1). */
+/* Uniform in (0, 1): the +0.5 keeps 0 out (rt_rand's uniform is [0, 1)),
+ * and the prompts recorded so far depend on exactly this sequence. */
 static double uniform(uint64_t *st)
 {
-	return ((double)(next_u64(st) >> 11) + 0.5) / 9007199254740992.0;
+	return ((double)(rt_splitmix64(st) >> 11) + 0.5) / 9007199254740992.0;
 }
 
 static double normal(uint64_t *st)
@@ -121,7 +115,7 @@ void run_load_dataset_random(size_t n, int nwords, int max_tokens, uint64_t seed
 		for (int w = 0; w < nwords; w++) {
 			if (w)
 				rt_sb_addc(&sb, ' ');
-			rt_sb_adds(&sb, words[next_u64(&st) % RT_ARRAY_SIZE(words)]);
+			rt_sb_adds(&sb, words[rt_splitmix64(&st) % RT_ARRAY_SIZE(words)]);
 		}
 		out->v[i].text = rt_sb_detach(&sb, NULL);
 		out->v[i].max_tokens = max_tokens > 0 ? max_tokens : 1;
@@ -135,19 +129,6 @@ void run_load_dataset_release(struct run_load_dataset *d)
 	free(d->v);
 	d->v = NULL;
 	d->n = 0;
-}
-
-static int count_words(const char *s)
-{
-	int n = 0;
-	bool in = false;
-	for (; *s; s++) {
-		bool sp = isspace((unsigned char)*s);
-		if (!sp && !in)
-			n++;
-		in = !sp;
-	}
-	return n;
 }
 
 /* One record; 0 ok, 1 skipped (no usable prompt), <0 error. */
@@ -172,7 +153,7 @@ static int take_record(json_t *rec, const char *path, size_t line, int def_max, 
 			return rt_errf(err, RT_EPARSE,
 				       "%s:%zu: conversations[0..1].value: missing or not a string",
 				       path, line);
-		max_tokens = count_words(reply);
+		max_tokens = (int)rt_count_words(reply);
 	} else {
 		json_t *p = json_object_get(rec, "prompt");
 		if (!json_is_string(p))

@@ -172,6 +172,9 @@ void oai_resp_release(struct oai_resp *r);
 /* GET url. Returns 0 when a response arrived (any status), RT_EHTTP when the
  * connection failed (err says why: "connection refused", ...). */
 int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err);
+/* GET a file (the GSM8K data): follows redirects and the environment's proxy
+ * settings; a body over r's cap is an error (RT_EHTTP), never cut short. */
+int oai_download(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err);
 
 /* Value of a response header (case-insensitive name) copied into out; 0 or RT_ENOENT. */
 int oai_resp_header(const struct oai_resp *r, const char *name, char *out, size_t n);

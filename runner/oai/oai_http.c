@@ -26,7 +26,18 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
 	return size * n;
 }
 
-int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err)
+/* A download's body must fit whole: over the cap, the transfer stops. */
+static size_t on_data_whole(char *p, size_t size, size_t n, void *ud)
+{
+	struct rt_sb *sb = ud;
+	return rt_sb_add(sb, p, size * n) ? 0 : size * n;
+}
+
+/* The one GET. A probe goes straight to the engine (no proxy, no
+ * redirects) and keeps what fits; a download follows redirects, honours the
+ * environment's proxy settings, and fails when the body is over the cap. */
+static int get(const char *url, double timeout_s, bool download, struct oai_resp *r,
+	       struct rt_sb *err)
 {
 	oai_global_init();
 	CURL *c = curl_easy_init();
@@ -40,12 +51,15 @@ int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb 
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_s * 1000));
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, download ? on_data_whole : on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_data);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &r->headers);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
-	curl_easy_setopt(c, CURLOPT_PROXY, "");
+	if (download)
+		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	else
+		curl_easy_setopt(c, CURLOPT_PROXY, "");
 	CURLcode cc = curl_easy_perform(c);
 	int rc = 0;
 	if (cc != CURLE_OK)
@@ -54,6 +68,16 @@ int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb 
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_easy_cleanup(c);
 	return rc;
+}
+
+int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err)
+{
+	return get(url, timeout_s, false, r, err);
+}
+
+int oai_download(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err)
+{
+	return get(url, timeout_s, true, r, err);
 }
 
 int oai_resp_header(const struct oai_resp *r, const char *name, char *out, size_t n)

@@ -15,12 +15,6 @@
 #include "runner/base/rand.h"
 #include "runner/base/rt.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Type 7 quantile of already sorted data. */
 static double quantile_sorted(const double *s, size_t n, double q)
 {
@@ -43,7 +37,7 @@ static double *sorted_copy(const double *x, size_t n)
 	double *s = xmalloc((n ? n : 1) * sizeof(*s));
 	if (n)
 		memcpy(s, x, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	qsort(s, n, sizeof(*s), rt_cmp_double);
 	return s;
 }
 
@@ -171,7 +165,7 @@ int run_stats_boot_ratio(const double *a, size_t na, const double *b, size_t nb,
 	if (k == 0) {
 		rc = RT_EINVAL;
 	} else {
-		qsort(rs, (size_t)k, sizeof(double), cmp_double);
+		qsort(rs, (size_t)k, sizeof(double), rt_cmp_double);
 		double alpha = 1 - confidence;
 		*ratio = mb / ma;
 		*lo = quantile_sorted(rs, (size_t)k, alpha / 2);
@@ -195,7 +189,7 @@ struct ranked {
 
 static int cmp_ranked(const void *x, const void *y)
 {
-	return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+	return rt_cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
 }
 
 /* P(U <= u) under H0 without ties, by the recurrence on the number of

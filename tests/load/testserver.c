@@ -44,19 +44,6 @@ struct stream {
 	size_t off;            /* consumed of out */
 };
 
-static int words(const char *s)
-{
-	int n = 0;
-	bool in = false;
-	for (; s && *s; s++) {
-		bool sp = isspace((unsigned char)*s);
-		if (!sp && !in)
-			n++;
-		in = !sp;
-	}
-	return n;
-}
-
 static void sleep_us(struct lts *s, int us)
 {
 	if (us > 0)
@@ -233,7 +220,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	const char *prompt = chat ? json_string_value(json_object_get(
 					    json_array_get(json_object_get(b, "messages"), 0), "content"))
 				  : json_string_value(json_object_get(b, "prompt"));
-	st->prompt_tokens = words(prompt);
+	st->prompt_tokens = (int)rt_count_words(prompt);
 	json_decref(b);
 	if (s->mode == LTS_SERIAL) {
 		pthread_mutex_lock(&s->serial);
