@@ -131,6 +131,15 @@ const char *rt_did_you_mean(const char *word, const char *const *candidates, siz
 /* Format seconds for people: 812us, 3.20ms, 4.00s, 2m05s, 1h02m. */
 void rt_fmt_duration(double seconds, char *out, size_t n);
 
+/* ---- numbers and durations (rt_duration.c): 0, or RT_EINVAL ---- */
+/* A plain decimal: [+-]digits[.digits][e[+-]digits]; no hex, inf or nan. */
+int rt_parse_number(const char *s, double *out);
+/* A decimal and what follows it (spaces around it skipped): "64 MiB" -> 64, "MiB". */
+int rt_split_unit(const char *s, double *v, const char **unit);
+/* Seconds from "300s", "250ms", "50us", "10ns", "5m", "5min", "1h" or a bare number
+ * (seconds). The sign is kept: callers bound the value. */
+int rt_parse_duration(const char *s, double *out);
+
 /* ---- argv-like lists (rt_list.c) ---- */
 /* A position in an input file, kept so later errors can name file:line:col. */
 struct rt_pos {
