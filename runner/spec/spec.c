@@ -20,8 +20,10 @@
 static void vlerr(struct spec_ld *ld, int line, int col, const char *path, const char *fmt,
 		  va_list ap)
 {
-	if (ld->nerr >= SPEC_MAX_ERRORS)
+	if (ld->nerr >= SPEC_MAX_ERRORS) {
+		ld->dropped++;
 		return;
+	}
 	ld->nerr++;
 	rt_sb_addf(ld->err, "%s:%d:%d: ", ld->file, line, col);
 	if (path && *path)
@@ -340,6 +342,9 @@ int spec_load_text(const char *name, const char *text, size_t len, struct spec *
 		syntax_error(&ld, &pr, s->text, len);
 	}
 	yaml_parser_delete(&pr);
+	if (ld.dropped)
+		rt_sb_addf(ld.err, "%s: %d more error%s not shown\n", name, ld.dropped,
+			   ld.dropped == 1 ? "" : "s");
 	rt_sb_release(&tmp);
 	if (ld.nerr) {
 		spec_free(s);

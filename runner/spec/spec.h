@@ -373,7 +373,8 @@ struct spec {
 /*
  * Load and validate a spec. On error returns RT_EUSAGE (bad spec) or RT_EIO
  * and appends to err one message per line, each
- * "file:line:col: key.path: what is wrong" (at most 20 messages).
+ * "file:line:col: key.path: what is wrong" (at most 20 messages, then one
+ * line "file: N more errors not shown").
  */
 int spec_load(const char *path, struct spec **out, struct rt_sb *err);
 /* Same, from memory; name is used in messages. */

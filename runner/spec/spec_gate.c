@@ -42,7 +42,7 @@ static const struct spec_field gate_outer_fields[] = {
 };
 
 void spec_parse_gate(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
-			const struct spec_field *f)
+		     const struct spec_field *f)
 {
 	struct spec *s = base;
 	struct spec_gate *g = &s->gate;

@@ -30,7 +30,8 @@
 
 #include <yaml.h>
 
-/* At most this many error lines are collected (documented in spec.h). */
+/* At most this many error lines are collected, then one line says how many
+ * more there were (documented in spec.h). */
 #define SPEC_MAX_ERRORS 20
 
 #define SPEC_OFF(T, m) offsetof(T, m)
@@ -97,6 +98,7 @@ struct spec_ld {
 	yaml_document_t *doc;   /* the parsed document */
 	struct rt_sb *err;      /* where messages go */
 	int nerr;               /* messages so far */
+	int dropped;            /* errors past SPEC_MAX_ERRORS, counted in one last line */
 	struct spec *s;         /* being filled */
 	bool goal_given;        /* objective.goal was written (else it follows the metric) */
 };

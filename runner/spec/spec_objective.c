@@ -49,7 +49,7 @@ const struct spec_field spec_objective_fields[] = {
 };
 
 void spec_parse_objective(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
-			const struct spec_field *f)
+			  const struct spec_field *f)
 {
 	struct spec *s = base;
 	s->objective.min_gain = 0.01;

@@ -228,7 +228,7 @@ static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *i
 }
 
 void spec_parse_variants(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
-			const struct spec_field *f)
+			 const struct spec_field *f)
 {
 	struct spec *s = base;
 	if (spec_is_null(v))

@@ -416,6 +416,38 @@ static void test_slo_grammar(void **state)
 	run_load_result_release(&r);
 }
 
+/* The names a load benchmark declares in the spec (what objectives and
+ * constraints may name) are exactly the names the load generator yields. */
+static void test_metric_names_match_spec(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"name: t\n"
+		"benchmarks:\n"
+		"  - {name: cap, load: {endpoint: 'http://x', rates: [1, 2], duration: 10s,\n"
+		"                       slo: {ttft_sched_p95: 1s, itl: 50ms}}}\n"
+		"objective: {metric: cap.max_rate}\n";
+	struct spec *s = NULL;
+	struct rt_sb err = RT_SB_INIT;
+	if (spec_load_text("t.yaml", text, strlen(text), &s, &err))
+		fail_msg("%s", err.buf);
+	const char **declared;
+	size_t nd = spec_bench_metrics(&s->benches[0], &declared);
+	struct run_load_result r;
+	struct run_load_capacity cap = { .max_rate = 1.5 };
+	make_run(&r);
+	const char *names[RUN_LOAD_MAX_METRICS], *units[RUN_LOAD_MAX_METRICS];
+	double v[RUN_LOAD_MAX_METRICS];
+	size_t n = run_load_metrics(&r, &cap, names, v, units, RUN_LOAD_MAX_METRICS);
+	assert_int_equal(n, nd);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], declared[i]);
+	assert_float_equal(v[SPEC_LM_MAX_RATE], 1.5, 0);
+	run_load_result_release(&r);
+	spec_free(s);
+	rt_sb_release(&err);
+}
+
 static void test_db_round_trip(void **state)
 {
 	(void)state;
@@ -480,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_random_prompts),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_slo_grammar),
+		cmocka_unit_test(test_metric_names_match_spec),
 		cmocka_unit_test(test_db_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
