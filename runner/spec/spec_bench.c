@@ -212,8 +212,10 @@ static bool bench_taken(const struct spec *s, const char *name, struct rt_pos *f
 	return false;
 }
 
-static void parse_one_bench(struct spec_ld *ld, yaml_node_t *it, const char *ip, struct spec_bench *b)
+static void parse_one_bench(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
 {
+	struct spec *s = arg;
+	struct spec_bench *b = &s->benches[s->n_benches++];
 	b->pos = spec_node_pos(it);
 	b->name = spec_item_name(ld, it, ip, "benchmark", "-", bench_taken);
 	if (b->name && !strcmp(b->name, "log")) {
@@ -255,13 +257,7 @@ void spec_parse_benches(struct spec_ld *ld, yaml_node_t *v, const char *path, vo
 		return;
 	}
 	s->benches = xcalloc(n, sizeof(*s->benches));
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = spec_seq_item(ld, v, i);
-		char *ip = spec_path_index(path, i);
-		if (spec_want_map(ld, it, ip))
-			parse_one_bench(ld, it, ip, &s->benches[s->n_benches++]);
-		free(ip);
-	}
+	spec_seq_each(ld, v, path, parse_one_bench, s);
 }
 
 json_t *spec_dump_benches(const void *base, const struct spec_field *f)

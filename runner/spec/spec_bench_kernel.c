@@ -31,48 +31,45 @@ const struct spec_field spec_karg_scalar_fields[] = {
 	{ 0 }
 };
 
+/* One kernel argument: a buffer or a scalar, its name unique. */
+static void parse_one_karg(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
+{
+	struct spec_kernel *k = arg;
+	struct spec_karg *a = &k->args[k->n_args++];
+	yaml_node_t *bn = spec_map_get(ld, it, "buffer"), *sn = spec_map_get(ld, it, "scalar");
+	if (bn && sn) {
+		spec_lerr(ld, it, ip, "an argument is a buffer or a scalar, not both");
+	} else if (!bn && !sn) {
+		spec_lerr(ld, it, ip, "missing key 'buffer' or 'scalar'");
+	} else if (bn) {
+		a->kind = SPEC_KARG_BUFFER;
+		a->dtype = SPEC_DT_F32;
+		spec_parse_fields(ld, it, ip, a, spec_karg_buf_fields, NULL);
+		if (!spec_map_get(ld, it, "init"))
+			a->init = a->init_file ? SPEC_INIT_FILE
+				  : spec_map_get(ld, it, "value") ? SPEC_INIT_VALUE
+								  : SPEC_INIT_RANDOM;
+		if (a->init == SPEC_INIT_FILE && !a->init_file)
+			spec_lerr(ld, it, ip, "init: file needs key 'file'");
+		else if (a->init != SPEC_INIT_FILE && a->init_file)
+			spec_lerr(ld, it, ip, "'file' needs init: file");
+	} else {
+		a->kind = SPEC_KARG_SCALAR;
+		spec_parse_fields(ld, it, ip, a, spec_karg_scalar_fields, NULL);
+	}
+	for (size_t j = 0; a->name && j + 1 < k->n_args; j++)
+		if (k->args[j].name && !strcmp(k->args[j].name, a->name))
+			spec_lerr(ld, it, ip, "duplicate argument name '%s'", a->name);
+}
+
 static void parse_kargs(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 			const struct spec_field *f)
 {
 	struct spec_kernel *k = base;
 	if (!spec_want_seq(ld, v, path))
 		return;
-	size_t n = spec_seq_len(v);
-	k->args = xcalloc(n ? n : 1, sizeof(*k->args));
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = spec_seq_item(ld, v, i);
-		char *ip = spec_path_index(path, i);
-		if (!spec_want_map(ld, it, ip)) {
-			free(ip);
-			continue;
-		}
-		struct spec_karg *a = &k->args[k->n_args++];
-		yaml_node_t *bn = spec_map_get(ld, it, "buffer"), *sn = spec_map_get(ld, it, "scalar");
-		if (bn && sn) {
-			spec_lerr(ld, it, ip, "an argument is a buffer or a scalar, not both");
-		} else if (!bn && !sn) {
-			spec_lerr(ld, it, ip, "missing key 'buffer' or 'scalar'");
-		} else if (bn) {
-			a->kind = SPEC_KARG_BUFFER;
-			a->dtype = SPEC_DT_F32;
-			spec_parse_fields(ld, it, ip, a, spec_karg_buf_fields, NULL);
-			if (!spec_map_get(ld, it, "init"))
-				a->init = a->init_file ? SPEC_INIT_FILE
-					  : spec_map_get(ld, it, "value") ? SPEC_INIT_VALUE
-									  : SPEC_INIT_RANDOM;
-			if (a->init == SPEC_INIT_FILE && !a->init_file)
-				spec_lerr(ld, it, ip, "init: file needs key 'file'");
-			else if (a->init != SPEC_INIT_FILE && a->init_file)
-				spec_lerr(ld, it, ip, "'file' needs init: file");
-		} else {
-			a->kind = SPEC_KARG_SCALAR;
-			spec_parse_fields(ld, it, ip, a, spec_karg_scalar_fields, NULL);
-		}
-		for (size_t j = 0; a->name && j + 1 < k->n_args; j++)
-			if (k->args[j].name && !strcmp(k->args[j].name, a->name))
-				spec_lerr(ld, it, ip, "duplicate argument name '%s'", a->name);
-		free(ip);
-	}
+	k->args = xcalloc(spec_seq_len(v) + 1, sizeof(*k->args));
+	spec_seq_each(ld, v, path, parse_one_karg, k);
 }
 
 static json_t *dump_kargs(const void *base, const struct spec_field *f)
@@ -148,21 +145,10 @@ void spec_kernel_defaults(struct spec_kernel *k)
 void spec_kernel_post(struct spec_ld *ld, yaml_node_t *kv, const char *path, struct spec_kernel *k)
 {
 	if (k->backend) {
-		size_t n = 0;
-		bool ok = false;
-		for (; spec_backend_names[n]; n++)
-			ok |= !strcmp(spec_backend_names[n], k->backend);
-		if (!ok) {
-			const char *dym = rt_did_you_mean(k->backend, spec_backend_names, n);
-			char *bp = spec_path_join(path, "backend");
-			if (dym)
-				spec_lerr(ld, spec_map_get(ld, kv, "backend"), bp,
-					  "unknown backend '%s' (did you mean '%s'?)", k->backend, dym);
-			else
-				spec_lerr(ld, spec_map_get(ld, kv, "backend"), bp,
-					  "unknown backend '%s' (expected host, cuda, hip or ze)", k->backend);
-			free(bp);
-		}
+		char *bp = spec_path_join(path, "backend");
+		spec_name_index(ld, spec_map_get(ld, kv, "backend"), bp, "backend", k->backend,
+				spec_backend_names);
+		free(bp);
 	}
 	yaml_node_t *lv = spec_map_get(ld, kv, "launch");
 	if (!spec_map_get(ld, lv, "block")) {

@@ -305,6 +305,18 @@ void spec_map_each(struct spec_ld *ld, yaml_node_t *map, const char *path, spec_
 	}
 }
 
+void spec_seq_each(struct spec_ld *ld, yaml_node_t *seq, const char *path, spec_item_fn fn,
+		   void *arg)
+{
+	for (size_t i = 0; i < spec_seq_len(seq); i++) {
+		yaml_node_t *it = spec_seq_item(ld, seq, i);
+		char *ip = spec_path_index(path, i);
+		if (spec_want_map(ld, it, ip))
+			fn(ld, it, ip, arg);
+		free(ip);
+	}
+}
+
 /* Where environment entries go, and whether placeholders are allowed. */
 struct env_dst {
 	struct rt_envv *out; /* the list being filled */
@@ -466,29 +478,33 @@ static void parse_size_field(struct spec_ld *ld, yaml_node_t *v, const char *pat
 		spec_lerr(ld, v, path, "expected a size like 64MiB or 4096, got '%s'", s);
 }
 
-static void parse_enum(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
-		       const struct spec_field *f)
+int spec_name_index(struct spec_ld *ld, const yaml_node_t *at, const char *path, const char *what,
+		    const char *s, const char *const *names)
 {
-	const char *const *names = f->names;
-	const char *s = spec_want_scalar(ld, v, path, "a name");
-	if (!s)
-		return;
 	size_t n = 0;
 	for (; names[n]; n++)
-		if (!strcmp(names[n], s)) {
-			*DST(int) = (int)n;
-			return;
-		}
+		if (!strcmp(names[n], s))
+			return (int)n;
 	const char *dym = rt_did_you_mean(s, names, n);
 	if (dym) {
-		spec_lerr(ld, v, path, "unknown value '%s' (did you mean '%s'?)", s, dym);
-		return;
+		spec_lerr(ld, at, path, "unknown %s '%s' (did you mean '%s'?)", what, s, dym);
+		return -1;
 	}
 	struct rt_sb all = RT_SB_INIT;
 	for (size_t i = 0; i < n; i++)
 		rt_sb_addf(&all, "%s%s", i ? ", " : "", names[i]);
-	spec_lerr(ld, v, path, "unknown value '%s' (expected one of %s)", s, all.buf);
+	spec_lerr(ld, at, path, "unknown %s '%s' (expected one of %s)", what, s, all.buf);
 	rt_sb_release(&all);
+	return -1;
+}
+
+static void parse_enum(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+		       const struct spec_field *f)
+{
+	const char *s = spec_want_scalar(ld, v, path, "a name");
+	int i = s ? spec_name_index(ld, v, path, "value", s, f->names) : -1;
+	if (i >= 0)
+		*DST(int) = i;
 }
 
 static void parse_strv_field(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,

@@ -202,6 +202,10 @@ void spec_parse_envv(struct spec_ld *ld, yaml_node_t *v, const char *path, unsig
 const char *spec_want_scalar(struct spec_ld *ld, yaml_node_t *v, const char *path, const char *what);
 bool spec_check_tmpl(struct spec_ld *ld, const yaml_node_t *at, const char *path, const char *s);
 bool spec_check_regex(struct spec_ld *ld, yaml_node_t *at, const char *path, const char *re);
+/* Index of s in names (NULL-terminated), or -1 after reporting "unknown WHAT
+ * 's'" with a did-you-mean or the list of names. */
+int spec_name_index(struct spec_ld *ld, const yaml_node_t *at, const char *path, const char *what,
+		    const char *s, const char *const *names);
 /* s is non-empty and holds only letters, digits, _ and the characters of extra. */
 bool spec_ident_ok(const char *s, const char *extra);
 /* A mapping of free-form NAME: value entries (metrics, SLOs, log events,
@@ -213,6 +217,12 @@ typedef void (*spec_entry_fn)(struct spec_ld *ld, yaml_node_t *kn, const char *k
 void spec_map_each(struct spec_ld *ld, yaml_node_t *map, const char *path, spec_entry_fn fn,
 		   void *arg);
 size_t spec_map_len(const yaml_node_t *map); /* pairs in a mapping */
+/* A list of mappings (benchmarks, kernel arguments, variants): fn is called
+ * on each item with path "path[i]"; an item that is not a mapping is
+ * reported instead. */
+typedef void (*spec_item_fn)(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg);
+void spec_seq_each(struct spec_ld *ld, yaml_node_t *seq, const char *path, spec_item_fn fn,
+		   void *arg);
 /* The name: of a list item (a benchmark, a variant): present, made of
  * letters, digits, _ and the characters of extra, and not taken by an
  * earlier item (taken() gives that item's position). A new string, or NULL

@@ -191,8 +191,10 @@ static bool variant_taken(const struct spec *s, const char *name, struct rt_pos 
 	return false;
 }
 
-static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *ip, struct var_def *var)
+static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
 {
+	struct spec *s = arg;
+	struct var_def *var = &s->variants[s->n_variants++];
 	yaml_node_t *kinds[5];
 	int first, second;
 	var->pos = spec_node_pos(it);
@@ -235,15 +237,8 @@ void spec_parse_variants(struct spec_ld *ld, yaml_node_t *v, const char *path, v
 		return;
 	if (!spec_want_seq(ld, v, path))
 		return;
-	size_t n = spec_seq_len(v);
-	s->variants = xcalloc(n ? n : 1, sizeof(*s->variants));
-	for (size_t i = 0; i < n; i++) {
-		yaml_node_t *it = spec_seq_item(ld, v, i);
-		char *ip = spec_path_index(path, i);
-		if (spec_want_map(ld, it, ip))
-			parse_one_variant(ld, it, ip, &s->variants[s->n_variants++]);
-		free(ip);
-	}
+	s->variants = xcalloc(spec_seq_len(v) + 1, sizeof(*s->variants));
+	spec_seq_each(ld, v, path, parse_one_variant, s);
 }
 
 json_t *spec_dump_variants(const void *base, const struct spec_field *f)
