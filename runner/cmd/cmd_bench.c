@@ -110,11 +110,11 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 	printf("%-40s %.2f\n", "Benchmark duration (s):", r->duration_s);
 	printf("%-40s %lld\n", "Total input tokens:", r->prompt_tokens_total);
 	printf("%-40s %lld\n", "Total generated tokens:", r->output_tokens_total);
-	printf("%-40s %.2f\n", "Request throughput (req/s):", v[0]);
-	printf("%-40s %.2f\n", "Output token throughput (tok/s):", v[1]);
-	printf("%-40s %.2f\n", "Total token throughput (tok/s):", v[2]);
+	printf("%-40s %.2f\n", "Request throughput (req/s):", v[SPEC_LM_REQUEST_THROUGHPUT]);
+	printf("%-40s %.2f\n", "Output token throughput (tok/s):", v[SPEC_LM_OUTPUT_THROUGHPUT]);
+	printf("%-40s %.2f\n", "Total token throughput (tok/s):", v[SPEC_LM_TOTAL_TOKEN_THROUGHPUT]);
 	if (r->n_slo)
-		printf("%-40s %.2f\n", "Request goodput (req/s):", v[3]);
+		printf("%-40s %.2f\n", "Request goodput (req/s):", v[SPEC_LM_GOODPUT]);
 	if (r->offered_rate > 0)
 		printf("%-40s %.2f\n", "Offered rate (req/s):", r->offered_rate);
 	if (r->deadline_hit)
@@ -122,11 +122,10 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 	printf("---------------- Latencies (ms) ------------------\n");
 	printf("%-12s %10s %10s %10s %10s %10s %10s\n", "metric", "mean", "median", "p90", "p95",
 	       "p99", "max");
-	static const char *const which[] = { "ttft", "tpot", "itl", "e2el", "ttft_sched",
-					     "send_lag" };
-	for (size_t i = 0; i < RT_ARRAY_SIZE(which); i++) {
+	for (int q = 0; q < SPEC_LQ_N; q++) {
+		const char *which = spec_load_q_name(q);
 		struct run_load_dist d;
-		run_load_dist(r, which[i], &d);
+		run_load_dist(r, which, &d);
 		char c[6][16];
 		ms(c[0], 16, d.mean);
 		ms(c[1], 16, d.median);
@@ -134,7 +133,7 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 		ms(c[3], 16, d.p95);
 		ms(c[4], 16, d.p99);
 		ms(c[5], 16, d.max);
-		printf("%-12s %s %s %s %s %s %s\n", which[i], c[0], c[1], c[2], c[3], c[4], c[5]);
+		printf("%-12s %s %s %s %s %s %s\n", which, c[0], c[1], c[2], c[3], c[4], c[5]);
 	}
 	if (cap) {
 		printf("---------------- Capacity search -----------------\n");

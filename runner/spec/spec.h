@@ -85,7 +85,8 @@ struct spec_metric {
  * completed, failed, and {ttft,tpot,itl,e2el,ttft_sched,send_lag} each with
  * _mean _median _p90 _p95 _p99 (seconds; ttft_sched is TTFT from the
  * intended send time), plus max_rate (req/s) when `rates:` asks for an SLO
- * capacity search.
+ * capacity search (SPEC_LOAD_QUANTITIES and enum spec_load_metric below).
+ * The name lists of every producer live in spec_metrics.c.
  *
  * Kernel benchmarks yield: time (median seconds), time_min, gbps, gflops,
  * pct_peak_bw, pct_peak_flops, rsd (fraction), samples. */
