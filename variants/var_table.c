@@ -6,12 +6,15 @@
  *   CSV:  rows keyed by the values of key columns (e.g. M,N,K); only the
  *         edited row is re-written, every other byte (quoting, line endings,
  *         column order) stays as it was.
- *   YAML: a top-level mapping, parsed and emitted by libyaml (comments are
- *         not kept by libyaml; revert restores the original bytes anyway).
+ *   YAML: a top-level mapping, read and written by runner/base/rt_yaml
+ *         (libyaml; its one scalar-typing rule, so entries read here have
+ *         the types the spec's values have). Comments are not kept by
+ *         libyaml; revert restores the original bytes anyway.
  * The plan holds the file's before and after bytes; apply and revert are one
  * atomic write each.
  */
 #include "variants/var.h"
+#include "runner/base/rt_yaml.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -166,259 +169,277 @@ static int cell_text(const char *file, const char *col, json_t *v, char **out, s
 	return 0;
 }
 
-static int edit_csv(const struct var_def *v, const char *d, size_t len, struct edit *e,
-		    struct rt_sb *err)
+/* A CSV table being edited. */
+struct csv_edit {
+	struct var_csv c;  /* parsed rows; rows[0] is the header */
+	const char **cols; /* header names, trimmed (point into c) */
+	size_t ncols;      /* entries in cols */
+	size_t *kidx;      /* the column of each key column */
+	char **keys;       /* the key's values, trimmed (owned) */
+	size_t nk;         /* key columns, and values in keys */
+	long row;          /* the row whose key matches, -1 when none */
+};
+
+static void csv_edit_release(struct csv_edit *x)
 {
-	const struct var_def_table *t = &v->table;
-	struct var_csv c;
-	int rc = var_csv_parse(t->file, d, len, &c, err);
-	if (rc)
-		return rc;
-	size_t nk = t->key_columns.n;
-	size_t *kidx = xcalloc(nk + 1, sizeof(size_t));
-	char **keys = NULL;
-	size_t nkeys = 0;
-	long row = -1;
-	if (c.n == 0) {
-		rc = rt_errf(err, RT_EPARSE, "%s: empty CSV (no header)", t->file);
-		goto out;
-	}
-	struct var_csv_row *h = &c.rows[0];
-	const char **cols = xcalloc(h->n + 1, sizeof(char *));
+	for (size_t i = 0; i < x->nk; i++)
+		free(x->keys[i]);
+	free(x->keys);
+	free(x->kidx);
+	free(x->cols);
+	var_csv_release(&x->c);
+}
+
+/* Index of column name, or an error (with did-you-mean) naming what for. */
+static int csv_column(const struct csv_edit *x, const char *file, const char *what,
+		      const char *name, size_t *out, struct rt_sb *err)
+{
+	for (size_t j = 0; j < x->ncols; j++)
+		if (!strcmp(x->cols[j], name)) {
+			*out = j;
+			return 0;
+		}
+	const char *dym = rt_did_you_mean(name, x->cols, x->ncols);
+	return rt_errf(err, RT_EINVAL, "%s: %s: column '%s' not in header%s%s%s", file, what, name,
+		       dym ? " (did you mean '" : "", dym ? dym : "", dym ? "'?)" : "");
+}
+
+/* The header, the key columns, and the key "v1,v2,..." split into values. */
+static int csv_keys(const struct var_def_table *t, struct csv_edit *x, struct rt_sb *err)
+{
+	struct var_csv_row *h = &x->c.rows[0];
+	x->ncols = h->n;
+	x->cols = xcalloc(h->n + 1, sizeof(char *));
 	for (size_t j = 0; j < h->n; j++) {
 		trim(h->f[j].value);
-		cols[j] = h->f[j].value;
+		x->cols[j] = h->f[j].value;
 	}
-	if (nk == 0) {
-		rc = rt_errf(err, RT_EINVAL, "%s: table.key_columns: required for CSV", t->file);
-		goto out_cols;
+	if (!t->key_columns.n)
+		return rt_errf(err, RT_EINVAL, "%s: table.key_columns: required for CSV", t->file);
+	x->kidx = xcalloc(t->key_columns.n, sizeof(size_t));
+	for (size_t k = 0; k < t->key_columns.n; k++) {
+		int rc = csv_column(x, t->file, "table.key_columns", t->key_columns.v[k], &x->kidx[k], err);
+		if (rc)
+			return rc;
 	}
-	for (size_t k = 0; k < nk; k++) {
-		size_t j = 0;
-		while (j < h->n && strcmp(cols[j], t->key_columns.v[k]) != 0)
-			j++;
-		if (j == h->n) {
-			const char *dym = rt_did_you_mean(t->key_columns.v[k], cols, h->n);
-			rc = rt_errf(err, RT_EINVAL, "%s: table.key_columns: column '%s' not in header%s%s%s",
-				     t->file, t->key_columns.v[k], dym ? " (did you mean '" : "",
-				     dym ? dym : "", dym ? "'?)" : "");
-			goto out_cols;
-		}
-		kidx[k] = j;
-	}
-	/* split the key "v1,v2,.." */
+	size_t nvals = 0;
 	for (const char *p = t->key;;) {
 		const char *q = strchr(p, ',');
 		size_t n = q ? (size_t)(q - p) : strlen(p);
-		keys = xrealloc(keys, (nkeys + 1) * sizeof(char *));
-		keys[nkeys] = xstrndup(p, n);
-		trim(keys[nkeys++]);
+		x->keys = xrealloc(x->keys, (nvals + 1) * sizeof(char *));
+		x->keys[nvals] = xstrndup(p, n);
+		trim(x->keys[nvals++]);
 		if (!q)
 			break;
 		p = q + 1;
 	}
-	if (nkeys != nk) {
-		rc = rt_errf(err, RT_EINVAL, "%s: table.key: \"%s\" has %zu values for %zu key columns",
-			     t->file, t->key, nkeys, nk);
-		goto out_cols;
-	}
-	for (size_t i = 1; i < c.n && row < 0; i++) {
+	x->nk = nvals;
+	if (nvals != t->key_columns.n)
+		return rt_errf(err, RT_EINVAL, "%s: table.key: \"%s\" has %zu values for %zu key columns",
+			       t->file, t->key, nvals, t->key_columns.n);
+	return 0;
+}
+
+/* The first row whose key cells (trimmed) equal the key, or -1. */
+static long csv_find_row(const struct csv_edit *x)
+{
+	for (size_t i = 1; i < x->c.n; i++) {
 		bool match = true;
-		for (size_t k = 0; k < nk && match; k++) {
-			if (kidx[k] >= c.rows[i].n) {
+		for (size_t k = 0; k < x->nk && match; k++) {
+			if (x->kidx[k] >= x->c.rows[i].n) {
 				match = false;
 				break;
 			}
-			char *cell = xstrdup(c.rows[i].f[kidx[k]].value);
+			char *cell = xstrdup(x->c.rows[i].f[x->kidx[k]].value);
 			trim(cell);
-			match = strcmp(cell, keys[k]) == 0;
+			match = strcmp(cell, x->keys[k]) == 0;
 			free(cell);
 		}
 		if (match)
-			row = (long)i;
+			return (long)i;
 	}
-	if (row >= 0) {
+	return -1;
+}
+
+static bool csv_is_key(const struct csv_edit *x, size_t j)
+{
+	for (size_t k = 0; k < x->nk; k++)
+		if (x->kidx[k] == j)
+			return true;
+	return false;
+}
+
+/* The matching row rewritten (or dropped on delete); every other byte kept.
+ * A set keeps the raw bytes of the cells it does not change. */
+static int csv_rewrite_row(const struct var_def_table *t, const struct csv_edit *x, const char *d,
+			   size_t len, struct edit *e, struct rt_sb *err)
+{
+	const struct var_csv_row *r = &x->c.rows[x->row];
+	rt_sb_add(&e->out, d, r->start);
+	for (size_t j = 0; e->new_entry && j < x->ncols; j++) {
+		json_t *nv = csv_is_key(x, j) ? NULL : json_object_get(t->value, x->cols[j]);
+		bool keep_raw = j < r->n && (csv_is_key(x, j) || (t->op == VAR_TBL_SET && !nv));
+		char *txt = NULL;
+		int rc;
+		if (j)
+			rt_sb_addc(&e->out, ',');
+		if (keep_raw) {
+			rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
+			continue;
+		}
+		if (nv && (rc = cell_text(t->file, x->cols[j], nv, &txt, err)))
+			return rc;
+		csv_cell(&e->out, txt ? txt : "", j < r->n && r->f[j].quoted);
+		free(txt);
+	}
+	if (e->new_entry) /* the row's own terminator */
+		rt_sb_add(&e->out, d + r->term, r->end - r->term);
+	rt_sb_add(&e->out, d + r->end, len - r->end);
+	return 0;
+}
+
+/* A set on a missing key: a new row in header order, ended like the header. */
+static int csv_append_row(const struct var_def_table *t, const struct csv_edit *x, const char *d,
+			  size_t len, struct edit *e, struct rt_sb *err)
+{
+	const struct var_csv_row *h = &x->c.rows[0];
+	const char *eol = h->term < h->end && d[h->term] == '\r' ? "\r\n" : "\n";
+	rt_sb_add(&e->out, d, len);
+	if (len && d[len - 1] != '\n')
+		rt_sb_adds(&e->out, eol);
+	for (size_t j = 0; j < x->ncols; j++) {
+		const char *kv = NULL;
+		char *txt = NULL;
+		int rc;
+		for (size_t k = 0; k < x->nk; k++)
+			if (x->kidx[k] == j)
+				kv = x->keys[k];
+		json_t *nv = kv ? NULL : json_object_get(t->value, x->cols[j]);
+		if (nv && (rc = cell_text(t->file, x->cols[j], nv, &txt, err)))
+			return rc;
+		if (j)
+			rt_sb_addc(&e->out, ',');
+		csv_cell(&e->out, kv ? kv : txt ? txt : "", false);
+		free(txt);
+	}
+	rt_sb_adds(&e->out, eol);
+	/* the new entry as the row will read back, key columns included */
+	json_decref(e->new_entry);
+	e->new_entry = json_deep_copy(t->value);
+	return 0;
+}
+
+static int edit_csv(const struct var_def *v, const char *d, size_t len, struct edit *e,
+		    struct rt_sb *err)
+{
+	const struct var_def_table *t = &v->table;
+	struct csv_edit x = { .row = -1 };
+	int rc = var_csv_parse(t->file, d, len, &x.c, err);
+	if (rc)
+		return rc;
+	if (x.c.n == 0)
+		rc = rt_errf(err, RT_EPARSE, "%s: empty CSV (no header)", t->file);
+	if (!rc)
+		rc = csv_keys(t, &x, err);
+	if (!rc && (x.row = csv_find_row(&x)) >= 0) {
+		const struct var_csv_row *r = &x.c.rows[x.row];
 		e->old_entry = json_object();
-		for (size_t j = 0; j < h->n && j < c.rows[row].n; j++)
-			json_object_set_new(e->old_entry, cols[j], json_string(c.rows[row].f[j].value));
+		for (size_t j = 0; j < x.ncols && j < r->n; j++)
+			json_object_set_new(e->old_entry, x.cols[j], json_string(r->f[j].value));
 	}
 	/* value fields must be columns */
-	if (t->value && json_is_object(t->value)) {
-		const char *k;
-		json_t *val;
-		json_object_foreach(t->value, k, val)
-		{
-			size_t j = 0;
-			while (j < h->n && strcmp(cols[j], k) != 0)
-				j++;
-			if (j == h->n) {
-				const char *dym = rt_did_you_mean(k, cols, h->n);
-				rc = rt_errf(err, RT_EINVAL, "%s: table.value: column '%s' not in header%s%s%s",
-					     t->file, k, dym ? " (did you mean '" : "", dym ? dym : "",
-					     dym ? "'?)" : "");
-				goto out_cols;
-			}
+	const char *k;
+	json_t *val;
+	size_t col;
+	if (!rc && t->value && json_is_object(t->value)) {
+		json_object_foreach(t->value, k, val) {
+			if ((rc = csv_column(&x, t->file, "table.value", k, &col, err)))
+				break;
 		}
-	} else if (t->op != VAR_TBL_DELETE) {
+	} else if (!rc && t->op != VAR_TBL_DELETE) {
 		rc = rt_errf(err, RT_EINVAL, "%s: table.value: must be an object of columns", t->file);
-		goto out_cols;
 	}
-	if ((rc = compute_new(v, e, err)))
-		goto out_cols;
-	/* line terminator of the file, for new rows */
-	const char *eol = "\n";
-	if (h->term < h->end && d[h->term] == '\r')
-		eol = "\r\n";
-	if (row >= 0) {
-		struct var_csv_row *r = &c.rows[row];
-		rt_sb_add(&e->out, d, r->start);
-		if (e->new_entry) {
-			for (size_t j = 0; j < h->n; j++) {
-				if (j)
-					rt_sb_addc(&e->out, ',');
-				bool is_key = false;
-				for (size_t k = 0; k < nk; k++)
-					is_key |= kidx[k] == j;
-				json_t *nv = is_key ? NULL : json_object_get(t->value, cols[j]);
-				bool keep_raw = j < r->n && (is_key || (t->op == VAR_TBL_SET && !nv));
-				if (keep_raw) {
-					rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
-					continue;
-				}
-				char *txt = NULL;
-				if (nv && (rc = cell_text(t->file, cols[j], nv, &txt, err)))
-					goto out_cols;
-				csv_cell(&e->out, txt ? txt : "", j < r->n && r->f[j].quoted);
-				free(txt);
-			}
-			/* the row's own terminator */
-			rt_sb_add(&e->out, d + r->term, r->end - r->term);
-		}
-		rt_sb_add(&e->out, d + r->end, len - r->end);
-	} else {
-		/* set on a missing key: append a row in header order */
-		rt_sb_add(&e->out, d, len);
-		if (len && d[len - 1] != '\n')
-			rt_sb_adds(&e->out, eol);
-		for (size_t j = 0; j < h->n; j++) {
-			if (j)
-				rt_sb_addc(&e->out, ',');
-			const char *kv = NULL;
-			for (size_t k = 0; k < nk; k++)
-				if (kidx[k] == j)
-					kv = keys[k];
-			if (kv) {
-				csv_cell(&e->out, kv, false);
-				continue;
-			}
-			json_t *nv = json_object_get(t->value, cols[j]);
-			char *txt = NULL;
-			if (nv && (rc = cell_text(t->file, cols[j], nv, &txt, err)))
-				goto out_cols;
-			csv_cell(&e->out, txt ? txt : "", false);
-			free(txt);
-		}
-		rt_sb_adds(&e->out, eol);
-		/* the new entry as the row will read back, key columns included */
-		json_decref(e->new_entry);
-		e->new_entry = json_deep_copy(t->value);
-	}
-out_cols:
-	free(cols);
-out:
-	for (size_t i = 0; i < nkeys; i++)
-		free(keys[i]);
-	free(keys);
-	free(kidx);
-	var_csv_release(&c);
+	if (!rc)
+		rc = compute_new(v, e, err);
+	if (!rc)
+		rc = x.row >= 0 ? csv_rewrite_row(t, &x, d, len, e, err)
+				: csv_append_row(t, &x, d, len, e, err);
+	csv_edit_release(&x);
 	return rc;
 }
 
-/* ---- YAML ---- */
-static json_t *yaml_to_json(yaml_document_t *doc, yaml_node_t *n, int depth)
+/* ---- YAML (read and written by runner/base/rt_yaml) ---- */
+
+/* Is node n the scalar key? */
+static bool yaml_key_is(const yaml_node_t *n, const char *key)
 {
-	if (!n || depth > 64)
-		return json_null();
-	switch (n->type) {
-	case YAML_SCALAR_NODE:
-		return json_stringn((const char *)n->data.scalar.value, n->data.scalar.length);
-	case YAML_SEQUENCE_NODE: {
-		json_t *a = json_array();
-		for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++)
-			json_array_append_new(a, yaml_to_json(doc, yaml_document_get_node(doc, *it), depth + 1));
-		return a;
-	}
-	case YAML_MAPPING_NODE: {
-		json_t *o = json_object();
-		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yaml_document_get_node(doc, p->key);
-			if (!k || k->type != YAML_SCALAR_NODE)
-				continue;
-			char *ks = xstrndup((const char *)k->data.scalar.value, k->data.scalar.length);
-			json_object_set_new(o, ks, yaml_to_json(doc, yaml_document_get_node(doc, p->value), depth + 1));
-			free(ks);
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.length == strlen(key) &&
+	       memcmp(n->data.scalar.value, key, n->data.scalar.length) == 0;
+}
+
+/* Index of the pair of mapping map whose key is key, or -1. */
+static long yaml_pair_of(yaml_document_t *doc, const yaml_node_t *map, const char *key)
+{
+	long at = -1;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++)
+		if (yaml_key_is(yaml_document_get_node(doc, p->key), key))
+			at = p - map->data.mapping.pairs.start; /* the last one, as readers do */
+	return at;
+}
+
+/* A set of fields on an existing mapping entry: each field replaced in
+ * place or added at the end, so the entry keeps its order. */
+static int yaml_merge(yaml_document_t *doc, int entry, const json_t *fields)
+{
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)fields, k, x) {
+		int nv = rt_yaml_add_json(doc, x);
+		yaml_node_t *en = yaml_document_get_node(doc, entry);
+		long at = yaml_pair_of(doc, en, k);
+		if (!nv)
+			return RT_ENOMEM;
+		if (at >= 0) {
+			en->data.mapping.pairs.start[at].value = nv;
+		} else {
+			json_t *key = json_string(k);
+			int kn = rt_yaml_add_json(doc, key);
+			json_decref(key);
+			if (!kn || !yaml_document_append_mapping_pair(doc, entry, kn, nv))
+				return RT_ENOMEM;
 		}
-		return o;
 	}
-	default:
-		return json_null();
-	}
+	return 0;
 }
 
-/* Would a plain scalar s be read back as something other than a string? */
-static bool looks_typed(const char *s)
+/* Apply the change to the document's root mapping (node 1); at is the
+ * entry's pair, -1 when the key is new. Pointers into the document move when
+ * nodes are added, so this works by index. */
+static int yaml_change(yaml_document_t *doc, const struct var_def_table *t, long at,
+		       const struct edit *e)
 {
-	if (!*s)
-		return true;
-	static const char *const words[] = { "true", "false", "yes", "no", "on", "off", "null", "~",
-					     "True", "False", "TRUE", "FALSE", "Yes", "No", "Null", "NULL" };
-	for (size_t i = 0; i < RT_ARRAY_SIZE(words); i++)
-		if (strcmp(s, words[i]) == 0)
-			return true;
-	char *end;
-	strtod(s, &end);
-	return *end == 0;
-}
-
-static int json_to_yaml(yaml_document_t *doc, json_t *v)
-{
-	if (json_is_object(v)) {
-		int m = yaml_document_add_mapping(doc, NULL, YAML_ANY_MAPPING_STYLE);
-		const char *k;
-		json_t *x;
-		json_object_foreach(v, k, x)
-		{
-			int kn = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)k, (int)strlen(k),
-							  YAML_ANY_SCALAR_STYLE);
-			yaml_document_append_mapping_pair(doc, m, kn, json_to_yaml(doc, x));
-		}
-		return m;
+	yaml_node_t *root = yaml_document_get_node(doc, 1);
+	yaml_node_pair_t *pairs = root->data.mapping.pairs.start;
+	if (!e->new_entry) {
+		size_t n = (size_t)(root->data.mapping.pairs.top - pairs);
+		memmove(&pairs[at], &pairs[at + 1], (n - (size_t)at - 1) * sizeof(*pairs));
+		root->data.mapping.pairs.top--;
+		return 0;
 	}
-	if (json_is_array(v)) {
-		int s = yaml_document_add_sequence(doc, NULL, YAML_ANY_SEQUENCE_STYLE);
-		size_t i;
-		json_t *x;
-		json_array_foreach(v, i, x)
-			yaml_document_append_sequence_item(doc, s, json_to_yaml(doc, x));
-		return s;
+	if (at >= 0 && t->op == VAR_TBL_SET && json_is_object(t->value) &&
+	    yaml_document_get_node(doc, pairs[at].value)->type == YAML_MAPPING_NODE)
+		return yaml_merge(doc, pairs[at].value, t->value);
+	int nv = rt_yaml_add_json(doc, e->new_entry);
+	if (!nv)
+		return RT_ENOMEM;
+	if (at >= 0) {
+		yaml_document_get_node(doc, 1)->data.mapping.pairs.start[at].value = nv;
+		return 0;
 	}
-	if (json_is_string(v)) {
-		const char *s = json_string_value(v);
-		return yaml_document_add_scalar(doc, NULL, (yaml_char_t *)s, (int)strlen(s),
-						looks_typed(s) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-							       : YAML_ANY_SCALAR_STYLE);
-	}
-	char *t = json_is_null(v) ? xstrdup("null") : val_text(v);
-	int n = yaml_document_add_scalar(doc, NULL, (yaml_char_t *)t, (int)strlen(t),
-					 YAML_PLAIN_SCALAR_STYLE);
-	free(t);
-	return n;
-}
-
-static int yaml_write(void *data, unsigned char *buf, size_t n)
-{
-	rt_sb_add(data, buf, n);
-	return 1;
+	json_t *key = json_string(t->key);
+	int kn = rt_yaml_add_json(doc, key);
+	json_decref(key);
+	return kn && yaml_document_append_mapping_pair(doc, 1, kn, nv) ? 0 : RT_ENOMEM;
 }
 
 static int edit_yaml(const struct var_def *v, const char *data, size_t len, struct edit *e,
@@ -427,90 +448,42 @@ static int edit_yaml(const struct var_def *v, const char *data, size_t len, stru
 	const struct var_def_table *t = &v->table;
 	yaml_parser_t parser;
 	yaml_document_t doc;
+	struct rt_yaml_err ye;
+	int rc = 0;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		int rc = rt_errf(err, RT_EPARSE, "%s:%zu:%zu: invalid YAML: %s", t->file,
-				 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-				 parser.problem ? parser.problem : "error");
+		rc = rt_errf(err, RT_EPARSE, "%s:%zu:%zu: invalid YAML: %s", t->file,
+			     parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+			     parser.problem ? parser.problem : "error");
 		yaml_parser_delete(&parser);
 		return rc;
 	}
-	int rc = 0;
+	yaml_parser_delete(&parser);
 	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	long at = root && root->type == YAML_MAPPING_NODE ? yaml_pair_of(&doc, root, t->key) : -1;
 	if (!root || root->type != YAML_MAPPING_NODE) {
 		rc = rt_errf(err, RT_EPARSE, "%s: top level is not a mapping", t->file);
-		goto out;
-	}
-	yaml_node_pair_t *found = NULL;
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(&doc, p->key);
-		if (k && k->type == YAML_SCALAR_NODE && k->data.scalar.length == strlen(t->key) &&
-		    memcmp(k->data.scalar.value, t->key, k->data.scalar.length) == 0)
-			found = p;
-	}
-	if (found)
-		e->old_entry = yaml_to_json(&doc, yaml_document_get_node(&doc, found->value), 0);
-	if ((rc = compute_new(v, e, err)))
-		goto out;
-	/* pointers into the document move when nodes are added: work by index */
-	int root_id = 1;
-	long at = found ? (long)(found - root->data.mapping.pairs.start) : -1;
-	if (!e->new_entry) {
-		yaml_node_pair_t *s = root->data.mapping.pairs.start;
-		size_t n = (size_t)(root->data.mapping.pairs.top - s);
-		memmove(&s[at], &s[at + 1], (n - (size_t)at - 1) * sizeof(*s));
-		root->data.mapping.pairs.top--;
-	} else if (at >= 0 && t->op == VAR_TBL_SET &&
-		   yaml_document_get_node(&doc, found->value)->type == YAML_MAPPING_NODE &&
-		   json_is_object(t->value)) {
-		/* merge the fields into the existing mapping, keeping its order */
-		int entry = found->value;
-		const char *k;
-		json_t *x;
-		json_object_foreach(t->value, k, x)
-		{
-			int nv = json_to_yaml(&doc, x);
-			yaml_node_t *en = yaml_document_get_node(&doc, entry);
-			bool done = false;
-			for (yaml_node_pair_t *p = en->data.mapping.pairs.start; p < en->data.mapping.pairs.top; p++) {
-				yaml_node_t *kn = yaml_document_get_node(&doc, p->key);
-				if (kn->type == YAML_SCALAR_NODE && kn->data.scalar.length == strlen(k) &&
-				    memcmp(kn->data.scalar.value, k, strlen(k)) == 0) {
-					p->value = nv;
-					done = true;
-				}
-			}
-			if (!done) {
-				int kn = yaml_document_add_scalar(&doc, NULL, (yaml_char_t *)k, (int)strlen(k),
-								  YAML_ANY_SCALAR_STYLE);
-				yaml_document_append_mapping_pair(&doc, entry, kn, nv);
-			}
-		}
 	} else if (at >= 0) {
-		int nv = json_to_yaml(&doc, e->new_entry);
-		root = yaml_document_get_node(&doc, root_id);
-		root->data.mapping.pairs.start[at].value = nv;
-	} else {
-		int kn = yaml_document_add_scalar(&doc, NULL, (yaml_char_t *)t->key, (int)strlen(t->key),
-						  YAML_ANY_SCALAR_STYLE);
-		int nv = json_to_yaml(&doc, e->new_entry);
-		yaml_document_append_mapping_pair(&doc, root_id, kn, nv);
+		yaml_node_t *en = yaml_document_get_node(&doc, root->data.mapping.pairs.start[at].value);
+		if (!(e->old_entry = rt_yaml_to_json(&doc, en, &ye)))
+			rc = rt_errf(err, RT_EPARSE, "%s:%d:%d: %s", t->file,
+				     ye.at ? (int)ye.at->start_mark.line + 1 : 1,
+				     ye.at ? (int)ye.at->start_mark.column + 1 : 1, ye.msg);
 	}
-	yaml_emitter_t em;
-	yaml_emitter_initialize(&em);
-	yaml_emitter_set_output(&em, yaml_write, &e->out);
-	yaml_emitter_set_unicode(&em, 1);
-	yaml_emitter_set_width(&em, -1);
-	if (!yaml_emitter_open(&em) || !yaml_emitter_dump(&em, &doc) || !yaml_emitter_close(&em))
-		rc = rt_errf(err, RT_EIO, "%s: cannot emit YAML: %s", t->file,
-			     em.problem ? em.problem : "error");
-	yaml_emitter_delete(&em);
-	yaml_parser_delete(&parser);
-	return rc; /* yaml_emitter_dump consumed the document */
-out:
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	if (!rc)
+		rc = compute_new(v, e, err);
+	if (!rc && (rc = yaml_change(&doc, t, at, e)))
+		rt_errf(err, rc, "%s: cannot build the YAML document", t->file);
+	if (rc) {
+		yaml_document_delete(&doc);
+		return rc;
+	}
+	struct rt_sb why = RT_SB_INIT;
+	rc = rt_yaml_emit(&doc, &e->out, &why); /* consumes doc */
+	if (rc)
+		rt_errf(err, rc, "%s: %s", t->file, why.buf);
+	rt_sb_release(&why);
 	return rc;
 }
 

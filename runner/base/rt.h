@@ -152,6 +152,15 @@ int rt_cmp_double(const void *a, const void *b);
  * count prompt and output tokens this way. */
 size_t rt_count_words(const char *s);
 
+/* ---- numbers and durations (rt_duration.c): 0, or RT_EINVAL ---- */
+/* A plain decimal: [+-]digits[.digits][e[+-]digits]; no hex, inf or nan. */
+int rt_parse_number(const char *s, double *out);
+/* A decimal and what follows it (spaces around it skipped): "64 MiB" -> 64, "MiB". */
+int rt_split_unit(const char *s, double *v, const char **unit);
+/* Seconds from "300s", "250ms", "50us", "10ns", "5m", "5min", "1h" or a bare number
+ * (seconds). The sign is kept: callers bound the value. */
+int rt_parse_duration(const char *s, double *out);
+
 /* ---- argv-like lists (rt_list.c) ---- */
 /* A position in an input file, kept so later errors can name file:line:col. */
 struct rt_pos {

@@ -1,8 +1,10 @@
 /*
  * `ratchet bench SUBCOMMAND`: run one benchmark by hand. `ratchet bench load`
  * drives an OpenAI-compatible endpoint with the built-in load generator
- * (runner/load.h), prints a vLLM-like summary (or JSON with --json), and
- * stores every request record in the database (iteration_id NULL).
+ * (runner/load/load.h), prints a vLLM-like summary (or JSON with --json),
+ * and stores every request record in the database (iteration_id NULL). SLO
+ * names and durations are read as the spec reads them (spec_slo_parse,
+ * rt_parse_duration).
  */
 #include "runner/cmd/cmd.h"
 #include "db/requests.h"
@@ -14,50 +16,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every --slo VALUE (the option table keeps only the last one). */
-static size_t collect_slos(int argc, char **argv, const char **out, size_t max)
+/* Every --slo VALUE (the option table keeps only the last one), in order,
+ * read before cmd_parse() reorders argv; the caller frees the array (not the
+ * strings, which point into argv). */
+static const char **collect_slos(int argc, char **argv, size_t *n)
 {
-	size_t n = 0;
-	for (int i = 1; i < argc && n < max; i++) {
+	const char **out = xcalloc((size_t)argc + 1, sizeof(*out));
+	*n = 0;
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--slo") && i + 1 < argc)
-			out[n++] = argv[++i];
+			out[(*n)++] = argv[++i];
 		else if (!strncmp(argv[i], "--slo=", 6))
-			out[n++] = argv[i] + 6;
+			out[(*n)++] = argv[i] + 6;
 	}
-	return n;
+	return out;
 }
 
-/* "ttft_p95=4s,tpot_p99=50ms" -> slo entries appended to cfg. */
+/* "ttft_p95=4s,tpot_p99=50ms" -> slo entries appended to cfg; the metric
+ * names are the spec's (spec_slo_parse), the limits positive durations. */
 static int parse_slos(const char *text, struct spec_load *cfg, struct rt_sb *err)
 {
 	char *dup = xstrdup(text), *save = NULL;
 	int rc = 0;
-	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (char *tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
-		if (!eq) {
-			rc = rt_errf(err, RT_EUSAGE, "--slo: '%s' is not METRIC=DURATION", tok);
-			break;
-		}
-		*eq = 0;
+		enum spec_load_q q;
+		enum spec_load_stat st;
+		struct rt_sb why = RT_SB_INIT;
 		double lim;
-		if (run_load_parse_duration(eq + 1, &lim)) {
+		if (eq)
+			*eq = 0;
+		if (!eq)
+			rc = rt_errf(err, RT_EUSAGE, "--slo: '%s' is not METRIC=DURATION", tok);
+		else if (spec_slo_parse(tok, &q, &st, &why))
+			rc = rt_errf(err, RT_EUSAGE, "--slo: %s", why.buf);
+		else if (rt_parse_duration(eq + 1, &lim) || !(lim > 0))
 			rc = rt_errf(err, RT_EUSAGE, "--slo %s: '%s' is not a duration (4s, 250ms)",
 				     tok, eq + 1);
+		rt_sb_release(&why);
+		if (rc)
 			break;
-		}
-		struct spec_slo probe = { tok, lim };
-		struct run_load_result empty = { 0 };
-		double v;
-		if (run_load_slo_value(&empty, tok, &v)) {
-			rc = rt_errf(err, RT_EUSAGE,
-				     "--slo: unknown metric '%s' (use ttft, tpot, itl, e2el, ttft_sched "
-				     "with _mean, _median, _p90, _p95, _p99 or nothing for every request)",
-				     tok);
-			break;
-		}
-		(void)probe;
 		cfg->slo = xrealloc(cfg->slo, (cfg->n_slo + 1) * sizeof(*cfg->slo));
 		cfg->slo[cfg->n_slo].metric = xstrdup(tok);
 		cfg->slo[cfg->n_slo].limit = lim;
@@ -110,11 +110,11 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 	printf("%-40s %.2f\n", "Benchmark duration (s):", r->duration_s);
 	printf("%-40s %lld\n", "Total input tokens:", r->prompt_tokens_total);
 	printf("%-40s %lld\n", "Total generated tokens:", r->output_tokens_total);
-	printf("%-40s %.2f\n", "Request throughput (req/s):", v[0]);
-	printf("%-40s %.2f\n", "Output token throughput (tok/s):", v[1]);
-	printf("%-40s %.2f\n", "Total token throughput (tok/s):", v[2]);
+	printf("%-40s %.2f\n", "Request throughput (req/s):", v[SPEC_LM_REQUEST_THROUGHPUT]);
+	printf("%-40s %.2f\n", "Output token throughput (tok/s):", v[SPEC_LM_OUTPUT_THROUGHPUT]);
+	printf("%-40s %.2f\n", "Total token throughput (tok/s):", v[SPEC_LM_TOTAL_TOKEN_THROUGHPUT]);
 	if (r->n_slo)
-		printf("%-40s %.2f\n", "Request goodput (req/s):", v[3]);
+		printf("%-40s %.2f\n", "Request goodput (req/s):", v[SPEC_LM_GOODPUT]);
 	if (r->offered_rate > 0)
 		printf("%-40s %.2f\n", "Offered rate (req/s):", r->offered_rate);
 	if (r->deadline_hit)
@@ -122,11 +122,10 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 	printf("---------------- Latencies (ms) ------------------\n");
 	printf("%-12s %10s %10s %10s %10s %10s %10s\n", "metric", "mean", "median", "p90", "p95",
 	       "p99", "max");
-	static const char *const which[] = { "ttft", "tpot", "itl", "e2el", "ttft_sched",
-					     "send_lag" };
-	for (size_t i = 0; i < RT_ARRAY_SIZE(which); i++) {
+	for (int q = 0; q < SPEC_LQ_N; q++) {
+		const char *which = spec_load_q_name(q);
 		struct run_load_dist d;
-		run_load_dist(r, which[i], &d);
+		run_load_dist(r, which, &d);
 		char c[6][16];
 		ms(c[0], 16, d.mean);
 		ms(c[1], 16, d.median);
@@ -134,7 +133,7 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 		ms(c[3], 16, d.p95);
 		ms(c[4], 16, d.p99);
 		ms(c[5], 16, d.max);
-		printf("%-12s %s %s %s %s %s %s\n", which[i], c[0], c[1], c[2], c[3], c[4], c[5]);
+		printf("%-12s %s %s %s %s %s %s\n", which, c[0], c[1], c[2], c[3], c[4], c[5]);
 	}
 	if (cap) {
 		printf("---------------- Capacity search -----------------\n");
@@ -239,221 +238,272 @@ static void on_progress(void *arg, double rate, uint64_t seed, const struct run_
 		pass ? "pass" : "fail");
 }
 
-static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
+/* `ratchet bench load` as asked: the options, and what is built from them. */
+struct bload {
+	const char *endpoint;   /* --endpoint URL (required) */
+	const char *api;        /* --api completions | chat */
+	const char *model;      /* --model, NULL: "default" */
+	const char *pattern;    /* --pattern poisson | gamma | constant, NULL: poisson */
+	const char *duration;   /* --duration DUR, NULL: use --requests */
+	const char *dataset;    /* --dataset FILE, NULL: random prompts */
+	const char *slo_opt;    /* the last --slo (each one is read by collect_slos) */
+	const char *rates;      /* --rates LO,HI: capacity search, NULL: one run */
+	const char *seeds;      /* --seeds S1,S2, NULL: --seed */
+	const char *timeout;    /* --timeout DUR, NULL: 600 s */
+	long concurrency;       /* --concurrency */
+	long requests;          /* --requests, 0: derived */
+	long warmup;            /* --warmup */
+	long prompt_tokens;     /* --prompt-tokens */
+	long output_tokens;     /* --output-tokens */
+	long seed;              /* --seed */
+	double rate;            /* --rate, 0: closed loop */
+	double burstiness;      /* --burstiness */
+	bool prefill;           /* --prefill */
+	bool ignore_eos;        /* --ignore-eos */
+	bool no_store;          /* --no-store */
+	const char **slos;      /* every --slo value, read before argv is reordered (owned array) */
+	size_t n_slos;          /* entries in slos */
+	struct spec_load cfg;   /* the load generator's configuration */
+	double *rate_list;      /* parsed --rates (owned; cfg.rates points here) */
+	double *seed_list;      /* parsed --seeds (owned) */
+	size_t n_rates;         /* entries in rate_list */
+	size_t n_seeds;         /* entries in seed_list */
+};
+
+static const struct rt_cmd_help bload_help = {
+	"ratchet bench load --endpoint URL [options]",
+	"drive an OpenAI-compatible endpoint with streamed requests and report vLLM's serving metrics",
+	"Without --rate it runs a closed loop (default --concurrency 1). Metrics follow vLLM's\n"
+	"bench serve: ttft, tpot, itl, e2el (mean, median, p90, p95, p99; linear interpolation),\n"
+	"plus ttft_sched (TTFT from the intended send time) and send_lag. Tokens come from the\n"
+	"server's usage. With --rates and --slo it searches for the highest rate meeting every\n"
+	"SLO. Every request record is stored in the database (table requests).\n"
+	"exit codes: 0 ok, 2 usage error, 3 runtime error (including: no request succeeded)",
+};
+
+/* The option table; returns cmd_parse's result with *code set. */
+static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *a, int *code)
 {
-	const char *endpoint = NULL, *api = "completions", *model = NULL, *pattern = NULL;
-	const char *duration = NULL, *dataset = NULL, *slo_opt = NULL, *rates = NULL;
-	const char *seeds = NULL, *timeout = NULL;
-	long concurrency = 0, requests = 0, warmup = 0, prompt_tokens = 128, output_tokens = 128;
-	long seed = 1;
-	double rate = 0, burstiness = 1;
-	bool prefill = false, ignore_eos = false, no_store = false;
 	const struct rt_opt opts[] = {
-		{ "endpoint", 'e', RT_OPT_STR, &endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
-		{ "api", 0, RT_OPT_STR, &api, "API", "completions (default) or chat" },
-		{ "model", 'm', RT_OPT_STR, &model, "NAME", "model name sent (default: \"default\")" },
-		{ "concurrency", 'c', RT_OPT_INT, &concurrency, "N", "closed loop with N in flight (prefill: wave width; open loop: cap)" },
-		{ "rate", 'r', RT_OPT_DBL, &rate, "R", "open loop at R requests/s" },
-		{ "pattern", 0, RT_OPT_STR, &pattern, "P", "open-loop arrivals: poisson (default), gamma, constant" },
-		{ "burstiness", 0, RT_OPT_DBL, &burstiness, "B", "gamma shape (1 = poisson, < 1 burstier)" },
-		{ "prefill", 0, RT_OPT_FLAG, &prefill, NULL, "waves of --concurrency prompts released together, max_tokens 1" },
-		{ "requests", 'n', RT_OPT_INT, &requests, "N", "measured requests" },
-		{ "duration", 'd', RT_OPT_STR, &duration, "DUR", "measured duration instead (e.g. 60s, 5m)" },
-		{ "warmup", 0, RT_OPT_INT, &warmup, "N", "warm-up requests, excluded from metrics" },
-		{ "prompt-tokens", 0, RT_OPT_INT, &prompt_tokens, "L", "random prompt length in tokens (default 128)" },
-		{ "output-tokens", 0, RT_OPT_INT, &output_tokens, "T", "max_tokens per request (default 128)" },
-		{ "dataset", 0, RT_OPT_STR, &dataset, "FILE", "JSONL prompts: ShareGPT or {\"prompt\",\"max_tokens\"}" },
-		{ "seed", 0, RT_OPT_INT, &seed, "S", "seed for prompts and the schedule (default 1)" },
-		{ "slo", 0, RT_OPT_STR, &slo_opt, "M=DUR", "SLO, repeatable or comma-separated: ttft_p95=4s" },
-		{ "rates", 0, RT_OPT_STR, &rates, "LO,HI", "SLO capacity search between these rates" },
-		{ "seeds", 0, RT_OPT_STR, &seeds, "S1,S2", "capacity search: seeds per rate (default: --seed)" },
-		{ "timeout", 0, RT_OPT_STR, &timeout, "DUR", "per-request timeout (default 600s)" },
-		{ "ignore-eos", 0, RT_OPT_FLAG, &ignore_eos, NULL, "send ignore_eos: true (vLLM)" },
-		{ "no-store", 0, RT_OPT_FLAG, &no_store, NULL, "do not store request records" },
+		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
+		{ "api", 0, RT_OPT_STR, &a->api, "API", "completions (default) or chat" },
+		{ "model", 'm', RT_OPT_STR, &a->model, "NAME", "model name sent (default: \"default\")" },
+		{ "concurrency", 'c', RT_OPT_INT, &a->concurrency, "N", "closed loop with N in flight (prefill: wave width; open loop: cap)" },
+		{ "rate", 'r', RT_OPT_DBL, &a->rate, "R", "open loop at R requests/s" },
+		{ "pattern", 0, RT_OPT_STR, &a->pattern, "P", "open-loop arrivals: poisson (default), gamma, constant" },
+		{ "burstiness", 0, RT_OPT_DBL, &a->burstiness, "B", "gamma shape (1 = poisson, < 1 burstier)" },
+		{ "prefill", 0, RT_OPT_FLAG, &a->prefill, NULL, "waves of --concurrency prompts released together, max_tokens 1" },
+		{ "requests", 'n', RT_OPT_INT, &a->requests, "N", "measured requests" },
+		{ "duration", 'd', RT_OPT_STR, &a->duration, "DUR", "measured duration instead (e.g. 60s, 5m)" },
+		{ "warmup", 0, RT_OPT_INT, &a->warmup, "N", "warm-up requests, excluded from metrics" },
+		{ "prompt-tokens", 0, RT_OPT_INT, &a->prompt_tokens, "L", "random prompt length in tokens (default 128)" },
+		{ "output-tokens", 0, RT_OPT_INT, &a->output_tokens, "T", "max_tokens per request (default 128)" },
+		{ "dataset", 0, RT_OPT_STR, &a->dataset, "FILE", "JSONL prompts: ShareGPT or {\"prompt\",\"max_tokens\"}" },
+		{ "seed", 0, RT_OPT_INT, &a->seed, "S", "seed for prompts and the schedule (default 1)" },
+		{ "slo", 0, RT_OPT_STR, &a->slo_opt, "M=DUR", "SLO, repeatable or comma-separated: ttft_p95=4s" },
+		{ "rates", 0, RT_OPT_STR, &a->rates, "LO,HI", "SLO capacity search between these rates" },
+		{ "seeds", 0, RT_OPT_STR, &a->seeds, "S1,S2", "capacity search: seeds per rate (default: --seed)" },
+		{ "timeout", 0, RT_OPT_STR, &a->timeout, "DUR", "per-request timeout (default 600s)" },
+		{ "ignore-eos", 0, RT_OPT_FLAG, &a->ignore_eos, NULL, "send ignore_eos: true (vLLM)" },
+		{ "no-store", 0, RT_OPT_FLAG, &a->no_store, NULL, "do not store request records" },
 		{ 0 },
 	};
-	static const struct rt_cmd_help help = {
-		"ratchet bench load --endpoint URL [options]",
-		"drive an OpenAI-compatible endpoint with streamed requests and report vLLM's serving metrics",
-		"Without --rate it runs a closed loop (default --concurrency 1). Metrics follow vLLM's\n"
-		"bench serve: ttft, tpot, itl, e2el (mean, median, p90, p95, p99; linear interpolation),\n"
-		"plus ttft_sched (TTFT from the intended send time) and send_lag. Tokens come from the\n"
-		"server's usage. With --rates and --slo it searches for the highest rate meeting every\n"
-		"SLO. Every request record is stored in the database (table requests).\n"
-		"exit codes: 0 ok, 2 usage error, 3 runtime error (including: no request succeeded)",
-	};
-	const char *slo_vals[64];
-	size_t n_slo_vals = collect_slos(argc, argv, slo_vals, RT_ARRAY_SIZE(slo_vals));
-	int npos, code;
-	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
-		return code;
-	(void)slo_opt;
-	struct rt_sb err = RT_SB_INIT;
-	struct spec_load cfg = { 0 };
-	double *rate_list = NULL, *seed_list = NULL;
-	size_t n_rates = 0, n_seeds = 0;
-	code = RT_EXIT_USAGE;
+	int npos = 0;
+	if (cmd_parse(ctx, opts, &bload_help, argc, argv, &npos, code))
+		return 1;
+	*code = RT_EXIT_USAGE;
 	if (npos > 0) {
-		rt_errf(&err, 0, "unexpected argument '%s'", argv[1]);
-		goto usage;
+		cmd_error(ctx, "bench load: unexpected argument '%s'", argv[1]);
+		fprintf(stderr, "usage: %s\n", bload_help.usage);
+		return 1;
 	}
-	if (!endpoint) {
-		rt_errf(&err, 0, "--endpoint is required");
-		goto usage;
-	}
-	if (!strcmp(api, "completions")) {
-		cfg.api = SPEC_API_COMPLETIONS;
-	} else if (!strcmp(api, "chat")) {
-		cfg.api = SPEC_API_CHAT;
-	} else {
-		rt_errf(&err, 0, "--api: '%s' is not completions or chat", api);
-		goto usage;
-	}
-	if (rate < 0 || concurrency < 0 || requests < 0 || warmup < 0 || prompt_tokens < 1 ||
-	    output_tokens < 1 || !(burstiness > 0)) {
-		rt_errf(&err, 0, "numbers must be positive");
-		goto usage;
-	}
-	for (size_t i = 0; i < n_slo_vals; i++)
-		if (parse_slos(slo_vals[i], &cfg, &err))
-			goto usage;
-	if (rates && parse_list("rates", rates, &rate_list, &n_rates, &err))
-		goto usage;
-	if (seeds && parse_list("seeds", seeds, &seed_list, &n_seeds, &err))
-		goto usage;
-	if (rates && !cfg.n_slo) {
-		rt_errf(&err, 0, "--rates needs at least one --slo");
-		goto usage;
-	}
-	if (prefill) {
-		cfg.pattern = SPEC_LOAD_PREFILL;
-		if (!concurrency)
-			concurrency = 1;
-	} else if (rate > 0 || rates) {
-		cfg.pattern = SPEC_LOAD_POISSON;
-		if (pattern && !strcmp(pattern, "gamma"))
-			cfg.pattern = SPEC_LOAD_GAMMA;
-		else if (pattern && !strcmp(pattern, "constant"))
-			cfg.pattern = SPEC_LOAD_CONSTANT;
-		else if (pattern && strcmp(pattern, "poisson")) {
-			rt_errf(&err, 0, "--pattern: '%s' is not poisson, gamma or constant", pattern);
-			goto usage;
-		}
-	} else {
-		cfg.pattern = SPEC_LOAD_CLOSED;
-		if (!concurrency)
-			concurrency = 1;
-	}
-	if (duration && (run_load_parse_duration(duration, &cfg.duration_s) || !(cfg.duration_s > 0))) {
-		rt_errf(&err, 0, "--duration: '%s' is not a duration", duration);
-		goto usage;
-	}
-	cfg.request_timeout_s = 600;
-	if (timeout && (run_load_parse_duration(timeout, &cfg.request_timeout_s) ||
-			!(cfg.request_timeout_s > 0))) {
-		rt_errf(&err, 0, "--timeout: '%s' is not a duration", timeout);
-		goto usage;
-	}
-	if (!requests && !duration)
-		requests = prefill ? concurrency : 100;
-	cfg.concurrency = (int)concurrency;
-	cfg.rate = rate;
-	cfg.burstiness = burstiness;
-	cfg.requests = (int)requests;
-	cfg.warmup = (int)warmup;
-	cfg.prompt_tokens = (int)prompt_tokens;
-	cfg.output_tokens = (int)output_tokens;
-	cfg.dataset = (char *)dataset;
-	cfg.model = (char *)model;
-	cfg.ignore_eos = ignore_eos;
-	cfg.rates = rate_list;
-	cfg.n_rates = n_rates;
-	uint64_t seed_u[64];
-	for (size_t i = 0; i < n_seeds && i < 64; i++)
-		seed_u[i] = (uint64_t)seed_list[i];
-	cfg.seeds = n_seeds ? seed_u : NULL;
-	cfg.n_seeds = n_seeds < 64 ? n_seeds : 64;
-	if (!cfg.n_seeds) {
-		seed_u[0] = (uint64_t)seed;
-		cfg.seeds = seed_u;
-		cfg.n_seeds = 1;
-	}
+	return 0;
+}
 
-	code = RT_EXIT_RUNTIME;
-	struct run_load_result res;
-	struct run_load_capacity cap;
-	const struct run_load_result *shown = NULL;
-	bool have_cap = false, have_res = false;
-	int stored = 0, rc;
-	if (rates) {
-		rc = run_load_capacity(&cfg, endpoint, model, NULL, on_progress, ctx, &cap, &err);
-		if (rc)
-			goto fail;
-		have_cap = true;
-		if (cap.max_rate > 0)
-			shown = &cap.points[cap.bound_point].runs[0];
-		else if (cap.n_points)
-			shown = &cap.points[0].runs[0];
-		for (size_t i = 0; i < cap.n_points && !no_store && ctx->db; i++) {
-			for (int k = 0; k < cap.points[i].n_seeds; k++) {
-				char label[96];
-				snprintf(label, sizeof(label), "rate=%.4g seed=%llu", cap.points[i].rate,
-					 (unsigned long long)cfg.seeds[k]);
-				int n = load_store_requests(ctx->db, 0, "load", NULL, (int)i, label,
-							&cap.points[i].runs[k], &err);
-				if (n < 0)
-					goto fail;
-				stored += n;
-			}
-		}
+/* Closed loop, prefill waves, or an open-loop arrival pattern. */
+static int bload_pattern(struct bload *a, struct rt_sb *err)
+{
+	struct spec_load *cfg = &a->cfg;
+	if (a->prefill) {
+		cfg->pattern = SPEC_LOAD_PREFILL;
+	} else if (a->rate > 0 || a->rates) {
+		cfg->pattern = SPEC_LOAD_POISSON;
+		if (a->pattern && !strcmp(a->pattern, "gamma"))
+			cfg->pattern = SPEC_LOAD_GAMMA;
+		else if (a->pattern && !strcmp(a->pattern, "constant"))
+			cfg->pattern = SPEC_LOAD_CONSTANT;
+		else if (a->pattern && strcmp(a->pattern, "poisson"))
+			return rt_errf(err, RT_EUSAGE, "--pattern: '%s' is not poisson, gamma or constant",
+				       a->pattern);
 	} else {
-		rc = run_load_run(&cfg, endpoint, model, (uint64_t)seed, NULL, &res, &err);
-		if (rc)
-			goto fail;
-		have_res = true;
-		shown = &res;
-		if (!no_store && ctx->db) {
+		cfg->pattern = SPEC_LOAD_CLOSED;
+	}
+	if (cfg->pattern == SPEC_LOAD_PREFILL || cfg->pattern == SPEC_LOAD_CLOSED)
+		a->concurrency = a->concurrency ? a->concurrency : 1;
+	return 0;
+}
+
+/* --duration and --timeout */
+static int bload_durations(struct bload *a, struct rt_sb *err)
+{
+	struct spec_load *cfg = &a->cfg;
+	if (a->duration && (rt_parse_duration(a->duration, &cfg->duration_s) || !(cfg->duration_s > 0)))
+		return rt_errf(err, RT_EUSAGE, "--duration: '%s' is not a duration", a->duration);
+	cfg->request_timeout_s = 600;
+	if (a->timeout && (rt_parse_duration(a->timeout, &cfg->request_timeout_s) ||
+			   !(cfg->request_timeout_s > 0)))
+		return rt_errf(err, RT_EUSAGE, "--timeout: '%s' is not a duration", a->timeout);
+	return 0;
+}
+
+/* Every option into a->cfg; RT_EUSAGE with err filled when one is wrong. */
+static int bload_config(struct bload *a, struct rt_sb *err)
+{
+	struct spec_load *cfg = &a->cfg;
+	if (!a->endpoint)
+		return rt_errf(err, RT_EUSAGE, "--endpoint is required");
+	if (!strcmp(a->api, "completions") || !strcmp(a->api, "chat"))
+		cfg->api = !strcmp(a->api, "chat") ? SPEC_API_CHAT : SPEC_API_COMPLETIONS;
+	else
+		return rt_errf(err, RT_EUSAGE, "--api: '%s' is not completions or chat", a->api);
+	if (a->rate < 0 || a->concurrency < 0 || a->requests < 0 || a->warmup < 0 ||
+	    a->prompt_tokens < 1 || a->output_tokens < 1 || !(a->burstiness > 0))
+		return rt_errf(err, RT_EUSAGE, "numbers must be positive");
+	int rc = 0;
+	for (size_t i = 0; i < a->n_slos && !rc; i++)
+		rc = parse_slos(a->slos[i], cfg, err);
+	if (rc || (a->rates && parse_list("rates", a->rates, &a->rate_list, &a->n_rates, err)) ||
+	    (a->seeds && parse_list("seeds", a->seeds, &a->seed_list, &a->n_seeds, err)))
+		return RT_EUSAGE;
+	if (a->rates && !cfg->n_slo)
+		return rt_errf(err, RT_EUSAGE, "--rates needs at least one --slo");
+	if (bload_pattern(a, err) || bload_durations(a, err))
+		return RT_EUSAGE;
+	if (!a->requests && !a->duration)
+		a->requests = a->prefill ? a->concurrency : 100;
+	cfg->concurrency = (int)a->concurrency;
+	cfg->rate = a->rate;
+	cfg->burstiness = a->burstiness;
+	cfg->requests = (int)a->requests;
+	cfg->warmup = (int)a->warmup;
+	cfg->prompt_tokens = (int)a->prompt_tokens;
+	cfg->output_tokens = (int)a->output_tokens;
+	cfg->dataset = (char *)a->dataset;
+	cfg->model = (char *)a->model;
+	cfg->ignore_eos = a->ignore_eos;
+	cfg->rates = a->rate_list;
+	cfg->n_rates = a->n_rates;
+	cfg->n_seeds = a->n_seeds ? a->n_seeds : 1;
+	cfg->seeds = xcalloc(cfg->n_seeds, sizeof(*cfg->seeds));
+	for (size_t i = 0; i < cfg->n_seeds; i++)
+		cfg->seeds[i] = a->n_seeds ? (uint64_t)a->seed_list[i] : (uint64_t)a->seed;
+	return 0;
+}
+
+static void bload_release(struct bload *a)
+{
+	for (size_t i = 0; i < a->cfg.n_slo; i++)
+		free(a->cfg.slo[i].metric);
+	free(a->cfg.slo);
+	free(a->slos);
+	free(a->cfg.seeds);
+	free(a->rate_list);
+	free(a->seed_list);
+}
+
+/* The capacity search, every run's records stored; the run shown is the
+ * bound's (or the first tried). Returns stored records or RT_E*. */
+static int bload_capacity(struct bload *a, struct rt_ctx *ctx, struct run_load_capacity *cap,
+			  const struct run_load_result **shown, struct rt_sb *err)
+{
+	int stored = 0;
+	int rc = run_load_capacity(&a->cfg, a->endpoint, a->model, NULL, on_progress, ctx, cap, err);
+	if (rc)
+		return rc;
+	if (cap->max_rate > 0)
+		*shown = &cap->points[cap->bound_point].runs[0];
+	else if (cap->n_points)
+		*shown = &cap->points[0].runs[0];
+	for (size_t i = 0; i < cap->n_points && !a->no_store && ctx->db; i++) {
+		for (int k = 0; k < cap->points[i].n_seeds; k++) {
 			char label[96];
-			if (cfg.pattern == SPEC_LOAD_CLOSED)
-				snprintf(label, sizeof(label), "concurrency=%ld seed=%ld", concurrency, seed);
-			else if (cfg.pattern == SPEC_LOAD_PREFILL)
-				snprintf(label, sizeof(label), "prefill=%ld seed=%ld", concurrency, seed);
-			else
-				snprintf(label, sizeof(label), "rate=%.4g seed=%ld", rate, seed);
-			stored = load_store_requests(ctx->db, 0, "load", NULL, 0, label, &res, &err);
-			if (stored < 0)
-				goto fail;
+			snprintf(label, sizeof(label), "rate=%.4g seed=%llu", cap->points[i].rate,
+				 (unsigned long long)a->cfg.seeds[k]);
+			int n = load_store_requests(ctx->db, 0, "load", NULL, (int)i, label,
+						    &cap->points[i].runs[k], err);
+			if (n < 0)
+				return n;
+			stored += n;
 		}
 	}
-	if (ctx->json)
-		print_json(shown, have_cap ? &cap : NULL, endpoint, stored);
+	return stored;
+}
+
+/* One run, its records stored. Returns stored records or RT_E*. */
+static int bload_once(struct bload *a, struct rt_ctx *ctx, struct run_load_result *res,
+		      struct rt_sb *err)
+{
+	char label[96];
+	int rc = run_load_run(&a->cfg, a->endpoint, a->model, (uint64_t)a->seed, NULL, res, err);
+	if (rc || a->no_store || !ctx->db)
+		return rc;
+	if (a->cfg.pattern == SPEC_LOAD_CLOSED)
+		snprintf(label, sizeof(label), "concurrency=%ld seed=%ld", a->concurrency, a->seed);
+	else if (a->cfg.pattern == SPEC_LOAD_PREFILL)
+		snprintf(label, sizeof(label), "prefill=%ld seed=%ld", a->concurrency, a->seed);
 	else
-		print_summary(shown, have_cap ? &cap : NULL, endpoint);
-	if (!ctx->quiet && !ctx->json && !no_store && ctx->db)
-		fprintf(stderr, "ratchet: stored %d request records in %s\n", stored,
-			ctx->db_path);
-	code = shown->completed > 0 ? RT_EXIT_OK : RT_EXIT_RUNTIME;
-	if (code)
-		cmd_error(ctx, "bench load: no request succeeded (%s)",
-			  shown->n_reqs ? shown->reqs[shown->n_reqs - 1].error : "none sent");
-	goto out;
-fail:
-	cmd_error(ctx, "bench load: %s", err.buf);
-out:
-	if (have_res)
-		run_load_result_release(&res);
-	if (have_cap)
-		run_load_capacity_release(&cap);
-	goto done;
-usage:
-	cmd_error(ctx, "bench load: %s", err.buf);
-	fprintf(stderr, "usage: %s\n", help.usage);
-done:
-	for (size_t i = 0; i < cfg.n_slo; i++)
-		free(cfg.slo[i].metric);
-	free(cfg.slo);
-	free(rate_list);
-	free(seed_list);
+		snprintf(label, sizeof(label), "rate=%.4g seed=%ld", a->rate, a->seed);
+	return load_store_requests(ctx->db, 0, "load", NULL, 0, label, res, err);
+}
+
+/* Measure (a capacity search or one run), store, print; the exit code. */
+static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
+{
+	struct run_load_result res = { 0 };
+	struct run_load_capacity cap = { 0 };
+	const struct run_load_result *shown = &res;
+	int stored = a->rates ? bload_capacity(a, ctx, &cap, &shown, err)
+			      : bload_once(a, ctx, &res, err);
+	int code = RT_EXIT_RUNTIME;
+	if (stored < 0) {
+		cmd_error(ctx, "bench load: %s", err->buf);
+	} else {
+		if (ctx->json)
+			print_json(shown, a->rates ? &cap : NULL, a->endpoint, stored);
+		else
+			print_summary(shown, a->rates ? &cap : NULL, a->endpoint);
+		if (!ctx->quiet && !ctx->json && !a->no_store && ctx->db)
+			fprintf(stderr, "ratchet: stored %d request records in %s\n", stored,
+				ctx->db_path);
+		code = shown->completed > 0 ? RT_EXIT_OK : RT_EXIT_RUNTIME;
+		if (code)
+			cmd_error(ctx, "bench load: no request succeeded (%s)",
+				  shown->n_reqs ? shown->reqs[shown->n_reqs - 1].error : "none sent");
+	}
+	run_load_result_release(&res);
+	run_load_capacity_release(&cap);
+	return code;
+}
+
+static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
+{
+	struct bload a = { .api = "completions", .prompt_tokens = 128, .output_tokens = 128,
+			   .seed = 1, .burstiness = 1 };
+	struct rt_sb err = RT_SB_INIT;
+	int code;
+	a.slos = collect_slos(argc, argv, &a.n_slos);
+	if (bload_parse(argc, argv, ctx, &a, &code)) {
+		bload_release(&a);
+		return code;
+	}
+	if (bload_config(&a, &err)) {
+		cmd_error(ctx, "bench load: %s", err.buf);
+		fprintf(stderr, "usage: %s\n", bload_help.usage);
+		code = RT_EXIT_USAGE;
+	} else {
+		code = bload_measure(&a, ctx, &err);
+	}
+	bload_release(&a);
 	rt_sb_release(&err);
 	return code;
 }

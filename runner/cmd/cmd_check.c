@@ -23,7 +23,8 @@ int cmd_check(int argc, char **argv, struct rt_ctx *ctx)
 		"Every key is checked; units are converted (durations to seconds, percentages to\n"
 		"fractions), defaults are filled in and relative paths are made absolute against\n"
 		"workdir. Errors go to stderr, one per line, as file:line:col: key.path: message\n"
-		"(at most 20). Exit codes: 0 valid, 2 bad or unreadable spec, or bad usage.",
+		"(at most 20, then how many more). Exit codes: 0 valid, 2 bad or unreadable spec,\n"
+		"or bad usage.",
 	};
 	int npos = 0, code;
 	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))

@@ -13,8 +13,9 @@
  *   e2el   last byte - actual send
  *   ttft_sched  first content chunk - INTENDED send (no coordinated omission)
  *   send_lag    actual send - intended send
- * Percentiles interpolate linearly between order statistics (numpy's default):
- * p of sorted x[0..n-1] is x[h] + (h - floor h)(x[h+1] - x[h]), h = (n-1) p.
+ * Percentiles interpolate linearly between order statistics (numpy's default,
+ * run_stats_quantile_sorted): p of sorted x[0..n-1] is
+ * x[h] + (h - floor h)(x[h+1] - x[h]), h = (n-1) p.
  *
  * Ownership: run_load_run() fills a struct run_load_result the caller frees
  * with run_load_result_release(); run_load_capacity() likewise with
@@ -105,10 +106,6 @@ int run_load_run(const struct spec_load *cfg, const char *base_url, const char *
 
 /* ---- metrics (load_stats.c) ---- */
 
-/* Linear-interpolation percentile (p in [0,1]) of x, sorting x in place. NAN if n == 0. */
-double run_load_percentile_sorted(const double *x, size_t n, double p);
-double run_load_percentile(double *x, size_t n, double p);
-
 /* Summary of one distribution. */
 struct run_load_dist {
 	double mean, median, p90, p95, p99, max; /* seconds; NAN when n == 0 */
@@ -120,23 +117,23 @@ int run_load_dist(const struct run_load_result *r, const char *which, struct run
 struct run_load_capacity;
 /*
  * The metric names, values and units of a run (names and units are static
- * strings): request_throughput, output_throughput, total_token_throughput,
- * goodput, completed, failed, {ttft,tpot,itl,e2el,ttft_sched,send_lag}_
+ * strings), in the order of enum spec_load_metric (spec.h):
+ * request_throughput, output_throughput, total_token_throughput, goodput,
+ * completed, failed, {ttft,tpot,itl,e2el,ttft_sched,send_lag}_
  * {mean,median,p90,p95,p99}, and max_rate when cap is non-NULL. A value is
  * NAN when it has no samples (e.g. tpot when every output is one token);
  * callers that store metrics skip NANs. Returns the count (at most max).
  */
 size_t run_load_metrics(const struct run_load_result *r, const struct run_load_capacity *cap,
 			const char **names, double *values, const char **units, size_t max);
-#define RUN_LOAD_MAX_METRICS 40
+#define RUN_LOAD_MAX_METRICS SPEC_LM_N
 
-/* Value of one SLO metric of a run ("ttft_p95", "tpot_mean", "e2el" = e2el_max ...). */
+/* Value of one SLO metric of a run: a name spec_slo_parse() accepts
+ * ("ttft_p95", "tpot_mean", bare "e2el" = the largest); RT_EINVAL otherwise.
+ * Failed requests count as infinitely slow (itl excepted: they have no gaps). */
 int run_load_slo_value(const struct run_load_result *r, const char *metric, double *out);
-/* Does the run meet every SLO? (failed requests count as infinitely slow). */
+/* Does the run meet every SLO? */
 bool run_load_slo_ok(const struct run_load_result *r, const struct spec_slo *slo, size_t n);
-
-/* Parse "4s", "250ms", "800us", "2m", "1.5" (seconds) into seconds. */
-int run_load_parse_duration(const char *s, double *out);
 
 /* ---- SLO capacity search (load_capacity.c) ---- */
 

@@ -85,7 +85,8 @@ struct spec_metric {
  * completed, failed, and {ttft,tpot,itl,e2el,ttft_sched,send_lag} each with
  * _mean _median _p90 _p95 _p99 (seconds; ttft_sched is TTFT from the
  * intended send time), plus max_rate (req/s) when `rates:` asks for an SLO
- * capacity search.
+ * capacity search (SPEC_LOAD_QUANTITIES and enum spec_load_metric below).
+ * The name lists of every producer live in spec_metrics.c.
  *
  * Kernel benchmarks yield: time (median seconds), time_min, gbps, gflops,
  * pct_peak_bw, pct_peak_flops, rsd (fraction), samples. */
@@ -119,11 +120,85 @@ enum spec_load_pattern {
 	SPEC_LOAD_PREFILL,  /* N prompts released together, max_tokens 1 */
 };
 
-/* A per-request SLO, e.g. ttft <= 4s; used for goodput and capacity search. */
+/* A per-request SLO, e.g. ttft <= 4s; used for goodput and capacity search.
+ * metric is a name spec_slo_parse() accepts. */
 struct spec_slo {
-	char *metric;   /* ttft_p95, tpot_p99, e2el_p90, ttft (per request), ... */
+	char *metric;   /* ttft_p95, tpot_p99, e2el_p90, ttft (every request), ... */
 	double limit;   /* seconds */
 };
+
+/*
+ * The load generator's metrics and the SLO grammar, in one place
+ * (spec_metrics.c): the spec loader, `ratchet bench load --slo` and the load
+ * generator all use these tables, so they accept and yield the same names.
+ *
+ * A load benchmark measures the per-request quantities below (seconds) and
+ * summarizes each with the statistics below. Its metrics, in this order, are
+ * the run metrics, QUANTITY_STAT for every quantity and statistic, and
+ * max_rate when `rates:` asks for a capacity search. An SLO bounds one
+ * quantity marked slo: a statistic over the run (ttft_p95: 4s) or, bare,
+ * every request (ttft: 4s).
+ */
+#define SPEC_LOAD_QUANTITIES(X)                                                        \
+	X(TTFT, "ttft", true)             /* first content chunk - actual send */     \
+	X(TPOT, "tpot", true)             /* (e2el - ttft) / (output tokens - 1) */    \
+	X(ITL, "itl", true)               /* gaps between content chunks */           \
+	X(E2EL, "e2el", true)             /* last byte - actual send */               \
+	X(TTFT_SCHED, "ttft_sched", true) /* first content chunk - intended send */   \
+	X(SEND_LAG, "send_lag", false)    /* actual send - intended send */
+/* X(ENUM, name, quantile) for each statistic, with a passed through. */
+#define SPEC_LOAD_STATS(X, a)                                                          \
+	X(a, MEAN, "mean", NAN) X(a, MEDIAN, "median", 0.5) X(a, P90, "p90", 0.90)    \
+	X(a, P95, "p95", 0.95) X(a, P99, "p99", 0.99)
+#define SPEC_LOAD_RUN_METRICS(X)                                       \
+	X(REQUEST_THROUGHPUT, "request_throughput", "req/s")           \
+	X(OUTPUT_THROUGHPUT, "output_throughput", "tok/s")             \
+	X(TOTAL_TOKEN_THROUGHPUT, "total_token_throughput", "tok/s")   \
+	X(GOODPUT, "goodput", "req/s") /* requests meeting every SLO */ \
+	X(COMPLETED, "completed", "requests")                          \
+	X(FAILED, "failed", "requests")
+
+enum spec_load_q {
+#define SPEC_X(e, name, slo) SPEC_LQ_##e,
+	SPEC_LOAD_QUANTITIES(SPEC_X)
+#undef SPEC_X
+	SPEC_LQ_N
+};
+
+enum spec_load_stat {
+#define SPEC_X(a, e, name, q) SPEC_LS_##e,
+	SPEC_LOAD_STATS(SPEC_X, _)
+#undef SPEC_X
+	SPEC_LS_N,
+	SPEC_LS_EACH = SPEC_LS_N, /* an SLO without a statistic: every request */
+};
+
+/* Index of each load metric in run_load_metrics()' output. */
+enum spec_load_metric {
+#define SPEC_X(e, name, unit) SPEC_LM_##e,
+	SPEC_LOAD_RUN_METRICS(SPEC_X)
+#undef SPEC_X
+	SPEC_LM_DIST, /* first of the SPEC_LQ_N * SPEC_LS_N QUANTITY_STAT metrics */
+	SPEC_LM_MAX_RATE = SPEC_LM_DIST + SPEC_LQ_N * SPEC_LS_N, /* capacity search only */
+	SPEC_LM_N
+};
+
+/* "ttft", "send_lag", ... */
+const char *spec_load_q_name(enum spec_load_q q);
+/* The quantity called name, or -1. */
+int spec_load_q_find(const char *name);
+/* The quantile a statistic takes (0.95 for p95), NAN for the mean. */
+double spec_load_stat_quantile(enum spec_load_stat s);
+/* Name and unit of load metric m (static strings); m < SPEC_LM_N. */
+const char *spec_load_metric_name(size_t m);
+const char *spec_load_metric_unit(size_t m);
+/* Index of QUANTITY_STAT. */
+size_t spec_load_metric_of(enum spec_load_q q, enum spec_load_stat s);
+/* Split an SLO metric name into its quantity and statistic (SPEC_LS_EACH when
+ * bare). Returns 0, or RT_EINVAL with why (if non-NULL) given one line:
+ * "unknown SLO metric 'x' (...): SLO metrics are ...". */
+int spec_slo_parse(const char *name, enum spec_load_q *q, enum spec_load_stat *s,
+		   struct rt_sb *why);
 
 struct spec_load {
 	enum spec_load_api api;        /* completions (default) or chat */
@@ -299,7 +374,8 @@ struct spec {
 /*
  * Load and validate a spec. On error returns RT_EUSAGE (bad spec) or RT_EIO
  * and appends to err one message per line, each
- * "file:line:col: key.path: what is wrong" (at most 20 messages).
+ * "file:line:col: key.path: what is wrong" (at most 20 messages, then one
+ * line "file: N more errors not shown").
  */
 int spec_load(const char *path, struct spec **out, struct rt_sb *err);
 /* Same, from memory; name is used in messages. */

@@ -29,7 +29,16 @@ static double quantile_sorted(const double *s, size_t n, double q)
 	double f = h - (double)i;
 	if (i + 1 >= n)
 		return s[n - 1];
+	if (f == 0 || s[i] == s[i + 1])
+		return s[i];
+	if (isinf(s[i]) || isinf(s[i + 1])) /* the limit; the formula gives NAN */
+		return isinf(s[i]) ? s[i] : s[i + 1];
 	return s[i] + f * (s[i + 1] - s[i]);
+}
+
+double run_stats_quantile_sorted(const double *s, size_t n, double q)
+{
+	return quantile_sorted(s, n, q);
 }
 
 static double *sorted_copy(const double *x, size_t n)

@@ -35,6 +35,10 @@ struct run_stats_summary {
 /* Quantile q in [0,1] with linear interpolation between order statistics
  * (Hyndman-Fan type 7, the default of numpy and R). NAN when n is 0. */
 double run_stats_quantile(const double *x, size_t n, double q);
+/* The same on samples already sorted ascending (not copied). Infinite
+ * samples are allowed (the load generator counts a failed request as +inf):
+ * interpolating towards an infinity gives that infinity. */
+double run_stats_quantile_sorted(const double *sorted, size_t n, double q);
 double run_stats_median(const double *x, size_t n);
 /* Median absolute deviation (unscaled; multiply by 1.4826 for a normal sigma). */
 double run_stats_mad(const double *x, size_t n);

@@ -19,6 +19,7 @@
 
 #include "runner/base/proc.h"
 #include "runner/load/load.h"
+#include "runner/stats/stats.h"
 
 static pid_t child;
 
@@ -127,7 +128,7 @@ int main(void)
 			e[n++] = (double)(r.t0_abs_ns + q->first_ns - q->server_first_ns) / 1e9;
 	}
 	if (n) {
-		double p50 = run_load_percentile(e, n, 0.5), p99 = run_load_percentile(e, n, 0.99);
+		double p50 = run_stats_quantile(e, n, 0.5), p99 = run_stats_quantile(e, n, 0.99);
 		printf("ttft_error_p50: %.3f ms (client first chunk - server_ns stamp, %zu requests at 1000 req/s)\n",
 		       p50 * 1e3, n);
 		printf("ttft_error_p99: %.3f ms (target: < 0.5 ms)\n", p99 * 1e3);

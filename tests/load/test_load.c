@@ -1,8 +1,9 @@
 /*
  * Unit tests of the load generator's pure parts: percentile math with known
- * answers, schedules, datasets (ShareGPT, prompt JSONL, JSON array), duration
- * parsing, metrics of a hand-made run, and the requests table round trip.
- * (The SSE parser's tests are in tests/oai/test_oai.c.)
+ * answers, schedules, datasets (ShareGPT, prompt JSONL, JSON array), metrics
+ * of a hand-made run, the SLO grammar shared with the spec loader, and the
+ * requests table round trip. (The SSE parser's tests are in
+ * tests/oai/test_oai.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,23 +20,32 @@
 #include "db/db_int.h" /* db_sqlite: checks the stored rows */
 #include "db/requests.h"
 #include "runner/load/load.h"
+#include "runner/stats/stats.h"
 
+/* The load generator's percentiles are run_stats_quantile's (numpy's linear
+ * default), infinities (failed requests in SLO checks) included. */
 static void test_percentile_known(void **state)
 {
 	(void)state;
-	double x[] = { 5, 1, 4, 2, 3 };
+	double x[] = { 5, 1, 4, 2, 3 }, s[] = { 1, 2, 3, 4, 5 };
 	/* numpy.percentile([1,2,3,4,5], [50, 90, 95, 99, 25]) = 3, 4.6, 4.8, 4.96, 2 */
-	assert_float_equal(run_load_percentile(x, 5, 0.5), 3.0, 1e-12);
-	assert_float_equal(run_load_percentile_sorted(x, 5, 0.9), 4.6, 1e-12);
-	assert_float_equal(run_load_percentile_sorted(x, 5, 0.95), 4.8, 1e-12);
-	assert_float_equal(run_load_percentile_sorted(x, 5, 0.99), 4.96, 1e-12);
-	assert_float_equal(run_load_percentile_sorted(x, 5, 0.25), 2.0, 1e-12);
+	assert_float_equal(run_stats_quantile(x, 5, 0.5), 3.0, 1e-12);
+	assert_float_equal(run_stats_quantile_sorted(s, 5, 0.9), 4.6, 1e-12);
+	assert_float_equal(run_stats_quantile_sorted(s, 5, 0.95), 4.8, 1e-12);
+	assert_float_equal(run_stats_quantile_sorted(s, 5, 0.99), 4.96, 1e-12);
+	assert_float_equal(run_stats_quantile_sorted(s, 5, 0.25), 2.0, 1e-12);
 	double y[] = { 10, 20 };
 	/* numpy.percentile([10, 20], 99) = 19.9 */
-	assert_float_equal(run_load_percentile(y, 2, 0.99), 19.9, 1e-12);
+	assert_float_equal(run_stats_quantile(y, 2, 0.99), 19.9, 1e-12);
 	double z[] = { 7 };
-	assert_float_equal(run_load_percentile(z, 1, 0.99), 7.0, 0);
-	assert_true(isnan(run_load_percentile(NULL, 0, 0.5)));
+	assert_float_equal(run_stats_quantile(z, 1, 0.99), 7.0, 0);
+	assert_true(isnan(run_stats_quantile(NULL, 0, 0.5)));
+	/* towards an infinity: the infinity; on an order statistic: that one */
+	double f[] = { 1, 2, INFINITY, INFINITY };
+	assert_true(isinf(run_stats_quantile_sorted(f, 4, 0.5)));
+	assert_float_equal(run_stats_quantile_sorted(f, 4, 1.0 / 3), 2.0, 1e-12);
+	assert_true(isinf(run_stats_quantile_sorted(f, 4, 0.99)));
+	assert_false(isnan(run_stats_quantile_sorted(f, 4, 0.9)));
 }
 
 static void test_schedule(void **state)
@@ -158,22 +168,6 @@ static void test_random_prompts(void **state)
 	run_load_dataset_release(&d);
 }
 
-static void test_duration(void **state)
-{
-	(void)state;
-	double v;
-	assert_int_equal(run_load_parse_duration("4s", &v), 0);
-	assert_float_equal(v, 4, 0);
-	assert_int_equal(run_load_parse_duration("250ms", &v), 0);
-	assert_float_equal(v, 0.25, 1e-12);
-	assert_int_equal(run_load_parse_duration("2m", &v), 0);
-	assert_float_equal(v, 120, 0);
-	assert_int_equal(run_load_parse_duration("1.5", &v), 0);
-	assert_float_equal(v, 1.5, 0);
-	assert_int_equal(run_load_parse_duration("4 parsecs", &v), RT_EINVAL);
-	assert_int_equal(run_load_parse_duration("-1s", &v), RT_EINVAL);
-}
-
 /* A hand-made run: 4 requests (one failed), known answers. */
 static void make_run(struct run_load_result *r)
 {
@@ -259,6 +253,88 @@ static void test_metrics(void **state)
 	run_load_result_release(&r);
 }
 
+/* One SLO grammar: every name the spec loader accepts (spec_slo_parse), the
+ * load generator evaluates, and a name it refuses (ttft_p80, which `ratchet
+ * check` used to accept) the load generator refuses too. */
+static void test_slo_grammar(void **state)
+{
+	(void)state;
+	struct run_load_result r;
+	make_run(&r);
+	size_t accepted = 0;
+	for (int q = 0; q < SPEC_LQ_N; q++) {
+		for (int st = 0; st <= SPEC_LS_N; st++) {
+			char *name = xstrdup(st == SPEC_LS_EACH
+						     ? spec_load_q_name(q)
+						     : spec_load_metric_name(spec_load_metric_of(q, st)));
+			enum spec_load_q pq;
+			enum spec_load_stat ps;
+			double v;
+			int spec_rc = spec_slo_parse(name, &pq, &ps, NULL);
+			int load_rc = run_load_slo_value(&r, name, &v);
+			if (spec_rc != load_rc)
+				fail_msg("%s: spec says %d, the load generator %d", name, spec_rc, load_rc);
+			if (!spec_rc) {
+				assert_int_equal(pq, q);
+				assert_int_equal(ps, st);
+				accepted++;
+			}
+			free(name);
+		}
+	}
+	assert_int_equal(accepted, 5 * (SPEC_LS_N + 1)); /* send_lag is no SLO */
+	static const char *const refused[] = { "ttft_p80", "ttft_p50", "ttft_max", "send_lag",
+					       "ttfb_p95", "ttft_", "" };
+	for (size_t i = 0; i < RT_ARRAY_SIZE(refused); i++) {
+		double v;
+		struct rt_sb why = RT_SB_INIT;
+		enum spec_load_q q;
+		enum spec_load_stat st;
+		assert_int_equal(spec_slo_parse(refused[i], &q, &st, &why), RT_EINVAL);
+		assert_int_equal(run_load_slo_value(&r, refused[i], &v), RT_EINVAL);
+		assert_non_null(strstr(why.buf, "SLO metrics are ttft, tpot, itl, e2el or ttft_sched"));
+		rt_sb_release(&why);
+	}
+	/* ttft_sched, which the spec did not accept before, has values: 0.101,
+	 * 0.2, 0.302 and the failed request as +inf */
+	double v;
+	assert_int_equal(run_load_slo_value(&r, "ttft_sched_median", &v), 0);
+	assert_float_equal(v, 0.251, 1e-12);
+	run_load_result_release(&r);
+}
+
+/* The names a load benchmark declares in the spec (what objectives and
+ * constraints may name) are exactly the names the load generator yields. */
+static void test_metric_names_match_spec(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"name: t\n"
+		"benchmarks:\n"
+		"  - {name: cap, load: {endpoint: 'http://x', rates: [1, 2], duration: 10s,\n"
+		"                       slo: {ttft_sched_p95: 1s, itl: 50ms}}}\n"
+		"objective: {metric: cap.max_rate}\n";
+	struct spec *s = NULL;
+	struct rt_sb err = RT_SB_INIT;
+	if (spec_load_text("t.yaml", text, strlen(text), &s, &err))
+		fail_msg("%s", err.buf);
+	const char **declared;
+	size_t nd = spec_bench_metrics(&s->benches[0], &declared);
+	struct run_load_result r;
+	struct run_load_capacity cap = { .max_rate = 1.5 };
+	make_run(&r);
+	const char *names[RUN_LOAD_MAX_METRICS], *units[RUN_LOAD_MAX_METRICS];
+	double v[RUN_LOAD_MAX_METRICS];
+	size_t n = run_load_metrics(&r, &cap, names, v, units, RUN_LOAD_MAX_METRICS);
+	assert_int_equal(n, nd);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(names[i], declared[i]);
+	assert_float_equal(v[SPEC_LM_MAX_RATE], 1.5, 0);
+	run_load_result_release(&r);
+	spec_free(s);
+	rt_sb_release(&err);
+}
+
 static void test_db_round_trip(void **state)
 {
 	(void)state;
@@ -317,8 +393,9 @@ int main(void)
 		cmocka_unit_test(test_dataset_sharegpt),
 		cmocka_unit_test(test_dataset_prompts),
 		cmocka_unit_test(test_random_prompts),
-		cmocka_unit_test(test_duration),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_slo_grammar),
+		cmocka_unit_test(test_metric_names_match_spec),
 		cmocka_unit_test(test_db_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

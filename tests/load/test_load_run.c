@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "runner/load/load.h"
+#include "runner/stats/stats.h"
 #include "testserver.h"
 
 static struct spec_load base_cfg(void)
@@ -454,7 +455,7 @@ static void test_simserve_timing(void **state)
 			e[n++] = (double)(r.t0_abs_ns + q->first_ns - q->server_first_ns) / 1e9;
 	}
 	assert_int_equal(n, 50);
-	assert_true(run_load_percentile(e, n, 0.5) < 0.005);
+	assert_true(run_stats_quantile(e, n, 0.5) < 0.005);
 	free(e);
 	run_load_result_release(&r);
 	rt_sb_release(&err);

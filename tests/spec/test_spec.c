@@ -356,7 +356,7 @@ static void test_units(void **state)
 		double want;
 	} durs[] = {
 		{ "300s", 300 }, { "4s", 4 }, { "250ms", 0.25 }, { "50us", 50e-6 }, { "5m", 300 },
-		{ "1h", 3600 }, { "7", 7 }, { "1.5", 1.5 },
+		{ "1h", 3600 }, { "7", 7 }, { "1.5", 1.5 }, { "10ns", 10e-9 },
 	};
 	for (size_t i = 0; i < RT_ARRAY_SIZE(durs); i++) {
 		char *t = xasprintf("name: t\nbenchmarks:\n  - name: b\n    command: [./x]\n    timeout: %s\n"
@@ -511,8 +511,9 @@ static void test_error_cap(void **state)
 	size_t lines = 0;
 	for (const char *p = err.buf; *p; p++)
 		lines += *p == '\n';
-	assert_int_equal(lines, 20);
+	assert_int_equal(lines, 21); /* 20 errors, then how many more */
 	assert_non_null(strstr(err.buf, "cap.yaml:7:1: unknown key 'bogus0'\n"));
+	assert_non_null(strstr(err.buf, "\ncap.yaml: 10 more errors not shown\n"));
 	rt_sb_release(&err);
 	rt_sb_release(&t);
 
@@ -592,6 +593,6 @@ int main(void)
  *   test_expand           {port} {workdir} {nonce} {iteration}; JSON braces untouched
  *   test_placeholders     JSON in flags accepted; unknown placeholders with did-you-mean
  *   test_metrics          metric lists per benchmark kind and format; better directions
- *   test_error_cap        at most 20 errors; several errors reported in one pass
+ *   test_error_cap        at most 20 errors, then how many more; several errors in one pass
  *   test_workdir_and_io   workdir resolution, path resolution, unreadable file
  */

@@ -314,6 +314,34 @@ static void test_table_yaml(void **state)
 	do_revert(&v, &ctx, &p);
 }
 
+/* A YAML table's entry is read with the spec's typing rule (rt_yaml): the
+ * table converter used to read every scalar as a string, so a set that
+ * changes nothing was described as "R 1.50 -> 1.5, X ~ -> ". */
+static void test_table_yaml_types(void **state)
+{
+	static const char typed_yaml[] = "a:\n  N: 64\n  R: 1.50\n  X: ~\n  S: \"64\"\n";
+	put_file("typed.yaml", typed_yaml);
+	struct var_def v = { .name = "yaml-types", .kind = VAR_KIND_TABLE };
+	v.table = (struct var_def_table){ .file = "typed.yaml", .op = VAR_TBL_SET, .key = "a",
+					   .value = json_pack("{s:i,s:f,s:n}", "N", 64, "R", 1.5, "X") };
+	struct var_ctx ctx = ctx_for(NULL, NULL);
+	struct var_plan p = { 0 };
+	char *d = do_apply(&v, &ctx, &p, 0);
+	assert_string_equal(d, "typed.yaml: \"a\": no change");
+	free(d);
+	do_revert(&v, &ctx, &p);
+	json_decref(v.table.value);
+	/* the quoted "64" is a string: setting the number 64 is a change */
+	v.table.value = json_pack("{s:i}", "S", 64);
+	d = do_apply(&v, &ctx, &p, 0);
+	char *now = get_file("typed.yaml");
+	assert_string_equal(now, "a:\n  N: 64\n  R: 1.50\n  X: ~\n  S: 64\n");
+	free(now);
+	free(d);
+	do_revert(&v, &ctx, &p);
+	json_decref(v.table.value);
+}
+
 static void test_flag(void **state)
 {
 	char *base[] = { "simserve", "--port", "8000", "--max-graph-bs", "8", "--mode=fast", NULL };
@@ -573,6 +601,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_json_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_csv, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_yaml, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_yaml_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_env, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patch, setup, teardown),
@@ -588,6 +617,7 @@ int main(void)
  *   test_table_json_errors  key not found, invalid JSON with line:col, missing file
  *   test_table_csv          CRLF + quoting kept, append row, delete row, bad key column
  *   test_table_yaml         libyaml round trip: set/replace/delete, strings stay strings
+ *   test_table_yaml_types   entries read with the spec's typing rule: an unchanged set is "no change"
  *   test_flag               replace "--x v" and "--x=v", append lone flag, negative value, revert
  *   test_env                unset -> value, value -> unset, effective env, revert
  *   test_patch              real git repo: plan files, apply+build, revert+build, build failure, no-apply
