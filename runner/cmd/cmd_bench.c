@@ -261,6 +261,8 @@ struct bload {
 	bool prefill;           /* --prefill */
 	bool ignore_eos;        /* --ignore-eos */
 	bool no_store;          /* --no-store */
+	const char *key_env;    /* --api-key-env */
+	const char *api_key;    /* the key it names, from the environment, or NULL */
 	const char **slos;      /* every --slo value, read before argv is reordered (owned array) */
 	size_t n_slos;          /* entries in slos */
 	struct spec_load cfg;   /* the load generator's configuration */
@@ -306,6 +308,7 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 		{ "timeout", 0, RT_OPT_STR, &a->timeout, "DUR", "per-request timeout (default 600s)" },
 		{ "ignore-eos", 0, RT_OPT_FLAG, &a->ignore_eos, NULL, "send ignore_eos: true (vLLM)" },
 		{ "no-store", 0, RT_OPT_FLAG, &a->no_store, NULL, "do not store request records" },
+		CMD_OPT_API_KEY_ENV(a->key_env),
 		{ 0 },
 	};
 	int npos = 0;
@@ -317,6 +320,8 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 		fprintf(stderr, "usage: %s\n", bload_help.usage);
 		return 1;
 	}
+	if ((*code = cmd_api_key(ctx, "bench load", a->key_env, &a->api_key)))
+		return 1;
 	return 0;
 }
 
@@ -417,7 +422,8 @@ static int bload_capacity(struct bload *a, struct rt_ctx *ctx, struct run_load_c
 			  const struct run_load_result **shown, struct rt_sb *err)
 {
 	int stored = 0;
-	int rc = run_load_capacity(&a->cfg, a->endpoint, a->model, NULL, on_progress, ctx, cap, err);
+	struct run_load_opts lo = { .api_key = a->api_key };
+	int rc = run_load_capacity(&a->cfg, a->endpoint, a->model, &lo, on_progress, ctx, cap, err);
 	if (rc)
 		return rc;
 	if (cap->max_rate > 0)
@@ -444,7 +450,8 @@ static int bload_once(struct bload *a, struct rt_ctx *ctx, struct run_load_resul
 		      struct rt_sb *err)
 {
 	char label[96];
-	int rc = run_load_run(&a->cfg, a->endpoint, a->model, (uint64_t)a->seed, NULL, res, err);
+	struct run_load_opts lo = { .api_key = a->api_key };
+	int rc = run_load_run(&a->cfg, a->endpoint, a->model, (uint64_t)a->seed, &lo, res, err);
 	if (rc || a->no_store || !ctx->db)
 		return rc;
 	if (a->cfg.pattern == SPEC_LOAD_CLOSED)

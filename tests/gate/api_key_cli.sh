@@ -92,17 +92,18 @@ rc=$?
 [ $rc -eq 2 ] || fail "run with a missing key variable: exit $rc, want 2"
 grep -q "RT_NO_SUCH_VAR_X is not set" "$T/err" || fail "missing variable not named"
 
-# bench_load_key_env: once `ratchet bench load` has the option
-if "$RATCHET_BIN" bench load --help 2>/dev/null | grep -q -- "--api-key-env"; then
-	RT_TEST_KEY="$KEY" R bench load --endpoint "$LURL" -n 4 --api-key-env RT_TEST_KEY
-	rc=$?
-	[ $rc -eq 0 ] || fail "bench load --api-key-env: exit $rc, want 0"
-	OPENAI_API_KEY="$KEY" R bench load --endpoint "$LURL" -n 4
-	rc=$?
-	[ $rc -eq 0 ] || fail "bench load with OPENAI_API_KEY: exit $rc, want 0"
-else
-	echo "bench_load_key_env: skipped (ratchet bench load has no --api-key-env yet)"
-fi
+# bench_load_key_env: `ratchet bench load` takes the key the same way
+"$RATCHET_BIN" bench load --help 2>/dev/null | grep -q -- "--api-key-env" ||
+	fail "bench load --help lacks --api-key-env"
+RT_TEST_KEY="$KEY" R bench load --endpoint "$LURL" -n 4 --api-key-env RT_TEST_KEY
+rc=$?
+[ $rc -eq 0 ] || fail "bench load --api-key-env: exit $rc, want 0"
+OPENAI_API_KEY="$KEY" R bench load --endpoint "$LURL" -n 4
+rc=$?
+[ $rc -eq 0 ] || fail "bench load with OPENAI_API_KEY: exit $rc, want 0"
+R bench load --endpoint "$LURL" -n 4
+rc=$?
+[ $rc -eq 3 ] || fail "bench load without a key: exit $rc, want 3 (every request refused)"
 
 # no_leak: the key is in no file and no output
 for f in "$T"/r.db* "$T"/out "$T"/err; do
