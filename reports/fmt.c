@@ -66,16 +66,7 @@ void rep_fmt_num(struct rt_sb *sb, double v)
 
 void rep_html_escape(struct rt_sb *sb, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': rt_sb_adds(sb, "&amp;"); break;
-		case '<': rt_sb_adds(sb, "&lt;"); break;
-		case '>': rt_sb_adds(sb, "&gt;"); break;
-		case '"': rt_sb_adds(sb, "&quot;"); break;
-		case '\'': rt_sb_adds(sb, "&#39;"); break;
-		default: rt_sb_addc(sb, *s);
-		}
-	}
+	rt_sb_add_markup(sb, s);
 }
 
 void rep_md_escape(struct rt_sb *sb, const char *s)

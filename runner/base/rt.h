@@ -101,6 +101,9 @@ int rt_sb_vaddf(struct rt_sb *sb, const char *fmt, va_list ap);
 /* Hands the contents to the caller (who frees them) and leaves sb empty. */
 char *rt_sb_detach(struct rt_sb *sb, size_t *len);
 void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
+/* Append s escaped for HTML and XML text and attribute values (& < > " ' as
+ * entities; control characters but newline and tab become a space). */
+void rt_sb_add_markup(struct rt_sb *sb, const char *s);
 
 /* Append a formatted message to err (if non-NULL) and return code. */
 int rt_errf(struct rt_sb *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

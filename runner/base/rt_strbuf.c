@@ -116,3 +116,22 @@ void rt_sb_trim(struct rt_sb *sb)
 	while (sb->len && isspace((unsigned char)sb->buf[sb->len - 1]))
 		sb->buf[--sb->len] = 0;
 }
+
+void rt_sb_add_markup(struct rt_sb *sb, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': rt_sb_adds(sb, "&amp;"); break;
+		case '<': rt_sb_adds(sb, "&lt;"); break;
+		case '>': rt_sb_adds(sb, "&gt;"); break;
+		case '"': rt_sb_adds(sb, "&quot;"); break;
+		case '\'': rt_sb_adds(sb, "&#39;"); break;
+		default:
+			/* XML 1.0 allows no other control characters, HTML shows none. */
+			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+				rt_sb_addc(sb, ' ');
+			else
+				rt_sb_addc(sb, *s);
+		}
+	}
+}

@@ -369,18 +369,28 @@ int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
 	return 0;
 }
 
+/* A format's whole output as one JSON document of the given type, or NULL
+ * with the error (what it is not, and what the output began with). */
+static json_t *load_doc(const char *text, size_t len, json_type type, const char *format,
+			const char *not_type, struct rt_sb *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je);
+	if (doc && json_typeof(doc) == type)
+		return doc;
+	rt_errf(err, RT_EPARSE, "%s: %s", format, doc ? not_type : je.text);
+	seen(err, text, len);
+	json_decref(doc);
+	return NULL;
+}
+
 /* ---- llama-bench -o json ---- */
 int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(text, len, 0, &je);
-	if (!doc || !json_is_array(doc)) {
-		rt_errf(err, RT_EPARSE, "llama-bench json: %s", doc ? "not an array of tests" : je.text);
-		seen(err, text, len);
-		json_decref(doc);
+	json_t *doc = load_doc(text, len, JSON_ARRAY, "llama-bench json", "not an array of tests", err);
+	if (!doc)
 		return RT_EPARSE;
-	}
 	size_t i;
 	json_t *t;
 	int found = 0;
@@ -416,14 +426,9 @@ int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metr
 int run_bcmd_vllm_bench_serve(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(text, len, 0, &je);
-	if (!doc || !json_is_object(doc)) {
-		rt_errf(err, RT_EPARSE, "vllm bench serve json: %s", doc ? "not an object" : je.text);
-		seen(err, text, len);
-		json_decref(doc);
+	json_t *doc = load_doc(text, len, JSON_OBJECT, "vllm bench serve json", "not an object", err);
+	if (!doc)
 		return RT_EPARSE;
-	}
 	static const char *const rates[] = { "request_throughput", "output_throughput",
 					     "total_token_throughput" };
 	static const char *const lat[] = { "ttft", "tpot", "itl", "e2el" };

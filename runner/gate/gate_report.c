@@ -14,25 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void xml_escape(struct rt_sb *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': rt_sb_adds(sb, "&amp;"); break;
-		case '<': rt_sb_adds(sb, "&lt;"); break;
-		case '>': rt_sb_adds(sb, "&gt;"); break;
-		case '"': rt_sb_adds(sb, "&quot;"); break;
-		case '\'': rt_sb_adds(sb, "&apos;"); break;
-		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-				rt_sb_addc(sb, ' ');
-			else
-				rt_sb_addc(sb, *s);
-		}
-	}
-}
-
 static void prop(struct rt_sb *sb, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void prop(struct rt_sb *sb, const char *name, const char *fmt, ...)
@@ -43,7 +24,7 @@ static void prop(struct rt_sb *sb, const char *name, const char *fmt, ...)
 	vsnprintf(v, sizeof(v), fmt, ap);
 	va_end(ap);
 	rt_sb_addf(sb, "    <property name=\"%s\" value=\"", name);
-	xml_escape(sb, v);
+	rt_sb_add_markup(sb, v);
 	rt_sb_adds(sb, "\"/>\n");
 }
 
@@ -101,9 +82,9 @@ int run_gate_write_junit(const struct run_gate_result *r, const struct spec_gate
 		rt_sb_adds(&x, "/>\n");
 	} else {
 		rt_sb_addf(&x, ">\n    <%s message=\"", fail ? "failure" : "error");
-		xml_escape(&x, r->verdict);
+		rt_sb_add_markup(&x, r->verdict);
 		rt_sb_addf(&x, "\" type=\"%s\">", fail ? "GateFailed" : "GateError");
-		xml_escape(&x, r->verdict);
+		rt_sb_add_markup(&x, r->verdict);
 		if (r->n_flips_to_wrong) {
 			rt_sb_adds(&x, "\nflipped to wrong: ");
 			list_ints(&x, r->flips_to_wrong, r->n_flips_to_wrong, ", ");
