@@ -26,3 +26,9 @@ rt_add_test(test_report_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/r
             NEEDS_GSM8K TIMEOUT 240 LABELS e2e)
 set_tests_properties(test_report_chromium PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_holes COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/holes.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/campaign/test_campaign.c
+            LIBS rt_campaign TIMEOUT 30 LABELS unit)
+rt_add_test(test_limits COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/limits.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_apply_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/apply_fail.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/journal_fault.sh
+            TIMEOUT 600 LABELS e2e)

@@ -193,7 +193,10 @@ int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var
 				rc = put_bytes(f->path, want_exists, want, want_len, err);
 			if (!rc)
 				rc = camp_jsys.intent_close(db, intent, "done", err);
-			if (!rc)
+			if (rc)
+				rt_errf(err, 0, " (moving %s to the %s's bytes)", f->path,
+					to_cand ? "candidate" : "best");
+			else
 				(*moved)++;
 		}
 		free(cur);
@@ -216,6 +219,8 @@ int camp_journal_patch_open(struct db *db, int64_t cid, int64_t iter, const stru
 		db_rollback(db);
 	else
 		rc = db_commit(db, err);
+	if (rc)
+		rt_errf(err, 0, " (journaling the files of a patch)");
 	return rc;
 }
 
@@ -240,6 +245,8 @@ int camp_journal_patch_close(struct db *db, const struct var_plan *plan, const i
 			rc = camp_jsys.intent_close(db, ids[i], "done", err);
 		free(now);
 	}
+	if (rc)
+		rt_errf(err, 0, " (journaling what the patch %s)", ok ? "wrote" : "left, to undo it");
 	return rc;
 }
 
@@ -256,7 +263,9 @@ static int undo_open_intents(struct db *db, int64_t campaign_id, int *undone, st
 		rc = put_bytes(in[i].path, in[i].before_exists, in[i].before, in[i].before_len, err);
 		if (!rc)
 			rc = camp_jsys.intent_close(db, in[i].id, "undone", err);
-		if (!rc)
+		if (rc)
+			rt_errf(err, 0, " (undoing the half-applied change of %s)", in[i].path);
+		else
 			(*undone)++;
 	}
 	db_intents_free(in, n);
@@ -276,8 +285,9 @@ static int files_to_best(struct db *db, int64_t campaign_id, struct rt_sb *err)
 		size_t len, cl;
 		sweep_temps(orig[i].path);
 		rc = db_best_bytes(db, campaign_id, orig[i].path, &ex, &bytes, &len, err);
-		if (!rc && !holds(orig[i].path, ex, bytes, len, &cur_ex, &cur, &cl))
-			rc = put_bytes(orig[i].path, ex, bytes, len, err);
+		if (!rc && !holds(orig[i].path, ex, bytes, len, &cur_ex, &cur, &cl) &&
+		    (rc = put_bytes(orig[i].path, ex, bytes, len, err)))
+			rt_errf(err, 0, " (putting back the best configuration's bytes)");
 		free(cur);
 		free(bytes);
 	}
@@ -316,7 +326,9 @@ int run_campaign_restore(struct db *db, int64_t id, int *n, struct rt_sb *err)
 		rc = db_originals_list(db, cp.id, &orig, &no, err);
 	for (size_t i = 0; i < no && !rc; i++) {
 		rc = put_bytes(orig[i].path, orig[i].existed, orig[i].content, orig[i].len, err);
-		if (!rc)
+		if (rc)
+			rt_errf(err, 0, " (putting back the pre-campaign bytes)");
+		else
 			(*n)++;
 	}
 	db_originals_free(orig, no);
