@@ -239,7 +239,7 @@ int camp_journal_patch_close(struct db *db, const struct var_plan *plan, const i
 		}
 		char *now = NULL;
 		size_t len = 0;
-		bool ex = rt_read_file(f->path, &now, &len, NULL) == 0;
+		bool ex = rt_read_file(f->path, &now, &len, NULL) == 0; /* git may have removed it */
 		rc = camp_jsys.intent_after(db, ids[i], ex, now, len, err);
 		if (!rc)
 			rc = camp_jsys.intent_close(db, ids[i], "done", err);

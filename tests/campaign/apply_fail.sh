@@ -25,10 +25,8 @@ variants:
     build: [sh, -c, "if grep -q M_LE_1024 table.json; then echo 'error: M_LE_1024 does not build' >&2; exit 1; fi"]
   - {name: m64-32, table: {file: table.json, set: {M_LE_64: {tile: 32}}}}
 Y
-rc=0
-"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
-[ $rc -eq 0 ] || { cat run.out; echo "FAIL: ratchet run exited $rc"; exit 1; }
-q() { sqlite3 c.db "$1"; }
+. "$RATCHET_SRC/tests/campaign/common.sh"
+run_ok spec.yaml
 q "SELECT seq, variant, state, reason FROM iterations ORDER BY seq"
 [ "$(q "SELECT state FROM iterations WHERE variant='bad-build'")" = failed ] || { echo "FAIL: a failed build is not a failed iteration"; exit 1; }
 q "SELECT content FROM artifacts a JOIN iterations i ON i.id = a.iteration_id WHERE i.variant='bad-build' AND a.kind='build-log'" | grep -q "does not build" || { echo "FAIL: build log not kept"; exit 1; }

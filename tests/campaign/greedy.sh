@@ -12,10 +12,8 @@ cp "$RATCHET_SRC/tests/campaign/table.json" "$W/"
 sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' -e 's|^strategy: list|strategy: greedy|' \
 	"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$W/spec.yaml"
 cd "$W"
-rc=0
-"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
-[ $rc -eq 0 ] || { cat run.out; echo "FAIL: ratchet run exited $rc"; exit 1; }
-q() { sqlite3 c.db "$1"; }
+. "$RATCHET_SRC/tests/campaign/common.sh"
+run_ok spec.yaml
 q "SELECT seq, variant, state, role, strategy_note FROM iterations ORDER BY seq"
 kept=$(q "SELECT group_concat(variant, ' ') FROM (SELECT variant FROM iterations WHERE state='kept' ORDER BY seq)")
 echo "kept: $kept"

@@ -31,10 +31,8 @@ cp "$RATCHET_SRC/tests/campaign/table.json" .
 	echo "  - {name: m64-32, table: {file: table.json, set: {M_LE_64: {tile: 32}}}}"
 } > spec.yaml
 "$RATCHET_BIN" check spec.yaml > /dev/null
-rc=0
-"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
-[ $rc -eq 0 ] || { cat run.out; echo "FAIL: ratchet run exited $rc"; exit 1; }
-q() { sqlite3 c.db "$1"; }
+. "$RATCHET_SRC/tests/campaign/common.sh"
+run_ok spec.yaml
 q "SELECT seq, variant, state, reason FROM iterations ORDER BY seq"
 n=$(q "SELECT count(DISTINCT benchmark) FROM measurements WHERE benchmark != 'log'")
 [ "$n" -eq 17 ] || { echo "FAIL: $n of 17 benchmarks were measured"; exit 1; }
