@@ -32,3 +32,4 @@ rt_add_test(test_limits COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/limits.sh 
 rt_add_test(test_apply_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/apply_fail.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/journal_fault.sh
             TIMEOUT 600 LABELS e2e)
+rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)

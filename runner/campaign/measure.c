@@ -363,14 +363,18 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 		rc = run_benches(c, iter, arm, rep, cfg, &l, &sm, err);
 		if (!rc && l.eng)
 			rc = engine_after(l.eng, err);
+		if (!rc)
+			rc = check_device(c, iter, &sm, err);
 		/* Samples of an unproven endpoint or device are stored invalid. */
-		bool bad = rc == RT_EIDENTITY || (!rc && (rc = check_device(c, iter, &sm, err)) == RT_EIDENTITY);
+		bool bad = rc == RT_EIDENTITY;
 		sm.nev = l.eng ? c->s->n_log_events : 0;
 		sm.ev = xcalloc(sm.nev + 1, sizeof(double));
 		for (size_t i = 0; i < sm.nev; i++)
 			sm.ev[i] = (double)run_engine_event_count(l.eng, i);
 		if (!rc || bad) {
-			int src = store_sample(c, iter, arm, rep, &sm, bad, err->buf, err);
+			char *reason = xstrdup(err->buf); /* err may grow while it is stored */
+			int src = store_sample(c, iter, arm, rep, &sm, bad, reason, err);
+			free(reason);
 			if (src)
 				rc = src;
 			else if (!bad)
