@@ -1,5 +1,8 @@
 # The campaign loop end to end: real ratchet processes, a deterministic
-# benchmark child, SIGKILL at random moments, a squatter on the engine's port.
+# benchmark child, SIGKILL at random moments, a squatter on the engine's port,
+# every journal write failed in turn (RATCHET_FAULT_JOURNAL), real database
+# failures, no silent caps; and unit tests of the state machine, the
+# configuration fingerprint and the journal's table of writes.
 add_executable(fakebench ${CMAKE_SOURCE_DIR}/tests/campaign/fakebench.c)
 target_link_libraries(fakebench PRIVATE PkgConfig::JANSSON m)
 

@@ -14,24 +14,16 @@ set -eu
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-dberr-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-setup() {
-	mkdir "$1"
-	cp "$RATCHET_SRC/tests/campaign/table.json" "$1/"
-	sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' \
-		"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$1/spec.yaml"
-}
-decisions() {
-	sqlite3 "$1" "SELECT group_concat(variant || ':' || state, ' ') FROM (SELECT variant, state FROM iterations WHERE state != 'interrupted' ORDER BY seq)"
-}
+. "$RATCHET_SRC/tests/campaign/common.sh"
 best() {
 	sqlite3 "$1" "SELECT i.variant FROM campaigns c JOIN iterations i ON i.id = c.best_iteration"
 }
-setup "$W/ref"
+kill9_setup "$W/ref"
 (cd "$W/ref" && "$RATCHET_BIN" --db c.db run --quiet spec.yaml)
 want=$(decisions "$W/ref/c.db")
 want_best=$(best "$W/ref/c.db")
 check() { # NAME TRIGGER-SQL MESSAGE
-	setup "$W/$1"
+	kill9_setup "$W/$1"
 	cd "$W/$1"
 	"$RATCHET_BIN" --db c.db run --quiet --max-iterations 1 spec.yaml # the baseline
 	sqlite3 c.db "$2"

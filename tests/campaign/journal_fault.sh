@@ -12,17 +12,9 @@ set -eu
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-jfault-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-setup() {
-	mkdir "$1"
-	cp "$RATCHET_SRC/tests/campaign/table.json" "$1/"
-	sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' \
-		"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$1/spec.yaml"
-}
-decisions() {
-	sqlite3 "$1" "SELECT group_concat(variant || ':' || state, ' ') FROM (SELECT variant, state FROM iterations WHERE state != 'interrupted' ORDER BY seq)"
-}
+. "$RATCHET_SRC/tests/campaign/common.sh"
 fail() { echo "FAIL: N=$n: $1"; exit 1; }
-setup "$W/ref"
+kill9_setup "$W/ref"
 (cd "$W/ref" && "$RATCHET_BIN" --db c.db run --quiet spec.yaml)
 want=$(decisions "$W/ref/c.db")
 echo "uninterrupted: $want"
@@ -32,7 +24,7 @@ writes=$(sqlite3 "$W/ref/c.db" "SELECT 4 * count(*) FROM intents n JOIN iteratio
 n=1
 while [ "$n" -le "$writes" ]; do
 	d="$W/f$n"
-	setup "$d"
+	kill9_setup "$d"
 	cd "$d"
 	rc=0
 	RATCHET_FAULT_JOURNAL=$n "$RATCHET_BIN" --db c.db run --quiet spec.yaml > out 2> err || rc=$?
@@ -62,7 +54,7 @@ echo "$writes journal writes failed one at a time, each recovered by --resume"
 # A fault during the recovery itself (its first write: undoing the open
 # intent) is reported too, and the next --resume recovers.
 n=recovery
-setup "$W/r"
+kill9_setup "$W/r"
 cd "$W/r"
 RATCHET_FAULT_JOURNAL=3 "$RATCHET_BIN" --db c.db run --quiet spec.yaml > /dev/null 2>&1 && fail "the faulty run succeeded"
 rc=0
