@@ -99,21 +99,6 @@ int db_iterations_interrupt(struct db *db, int64_t campaign_id, const char *reas
 	return sqlite3_changes(db_sqlite(db));
 }
 
-char *db_fact_first(struct db *db, int64_t campaign_id, const char *key)
-{
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT value FROM env_facts WHERE campaign_id = ? AND key = ? ORDER BY id LIMIT 1", NULL);
-	if (!st)
-		return NULL;
-	sqlite3_bind_int64(st, 1, campaign_id);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
-	char *v = NULL;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_reset(st);
-	return v;
-}
-
 int db_fact_values(struct db *db, int64_t campaign_id, const char *key, char ***out, size_t *n,
 		   struct rt_sb *err)
 {

@@ -25,10 +25,6 @@ int db_best_bytes(struct db *db, int64_t campaign_id, const char *path, bool *ex
 int db_iterations_interrupt(struct db *db, int64_t campaign_id, const char *reason,
 			    struct rt_sb *err);
 
-/* The first value recorded for key in a campaign's environment facts, or
- * NULL (caller frees). */
-char *db_fact_first(struct db *db, int64_t campaign_id, const char *key);
-
 /* Every value recorded for key in a campaign's facts, oldest first; *out is
  * an array of owned strings (free each, then the array). */
 int db_fact_values(struct db *db, int64_t campaign_id, const char *key, char ***out, size_t *n,

@@ -1,5 +1,8 @@
 # The campaign loop end to end: real ratchet processes, a deterministic
-# benchmark child, SIGKILL at random moments, a squatter on the engine's port.
+# benchmark child, SIGKILL at random moments, a squatter on the engine's port,
+# every journal write failed in turn (RATCHET_FAULT_JOURNAL), real database
+# failures, no silent caps; and unit tests of the state machine, the
+# configuration fingerprint and the journal's table of writes.
 add_executable(fakebench ${CMAKE_SOURCE_DIR}/tests/campaign/fakebench.c)
 target_link_libraries(fakebench PRIVATE PkgConfig::JANSSON m)
 
@@ -26,3 +29,10 @@ rt_add_test(test_report_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/r
             NEEDS_GSM8K TIMEOUT 240 LABELS e2e)
 set_tests_properties(test_report_chromium PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_holes COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/holes.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/campaign/test_campaign.c
+            LIBS rt_campaign TIMEOUT 30 LABELS unit)
+rt_add_test(test_limits COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/limits.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_apply_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/apply_fail.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/journal_fault.sh
+            TIMEOUT 600 LABELS e2e)
+rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)

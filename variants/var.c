@@ -283,44 +283,55 @@ void var_config_env(const struct var_config *c, const struct rt_envv *base, stru
 }
 
 /* ---- config fingerprint ---- */
-static int cmp_str(const void *a, const void *b)
+static int cmp_fp_file(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct var_fp_file *x = a, *y = b;
+	return strcmp(x->path, y->path);
 }
 
-/* Append s with its length, so ("ab","c") and ("a","bc") differ. */
+/* Append s with its length, so ("ab","c") and ("a","bc") differ; NULL (an
+ * unset variable) is "-" with no length, which no string can spell. */
 static void add_field(struct rt_sb *sb, const char *s)
 {
-	rt_sb_addf(sb, "%zu:", s ? strlen(s) : (size_t)0);
-	if (s)
-		rt_sb_adds(sb, s);
-	else
-		rt_sb_adds(sb, "(null)");
+	if (!s) {
+		rt_sb_adds(sb, "-\n");
+		return;
+	}
+	rt_sb_addf(sb, "%zu:", strlen(s));
+	rt_sb_adds(sb, s);
 	rt_sb_addc(sb, '\n');
 }
 
-int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv,
+int var_config_fingerprint(const struct var_fp_file *files, size_t n, char *const *argv,
 			   const struct rt_envv *env, char out[65], struct rt_sb *err)
 {
-	char **sorted = xcalloc(n_paths + 1, sizeof(char *));
-	for (size_t i = 0; i < n_paths; i++)
-		sorted[i] = paths[i];
-	qsort(sorted, n_paths, sizeof(char *), cmp_str);
+	struct var_fp_file *sorted = xcalloc(n + 1, sizeof(*sorted));
+	if (n)
+		memcpy(sorted, files, n * sizeof(*sorted));
+	/* qsort is not stable: the first given of a path is found by scanning. */
+	qsort(sorted, n, sizeof(*sorted), cmp_fp_file);
 	struct rt_sb sb = RT_SB_INIT;
 	rt_sb_adds(&sb, "ratchet-config-v1\nfiles\n");
 	int rc = 0;
-	for (size_t i = 0; i < n_paths; i++) {
-		if (i && strcmp(sorted[i], sorted[i - 1]) == 0)
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (i && !strcmp(sorted[i].path, sorted[i - 1].path))
 			continue;
+		const char *given = NULL;
+		for (size_t k = 0; k < n && !given; k++)
+			if (!strcmp(files[k].path, sorted[i].path))
+				given = files[k].sha256 ? files[k].sha256 : "";
 		char h[65];
-		int r = rt_sha256_file(sorted[i], h, NULL);
-		if (r == RT_ENOENT) {
-			strcpy(h, "absent");
-		} else if (r) {
-			rc = rt_errf(err, r, "%s: cannot read for the config fingerprint", sorted[i]);
-			break;
+		if (*given) {
+			snprintf(h, sizeof(h), "%s", given);
+		} else {
+			int r = rt_sha256_file(sorted[i].path, h, NULL);
+			if (r == RT_ENOENT)
+				strcpy(h, "absent");
+			else if (r)
+				rc = rt_errf(err, r, "%s: cannot read for the config fingerprint",
+					     sorted[i].path);
 		}
-		add_field(&sb, sorted[i]);
+		add_field(&sb, sorted[i].path);
 		add_field(&sb, h);
 	}
 	rt_sb_adds(&sb, "argv\n");

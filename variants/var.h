@@ -120,10 +120,20 @@ extern const struct var_ops var_env_ops;
 extern const struct var_ops var_patch_ops;
 extern const struct var_ops var_file_ops;
 
-/* Config fingerprint: sha256 over the sorted (path, sha256 of current bytes)
- * of every file touched so far (absent files hash as "absent"), then the
- * effective argv and the effective env (sorted). */
-int var_config_fingerprint(char *const *paths, size_t n_paths, char *const *argv,
+/* One file of a configuration, for its fingerprint. */
+struct var_fp_file {
+	const char *path;   /* absolute path */
+	const char *sha256; /* sha256 hex of the bytes it will hold, "absent" when it will not
+			     * exist; NULL: hash the file's current bytes (absent when missing) */
+};
+
+/* The one configuration fingerprint (stored in iterations.config_sha256):
+ * sha256 over the files sorted by path (each path once, the first given
+ * wins), then the effective argv and the effective env (sorted by name).
+ * Every field is length-prefixed, so no path, argument or value (spaces and
+ * newlines included) can be confused with another field. Two routes to the
+ * same configuration get the same fingerprint. */
+int var_config_fingerprint(const struct var_fp_file *files, size_t n, char *const *argv,
 			   const struct rt_envv *env, char out[65], struct rt_sb *err);
 
 /* ---- helpers shared by the kinds (var.c) ---- */

@@ -56,6 +56,18 @@ void run_bench_out_fact(struct run_bench_out *o, const char *key, const char *va
 	o->n_facts++;
 }
 
+/* The per-request records of a load benchmark, which the reports read. A
+ * failure fails the benchmark with RT_EDB: the campaign stops and
+ * --resume measures it again. */
+static int store_requests(const struct run_bench_ctx *c, const char *bench, const char *label,
+			  const struct run_load_result *r, struct rt_sb *err)
+{
+	if (!c->db)
+		return 0;
+	int n = load_store_requests(c->db, c->iteration_id, bench, c->arm, c->rep, label, r, err);
+	return n < 0 ? n : 0;
+}
+
 static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 		      struct run_bench_out *out, struct rt_sb *err)
 {
@@ -87,8 +99,7 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 					if (!isnan(values[i]))
 						run_bench_out_add(out, names[i], values[i], units[i]);
 				snprintf(label, sizeof(label), "rate=%.3g", cap.max_rate);
-				if (c->db)
-					load_store_requests(c->db, c->iteration_id, b->name, c->arm, c->rep, label, r, NULL);
+				rc = store_requests(c, b->name, label, r, err);
 			}
 		}
 		run_load_capacity_release(&cap);
@@ -106,8 +117,9 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 					     r.failed, r.n_reqs && r.reqs[r.n_reqs - 1].error ? ": " : "",
 					     r.n_reqs && r.reqs[r.n_reqs - 1].error ? r.reqs[r.n_reqs - 1].error : "");
 			snprintf(label, sizeof(label), "seed=%llu", (unsigned long long)c->seed);
-			if (c->db)
-				load_store_requests(c->db, c->iteration_id, b->name, c->arm, c->rep, label, &r, NULL);
+			int src = store_requests(c, b->name, label, &r, err); /* failed requests too */
+			if (!rc)
+				rc = src;
 		}
 		run_load_result_release(&r);
 	}

@@ -21,6 +21,7 @@ struct run_campaign_opts {
 	int max_iterations; /* stop after this many new iterations (0: no cap) */
 	FILE *out;          /* progress and summary */
 	const char *api_key; /* for the load benchmarks and the gate; NULL: none; never stored */
+	long fault_journal; /* testing hook (RATCHET_FAULT_JOURNAL): the nth journal write fails; 0: none */
 };
 
 struct run_campaign_result {
@@ -31,7 +32,9 @@ struct run_campaign_result {
 	double gain;        /* objective of the best vs the baseline, + is better (NAN if unknown) */
 };
 
-/* Run (or resume) a campaign. RT_EINTR when a signal stopped it (resumable). */
+/* Run (or resume) a campaign. RT_EINTR when a signal stopped it (resumable);
+ * the error of a write the journal depends on (RT_EDB, RT_EIO) stops it
+ * with the files as the journal describes them (resumable too). */
 int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_opts *o,
 		 struct run_campaign_result *res, struct rt_sb *err);
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static const struct rt_cmd_help help = {
@@ -56,9 +57,12 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		rt_sb_release(&err);
 		return rc == RT_EUSAGE || rc == RT_EPARSE || rc == RT_EINVAL ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
+	/* A testing hook (docs/campaign.md): the nth journal write fails. */
+	const char *fault = getenv("RATCHET_FAULT_JOURNAL");
 	struct run_campaign_opts o = {
 		.resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(2),
 		.max_iterations = (int)max_it, .out = stderr, .api_key = key,
+		.fault_journal = fault ? atol(fault) : 0,
 	};
 	struct run_campaign_result res;
 	rc = run_campaign(ctx->db, s, &o, &res, &err);

@@ -12,18 +12,16 @@ cp "$RATCHET_SRC/tests/campaign/table.json" "$W/"
 sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' -e 's|^strategy: list|strategy: greedy|' \
 	"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$W/spec.yaml"
 cd "$W"
-rc=0
-"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
-[ $rc -eq 0 ] || { cat run.out; echo "FAIL: ratchet run exited $rc"; exit 1; }
-q() { sqlite3 c.db "$1"; }
-q "SELECT seq, variant, state, strategy_note FROM iterations ORDER BY seq"
+. "$RATCHET_SRC/tests/campaign/common.sh"
+run_ok spec.yaml
+q "SELECT seq, variant, state, role, strategy_note FROM iterations ORDER BY seq"
 kept=$(q "SELECT group_concat(variant, ' ') FROM (SELECT variant FROM iterations WHERE state='kept' ORDER BY seq)")
 echo "kept: $kept"
-# Every kept iteration is a confirmation; no trial is ever kept.
-n=$(q "SELECT count(*) FROM iterations WHERE state='kept' AND strategy_note NOT LIKE '%confirm%'")
+# Every kept iteration is a confirmation (iterations.role); no trial is ever kept.
+n=$(q "SELECT count(*) FROM iterations WHERE state='kept' AND role != 'confirm'")
 [ "$n" -eq 0 ] || { echo "FAIL: $n trials were kept"; exit 1; }
 # Round 1 tries all six variants before its confirmation.
-first_confirm=$(q "SELECT min(seq) FROM iterations WHERE strategy_note LIKE '%confirm%'")
+first_confirm=$(q "SELECT min(seq) FROM iterations WHERE role = 'confirm'")
 [ "$first_confirm" -eq 7 ] || { echo "FAIL: first confirmation at seq $first_confirm, expected 7"; exit 1; }
 # The two +25% changes and one of the M_LE_64 fixes are kept; the worse tile never is.
 for v in fill-1024 gt1024-256; do

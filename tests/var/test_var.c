@@ -557,7 +557,7 @@ static void test_fingerprints(void **state)
 	json_decref(same);
 
 	char *path = xasprintf("%s/fp.json", tmpdir);
-	char *paths[] = { path };
+	struct var_fp_file paths[] = { { path, NULL } };
 	char *argv[] = { "simserve", "--port", "0", NULL };
 	struct rt_env ea[] = { { "A", "1" }, { "B", "2" } }, eb[] = { { "B", "2" }, { "A", "1" } };
 	struct rt_envv enva = { ea, 2 }, envb = { eb, 2 };

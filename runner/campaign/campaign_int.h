@@ -1,0 +1,221 @@
+/*
+ * What the files of runner/campaign/ share (not an API for other modules).
+ * The rooms:
+ *   journal.c  the journal: intents, originals, atomic moves of touched
+ *              files through a replaceable table of writes (fault
+ *              injection), recovery on --resume, `ratchet restore`
+ *   apply.c    a change planned and fingerprinted, put in place or taken
+ *              back (journaled moves, patches, builds)
+ *   measure.c  samples: the engine started and proven, every benchmark run
+ *              once, stored; the A/B schedule of slots
+ *   decide.c   the decision rule, constraints, a greedy trial's role, the
+ *              gate, and recording an iteration's end in one transaction
+ *   iter.c     the iteration state machine, the baseline, and one iteration
+ *              as a sequence of named steps
+ *   loop.c     run_campaign: open or resume, the best rebuilt from the
+ *              store, the loop, the summary
+ *
+ * Errors: a write the journal or the resume depends on (intent, original,
+ * touched file, iteration state, decision, engine process group, device)
+ * that fails makes the campaign "broken" (camp_fatal): the iteration is left
+ * as the journal describes it and the run stops, so `ratchet run --resume`
+ * recovers. Writes that only decorate (artifacts, host facts) warn on stderr.
+ */
+#ifndef RT_CAMPAIGN_INT_H
+#define RT_CAMPAIGN_INT_H
+
+#include <signal.h>
+
+#include "runner/campaign/campaign.h"
+
+#include "agents/agent.h"
+#include "reports/rep.h"
+#include "runner/engine/engine.h"
+#include "runner/gate/gate.h"
+#include "runner/stats/stats.h"
+#include "variants/var.h"
+
+/* Set by SIGINT/SIGTERM: stop at the next safe point (loop.c). */
+extern volatile sig_atomic_t camp_stop_requested;
+
+/* Samples of one metric in both arms. */
+struct series {
+	char *bench;     /* benchmark name ('log' for log events) */
+	char *metric;    /* metric name */
+	char *unit;      /* unit, may be NULL */
+	double *v[2];    /* samples: [0] best, [1] cand */
+	size_t n[2];     /* samples in each arm */
+	size_t alloc[2]; /* room in each arm */
+};
+
+/* The state of one running campaign. */
+struct camp {
+	struct db *db;                     /* the store */
+	const struct spec *s;              /* the spec */
+	const struct run_campaign_opts *o; /* options */
+	int64_t cid;                       /* campaign id */
+	int64_t best_iter;                 /* iteration id of the current best */
+	int64_t baseline_gate;             /* gate run of the baseline, 0 if none */
+	char *baseline_model;              /* model id the baseline engine reported */
+	char *device_id;                   /* device of the baseline's kernel benchmarks */
+	bool *kept;                        /* per variant: kept in the current best */
+	struct var_config cfg;             /* effective flags and env of the current best */
+	struct rep_progress prog;          /* progress output */
+	int seq;                           /* next iteration sequence number */
+	const char *variant;               /* name of the change being measured, for progress */
+	int total;                         /* planned iterations, for the progress line */
+	int fatal;                         /* the error that broke the journal or the store, 0 if none */
+};
+
+/* ---- loop.c ---- */
+/* Note that a write the resume depends on failed: the run must stop. Returns rc. */
+int camp_fatal(struct camp *c, int rc);
+/* A warning line on stderr (even with --quiet): a best-effort write failed. */
+void camp_warn(struct camp *c, const char *what, const struct rt_sb *why);
+uint64_t camp_hash_seed(uint64_t seed, const char *s);
+
+/* ---- journal.c ---- */
+/* The journal's writes, replaceable as SQLite's aSyscall: every write the
+ * crash path depends on goes through camp_jsys. Each returns 0 or a
+ * negative RT_E* with the reason appended to err. */
+struct camp_jsys {
+	/* db_original_record: RT_EDB */
+	int (*original)(struct db *db, int64_t campaign_id, const char *path, bool existed,
+			const void *content, size_t len, int mode, struct rt_sb *err);
+	/* db_intent_open: RT_EDB */
+	int (*intent_open)(struct db *db, int64_t iteration_id, const char *action, const char *path,
+			   bool before_exists, const void *before, size_t before_len, bool after_exists,
+			   const void *after, size_t after_len, int64_t *id, struct rt_sb *err);
+	/* db_intent_close: RT_EDB, RT_ENOENT, RT_ESTATE */
+	int (*intent_close)(struct db *db, int64_t id, const char *state, struct rt_sb *err);
+	/* db_intent_set_after: RT_EDB */
+	int (*intent_after)(struct db *db, int64_t id, bool exists, const void *bytes, size_t len,
+			    struct rt_sb *err);
+	/* rt_write_file_atomic: RT_EIO */
+	int (*write)(const char *path, const void *data, size_t len, int mode, struct rt_sb *err);
+	/* unlink, a missing file is fine: RT_EIO */
+	int (*remove)(const char *path, struct rt_sb *err);
+};
+/* The table in use; tests may replace entries (camp_jsys_reset puts the defaults back). */
+extern struct camp_jsys camp_jsys;
+void camp_jsys_reset(void);
+/* Testing hook (RATCHET_FAULT_JOURNAL): from now on the nth journal write
+ * (1-based, counting every entry of camp_jsys) fails with RT_EIO and a
+ * message naming it; 0 turns the hook off. */
+void camp_jsys_fault_at(long n);
+
+/* Move every file of plan to the candidate's bytes (to_cand) or back to its
+ * before bytes, journaled: pre-campaign bytes and an intent committed, the
+ * atomic write, the intent closed. Files already there are left alone;
+ * files whose after bytes are unknown (patches) are skipped on the way to
+ * the candidate. *moved: how many files were written. Any failure is a
+ * journal failure (the run must stop). */
+int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var_plan *plan,
+		      bool to_cand, size_t *moved, struct rt_sb *err);
+/* A patch: intents with the before bytes are opened (ids[i] per plan file)
+ * before git touches anything; camp_journal_patch_close completes them
+ * with what it wrote (ok) or writes the before bytes back and closes them
+ * undone. */
+int camp_journal_patch_open(struct db *db, int64_t cid, int64_t iter, const struct var_plan *plan,
+			    int64_t *ids, struct rt_sb *err);
+int camp_journal_patch_close(struct db *db, const struct var_plan *plan, const int64_t *ids, bool ok,
+			     struct rt_sb *err);
+
+/* ---- apply.c ---- */
+/* The context the variant ops get for a configuration. */
+void camp_var_ctx(const struct camp *c, struct var_config *cfg, struct var_ctx *x);
+/* false for flag and env changes: they live in the candidate's config. */
+bool camp_touches_files(const struct var_def *v);
+/* Plan, describe and fingerprint a change on top of the best, touching
+ * nothing but cand (flag and env changes are applied to it here). */
+int camp_plan(struct camp *c, const struct var_def *v, struct var_config *cand, struct var_plan *plan,
+	      struct rt_sb *desc, char change_sha[65], char config_sha[65], struct rt_sb *log,
+	      struct rt_sb *err);
+/* Put the candidate's change in place (files journaled, build run), or the
+ * best configuration back (its build re-run when files moved: a failed
+ * apply is taken back the same way). A journal failure is also camp_fatal;
+ * any other error (a patch that does not apply, a build that fails) fails
+ * only the iteration. */
+int camp_to_cand(struct camp *c, int64_t iter, const struct var_def *v, struct var_plan *plan,
+		 struct var_config *cand, struct rt_sb *log, struct rt_sb *err);
+int camp_to_best(struct camp *c, int64_t iter, const struct var_def *v, struct var_plan *plan,
+		 struct rt_sb *log, struct rt_sb *err);
+
+/* ---- measure.c ---- */
+struct series *camp_series_get(struct series **v, size_t *n, const char *bench, const char *metric,
+			       const char *unit);
+/* The series of bench.metric, or NULL. */
+struct series *camp_series_find(struct series *v, size_t n, const char *bench, const char *metric);
+void camp_series_free(struct series *v, size_t n);
+
+/* One launch of the engine. */
+struct camp_launch {
+	struct run_engine *eng; /* running engine, or NULL */
+	struct spec_vars vars;  /* placeholder values of this launch */
+	char nonce[33];         /* per-launch nonce */
+	char **argv;            /* expanded engine argv (owned) */
+	struct rt_envmod *env;  /* engine env (owned strings) */
+	size_t n_env;           /* entries in env */
+	const char **ev_names;  /* log-event names (owned array, borrowed strings) */
+	const char **ev_regex;  /* their patterns, likewise */
+};
+/* Start the engine for a configuration, record its process group (a
+ * failure to is camp_fatal) and wait until it is ready. On failure the
+ * engine is stopped (its log stored) and l->eng is NULL. */
+int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cfg,
+		       struct camp_launch *l, struct rt_sb *err);
+void camp_launch_release(struct camp_launch *l);
+/* Logs and outputs, stored with secrets redacted; a failure warns. */
+void camp_store_artifact(struct camp *c, int64_t iter, const char *kind, const char *name,
+			 const char *data, size_t len, bool truncated);
+void camp_store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, const char *name);
+/* One measurement of one arm (0 best, 1 candidate): every benchmark once,
+ * stored and added to the series. RT_EIDENTITY when the endpoint or the
+ * device could not be proven (the samples are stored invalid, not used);
+ * RT_EPROC and others when the engine or a benchmark failed; a store
+ * failure is camp_fatal. */
+int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
+		 struct series **ser, size_t *nser, struct rt_sb *err);
+/* Slot j of the A/B schedule: interleaved pairs (best r, candidate r); or
+ * the best's first min runs, then the candidate's, then pairs. decide_now:
+ * the rule looks after this slot. */
+void camp_slot(int j, int min, bool interleave, int *arm, int *rep, bool *decide_now);
+
+/* ---- decide.c ---- */
+/* Replace it->reason. */
+void camp_reason(struct db_iteration *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sequential stopping on the objective after a pair. RT_EINVAL, with the
+ * reason in why, when the objective was not measured or cannot be compared. */
+int camp_decide_objective(const struct camp *c, const char *variant, struct series *ser, size_t nser,
+			  struct run_stats_decision *d, struct rt_sb *why);
+/* The verdict of a decided comparison: the rule, then every constraint on
+ * the candidate's medians; a greedy trial that passes is reverted with
+ * passed = 1. Fills it's statistics and reason; returns KEPT or REVERTED. */
+enum db_iter_state camp_verdict(const struct camp *c, enum db_iter_role role,
+				const struct run_stats_decision *d, struct series *ser, size_t nser,
+				bool paired, struct db_iteration *it);
+/* Run the GSM8K gate on a configuration (starting its engine if needed). */
+int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,
+	      struct run_gate_result *gr, struct rt_sb *err);
+/* Record an iteration's end in one transaction: statistics and regressions
+ * of every metric (with stats), the row's final state (passed follows from
+ * it unless set), and the campaign's best when kept. A failure is
+ * camp_fatal. */
+int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state state,
+		struct series *ser, size_t nser, bool stats, struct rt_sb *err);
+
+/* ---- iter.c ---- */
+/* Whether the campaign may move an iteration from one state to another. */
+bool camp_state_allowed(enum db_iter_state from, enum db_iter_state to);
+/* Move an iteration (it->state, it->phase: as stored) to a running state
+ * and phase, writing it; an illegal move is RT_ESTATE and writes nothing; a
+ * failed write is camp_fatal. The state and phase it is in: nothing to write.
+ * Final states are written by camp_record. */
+int camp_iter_enter(struct camp *c, struct db_iteration *it, enum db_iter_state to, const char *phase,
+		    struct rt_sb *err);
+/* The baseline: the unchanged configuration measured and gated. */
+int camp_run_baseline(struct camp *c, struct rt_sb *err);
+/* One change proposed by the strategy, from plan to record. */
+int camp_run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb *err);
+
+#endif

@@ -1,0 +1,444 @@
+/*
+ * One iteration (see campaign_int.h). The iteration state machine: the
+ * campaign writes an iteration's state only along the (from, to) pairs of
+ * `moves` below; anything else is refused with RT_ESTATE. The baseline
+ * measures the unchanged configuration. A change goes through named steps:
+ *
+ *   plan     plan, describe and fingerprint the change; the row is created
+ *   measure  best and candidate on the A/B schedule, the candidate's files
+ *            moved in and out between arms, until the rule settles
+ *   decide   the rule's verdict, the constraints, a greedy trial's role
+ *   gate     a change to keep is put in place and gated
+ *   end      unless kept, the files go back to the best configuration; the
+ *            outcome is recorded (one transaction)
+ *
+ * A step ends the iteration early by setting its outcome (a failed apply is
+ * `failed`, a wrong answer `gated`, ...) with a reason; the campaign goes
+ * on. It stops the campaign by returning RT_EINTR (a signal: the iteration
+ * is recorded interrupted), RT_EBUSY (recorded failed), or the error of a
+ * write the journal depends on (camp_fatal: nothing more is written, the
+ * iteration stays as the journal describes it, `--resume` recovers).
+ */
+#include "runner/campaign/campaign_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the state machine ---- */
+
+#define M(a, b) { DB_ITER_##a, DB_ITER_##b }
+static const struct {
+	enum db_iter_state from, to;
+} moves[] = {
+	M(PENDING, APPLYING), M(PENDING, MEASURING), M(PENDING, FAILED), M(PENDING, INTERRUPTED),
+	M(APPLYING, APPLIED), M(APPLYING, FAILED), M(APPLYING, INTERRUPTED),
+	M(APPLIED, MEASURING), M(APPLIED, KEPT), M(APPLIED, FAILED), M(APPLIED, INTERRUPTED),
+	M(MEASURING, APPLYING), M(MEASURING, MEASURING), M(MEASURING, BASELINE), M(MEASURING, KEPT),
+	M(MEASURING, REVERTED), M(MEASURING, GATED), M(MEASURING, FAILED), M(MEASURING, INVALID),
+	M(MEASURING, INTERRUPTED),
+};
+#undef M
+
+bool camp_state_allowed(enum db_iter_state from, enum db_iter_state to)
+{
+	for (size_t i = 0; i < RT_ARRAY_SIZE(moves); i++)
+		if (moves[i].from == from && moves[i].to == to)
+			return true;
+	return false;
+}
+
+int camp_iter_enter(struct camp *c, struct db_iteration *it, enum db_iter_state to, const char *phase,
+		    struct rt_sb *err)
+{
+	/* A refused move is a bug: nothing more is written, as for a failed write. */
+	if (db_iter_state_final(to) || !camp_state_allowed(it->state, to))
+		return camp_fatal(c, rt_errf(err, RT_ESTATE, "iteration %lld: cannot go from %s to %s",
+					     (long long)it->id, db_iter_state_name(it->state),
+					     db_iter_state_name(to)));
+	if (it->state == to && it->phase && !strcmp(it->phase, phase))
+		return 0;
+	int rc = db_iteration_set_state(c->db, it->id, to, phase, err);
+	if (rc)
+		return camp_fatal(c, rc);
+	it->state = to;
+	free(it->phase);
+	it->phase = xstrdup(phase);
+	return 0;
+}
+
+/* ---- the baseline ---- */
+
+/* Objective median of the baseline, for the summary: it measured one
+ * configuration, which is both arms' value. */
+static void baseline_objective(struct camp *c, struct db_iteration *it, struct series *ser,
+			       size_t nser)
+{
+	const struct spec_objective *ob = &c->s->objective;
+	struct series *s = camp_series_find(ser, nser, ob->bench, ob->metric);
+	if (s) {
+		it->obj_best = it->obj_cand = run_stats_median(s->v[0], s->n[0]);
+		it->n_best = (int)s->n[0];
+	}
+	free(it->objective);
+	it->objective = xasprintf("%s.%s", ob->bench, ob->metric);
+}
+
+/* The baseline's gate run, the reference of every later one. */
+static enum db_iter_state baseline_gate(struct camp *c, struct db_iteration *it, int *rc,
+					struct rt_sb *why)
+{
+	rep_progress_phase(&c->prog, c->seq, "baseline", "gate");
+	struct run_gate_result gr;
+	memset(&gr, 0, sizeof(gr));
+	enum db_iter_state st = DB_ITER_BASELINE;
+	*rc = camp_gate(c, it->id, &c->cfg, &gr, why);
+	if (*rc) {
+		camp_reason(it, "baseline gate failed to run: %s", why->buf);
+		st = DB_ITER_FAILED;
+	} else if (!gr.passed) {
+		camp_reason(it, "baseline does not pass the gate: %s", gr.verdict);
+		*rc = RT_ECHECK;
+		st = DB_ITER_GATED;
+	}
+	c->baseline_gate = it->gate_run_id = gr.run_id;
+	run_gate_result_release(&gr);
+	return st;
+}
+
+int camp_run_baseline(struct camp *c, struct rt_sb *err)
+{
+	struct db_iteration it;
+	memset(&it, 0, sizeof(it));
+	struct series *ser = NULL;
+	size_t nser = 0;
+	struct rt_sb why = RT_SB_INIT;
+	int64_t id;
+	/* seq 0, unless an earlier baseline attempt was interrupted */
+	int rc = db_iteration_create(c->db, c->cid, c->seq, 0, "baseline", "baseline", "", NULL, NULL,
+				     "baseline", DB_ROLE_CHANGE, &id, &why);
+	if (!rc)
+		rc = db_iteration_get(c->db, id, &it, &why);
+	if (rc)
+		rc = camp_fatal(c, rc);
+	c->variant = "baseline";
+	rep_progress_phase(&c->prog, c->seq, "baseline", "bench");
+	if (!rc)
+		rc = camp_iter_enter(c, &it, DB_ITER_MEASURING, "bench", &why);
+	for (int r = 0; r < c->s->repeats.min && !rc; r++)
+		rc = camp_measure(c, id, 0, r, &c->cfg, &ser, &nser, &why);
+	enum db_iter_state st = DB_ITER_FAILED;
+	if (!rc) {
+		baseline_objective(c, &it, ser, nser);
+		st = c->s->gate.present ? baseline_gate(c, &it, &rc, &why) : DB_ITER_BASELINE;
+	} else if (!c->fatal) {
+		camp_reason(&it, "%s: %s", rc == RT_EBUSY ? "refused to measure" : "baseline failed", why.buf);
+	}
+	if (st == DB_ITER_BASELINE)
+		camp_reason(&it, "baseline: %s.%s median %.6g over %d runs", c->s->objective.bench,
+			    c->s->objective.metric, it.obj_best, it.n_best);
+	if (!c->fatal) {
+		rt_sb_reset(&why);
+		camp_record(c, &it, st, NULL, 0, false, &why);
+	}
+	if (c->fatal)
+		rc = rt_errf(err, c->fatal, "baseline: %s", why.buf);
+	else if (rc)
+		rt_errf(err, rc, "%s%s", it.reason, rc == RT_ECHECK ? "; fix the engine or the thresholds first" : "");
+	else
+		c->best_iter = id;
+	rep_progress_done(&c->prog, c->seq, it.state, it.reason ? it.reason : why.buf);
+	db_iteration_release(&it);
+	camp_series_free(ser, nser);
+	rt_sb_release(&why);
+	return rc;
+}
+
+/* ---- one change ---- */
+
+/* An iteration in flight. */
+struct iter {
+	struct camp *c;                 /* the campaign */
+	const struct agent_proposal *p; /* what the strategy proposed */
+	const struct var_def *v;        /* the variant of the change */
+	struct var_plan plan;           /* the files it touches */
+	struct var_config cand;         /* the candidate's engine configuration */
+	struct db_iteration it;         /* the row; it.state is the stored state */
+	struct series *ser;             /* samples of every metric */
+	size_t nser;                    /* entries in ser */
+	struct run_stats_decision d;    /* the objective's decision so far */
+	struct rt_sb why;               /* error text of the step that failed */
+	struct rt_sb log;               /* build output */
+	enum db_iter_state outcome;     /* the final state once known, DB_ITER_PENDING until then */
+	bool applied;                   /* the candidate's files may be in place */
+};
+
+static bool decided(const struct iter *t)
+{
+	return t->outcome != DB_ITER_PENDING;
+}
+
+/* End the iteration early with state and a reason. */
+static int end_with(struct iter *t, enum db_iter_state state, const char *what)
+{
+	camp_reason(&t->it, "%s: %s", what, t->why.buf);
+	t->outcome = state;
+	return 0;
+}
+
+static int enter(struct iter *t, enum db_iter_state to, const char *phase)
+{
+	return camp_iter_enter(t->c, &t->it, to, phase, &t->why);
+}
+
+/* Plan, describe and fingerprint the change, touching nothing; create its row. */
+static int step_plan(struct iter *t)
+{
+	struct camp *c = t->c;
+	const struct var_def *v = t->v;
+	char change_sha[65] = "", config_sha[65] = "";
+	struct rt_sb desc = RT_SB_INIT, perr = RT_SB_INIT;
+	int prc = camp_plan(c, v, &t->cand, &t->plan, &desc, change_sha, config_sha, &t->log, &perr);
+	int64_t id;
+	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, v->name, var_kind_name(v->kind),
+				     desc.buf, change_sha[0] ? change_sha : NULL,
+				     config_sha[0] ? config_sha : NULL, t->p->note, t->p->role, &id, &t->why);
+	if (!rc)
+		rc = db_iteration_get(c->db, id, &t->it, &t->why);
+	if (!rc) {
+		free(t->it.objective);
+		t->it.objective = xasprintf("%s.%s", c->s->objective.bench, c->s->objective.metric);
+		rep_progress_phase(&c->prog, c->seq, v->name, "apply");
+		rt_sb_reset(&t->why);
+		rt_sb_adds(&t->why, perr.buf);
+	}
+	rt_sb_release(&desc);
+	rt_sb_release(&perr);
+	if (rc)
+		return camp_fatal(c, rc);
+	return prc ? end_with(t, DB_ITER_FAILED, "cannot apply") : 0;
+}
+
+/* The candidate in place: applying, then applied. A failed apply may have
+ * moved some files: `applied` is set first, so the end takes it back. */
+static int apply_cand(struct iter *t)
+{
+	rep_progress_phase(&t->c->prog, t->c->seq, t->v->name, t->v->build.n ? "build" : "apply");
+	int rc = enter(t, DB_ITER_APPLYING, "apply");
+	if (rc)
+		return rc;
+	t->applied = true;
+	rt_sb_reset(&t->why);
+	if (camp_to_cand(t->c, t->it.id, t->v, &t->plan, &t->cand, &t->log, &t->why))
+		return t->c->fatal ? t->c->fatal : end_with(t, DB_ITER_FAILED, "apply failed");
+	return enter(t, DB_ITER_APPLIED, "apply");
+}
+
+/* The best configuration back between arms. */
+static int revert_cand(struct iter *t)
+{
+	rep_progress_phase(&t->c->prog, t->c->seq, t->v->name, "revert");
+	rt_sb_reset(&t->why);
+	if (camp_to_best(t->c, t->it.id, t->v, &t->plan, &t->log, &t->why))
+		return t->c->fatal ? t->c->fatal : end_with(t, DB_ITER_FAILED, "revert failed");
+	t->applied = false;
+	return 0;
+}
+
+/* What one sample's failure means for the iteration. *again: measure the
+ * same slot again (an endpoint that could not be proven, once). */
+static int sample_failed(struct iter *t, int rc, int arm, int *invalid, bool *again)
+{
+	struct camp *c = t->c;
+	*again = false;
+	if (c->fatal)
+		return c->fatal;
+	if (rc == RT_EIDENTITY) {
+		/* Not the engine we started: the samples do not count. */
+		struct rt_sb ferr = RT_SB_INIT;
+		if (db_fact_add(c->db, c->cid, t->it.id, "invalid-measurement", t->why.buf, &ferr))
+			camp_warn(c, "invalid-measurement", &ferr);
+		rt_sb_release(&ferr);
+		*again = ++*invalid < 2;
+		return *again ? 0 : end_with(t, DB_ITER_INVALID, "measurement invalid");
+	}
+	if (rc == RT_EBUSY) {
+		end_with(t, DB_ITER_FAILED, "refused to measure");
+		return rc;
+	}
+	if (rc == RT_ECHECK && arm == 1) /* the candidate's output is wrong */
+		return end_with(t, DB_ITER_GATED, "correctness check failed");
+	return end_with(t, DB_ITER_FAILED, arm ? "candidate measurement failed" : "best measurement failed");
+}
+
+/* Both arms on the A/B schedule until the rule settles or repeats.max. */
+static int step_measure(struct iter *t)
+{
+	struct camp *c = t->c;
+	const struct spec_repeats *rp = &c->s->repeats;
+	int invalid = 0, rc = 0;
+	t->d.verdict = RUN_STATS_CONTINUE;
+	for (int j = 0; j < 2 * rp->max && t->d.verdict == RUN_STATS_CONTINUE && !rc && !decided(t); j++) {
+		int arm, rep;
+		bool decide_now, again;
+		camp_slot(j, rp->min, rp->interleave, &arm, &rep, &decide_now);
+		if (camp_stop_requested)
+			return RT_EINTR;
+		if (arm == 1 && !t->applied)
+			rc = apply_cand(t);
+		else if (arm == 0 && t->applied)
+			rc = revert_cand(t);
+		if (rc || decided(t) || (rc = enter(t, DB_ITER_MEASURING, "bench")))
+			break;
+		rt_sb_reset(&t->why);
+		int mrc = camp_measure(c, t->it.id, arm, rep, arm ? &t->cand : &c->cfg, &t->ser, &t->nser, &t->why);
+		if (mrc) {
+			rc = sample_failed(t, mrc, arm, &invalid, &again);
+			j -= again; /* the same slot again */
+			continue;
+		}
+		rep_progress_phase(&c->prog, c->seq, t->v->name, decide_now ? "decide" : "bench");
+		rt_sb_reset(&t->why);
+		if (decide_now && camp_decide_objective(c, t->v->name, t->ser, t->nser, &t->d, &t->why)) {
+			camp_reason(&t->it, "%s", t->why.buf);
+			t->outcome = DB_ITER_FAILED;
+		}
+	}
+	return rc;
+}
+
+/* The rule's verdict, the constraints, and a greedy trial's role. */
+static int step_decide(struct iter *t)
+{
+	t->outcome = camp_verdict(t->c, t->p->role, &t->d, t->ser, t->nser, t->c->s->repeats.interleave,
+				  &t->it);
+	return 0;
+}
+
+/* A change to keep must be in place, and pass the gate there. */
+static int step_gate(struct iter *t)
+{
+	struct camp *c = t->c;
+	int rc = 0;
+	if (!t->applied && ((rc = apply_cand(t)) || t->outcome != DB_ITER_KEPT))
+		return rc; /* apply_cand failed the iteration, or the campaign */
+	if (!c->s->gate.present)
+		return 0;
+	rep_progress_phase(&c->prog, c->seq, t->v->name, "gate");
+	if ((rc = enter(t, DB_ITER_MEASURING, "gate")))
+		return rc;
+	struct run_gate_result gr;
+	memset(&gr, 0, sizeof(gr));
+	rt_sb_reset(&t->why);
+	char *rule = xstrdup(t->it.reason);
+	rc = camp_gate(c, t->it.id, &t->cand, &gr, &t->why);
+	if (gr.run_id)
+		t->it.gate_run_id = gr.run_id;
+	if (rc == RT_EDB)
+		camp_fatal(c, rc);
+	else if (rc)
+		camp_reason(&t->it, "%s; gate could not run: %s", rule, t->why.buf);
+	else
+		camp_reason(&t->it, "%s; gate: %s", rule, gr.verdict ? gr.verdict : "");
+	t->outcome = rc ? DB_ITER_FAILED : gr.passed ? DB_ITER_KEPT : DB_ITER_GATED;
+	run_gate_result_release(&gr);
+	free(rule);
+	return c->fatal;
+}
+
+/* Unless kept, the best configuration back (a failed apply included). A
+ * revert that fails (its build) fails the iteration and stops the campaign. */
+static int take_back(struct iter *t, int rc)
+{
+	struct camp *c = t->c;
+	rep_progress_phase(&c->prog, c->seq, t->v->name, "revert");
+	struct rt_sb rerr = RT_SB_INIT;
+	int rrc = camp_to_best(c, t->it.id, t->v, &t->plan, &t->log, &rerr);
+	if (c->fatal) {
+		rt_sb_reset(&t->why);
+		rt_sb_adds(&t->why, rerr.buf);
+	} else if (rrc) {
+		camp_reason(&t->it, "%s; and the revert failed: %s", t->it.reason ? t->it.reason : "", rerr.buf);
+		if (t->outcome != DB_ITER_INTERRUPTED)
+			t->outcome = DB_ITER_FAILED;
+		rc = rc ? rc : rrc;
+	} else {
+		t->applied = false;
+	}
+	rt_sb_release(&rerr);
+	return rc;
+}
+
+/* The change kept: it is the best configuration now. */
+static void adopt(struct iter *t)
+{
+	struct camp *c = t->c;
+	c->best_iter = t->it.id;
+	c->kept[t->p->variant] = true;
+	var_config_release(&c->cfg);
+	var_config_copy(&c->cfg, &t->cand);
+}
+
+/* Files back to the best unless kept; the outcome recorded with its
+ * statistics. A broken journal records nothing (camp_fatal). */
+static int step_end(struct iter *t, int rc, struct rt_sb *err)
+{
+	struct camp *c = t->c;
+	if (rc == RT_EINTR && !c->fatal) {
+		camp_reason(&t->it, "interrupted by a signal; `ratchet run --resume` tries it again");
+		t->outcome = DB_ITER_INTERRUPTED;
+	}
+	if (t->applied && t->outcome != DB_ITER_KEPT && !c->fatal)
+		rc = take_back(t, rc);
+	if (t->outcome == DB_ITER_FAILED && t->log.len && !c->fatal)
+		camp_store_artifact(c, t->it.id, "build-log", "build.log", t->log.buf, t->log.len,
+				    t->log.len >= t->log.cap);
+	bool stats = t->outcome != DB_ITER_INVALID && t->outcome != DB_ITER_INTERRUPTED && rc != RT_EBUSY;
+	if (!c->fatal && !camp_record(c, &t->it, t->outcome, t->ser, t->nser, stats, &t->why) &&
+	    t->outcome == DB_ITER_KEPT)
+		adopt(t);
+	if (c->fatal)
+		rc = rt_errf(err, c->fatal, "iteration %d (%s): %s", c->seq, t->v->name, t->why.buf);
+	else if (rc && rc != RT_EINTR)
+		rt_errf(err, rc, "%s", t->it.reason);
+	if (t->it.id)
+		rep_progress_done(&c->prog, c->seq, t->it.state, c->fatal ? t->why.buf : t->it.reason);
+	return rc;
+}
+
+static void iter_init(struct iter *t, struct camp *c, const struct agent_proposal *p)
+{
+	memset(t, 0, sizeof(*t));
+	t->c = c;
+	t->p = p;
+	t->v = &c->s->variants[p->variant];
+	t->outcome = DB_ITER_PENDING;
+	rt_sb_init(&t->log, 4u << 20);
+	var_config_copy(&t->cand, &c->cfg);
+	c->variant = t->v->name;
+}
+
+static void iter_release(struct iter *t)
+{
+	db_iteration_release(&t->it);
+	var_config_release(&t->cand);
+	var_plan_release(&t->plan);
+	camp_series_free(t->ser, t->nser);
+	rt_sb_release(&t->why);
+	rt_sb_release(&t->log);
+}
+
+int camp_run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb *err)
+{
+	struct iter t;
+	iter_init(&t, c, p);
+	int rc = step_plan(&t);          /* plan, describe, fingerprint; the row is created */
+	if (!rc && !decided(&t))
+		rc = step_measure(&t);   /* both arms on the A/B schedule until the rule settles */
+	if (!rc && !decided(&t))
+		rc = step_decide(&t);    /* the rule's verdict, constraints, a trial's role */
+	if (!rc && t.outcome == DB_ITER_KEPT)
+		rc = step_gate(&t);      /* the candidate in place, gated */
+	rc = step_end(&t, rc, err);      /* files back to the best unless kept; the outcome recorded */
+	iter_release(&t);
+	return rc;
+}

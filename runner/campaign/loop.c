@@ -1,0 +1,426 @@
+/*
+ * The campaign loop, `ratchet run` (see campaign.h): open a new campaign or
+ * resume the interrupted one (recovery first: journal.c), rebuild the best
+ * configuration from the store, measure the baseline if there is none,
+ * then ask the strategy for one change at a time until it is done, the
+ * iteration cap is reached, a signal arrives or a write the journal
+ * depends on fails. Unfinished iterations become `interrupted` on resume
+ * and their variant is tried again, so a resumed campaign decides exactly
+ * what an uninterrupted one would.
+ */
+#include "runner/campaign/campaign_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "db/journal.h"
+#include "runner/bench/bench_cmd.h"
+#include "runner/gate/gsm8k.h"
+
+volatile sig_atomic_t camp_stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	camp_stop_requested = 1;
+}
+
+int camp_fatal(struct camp *c, int rc)
+{
+	if (!c->fatal)
+		c->fatal = rc;
+	return rc;
+}
+
+void camp_warn(struct camp *c, const char *what, const struct rt_sb *why)
+{
+	char *msg = xasprintf("warning: %s: %s (not stored; the campaign goes on)", what, why->buf);
+	if (c->o->quiet)
+		fprintf(stderr, "ratchet: %s\n", msg);
+	else
+		rep_progress_msg(&c->prog, msg);
+	free(msg);
+}
+
+uint64_t camp_hash_seed(uint64_t seed, const char *s)
+{
+	uint64_t h = 1469598103934665603ULL ^ seed;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* ---- environment facts: they describe the run, a failure only warns ---- */
+
+static void fact(struct camp *c, const char *key, const char *value)
+{
+	struct rt_sb why = RT_SB_INIT;
+	if (db_fact_add(c->db, c->cid, 0, key, value, &why))
+		camp_warn(c, key, &why);
+	rt_sb_release(&why);
+}
+
+static void record_host_facts(struct camp *c)
+{
+	struct utsname u;
+	if (uname(&u) == 0) {
+		fact(c, "host", u.nodename);
+		char *k = xasprintf("%s %s %s", u.sysname, u.release, u.machine);
+		fact(c, "kernel", k);
+		free(k);
+	}
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+		if (!strncmp(line, "model name", 10) && v) {
+			v += 2;
+			v[strcspn(v, "\n")] = 0;
+			fact(c, "cpu", v);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	char n[32];
+	snprintf(n, sizeof(n), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	fact(c, "cpus", n);
+	fact(c, "ratchet.version", RATCHET_VERSION);
+	/* The git revision of the workdir, when it is a repository. */
+	char *argv[] = { "git", "-C", c->s->workdir, "rev-parse", "HEAD", NULL };
+	struct rt_sb out = RT_SB_INIT;
+	int status = -1;
+	if (run_bcmd_exec_simple(argv, NULL, 10, &out, &status, NULL) == 0 && status == 0) {
+		rt_sb_trim(&out);
+		fact(c, "git.workdir", out.buf);
+	}
+	rt_sb_release(&out);
+}
+
+/*
+ * Engines a killed runner left behind: every launch records the engine's
+ * process group. A group whose leader still runs the engine's program is
+ * ours and is stopped, so the resumed campaign does not find its own old
+ * engine squatting on the port (or wasting the GPU).
+ */
+static int reap_orphans(struct camp *c)
+{
+	const struct spec *s = c->s;
+	if (!s->engine.present || !s->engine.command.n)
+		return 0;
+	char **pids = NULL;
+	size_t n = 0;
+	struct rt_sb why = RT_SB_INIT;
+	if (db_fact_values(c->db, c->cid, "engine.pgid", &pids, &n, &why))
+		camp_warn(c, "engine process groups of the interrupted run", &why);
+	rt_sb_release(&why);
+	const char *prog = strrchr(s->engine.command.v[0], '/');
+	prog = prog ? prog + 1 : s->engine.command.v[0];
+	int reaped = 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = (pid_t)atoi(pids[i]);
+		free(pids[i]);
+		if (pid <= 1 || getpgid(pid) != pid)
+			continue;
+		char path[64], cmd[4096];
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+		FILE *f = fopen(path, "rb");
+		if (!f)
+			continue;
+		size_t len = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+		cmd[len] = 0;
+		const char *base = strrchr(cmd, '/');
+		base = base ? base + 1 : cmd;
+		if (len && !strcmp(base, prog)) {
+			kill(-pid, SIGKILL);
+			reaped++;
+		}
+	}
+	free(pids);
+	return reaped;
+}
+
+/* ---- open, resume, rebuild ---- */
+
+/* What must hold before anything is measured. */
+static int preflight(const struct spec *s, struct rt_sb *err)
+{
+	if (s->strategy != AGENT_STRAT_LIST && s->strategy != AGENT_STRAT_GREEDY)
+		return rt_errf(err, RT_EUSAGE, "%s: strategy '%s' is not implemented yet (use list or greedy)",
+			       s->path, agent_strategy_name(s->strategy));
+	if (!s->gate.present)
+		return 0;
+	/* The gate's data must be there. */
+	struct gsm8k_set set;
+	memset(&set, 0, sizeof(set));
+	int rc = gsm8k_find("test", s->gate.dataset, &set, err);
+	if (rc)
+		return rt_errf(err, rc, " (gate.gsm8k.dataset in %s)", s->path);
+	gsm8k_set_release(&set);
+	return 0;
+}
+
+/* --resume: the campaign's files back to its best configuration. */
+static int resume(struct camp *c, const struct db_campaign *cp, struct rt_sb *err)
+{
+	const struct spec *s = c->s;
+	if (strcmp(cp->spec_sha256, s->sha256))
+		return rt_errf(err, RT_EUSAGE,
+			       "--resume: %s changed since campaign %lld started (sha256 %.12s, now %.12s); "
+			       "start a new campaign or restore the spec",
+			       s->path, (long long)cp->id, cp->spec_sha256, s->sha256);
+	c->cid = cp->id;
+	int undone, interrupted;
+	int rc = run_campaign_recover(c->db, c->cid, &undone, &interrupted, err);
+	if (rc)
+		return rc;
+	int orphans = reap_orphans(c);
+	if (orphans)
+		rt_sleep_ns(200000000); /* let the kernel release their ports */
+	if (!c->o->quiet)
+		fprintf(c->o->out, "resuming campaign %lld '%s': %d half-applied change%s undone, "
+			"%d iteration%s marked interrupted, %d orphaned engine%s stopped\n",
+			(long long)c->cid, s->name, undone, undone == 1 ? "" : "s", interrupted,
+			interrupted == 1 ? "" : "s", orphans, orphans == 1 ? "" : "s");
+	return 0;
+}
+
+static int open_campaign(struct camp *c, struct rt_sb *err)
+{
+	const struct spec *s = c->s;
+	struct db_campaign cp;
+	memset(&cp, 0, sizeof(cp));
+	struct rt_sb lerr = RT_SB_INIT;
+	int found = db_campaign_latest(c->db, s->name, &cp, &lerr);
+	if (found && found != RT_ENOENT)
+		rt_errf(err, found, "%s", lerr.buf);
+	rt_sb_release(&lerr);
+	if (found && found != RT_ENOENT)
+		return found;
+	bool running = found == 0 && !strcmp(cp.state, "running");
+	int rc;
+	if (c->o->resume && !running)
+		rc = rt_errf(err, RT_EUSAGE, "--resume: no interrupted campaign named '%s' in %s", s->name,
+			     db_path(c->db));
+	else if (c->o->resume)
+		rc = resume(c, &cp, err);
+	else if (running)
+		rc = rt_errf(err, RT_EUSAGE,
+			     "campaign %lld '%s' in %s did not finish; continue it with `ratchet run --resume %s` "
+			     "or put its files back with `ratchet restore`",
+			     (long long)cp.id, s->name, db_path(c->db), s->path);
+	else
+		rc = db_campaign_create(c->db, s->name, s->path, s->text, s->sha256, s->workdir,
+					(int64_t)s->seed, &c->cid, err);
+	db_campaign_release(&cp);
+	return rc;
+}
+
+/* The strategy's view of the history: every attempt at a variant. */
+static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+{
+	struct db_iteration *its = NULL;
+	size_t nits = 0;
+	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
+	struct agent_attempt *h = xcalloc(nits + 1, sizeof(*h));
+	size_t k = 0;
+	for (size_t i = 0; i < nits && !rc; i++) {
+		const struct db_iteration *it = &its[i];
+		for (size_t j = 0; j < c->s->n_variants; j++) {
+			if (strcmp(it->kind, "baseline") && !strcmp(c->s->variants[j].name, it->variant)) {
+				h[k++] = (struct agent_attempt){ .variant = j, .state = it->state, .role = it->role,
+								 .effect = it->obj_delta, .passed = it->passed == 1 };
+				break;
+			}
+		}
+	}
+	db_iterations_free(its, nits);
+	*out = h;
+	*n = k;
+	return rc;
+}
+
+/* A kept variant: flag and env changes live in the config, replayed here. */
+static int rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err)
+{
+	for (size_t j = 0; j < c->s->n_variants; j++) {
+		const struct var_def *v = &c->s->variants[j];
+		if (strcmp(v->name, variant))
+			continue;
+		c->kept[j] = true;
+		if (camp_touches_files(v))
+			continue;
+		struct var_ctx x;
+		struct var_plan pl = { 0 };
+		camp_var_ctx(c, &c->cfg, &x);
+		int rc = var_ops_for(v->kind)->apply(v, &x, &pl, NULL, err);
+		var_plan_release(&pl);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The current best from the store; *have_baseline: a finished baseline. */
+static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
+{
+	struct db_iteration *its = NULL;
+	size_t nits = 0;
+	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
+	*have_baseline = false;
+	for (size_t i = 0; i < nits && !rc; i++) {
+		if (its[i].seq >= c->seq)
+			c->seq = its[i].seq + 1;
+		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE) {
+			*have_baseline = true;
+			c->best_iter = its[i].id;
+			c->baseline_gate = its[i].gate_run_id;
+		}
+		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
+			rc = rebuild_kept(c, its[i].variant, err);
+			c->best_iter = its[i].id;
+		}
+	}
+	db_iterations_free(its, nits);
+	/* The device of the baseline's kernel benchmarks, if any: a resumed
+	 * campaign must not compare measurements from another device. */
+	char **dev = NULL;
+	size_t nd = 0;
+	if (!rc)
+		rc = db_fact_values(c->db, c->cid, "device", &dev, &nd, err);
+	for (size_t i = 0; i < nd; i++) {
+		if (!i)
+			c->device_id = dev[i];
+		else
+			free(dev[i]);
+	}
+	free(dev);
+	return rc;
+}
+
+/* ---- the loop ---- */
+
+/* One change at a time until the strategy is done, the cap, a signal or
+ * an error. */
+static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *err)
+{
+	const struct spec *s = c->s;
+	for (;;) {
+		if (camp_stop_requested)
+			return RT_EINTR;
+		if ((c->o->max_iterations && res->iterations >= c->o->max_iterations) ||
+		    (s->max_iterations && c->seq > s->max_iterations))
+			return 0;
+		struct agent_attempt *hist = NULL;
+		size_t nh = 0;
+		struct agent_proposal p;
+		memset(&p, 0, sizeof(p));
+		int r = load_history(c, &hist, &nh, err);
+		if (!r)
+			r = agent_next(s->strategy, s->n_variants, hist, nh, &p, err);
+		free(hist);
+		if (r <= 0) {
+			res->finished = r == 0;
+			return r;
+		}
+		int rc = camp_run_one(c, &p, err);
+		res->iterations++;
+		c->seq++;
+		if (rc)
+			return rc;
+	}
+}
+
+/* Summary figures. Best-effort: they only decorate the output. */
+static void summarize(struct camp *c, struct run_campaign_result *res)
+{
+	struct db_iteration *its = NULL;
+	size_t nits = 0;
+	if (db_iterations_list(c->db, c->cid, &its, &nits, NULL))
+		return;
+	double base = NAN;
+	double prod = 1;
+	for (size_t i = 0; i < nits; i++) {
+		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE)
+			base = its[i].obj_best;
+		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
+			res->kept++;
+			if (!isnan(its[i].obj_delta))
+				prod *= 1 + its[i].obj_delta;
+		}
+	}
+	if (!isnan(base))
+		res->gain = prod - 1;
+	db_iterations_free(its, nits);
+}
+
+/* Open, rebuild, baseline, loop, finish. */
+static int campaign(struct camp *c, struct run_campaign_result *res, struct rt_sb *err)
+{
+	bool have_baseline;
+	int rc = open_campaign(c, err);
+	if (rc)
+		return rc;
+	res->campaign_id = c->cid;
+	record_host_facts(c);
+	if ((rc = rebuild_best(c, &have_baseline, err)))
+		return rc;
+	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
+	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
+	if (!have_baseline) {
+		/* An interrupted baseline is simply measured again, under the next seq. */
+		rc = camp_run_baseline(c, err);
+		res->iterations++;
+		c->seq++;
+	}
+	if (!rc)
+		rc = loop(c, res, err);
+	if (rc == RT_EINTR)
+		rt_errf(err, RT_EINTR, "%sstopped by a signal; `ratchet run --resume %s` continues",
+			err->len ? "; " : "", c->s->path);
+	else if (c->fatal)
+		rt_errf(err, c->fatal, "; the files are as the journal describes: `ratchet run --resume %s` "
+			"recovers them and goes on", c->s->path);
+	if (!rc && res->finished) {
+		rc = db_campaign_set_state(c->db, c->cid, "finished", err);
+		rep_progress_finish(&c->prog);
+	}
+	summarize(c, res);
+	return rc;
+}
+
+int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_opts *o,
+		 struct run_campaign_result *res, struct rt_sb *err)
+{
+	struct camp c;
+	memset(&c, 0, sizeof(c));
+	c.db = db;
+	c.s = s;
+	c.o = o;
+	c.kept = xcalloc(s->n_variants + 1, sizeof(bool));
+	var_config_init(&c.cfg);
+	memset(res, 0, sizeof(*res));
+	res->gain = NAN;
+	struct sigaction sa, old_int, old_term;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	camp_stop_requested = 0;
+	camp_jsys_fault_at(o->fault_journal);
+	int rc = preflight(s, err);
+	if (!rc)
+		rc = campaign(&c, res, err);
+	camp_jsys_fault_at(0);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	var_config_release(&c.cfg);
+	free(c.kept);
+	free(c.baseline_model);
+	free(c.device_id);
+	return rc;
+}
