@@ -15,7 +15,7 @@ rt_add_test(test_campaign_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/camp
             NEEDS_GSM8K TIMEOUT 300 LABELS e2e)
 rt_add_test(test_port_squatter COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/port_squatter.sh
             TIMEOUT 120 LABELS e2e)
-rt_add_bench(campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_campaign.c LIBS PkgConfig::SQLITE3)
+rt_add_bench(campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_campaign.c LIBS PkgConfig::SQLITE3)
 if(TARGET bench_campaign)
   add_dependencies(bench_campaign fakebench ratchet)
 endif()

@@ -23,5 +23,5 @@ rt_add_test(test_cmd_devices
 
 # make bench: the CPU GEMM demo's kernel benchmarks, once each.
 rt_add_bench(kernel_spec
-  SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_kernel_spec.c
+  SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_kernel_spec.c
   LIBS rt_bench rt_spec rt_dev rt_db rt_base)

@@ -29,5 +29,5 @@ if(MHD_FOUND)
               ${CMAKE_BINARY_DIR}/gate_fakeserver ${CMAKE_BINARY_DIR}/load_testserver
               NEEDS_GSM8K TIMEOUT 60 LABELS gate load e2e)
 endif()
-rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_gate.c
+rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_gate.c
              LIBS rt_gate rt_db rt_stats rt_base)

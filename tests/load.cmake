@@ -11,6 +11,6 @@ if(MHD_FOUND)
   add_executable(load_testserver ${CMAKE_SOURCE_DIR}/tests/load/testserver_main.c)
   target_link_libraries(load_testserver PRIVATE rt_load_testserver)
   rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
-  rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_load.c
+  rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_load.c
                LIBS rt_load rt_load_testserver rt_base)
 endif()

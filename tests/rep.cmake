@@ -20,4 +20,4 @@ rt_add_test(rep_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/chromium.sh TI
 set_tests_properties(rep_chromium PROPERTIES SKIP_RETURN_CODE 77)
 add_dependencies(rep_mkfixture rt_rep)
 
-rt_add_bench(rep SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/bench_rep.c LIBS ${REP_LIBS})
+rt_add_bench(rep SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_rep.c LIBS ${REP_LIBS})
