@@ -28,5 +28,15 @@ set --
 i=0
 while [ $i -lt 64 ]; do set -- "$@" --slo ttft_p95=1s; i=$((i + 1)); done
 check slo_65 "unknown SLO metric 'bogus'" "$@" --slo bogus=1s
+# durations: `bench load` reads them as the spec does, ns included (its own
+# parser used to refuse ns: exit 2, "is not a duration")
+"$RATCHET_BIN" --db "$tmp/r.db" bench load --endpoint http://127.0.0.1:9 -n 1 \
+	--timeout 2000000000ns --slo ttft_p95=4000000000ns >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 2 ] || grep -q "not a duration" "$tmp/err"; then
+	echo "FAIL ns: exit $rc:"; cat "$tmp/err"; fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
