@@ -31,3 +31,5 @@ if(MHD_FOUND)
 endif()
 rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_gate.c
              LIBS rt_gate rt_db rt_stats rt_base)
+rt_add_test(test_gate_pyrandom SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_pyrandom.c
+            LIBS rt_gate rt_base m TIMEOUT 20 LABELS gate unit)
