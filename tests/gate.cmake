@@ -33,3 +33,10 @@ rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_gate.c
              LIBS rt_gate rt_db rt_stats rt_base)
 rt_add_test(test_gate_pyrandom SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_pyrandom.c
             LIBS rt_gate rt_base m TIMEOUT 20 LABELS gate unit)
+rt_add_test(test_gsm8k_lmeval SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gsm8k_lmeval.c
+            LIBS rt_gate rt_base m NEEDS_GSM8K TIMEOUT 30 LABELS gate unit)
+if(MHD_FOUND)
+  rt_add_test(gate_lmeval_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_lmeval_cli.sh
+              ${CMAKE_BINARY_DIR}/gate_fakeserver NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
+  set_tests_properties(gate_lmeval_cli PROPERTIES SKIP_RETURN_CODE 77)
+endif()

@@ -32,7 +32,8 @@ Usage:
   lmeval_gsm8k.py vectors                       # pyrandom test vectors (stdout)
   lmeval_gsm8k.py prompts DATA TASK N [NSHOT]   # JSON lines: doc_id, shots, prompt, sha256
   lmeval_gsm8k.py fixture DATA [LM_EVAL_SRC]    # the committed fixture (stdout)
-  lmeval_gsm8k.py check DATA TASK NSHOT BODIES  # compare recorded request bodies (JSON lines)
+  lmeval_gsm8k.py check DATA TASK NSHOT BODIES [OFFSET]  # recorded request bodies (JSON lines)
+  lmeval_gsm8k.py files DATA TASK SAMPLES RESULTS       # ratchet's --log-samples / --output-path
 With LM_EVAL_SRC (a checkout of lm-evaluation-harness at v0.4.12), `fixture`
 takes the sampler, Message and the task YAMLs from that checkout itself.
 """
@@ -217,15 +218,16 @@ def cmd_fixture(data, src=None):
         print("stop", task, *[json.dumps(s) for s in TASKS[task]["until"]])
 
 
-def cmd_check(data, task, nshot, bodies):
-    """Compare recorded request bodies (one JSON per line, any order) with lm-eval's."""
+def cmd_check(data, task, nshot, bodies, offset=0):
+    """Compare recorded request bodies (one JSON per line, any order) with
+    lm-eval's for the questions offset.. (a subset is lm-eval's --samples)."""
     got = {}
     with open(bodies, encoding="utf-8") as f:
         for line in f:
             if line.strip():
                 b = json.loads(line)
                 got[b["prompt"]] = b
-    want = prompts(Restated(), data, task, len(got), nshot)
+    want = prompts(Restated(), data, task, 0, nshot, range(offset, offset + len(got)))
     bad = 0
     for doc_id, _, p in want:
         b = got.get(p)
@@ -234,9 +236,11 @@ def cmd_check(data, task, nshot, bodies):
             print("doc %d: no request carried lm-eval's prompt (sha256 %s); it starts %r"
                   % (doc_id, sha(p), p[:200]))
             continue
+        # handle_stop_sequences appends the EOS string (model_args eos_string)
+        eos = os.environ.get("EOS_STRING")
+        stop = TASKS[task]["until"] + ([eos] if eos and eos not in TASKS[task]["until"] else [])
         payload = {"prompt": p, "model": b.get("model"), "max_tokens": 256,
-                   "temperature": TASKS[task]["temperature"], "stop": TASKS[task]["until"],
-                   "seed": 1234}
+                   "temperature": TASKS[task]["temperature"], "stop": stop, "seed": 1234}
         if b != payload or type(b["temperature"]) is not type(payload["temperature"]):
             bad += 1
             print("doc %d: body differs: got %r want %r" % (
@@ -246,6 +250,53 @@ def cmd_check(data, task, nshot, bodies):
     return 1 if bad else 0
 
 
+def cmd_files(data, task, samples_path, results_path):
+    """Check ratchet's samples and results files the way lm-eval v0.4.12 writes them."""
+    test = load_jsonl(os.path.join(data, "test.jsonl"))
+    with open(samples_path, encoding="utf-8") as f:
+        lines = [json.loads(x) for x in f]
+    keys = ["doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter",
+            "metrics", "doc_hash", "prompt_hash", "target_hash", "exact_match"]
+    n = len(lines) // 2
+    filters = ["strict-match"] * n + ["flexible-extract"] * n
+    gen = {"until": TASKS[task]["until"], "do_sample": False}
+    if task == "gsm8k":
+        gen["temperature"] = 0.0
+    want = {d: p for d, _, p in prompts(Restated(), data, task, n)}
+    hashes = []
+    for i, s in enumerate(lines):
+        assert list(s) == keys, "keys %r" % list(s)
+        doc = test[s["doc_id"]]
+        assert s["doc"] == doc and list(s["doc"]) == ["question", "answer"]
+        target = doc["answer"] if task == "gsm8k" else doc["answer"].split("####")[-1].strip()
+        assert s["target"] == target
+        assert s["arguments"] == {"gen_args_0": {"arg_0": want[s["doc_id"]], "arg_1": gen}}
+        assert s["filter"] == filters[i] and s["metrics"] == ["exact_match"]
+        assert len(s["resps"]) == 1 and len(s["resps"][0]) == 1 and len(s["filtered_resps"]) == 1
+        assert s["doc_hash"] == sha(json.dumps(doc, indent=2, ensure_ascii=False))
+        assert s["prompt_hash"] == sha(want[s["doc_id"]])
+        assert s["target_hash"] == sha(target)
+        assert s["exact_match"] in (0.0, 1.0) and type(s["exact_match"]) is float
+        hashes.append(s["doc_hash"] + s["prompt_hash"] + s["target_hash"])
+    with open(results_path, encoding="utf-8") as f:
+        res = json.load(f)
+    r = res["results"][task]
+    for flt, part in (("strict-match", lines[:n]), ("flexible-extract", lines[n:])):
+        xs = [s["exact_match"] for s in part]
+        mean = sum(xs) / len(xs)
+        se = (sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5 / len(xs) ** 0.5
+        assert abs(r["exact_match," + flt] - mean) < 1e-12, (flt, r, mean)
+        assert abs(r["exact_match_stderr," + flt] - se) < 1e-12, (flt, r, se)
+    assert r["alias"] == task and r["sample_len"] == n
+    assert res["n-samples"][task] == {"original": len(test), "effective": n}
+    assert res["versions"][task] == 3.0 and res["n-shot"][task] == TASKS[task]["nshot"]
+    assert res["task_hashes"][task] == sha("".join(hashes))
+    assert res["config"]["fewshot_seed"] == FEWSHOT_SEED
+    assert res["configs"][task]["generation_kwargs"] == gen
+    print("%d samples and the results of %s as lm-eval %s writes them" % (n, task, LM_EVAL))
+    return 0
+
+
 def main(argv):
     if len(argv) >= 2 and argv[1] == "vectors":
         cmd_vectors()
@@ -253,8 +304,11 @@ def main(argv):
         cmd_prompts(argv[2], argv[3], int(argv[4]), int(argv[5]) if len(argv) == 6 else None)
     elif len(argv) in (3, 4) and argv[1] == "fixture":
         cmd_fixture(argv[2], argv[3] if len(argv) == 4 else None)
-    elif len(argv) == 6 and argv[1] == "check":
-        return cmd_check(argv[2], argv[3], int(argv[4]), argv[5])
+    elif len(argv) in (6, 7) and argv[1] == "check":
+        return cmd_check(argv[2], argv[3], int(argv[4]), argv[5],
+                         int(argv[6]) if len(argv) == 7 else 0)
+    elif len(argv) == 6 and argv[1] == "files":
+        return cmd_files(*argv[2:])
     else:
         print(__doc__.split("Usage:")[1], file=sys.stderr)
         return 2
