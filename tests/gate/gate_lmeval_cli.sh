@@ -7,7 +7,8 @@
 #      field, what lm-eval's local-completions sends (reconstructed in Python
 #      from lm-eval's sampler: Random(1234).sample(train, 5) per question);
 #   3. the same for 100 gsm8k_cot requests, and for a subset (--offset 40
-#      --limit 10 --seed-less: lm-eval's --samples 40..49) with --eos-string;
+#      --limit 10: lm-eval's --samples 40..49) with --eos-string; a seeded
+#      subset still sends lm-eval's model seed 1234;
 #   4. --log-samples and --output-path write lm-eval's samples_*.jsonl and
 #      results JSON (keys, hashes, figures), and a folder output path gives
 #      PATH/MODEL/results_DATE.json;
@@ -62,6 +63,10 @@ EOS_STRING="<|endoftext|>" $PY check "$DATA" gsm8k 5 "$T/rec.jsonl" 40 > "$T/che
 	|| { cat "$T/check"; fail "subset requests"; }
 set -- "$T"/dir/m/results_*.json
 [ -f "$1" ] || fail "folder output path: PATH/MODEL/results_DATE.json"
+# the subset seed picks questions; the request's "seed" stays lm-eval's model seed
+rm -f "$T/rec.jsonl"
+G --seed 7 --limit 5 --model m || fail "seeded subset run: exit $?"
+[ "$(grep -c '"seed":1234}*$' "$T/rec.jsonl")" -eq 5 ] || fail "request seed must be 1234: $(cat "$T/rec.jsonl")"
 
 # 5: what the run followed is recorded with it
 sqlite3 "$T/r.db" "SELECT params_json FROM gate_runs ORDER BY id DESC LIMIT 1" > "$T/params" 2>/dev/null \
