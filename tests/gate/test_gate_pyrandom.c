@@ -18,23 +18,16 @@
 
 #include "runner/base/rt.h"
 #include "runner/gate/gate_pyrandom.h"
+#include "fixture_lines.h"
 
-/* The vectors file, one array of numbers per line after its tag. */
+/* The vectors file. */
 static char *vectors;
 
 static int load(void **state)
 {
 	(void)state;
-	const char *src = getenv("RATCHET_SRC");
-	char *path = xasprintf("%s/tests/gate/pyrandom_vectors.txt", src ? src : "..");
-	struct rt_sb err = RT_SB_INIT;
-	size_t len;
-	int rc = rt_read_file(path, &vectors, &len, &err);
-	if (rc)
-		fprintf(stderr, "%s\n", err.buf);
-	rt_sb_release(&err);
-	free(path);
-	return rc;
+	vectors = fixture_read("pyrandom_vectors.txt");
+	return vectors ? 0 : -1;
 }
 
 static int unload(void **state)
@@ -45,27 +38,21 @@ static int unload(void **state)
 }
 
 /* The numbers of each line tagged `tag`, one call of check() per line. */
+static void (*check_fn)(const uint64_t *v, size_t n);
+
+static void as_numbers(char **w, size_t n)
+{
+	uint64_t *v = xcalloc(n + 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		v[i] = strtoull(w[i], NULL, 10);
+	check_fn(v, n);
+	free(v);
+}
+
 static int each_line(const char *tag, void (*check)(const uint64_t *v, size_t n))
 {
-	int lines = 0;
-	size_t tl = strlen(tag);
-	for (const char *p = vectors; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len > tl && !strncmp(p, tag, tl) && p[tl] == ' ') {
-			char *line = xstrndup(p + tl, len - tl);
-			uint64_t *v = xcalloc(len, sizeof(*v));
-			size_t n = 0;
-			for (char *t = strtok(line, " "); t; t = strtok(NULL, " "))
-				v[n++] = strtoull(t, NULL, 10);
-			check(v, n);
-			free(v);
-			free(line);
-			lines++;
-		}
-		p += len + (e != NULL);
-	}
-	return lines;
+	check_fn = check;
+	return fixture_each(vectors, tag, as_numbers);
 }
 
 static void check_u32(const uint64_t *v, size_t n)

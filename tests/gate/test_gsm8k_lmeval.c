@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "runner/gate/gsm8k.h"
+#include "fixture_lines.h"
 
 static char *fixture;
 static struct gsm8k_set test, train;
@@ -26,11 +27,10 @@ static struct gsm8k_set test, train;
 static int setup(void **state)
 {
 	(void)state;
-	const char *src = getenv("RATCHET_SRC"), *dir = getenv("RATCHET_GSM8K_DIR");
-	char *path = xasprintf("%s/tests/gate/lmeval_gsm8k_v0.4.12.txt", src ? src : "..");
+	const char *dir = getenv("RATCHET_GSM8K_DIR");
+	fixture = fixture_read("lmeval_gsm8k_v0.4.12.txt");
 	struct rt_sb err = RT_SB_INIT;
-	size_t len;
-	int rc = rt_read_file(path, &fixture, &len, &err);
+	int rc = fixture ? 0 : -1;
 	if (!rc)
 		rc = gsm8k_find("test", dir, &test, &err);
 	if (!rc)
@@ -38,7 +38,6 @@ static int setup(void **state)
 	if (rc)
 		fprintf(stderr, "%s\n", err.buf);
 	rt_sb_release(&err);
-	free(path);
 	return rc;
 }
 
@@ -51,27 +50,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The fixture's lines starting with "tag ", as words; calls fn per line. */
 static int each_line(const char *tag, void (*fn)(char **w, size_t n))
 {
-	int lines = 0;
-	size_t tl = strlen(tag);
-	for (const char *p = fixture; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len > tl && !strncmp(p, tag, tl) && p[tl] == ' ') {
-			char *line = xstrndup(p + tl + 1, len - tl - 1);
-			char *w[16];
-			size_t n = 0;
-			for (char *t = strtok(line, " "); t && n < 16; t = strtok(NULL, " "))
-				w[n++] = t;
-			fn(w, n);
-			free(line);
-			lines++;
-		}
-		p += len + (e != NULL);
-	}
-	return lines;
+	return fixture_each(fixture, tag, fn);
 }
 
 static size_t *draws; /* lm-eval's shots for questions 0..99, 5 each */
