@@ -217,13 +217,13 @@ static int resolve_baseline(struct rt_ctx *ctx, const struct gate_args *a,
 /* --log-samples and --output-path (lm-eval's files); false when one could not be written. */
 static bool write_lmeval(struct rt_ctx *ctx, const struct gate_args *a,
 			 const struct run_gate_result *res, const struct spec_gate *cfg,
-			 const struct run_gate_opts *o, const char *model)
+			 const struct run_gate_opts *o)
 {
 	if (!a->log_samples && !a->output_path)
 		return true;
 	struct run_gate_lmeval l;
 	char *endpoint = run_gate_strip_credentials(a->endpoint);
-	run_gate_lmeval_init(&l, cfg, o, model, endpoint, res);
+	run_gate_lmeval_init(&l, cfg, o, a->model, endpoint, res);
 	struct rt_sb werr = RT_SB_INIT;
 	char *hash = NULL;
 	bool ok = true;
@@ -279,11 +279,11 @@ static void print_result(struct rt_ctx *ctx, const struct run_gate_result *res)
 /* Run the gate and report; the exit code. */
 static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 			  const struct spec_gate *cfg, const struct run_gate_opts *o,
-			  int64_t base_id, const struct progress_ctx *pc, const char *model)
+			  int64_t base_id, const struct progress_ctx *pc)
 {
 	struct rt_sb err = RT_SB_INIT;
 	struct run_gate_result res;
-	int rc = run_gate_run_opts(ctx->db, cfg, o, a->endpoint, model, 0, base_id, &res, &err);
+	int rc = run_gate_run_opts(ctx->db, cfg, o, a->endpoint, a->model, 0, base_id, &res, &err);
 	if (pc->on && pc->last >= 0)
 		fputc('\n', stderr);
 	int exit_code;
@@ -295,7 +295,7 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 			fprintf(stderr, "gate: stopped early after %d of %d questions: the run cannot pass\n",
 				res.n_done, res.n_planned);
 		bool written = write_reports(ctx, a, &res, cfg);
-		written = write_lmeval(ctx, a, &res, cfg, o, model) && written;
+		written = write_lmeval(ctx, a, &res, cfg, o) && written;
 		print_result(ctx, &res);
 		exit_code = res.status == RUN_GATE_PASS ? RT_EXIT_OK
 			    : res.status == RUN_GATE_FAIL ? RT_EXIT_NO : RT_EXIT_RUNTIME;
@@ -340,11 +340,17 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 	run_gate_opts_init(&o);
 	if (!code)
 		code = cmd_api_key(ctx, "gate", a.key_env, &o.api_key);
+	/* The model before the baseline: latest-pass matches on it. */
+	char *model = code ? NULL : default_model(ctx, &a);
+	if (model)
+		a.model = model;
 	int64_t base_id = 0;
 	if (!code)
 		code = resolve_baseline(ctx, &a, &cfg, &base_id);
-	if (code)
+	if (code) {
+		free(model);
 		return code;
+	}
 	o.label = a.label;
 	o.no_early_stop = a.no_early;
 	o.max_retries = (int)a.retries;
@@ -353,8 +359,7 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 	struct progress_ctx pc = { isatty(2) && !ctx->quiet && !ctx->json, -1 };
 	o.progress = progress;
 	o.progress_arg = &pc;
-	char *model = default_model(ctx, &a);
-	code = run_and_report(ctx, &a, &cfg, &o, base_id, &pc, model ? model : a.model);
+	code = run_and_report(ctx, &a, &cfg, &o, base_id, &pc);
 	free(model);
 	return code;
 }

@@ -2,7 +2,8 @@
 # `ratchet gate` speaks lm-evaluation-harness v0.4.12 (tests/gate/lmeval_gsm8k.py
 # says what was followed). Against the fake server ($1) recording every
 # request body:
-#   1. with no --model, the model is the first id of GET /v1/models;
+#   1. with no --model, the model is the first id of GET /v1/models (and
+#      --baseline latest-pass matches on it);
 #   2. the first 100 gsm8k requests are, prompt byte for byte and every other
 #      field, what lm-eval's local-completions sends (reconstructed in Python
 #      from lm-eval's sampler: Random(1234).sample(train, 5) per question);
@@ -48,6 +49,10 @@ set -- "$T"/samples/samples_gsm8k_*.jsonl
 [ $# -eq 1 ] && [ -f "$1" ] || fail "no samples_gsm8k_DATE.jsonl"
 [ "$(wc -l < "$1")" -eq 200 ] || fail "200 sample lines (100 questions, 2 filters) expected"
 $PY files "$DATA" gsm8k "$1" "$T/res/results.json" > "$T/check" || { cat "$T/check"; fail "gsm8k files"; }
+
+# the default model is what latest-pass matches on
+G --limit 100 --baseline latest-pass || fail "baseline run: exit $?"
+grep -q "vs run 1:" "$T/out" || fail "latest-pass must find run 1 under the listed model"
 
 # 3: gsm8k_cot, then a subset with an EOS string
 rm -f "$T/rec.jsonl"
