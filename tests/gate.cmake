@@ -5,6 +5,10 @@
 # simserve is built) and against the fake server's standalone binary;
 # api_key_cli.sh follows the API key from `ratchet gate`, `ratchet run` and
 # `ratchet bench load` to the fake server and load_testserver (tests/load.cmake).
+# lm-eval conformance: test_gate_pyrandom (Python's generator against CPython's
+# vectors), test_gsm8k_lmeval (prompts against the lm-eval v0.4.12 fixture) and
+# gate_lmeval_cli (recorded requests, samples and results files checked by
+# tests/gate/lmeval_gsm8k.py; skipped without python3).
 target_link_libraries(rt_gate PUBLIC PkgConfig::CURL PkgConfig::JANSSON PkgConfig::PCRE2)
 rt_add_test(test_gsm8k_extract SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gsm8k_extract.c
             LIBS rt_gate rt_base TIMEOUT 20 LABELS gate unit)
@@ -31,3 +35,14 @@ if(MHD_FOUND)
 endif()
 rt_add_bench(gate SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_gate.c
              LIBS rt_gate rt_db rt_stats rt_base)
+rt_add_test(test_gate_pyrandom SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_pyrandom.c
+            ${CMAKE_SOURCE_DIR}/tests/gate/fixture_lines.c
+            LIBS rt_gate rt_base m TIMEOUT 20 LABELS gate unit)
+rt_add_test(test_gsm8k_lmeval SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gsm8k_lmeval.c
+            ${CMAKE_SOURCE_DIR}/tests/gate/fixture_lines.c
+            LIBS rt_gate rt_base m NEEDS_GSM8K TIMEOUT 30 LABELS gate unit)
+if(MHD_FOUND)
+  rt_add_test(gate_lmeval_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_lmeval_cli.sh
+              ${CMAKE_BINARY_DIR}/gate_fakeserver NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
+  set_tests_properties(gate_lmeval_cli PROPERTIES SKIP_RETURN_CODE 77)
+endif()

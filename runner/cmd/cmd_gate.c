@@ -1,9 +1,10 @@
 /*
  * `ratchet gate`: the GSM8K accuracy gate for CI. Asks an OpenAI-compatible
- * endpoint the GSM8K test questions, scores them the lm-evaluation-harness
- * way, compares with a baseline run question by question, prints one line,
- * optionally writes JUnit XML and a Markdown summary, stores the run, and
- * exits 0 (pass), 1 (fail) or 3 (error: too many failed requests).
+ * endpoint the GSM8K test questions with lm-evaluation-harness's prompts,
+ * scores them its way, compares with a baseline run question by question,
+ * prints one line, optionally writes JUnit XML, a Markdown summary and
+ * lm-eval's results and samples files, stores the run, and exits 0 (pass),
+ * 1 (fail) or 3 (error: too many failed requests).
  */
 #include "runner/cmd/cmd.h"
 #include "runner/gate/gate.h"
@@ -29,6 +30,8 @@ static const struct rt_cmd_help help = {
 	"github.com/openai/grade-school-math checked by sha256.\n"
 	"API key: $OPENAI_API_KEY or the variable named by --api-key-env, sent as\n"
 	"Authorization: Bearer; never stored, printed or written to reports.\n"
+	"Prompts, stops and output files follow lm-evaluation-harness " GSM8K_LMEVAL_VERSION "\n"
+	"(tasks gsm8k and gsm8k_cot, version 3.0).\n"
 	"\n"
 	"exit codes: 0 pass, 1 fail, 2 usage, 3 error",
 };
@@ -53,6 +56,7 @@ static void progress(void *arg, const struct run_gate_progress *p)
 struct gate_args {
 	const char *endpoint, *model, *api, *format, *extract, *baseline, *label, *dataset;
 	const char *junit, *summary, *key_env;    /* strings from argv, NULL when not given */
+	const char *log_samples, *output_path, *eos; /* lm-eval's files and EOS stop, or NULL */
 	double min_acc, max_drop, alpha, min_ident, max_failed, timeout; /* bounds and timeout */
 	long limit, offset, seed, conc, max_tokens, nshot, retries;     /* counts */
 	bool wilson, no_early;                    /* flags */
@@ -63,10 +67,10 @@ static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_arg
 {
 	*a = (struct gate_args){ .api = "completions", .extract = "flexible", .max_drop = 0.01,
 				 .alpha = 0.05, .max_failed = 0.02, .timeout = 300, .conc = 32,
-				 .max_tokens = 256, .nshot = 5, .retries = 4 };
+				 .max_tokens = 256, .nshot = -1, .retries = 4 };
 	const struct rt_opt opts[] = {
 		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
-		{ "model", 'm', RT_OPT_STR, &a->model, "NAME", "model name sent with each request" },
+		{ "model", 'm', RT_OPT_STR, &a->model, "NAME", "model name sent with each request (default: the first id of GET /v1/models)" },
 		{ "api", 0, RT_OPT_STR, &a->api, "API", "completions (default) or chat" },
 		{ "format", 'f', RT_OPT_STR, &a->format, "FMT", "gsm8k (default), gsm8k_cot, or chat (default with --api chat)" },
 		{ "extract", 0, RT_OPT_STR, &a->extract, "MODE", "flexible (default) or strict: the extraction that decides" },
@@ -81,7 +85,8 @@ static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_arg
 		{ "limit", 'n', RT_OPT_INT, &a->limit, "N", "ask N questions (default all 1319)" },
 		{ "offset", 0, RT_OPT_INT, &a->offset, "K", "start at question K" },
 		{ "seed", 0, RT_OPT_INT, &a->seed, "S", "seeded random subset of --limit questions (0: consecutive)" },
-		{ "num-fewshot", 0, RT_OPT_INT, &a->nshot, "N", "shots for --format gsm8k: the first N of train.jsonl (default 5)" },
+		{ "num-fewshot", 0, RT_OPT_INT, &a->nshot, "N", "shots per prompt: lm-eval's seeded draws from train.jsonl (gsm8k, default 5) or the first N exemplars (gsm8k_cot, default 8)" },
+		{ "eos-string", 0, RT_OPT_STR, &a->eos, "S", "add S to the stop sequences, as lm-eval does with the tokenizer's EOS (model_args eos_string)" },
 		{ "concurrency", 'c', RT_OPT_INT, &a->conc, "N", "requests in flight (default 32)" },
 		{ "max-tokens", 0, RT_OPT_INT, &a->max_tokens, "N", "max_tokens per request (default 256)" },
 		{ "timeout", 0, RT_OPT_DBL, &a->timeout, "S", "timeout per request attempt in seconds (default 300)" },
@@ -90,6 +95,8 @@ static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_arg
 		{ "dataset", 'd', RT_OPT_STR, &a->dataset, "PATH", "GSM8K test.jsonl, or the folder holding it" },
 		{ "junit", 0, RT_OPT_STR, &a->junit, "FILE", "write JUnit XML" },
 		{ "summary", 0, RT_OPT_STR, &a->summary, "FILE", "write a Markdown summary ($GITHUB_STEP_SUMMARY is appended to)" },
+		{ "output-path", 'o', RT_OPT_STR, &a->output_path, "PATH", "write lm-eval's results JSON: PATH if it ends in .json, else PATH/MODEL/results_DATE.json" },
+		{ "log-samples", 0, RT_OPT_STR, &a->log_samples, "DIR", "write lm-eval's DIR/samples_TASK_DATE.jsonl: every answered question" },
 		CMD_OPT_API_KEY_ENV(a->key_env),
 		{ 0 },
 	};
@@ -153,7 +160,7 @@ static int parse_numbers(struct rt_ctx *ctx, const struct gate_args *a, struct s
 			return RT_EXIT_USAGE;
 		}
 	if (a->limit < 0 || a->offset < 0 || a->seed < 0 || a->conc < 1 || a->conc > 4096 ||
-	    a->max_tokens < 1 || a->nshot < 0 || a->retries < 0) {
+	    a->max_tokens < 1 || a->nshot < -1 || a->retries < 0) {
 		cmd_error(ctx, "gate: --limit, --offset, --seed, --num-fewshot and --retries must not be "
 			       "negative; --concurrency in [1, 4096]; --max-tokens at least 1");
 		return RT_EXIT_USAGE;
@@ -205,6 +212,34 @@ static int resolve_baseline(struct rt_ctx *ctx, const struct gate_args *a,
 	}
 	rt_sb_release(&err);
 	return code;
+}
+
+/* --log-samples and --output-path (lm-eval's files); false when one could not be written. */
+static bool write_lmeval(struct rt_ctx *ctx, const struct gate_args *a,
+			 const struct run_gate_result *res, const struct spec_gate *cfg,
+			 const struct run_gate_opts *o)
+{
+	if (!a->log_samples && !a->output_path)
+		return true;
+	struct run_gate_lmeval l;
+	char *endpoint = run_gate_strip_credentials(a->endpoint);
+	run_gate_lmeval_init(&l, cfg, o, a->model, endpoint, res);
+	struct rt_sb werr = RT_SB_INIT;
+	char *hash = NULL;
+	bool ok = true;
+	if (a->log_samples && run_gate_write_samples(&l, res, a->log_samples, &hash, &werr)) {
+		cmd_error(ctx, "gate: --log-samples: %s", werr.buf);
+		ok = false;
+	}
+	rt_sb_reset(&werr);
+	if (a->output_path && run_gate_write_results(&l, res, a->output_path, hash, NULL, &werr)) {
+		cmd_error(ctx, "gate: --output-path: %s", werr.buf);
+		ok = false;
+	}
+	free(hash);
+	free(endpoint);
+	rt_sb_release(&werr);
+	return ok;
 }
 
 /* --junit and --summary; false when one could not be written. */
@@ -260,6 +295,7 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 			fprintf(stderr, "gate: stopped early after %d of %d questions: the run cannot pass\n",
 				res.n_done, res.n_planned);
 		bool written = write_reports(ctx, a, &res, cfg);
+		written = write_lmeval(ctx, a, &res, cfg, o) && written;
 		print_result(ctx, &res);
 		exit_code = res.status == RUN_GATE_PASS ? RT_EXIT_OK
 			    : res.status == RUN_GATE_FAIL ? RT_EXIT_NO : RT_EXIT_RUNTIME;
@@ -269,6 +305,24 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 	rt_sb_release(&err);
 	run_gate_result_release(&res);
 	return exit_code;
+}
+
+/* No --model: the first id the server lists (vLLM's and lm-eval's clients
+ * do the same); NULL (no model sent, said on stderr) when it lists none. */
+static char *default_model(struct rt_ctx *ctx, const struct gate_args *a)
+{
+	if (a->model)
+		return NULL;
+	char *model = NULL;
+	struct rt_sb err = RT_SB_INIT;
+	if (run_gate_first_model(a->endpoint, a->timeout < 10 ? a->timeout : 10, &model, &err)) {
+		if (!ctx->quiet)
+			fprintf(stderr, "gate: no --model and %s: sending no model name\n", err.buf);
+	} else if (!ctx->quiet && !ctx->json) {
+		fprintf(stderr, "gate: --model %s (the first model the server lists)\n", model);
+	}
+	rt_sb_release(&err);
+	return model;
 }
 
 int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
@@ -286,16 +340,26 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 	run_gate_opts_init(&o);
 	if (!code)
 		code = cmd_api_key(ctx, "gate", a.key_env, &o.api_key);
+	/* The model before the baseline: latest-pass matches on it. */
+	char *model = code ? NULL : default_model(ctx, &a);
+	if (model)
+		a.model = model;
 	int64_t base_id = 0;
 	if (!code)
 		code = resolve_baseline(ctx, &a, &cfg, &base_id);
-	if (code)
+	if (code) {
+		free(model);
 		return code;
+	}
 	o.label = a.label;
 	o.no_early_stop = a.no_early;
 	o.max_retries = (int)a.retries;
+	o.eos_string = a.eos;
+	o.keep_samples = a.log_samples || a.output_path;
 	struct progress_ctx pc = { isatty(2) && !ctx->quiet && !ctx->json, -1 };
 	o.progress = progress;
 	o.progress_arg = &pc;
-	return run_and_report(ctx, &a, &cfg, &o, base_id, &pc);
+	code = run_and_report(ctx, &a, &cfg, &o, base_id, &pc);
+	free(model);
+	return code;
 }

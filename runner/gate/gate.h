@@ -71,6 +71,11 @@ struct run_gate_result {
 	double wall_s;               /* wall time of the run */
 	double cpu_s;                /* client CPU time (process, user + system) */
 	char *verdict;               /* one line: PASS/FAIL/ERROR, figures, the reason */
+	int64_t started_ms;          /* wall clock at the start, ms since the epoch */
+	int num_fewshot;             /* shots each prompt held */
+	int n_test;                  /* questions in the test set */
+	struct run_gate_sample *samples; /* answered questions in the order asked (keep_samples) */
+	size_t n_samples;
 };
 void run_gate_result_release(struct run_gate_result *r);
 
@@ -90,12 +95,17 @@ struct run_gate_opts {
 	bool no_early_stop;       /* ask every question even when the outcome is settled */
 	int max_retries;          /* per request, default 4 */
 	double backoff_s;         /* first backoff, doubled per retry, default 0.2 */
+	const char *eos_string;   /* appended to the stops unless among them (lm-eval's eos_string), or NULL */
+	bool keep_samples;        /* fill the result's samples (for --log-samples, --output-path) */
 	void (*progress)(void *arg, const struct run_gate_progress *p); /* or NULL */
 	void *progress_arg;
 };
 /* Defaults: 4 retries, 0.2 s backoff, no API key (the command layer resolves
  * it and sets api_key; nothing here reads the environment). */
 void run_gate_opts_init(struct run_gate_opts *o);
+
+/* The endpoint without user:password@ (what is stored and written). Caller frees. */
+char *run_gate_strip_credentials(const char *url);
 
 /* Fill a spec_gate with the defaults the spec loader uses. */
 void run_gate_defaults(struct spec_gate *cfg);
@@ -127,6 +137,55 @@ int run_gate_write_summary(const struct run_gate_result *r, const struct spec_ga
 			   const char *path, bool append, struct rt_sb *err);
 /* The result as one JSON object (compact), appended to out. */
 void run_gate_json(const struct run_gate_result *r, struct rt_sb *out);
+
+/* ---- lm-evaluation-harness's output files (gate_lmeval.c) ---- */
+/* One answered question, as lm-eval logs it; owned by the result. */
+struct run_gate_sample {
+	int doc_id;                    /* test index */
+	char *question, *answer;       /* the test problem as in test.jsonl */
+	char *prompt;                  /* as sent: the text, or the messages JSON (chat) */
+	char *response;                /* the model's text */
+	char *strict, *flex;           /* extracted answers ("[invalid]" when none) */
+	bool c_strict, c_flex;         /* exact_match by each filter */
+};
+
+/* What lm-eval's files say about the run beyond the result. */
+struct run_gate_lmeval {
+	const struct spec_gate *cfg;   /* the run's settings */
+	const struct run_gate_opts *opts; /* its options (eos string, retries) */
+	const char *model;             /* model name sent, or NULL */
+	const char *endpoint;          /* base URL, credentials already stripped */
+	char date_id[40];              /* lm-eval's file stamp: local ISO time, ':' as '-' */
+};
+/* Fill l (date_id from the result's start). */
+void run_gate_lmeval_init(struct run_gate_lmeval *l, const struct spec_gate *cfg,
+			  const struct run_gate_opts *opts, const char *model, const char *endpoint,
+			  const struct run_gate_result *r);
+/*
+ * DIR/samples_<task>_<date_id>.jsonl as lm-eval v0.4.12 writes it: one line
+ * per question and filter (every strict-match line, then every
+ * flexible-extract line), keys doc_id, doc, target, arguments, resps,
+ * filtered_resps, filter, metrics, doc_hash, prompt_hash, target_hash,
+ * exact_match. The folder is made when missing. *task_hash (caller frees,
+ * may be NULL) gets lm-eval's task hash of the lines.
+ */
+int run_gate_write_samples(const struct run_gate_lmeval *l, const struct run_gate_result *r,
+			   const char *dir, char **task_hash, struct rt_sb *err);
+/*
+ * The results JSON of lm-eval v0.4.12 ("results": {"gsm8k": {"exact_match,strict-match",
+ * "exact_match_stderr,strict-match", "exact_match,flexible-extract", ...}}, configs,
+ * versions, n-shot, n-samples, config, ...) plus "ratchet" (the run id and
+ * verdict). path ending in .json: that file; otherwise a folder, written as
+ * lm-eval does: path/<model, sanitised>/results_<date_id>.json. task_hash
+ * from run_gate_write_samples, or NULL. *written (caller frees, may be NULL)
+ * gets the file's path.
+ */
+int run_gate_write_results(const struct run_gate_lmeval *l, const struct run_gate_result *r,
+			   const char *path, const char *task_hash, char **written, struct rt_sb *err);
+
+/* The first model id GET base/v1/models lists, newly allocated (vLLM's and
+ * lm-eval's clients default to it). RT_EHTTP / RT_EPARSE with err saying why. */
+int run_gate_first_model(const char *base_url, double timeout_s, char **model, struct rt_sb *err);
 
 /* ---- the request loop (gate_client.c) on runner/oai's client ---- */
 /* One request and, once done, its outcome. */

@@ -3,10 +3,12 @@
  * in flight, retries with exponential backoff on connection errors and on
  * 429/5xx, a timeout per attempt, and cancellation of everything in flight
  * when the caller's callback says stop. Responses are capped (they are
- * untrusted input) and parsed by oai_completion_parse.
+ * untrusted input) and parsed by oai_completion_parse. Also the default
+ * model: the first id of GET /v1/models.
  */
 #include "runner/gate/gate.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,5 +237,34 @@ int run_gate_client_run(const struct run_gate_client *c, struct run_gate_req *re
 	}
 	*stopped = l.stopped;
 	loop_release(&l);
+	return rc;
+}
+
+int run_gate_first_model(const char *base_url, double timeout_s, char **model, struct rt_sb *err)
+{
+	*model = NULL;
+	/* oai_url's base rule, then /models in place of /completions. */
+	char *url = oai_url(base_url, OAI_COMPLETIONS);
+	size_t n = strlen(url) - strlen("/completions");
+	char *models = xasprintf("%.*s/models", (int)n, url);
+	free(url);
+	struct oai_resp r;
+	oai_resp_init(&r, 1u << 20);
+	int rc = oai_get(models, timeout_s, &r, err);
+	if (!rc && r.status != 200)
+		rc = rt_errf(err, RT_EHTTP, "GET %s: HTTP %ld", models, r.status);
+	if (!rc) {
+		json_error_t je;
+		json_t *o = json_loads(r.body.buf, 0, &je);
+		const char *id = json_string_value(
+			json_object_get(json_array_get(json_object_get(o, "data"), 0), "id"));
+		if (id && *id)
+			*model = xstrdup(id);
+		else
+			rc = rt_errf(err, RT_EPARSE, "GET %s: no data[0].id in the answer", models);
+		json_decref(o);
+	}
+	oai_resp_release(&r);
+	free(models);
 	return rc;
 }

@@ -43,6 +43,16 @@ void run_gate_result_release(struct run_gate_result *r)
 {
 	if (!r)
 		return;
+	for (size_t i = 0; i < r->n_samples; i++) {
+		struct run_gate_sample *m = &r->samples[i];
+		free(m->question);
+		free(m->answer);
+		free(m->prompt);
+		free(m->response);
+		free(m->strict);
+		free(m->flex);
+	}
+	free(r->samples);
 	free(r->flips_to_wrong);
 	free(r->flips_to_right);
 	free(r->verdict);
@@ -60,6 +70,7 @@ struct base_ans {
 /* One question of this run. */
 struct slot {
 	size_t idx;              /* dataset index */
+	char *prompt;            /* as sent: the text, or the messages JSON (chat) */
 	char prompt_sha256[65];  /* of the prompt */
 	char *strict, *flex;     /* extractions */
 	int c_strict, c_flex;    /* 0/1 */
@@ -76,6 +87,7 @@ struct run_state {
 	struct run_gate_req *reqs;
 	struct base_ans *base;   /* per slot, or NULL */
 	size_t n;                /* planned */
+	int nshot;               /* shots per prompt */
 	int done, failed, scored, correct, c_strict, c_flex;
 	/* paired counts so far and what the rest could add */
 	long n11, n10, n01, n00, ident, pairs;
@@ -204,20 +216,32 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 	return true;
 }
 
-/* Build a request body. */
-static char *request_body(const struct spec_gate *cfg, const char *model, const char *prompt,
-			  bool chat)
+/*
+ * Build a request body: the fields lm-eval's local-completions and
+ * local-chat-completions send (_create_payload): the task's temperature
+ * (gsm8k.yaml's 0.0, gsm8k-cot.yaml's default int 0), its `until` as stop
+ * plus the EOS string when one is given, and the model seed 1234 (never the
+ * subset seed: lm-eval's seed is the model's).
+ */
+static char *request_body(const struct spec_gate *cfg, const char *eos, const char *model,
+			  const char *prompt, bool chat)
 {
 	json_error_t je;
 	json_t *in = chat ? json_loads(prompt, 0, &je) : json_string(prompt);
 	json_t *o = oai_body_new(chat ? OAI_CHAT : OAI_COMPLETIONS, model, in,
 				 cfg->max_tokens > 0 ? cfg->max_tokens : 256, false);
-	json_object_set_new(o, "temperature", json_real(0));
+	json_object_set_new(o, "temperature",
+			    cfg->format == SPEC_GSM8K ? json_real(0) : json_integer(0));
 	json_t *stop = json_array();
-	for (const char *const *st = gsm8k_stops(cfg->format); *st; st++)
+	bool has_eos = !eos || !*eos;
+	for (const char *const *st = gsm8k_stops(cfg->format); *st; st++) {
 		json_array_append_new(stop, json_string(*st));
+		has_eos = has_eos || !strcmp(*st, eos);
+	}
+	if (!has_eos)
+		json_array_append_new(stop, json_string(eos));
 	json_object_set_new(o, "stop", stop);
-	json_object_set_new(o, "seed", json_integer((json_int_t)(cfg->seed ? cfg->seed : 1234)));
+	json_object_set_new(o, "seed", json_integer(GSM8K_REQUEST_SEED));
 	char *s = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	char *r = xstrdup(s);
@@ -225,8 +249,7 @@ static char *request_body(const struct spec_gate *cfg, const char *model, const 
 	return r;
 }
 
-/* The endpoint without user:password@ (never stored). */
-static char *strip_credentials(const char *url)
+char *run_gate_strip_credentials(const char *url)
 {
 	const char *sch = strstr(url, "://");
 	const char *host = sch ? sch + 3 : url;
@@ -237,7 +260,7 @@ static char *strip_credentials(const char *url)
 	return xasprintf("%.*s%s", (int)(host - url), url, at + 1);
 }
 
-static char *params_json(const struct spec_gate *cfg, const struct run_gate_opts *o)
+static char *params_json(const struct spec_gate *cfg, const struct run_gate_opts *o, int nshot)
 {
 	json_t *p = json_object();
 	json_object_set_new(p, "min_accuracy", json_real(cfg->min_accuracy));
@@ -250,11 +273,18 @@ static char *params_json(const struct spec_gate *cfg, const struct run_gate_opts
 	json_object_set_new(p, "limit", json_integer(cfg->limit));
 	json_object_set_new(p, "offset", json_integer(cfg->offset));
 	json_object_set_new(p, "seed", json_integer((json_int_t)cfg->seed));
-	json_object_set_new(p, "num_fewshot", json_integer(cfg->num_fewshot));
+	json_object_set_new(p, "num_fewshot", json_integer(nshot));
 	json_object_set_new(p, "max_tokens", json_integer(cfg->max_tokens));
 	json_object_set_new(p, "request_timeout_s", json_real(cfg->request_timeout_s));
 	json_object_set_new(p, "early_stop", json_boolean(!o->no_early_stop));
 	json_object_set_new(p, "max_retries", json_integer(o->max_retries));
+	/* What the prompts follow: lm-eval's release, task and its version. */
+	json_object_set_new(p, "lm_eval", json_string(GSM8K_LMEVAL_VERSION));
+	json_object_set_new(p, "task", json_string(gsm8k_task_name(cfg->format)));
+	json_object_set_new(p, "task_version", json_real(GSM8K_TASK_VERSION));
+	json_object_set_new(p, "fewshot_seed", json_integer(GSM8K_FEWSHOT_SEED));
+	if (o->eos_string)
+		json_object_set_new(p, "eos_string", json_string(o->eos_string));
 	char *s = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(p);
 	char *r = xstrdup(s);
@@ -370,21 +400,43 @@ static void result_init(struct run_gate_result *out)
 	out->status = RUN_GATE_ERROR;
 }
 
+/* Shots per prompt: the setting, or the task's default (gsm8k 5, gsm8k_cot 8). */
+static int num_fewshot(const struct spec_gate *cfg)
+{
+	if (cfg->format == SPEC_GSM8K_CHAT)
+		return (int)gsm8k_cot_exemplars()->n;
+	if (cfg->num_fewshot >= 0)
+		return cfg->num_fewshot;
+	return cfg->format == SPEC_GSM8K ? 5 : (int)gsm8k_cot_exemplars()->n;
+}
+
+/* lm-eval's shots for the n questions asked (gsm8k), or NULL: *shots. */
+static int draw_shots(const struct spec_gate *cfg, int nshot, size_t n, struct gsm8k_set *train,
+		      size_t **shots, struct rt_sb *err)
+{
+	*shots = NULL;
+	if (cfg->format != SPEC_GSM8K || nshot <= 0)
+		return 0;
+	int rc = gsm8k_find("train", cfg->dataset, train, err);
+	return rc ? rc : gsm8k_fewshot_draws(train->n, nshot, n, shots, err);
+}
+
 /* The questions, their prompts and request bodies: s->slots and s->reqs. */
 static int prepare(struct run_state *s, const struct gsm8k_set *test, const char *model,
 		   struct rt_sb *err)
 {
 	const struct spec_gate *cfg = s->cfg;
+	s->nshot = num_fewshot(cfg);
+	if (cfg->format == SPEC_GSM8K_COT && (size_t)s->nshot > gsm8k_cot_exemplars()->n)
+		return rt_errf(err, RT_EUSAGE, "gate: gsm8k_cot has %zu exemplars, %d shots asked",
+			       gsm8k_cot_exemplars()->n, s->nshot);
+	size_t *idx = NULL, n = 0, *shots = NULL;
 	struct gsm8k_set train = { 0 };
-	int nshot = cfg->num_fewshot < 0 ? 5 : cfg->num_fewshot;
-	if (cfg->format == SPEC_GSM8K && nshot > 0) {
-		int rc = gsm8k_find("train", cfg->dataset, &train, err);
-		if (rc)
-			return rc;
-	}
-	size_t *idx = NULL, n = 0;
 	int rc = gsm8k_select(test->n, cfg->offset, cfg->limit, cfg->seed, &idx, &n, err);
+	if (!rc)
+		rc = draw_shots(cfg, s->nshot, n, &train, &shots, err);
 	if (rc) {
+		free(idx);
 		gsm8k_set_release(&train);
 		return rc;
 	}
@@ -392,21 +444,49 @@ static int prepare(struct run_state *s, const struct gsm8k_set *test, const char
 	s->slots = xcalloc(n, sizeof(*s->slots));
 	s->reqs = xcalloc(n, sizeof(*s->reqs));
 	for (size_t i = 0; i < n; i++) {
-		s->slots[i].idx = idx[i];
-		char *p = gsm8k_prompt(cfg->format, cfg->api, &train, nshot, test->v[idx[i]].question);
-		rt_sha256_hex(p, strlen(p), s->slots[i].prompt_sha256);
-		s->reqs[i].body = request_body(cfg, model, p, cfg->api == SPEC_API_CHAT);
+		struct slot *sl = &s->slots[i];
+		sl->idx = idx[i];
+		sl->prompt = gsm8k_prompt(cfg->format, cfg->api, &train,
+					  shots ? shots + i * (size_t)s->nshot : NULL, s->nshot,
+					  test->v[idx[i]].question);
+		rt_sha256_hex(sl->prompt, strlen(sl->prompt), sl->prompt_sha256);
+		s->reqs[i].body = request_body(cfg, s->opts->eos_string, model, sl->prompt,
+					       cfg->api == SPEC_API_CHAT);
 		s->reqs[i].ans.prompt_tokens = s->reqs[i].ans.completion_tokens = -1;
-		free(p);
 	}
 	free(idx);
+	free(shots);
 	gsm8k_set_release(&train);
 	return 0;
+}
+
+/* The answered questions into out->samples (opts->keep_samples). */
+static void keep_samples(struct run_gate_result *out, struct run_state *s)
+{
+	out->samples = xcalloc(s->n + 1, sizeof(*out->samples));
+	for (size_t i = 0; i < s->n; i++) {
+		struct slot *sl = &s->slots[i];
+		if (!sl->scored)
+			continue;
+		const struct gsm8k_item *it = &s->test->v[sl->idx];
+		struct run_gate_sample *m = &out->samples[out->n_samples++];
+		m->doc_id = (int)sl->idx;
+		m->question = xstrdup(it->question);
+		m->answer = xstrdup(it->answer);
+		m->prompt = sl->prompt;
+		sl->prompt = NULL;
+		m->response = xstrdup(s->reqs[i].ans.text ? s->reqs[i].ans.text : "");
+		m->strict = xstrdup(sl->strict);
+		m->flex = xstrdup(sl->flex);
+		m->c_strict = sl->c_strict;
+		m->c_flex = sl->c_flex;
+	}
 }
 
 static void state_release(struct run_state *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
+		free(s->slots[i].prompt);
 		free(s->slots[i].strict);
 		free(s->slots[i].flex);
 		run_gate_req_release(&s->reqs[i]);
@@ -429,7 +509,7 @@ static void row_init(struct db_gate_run *row, const struct run_state *s, const c
 	memset(row, 0, sizeof(*row));
 	row->iteration_id = iteration_id;
 	row->label = (char *)s->opts->label;
-	row->endpoint = strip_credentials(base_url);
+	row->endpoint = run_gate_strip_credentials(base_url);
 	row->model = (char *)model;
 	row->api = cfg->api == SPEC_API_CHAT ? "chat" : "completions";
 	row->format = (char *)gsm8k_format_name(cfg->format);
@@ -437,7 +517,7 @@ static void row_init(struct db_gate_run *row, const struct run_state *s, const c
 	row->dataset_sha256 = (char *)s->test->sha256;
 	row->n_planned = (int)s->n;
 	row->baseline_run_id = baseline_run_id;
-	row->params_json = params_json(cfg, s->opts);
+	row->params_json = params_json(cfg, s->opts, s->nshot);
 	row->started_at = rt_wall_ms();
 	row->passed = -1;
 }
@@ -686,6 +766,11 @@ int run_gate_run_opts(struct db *db, const struct spec_gate *cfg, const struct r
 			rc = rt_errf(err, RT_EHTTP, "gate: %s", out->verdict);
 		out->wall_s = (double)(rt_now_ns() - t0) / 1e9;
 		out->cpu_s = cpu_now() - cpu0;
+		out->started_ms = row.started_at;
+		out->num_fewshot = s.nshot;
+		out->n_test = (int)test.n;
+		if (opts->keep_samples)
+			keep_samples(out, &s);
 	}
 	state_release(&s);
 	free(row.params_json);

@@ -84,6 +84,19 @@ int gsm8k_select(size_t total, long offset, long limit, uint64_t seed, size_t **
 		 struct rt_sb *err);
 
 /* ---- prompts ---- */
+/*
+ * The lm-evaluation-harness release whose GSM8K tasks the gate follows
+ * (lm_eval/tasks/gsm8k/gsm8k.yaml and gsm8k-cot.yaml, both version 3.0),
+ * recorded with every run. See docs/gate.md.
+ */
+#define GSM8K_LMEVAL_VERSION "0.4.12"
+#define GSM8K_LMEVAL_COMMIT "6d642546f4688648fced259eb3302efd36ece5af"
+#define GSM8K_TASK_VERSION 3.0
+/* lm-eval's default fewshot seed (--seed's fourth value) and the "seed" its
+ * API models send with every request (model_args seed). */
+#define GSM8K_FEWSHOT_SEED 1234
+#define GSM8K_REQUEST_SEED 1234
+
 /* The prompt of one question. For the completions API, text holds the whole
  * prompt; for chat, messages_json holds the JSON array of messages. */
 struct gsm8k_prompt {
@@ -91,19 +104,34 @@ struct gsm8k_prompt {
 	char *messages_json; /* chat messages array, or NULL */
 };
 /*
- * Build the prompt. format gsm8k: the first nshot problems of train
- * ("Question: q\nAnswer: a", joined by a blank line) then
- * "Question: q\nAnswer:"; gsm8k_cot: the 8 exemplars "Q: q\nA: t" then
- * "Q: q\nA:"; chat: the 8 exemplars as user/assistant turns, the question
- * as the last user turn. With api chat and a text format, the text becomes
- * one user message. train may be NULL when nshot is 0 or the format is not
- * gsm8k. Returns a string the caller frees (text or JSON, by api).
+ * lm-eval's few-shot draws for `gsm8k` (its default sampler): one
+ * random.Random(GSM8K_FEWSHOT_SEED), seeded once per run, draws
+ * sample(train, nshot) once per question in the order the questions are
+ * asked (test order; for a subset, the order of lm-eval's --samples). The
+ * question itself is never excluded: the shots come from train, the
+ * questions from test. *shots, newly allocated, holds n_asked * nshot train
+ * indexes, question k's at [k * nshot]. RT_EUSAGE when nshot > n_train.
+ */
+int gsm8k_fewshot_draws(size_t n_train, int nshot, size_t n_asked, size_t **shots,
+			struct rt_sb *err);
+/*
+ * Build the prompt. format gsm8k: the train problems shots[0..nshot)
+ * ("Question: q\nAnswer: a", each followed by a blank line) then
+ * "Question: q\nAnswer:"; gsm8k_cot: the first nshot of the 8 exemplars
+ * "Q: q\nA: t" (lm-eval's first_n sampler) then "Q: q\nA:"; chat: the 8
+ * exemplars as user/assistant turns, the question as the last user turn
+ * (lm-eval's --apply_chat_template --fewshot_as_multiturn; nshot unused). With api chat
+ * and a text format, the text becomes one user message. shots is read for
+ * gsm8k only (NULL when nshot is 0). Returns a string the caller frees
+ * (text or JSON, by api).
  */
 char *gsm8k_prompt(enum spec_gsm8k_format fmt, enum spec_load_api api, const struct gsm8k_set *train,
-		   int nshot, const char *question);
-/* Stop sequences of a format, NULL-terminated. */
+		   const size_t *shots, int nshot, const char *question);
+/* Stop sequences of a format, NULL-terminated: the task's `until`. */
 const char *const *gsm8k_stops(enum spec_gsm8k_format fmt);
 const char *gsm8k_format_name(enum spec_gsm8k_format fmt);
+/* The lm-eval task a format follows: "gsm8k", or "gsm8k_cot" (gsm8k_cot and chat). */
+const char *gsm8k_task_name(enum spec_gsm8k_format fmt);
 int gsm8k_format_parse(const char *s, enum spec_gsm8k_format *out);
 
 /* ---- extraction ---- */

@@ -1,13 +1,16 @@
 /*
- * Prompts for the three GSM8K formats, laid out as lm-evaluation-harness
- * lays them out (doc_to_text, a space as target delimiter, shots joined by
- * a blank line), so a model scores here what it scores there.
+ * Prompts for the three GSM8K formats, byte for byte as
+ * lm-evaluation-harness v0.4.12 builds them (task.py fewshot_context and
+ * build_qa_turn: doc_to_text, a space as target delimiter, "\n\n" after
+ * each shot), so a model scores here what it scores there.
  *
- * Shots for `gsm8k`: the first n problems of train.jsonl (lm-eval samples
- * them at random with a fixed seed; the first n are just as fixed and need
- * no generator to reproduce). `gsm8k_cot` and `chat` use the 8 exemplars.
+ * Shots for `gsm8k`: lm-eval's default sampler, Python's
+ * random.Random(1234).sample(train, n) once per question in order
+ * (gate_pyrandom.c reproduces the generator). `gsm8k_cot` and `chat` use
+ * the first n of the 8 built-in exemplars (the first_n sampler).
  */
 #include "runner/gate/gsm8k.h"
+#include "runner/gate/gate_pyrandom.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -24,6 +27,11 @@ const char *const *gsm8k_stops(enum spec_gsm8k_format fmt)
 static const char *const format_names[] = {
 	[SPEC_GSM8K] = "gsm8k", [SPEC_GSM8K_COT] = "gsm8k_cot", [SPEC_GSM8K_CHAT] = "chat",
 };
+
+const char *gsm8k_task_name(enum spec_gsm8k_format fmt)
+{
+	return fmt == SPEC_GSM8K ? "gsm8k" : "gsm8k_cot";
+}
 
 const char *gsm8k_format_name(enum spec_gsm8k_format fmt)
 {
@@ -57,11 +65,36 @@ static char *dump(json_t *arr)
 	return r;
 }
 
-char *gsm8k_prompt(enum spec_gsm8k_format fmt, enum spec_load_api api, const struct gsm8k_set *train,
-		   int nshot, const char *question)
+int gsm8k_fewshot_draws(size_t n_train, int nshot, size_t n_asked, size_t **shots,
+			struct rt_sb *err)
 {
+	*shots = NULL;
+	if (nshot < 0 || (size_t)nshot > n_train)
+		return rt_errf(err, RT_EUSAGE, "gsm8k: %d shots asked of %zu training problems",
+			       nshot, n_train);
+	size_t k = (size_t)nshot;
+	*shots = xcalloc(n_asked * k + 1, sizeof(**shots));
+	if (!k)
+		return 0; /* lm-eval draws nothing for 0 shots */
+	struct pyrand r;
+	pyrand_seed(&r, GSM8K_FEWSHOT_SEED);
+	for (size_t q = 0; q < n_asked; q++)
+		pyrand_sample(&r, n_train, k, *shots + q * k);
+	return 0;
+}
+
+/* The exemplars a cot or chat prompt uses: the first nshot (first_n). */
+static size_t cot_count(int nshot)
+{
+	size_t n = gsm8k_cot_exemplars()->n;
+	return nshot < 0 || (size_t)nshot > n ? n : (size_t)nshot;
+}
+
+char *gsm8k_prompt(enum spec_gsm8k_format fmt, enum spec_load_api api, const struct gsm8k_set *train,
+		   const size_t *shots, int nshot, const char *question)
+{
+	const struct gsm8k_set *ex = gsm8k_cot_exemplars();
 	if (fmt == SPEC_GSM8K_CHAT) {
-		const struct gsm8k_set *ex = gsm8k_cot_exemplars();
 		json_t *arr = json_array();
 		for (size_t i = 0; i < ex->n; i++) {
 			char *u = xasprintf("Q: %s\nA:", ex->v[i].question);
@@ -76,13 +109,13 @@ char *gsm8k_prompt(enum spec_gsm8k_format fmt, enum spec_load_api api, const str
 	}
 	struct rt_sb sb = RT_SB_INIT;
 	if (fmt == SPEC_GSM8K) {
-		for (int i = 0; train && i < nshot && (size_t)i < train->n; i++)
-			rt_sb_addf(&sb, "Question: %s\nAnswer: %s\n\n", train->v[i].question,
-				   train->v[i].answer);
+		for (int i = 0; train && shots && i < nshot; i++) {
+			const struct gsm8k_item *it = &train->v[shots[i]];
+			rt_sb_addf(&sb, "Question: %s\nAnswer: %s\n\n", it->question, it->answer);
+		}
 		rt_sb_addf(&sb, "Question: %s\nAnswer:", question);
 	} else {
-		const struct gsm8k_set *ex = gsm8k_cot_exemplars();
-		for (size_t i = 0; i < ex->n; i++)
+		for (size_t i = 0; i < cot_count(nshot); i++)
 			rt_sb_addf(&sb, "Q: %s\nA: %s\n\n", ex->v[i].question, ex->v[i].answer);
 		rt_sb_addf(&sb, "Q: %s\nA:", question);
 	}

@@ -56,6 +56,32 @@ static bool bearer_ok(const char *key, const char *auth)
 	return !key || (auth && !strncmp(auth, "Bearer ", 7) && !strcmp(auth + 7, key));
 }
 
+/* GET /v1/models: one model, as vLLM lists it. */
+static enum MHD_Result models(struct MHD_Connection *c, const char *id)
+{
+	if (!id)
+		return reply(c, 404, "{\"error\":\"not found\"}");
+	json_t *o = json_pack("{s:s,s:[{s:s,s:s,s:s}]}", "object", "list", "data", "id", id,
+			      "object", "model", "owned_by", "fakeserver");
+	char *body = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	enum MHD_Result r = reply(c, 200, body);
+	free(body);
+	return r;
+}
+
+/* Append one request body as a line of the record file. */
+static void record(struct fake_server *s, const char *body)
+{
+	pthread_mutex_lock(&s->mu);
+	FILE *f = fopen(s->cfg.record, "a");
+	if (f) {
+		fprintf(f, "%s\n", body);
+		fclose(f);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *data,
 			      size_t *size, void **ptr)
@@ -79,6 +105,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	pthread_mutex_unlock(&s->mu);
 	if (!bearer_ok(s->cfg.require_key, auth))
 		return reply(c, 401, "{\"error\":{\"message\":\"invalid api key\"}}");
+	if (!strcmp(method, "GET"))
+		return models(c, s->cfg.model_id);
+	if (s->cfg.record)
+		record(s, cn->body.buf);
 	if (s->cfg.delay_ms)
 		usleep((useconds_t)s->cfg.delay_ms * 1000);
 	bool chat = strstr(url, "chat") != NULL;

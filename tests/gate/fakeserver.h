@@ -4,8 +4,9 @@
  * prompt, answers dataset question i correctly iff
  * floor((i+1)*F) > floor(i*F), XOR i in the flip list, and wrong answers
  * use N+1. Test knobs simserve lacks: HTTP 500 for chosen questions, a 503
- * on the first attempt, a required API key (401 without it), and the last
- * Authorization header it saw.
+ * on the first attempt, a required API key (401 without it), the last
+ * Authorization header it saw, every request body recorded to a file (one
+ * per line), and GET /v1/models listing one model id.
  */
 #ifndef GATE_FAKESERVER_H
 #define GATE_FAKESERVER_H
@@ -23,6 +24,8 @@ struct fake_cfg {
 	int flaky_every;              /* >0: such questions get 503 on their first attempt */
 	int delay_ms;                 /* per request */
 	const char *require_key;      /* non-NULL: requests without "Authorization: Bearer <it>" get 401 */
+	const char *record;           /* non-NULL: append each POST body, one per line, to this file */
+	const char *model_id;         /* non-NULL: GET /v1/models lists it; else that GET gets 404 */
 };
 
 struct fake_server;

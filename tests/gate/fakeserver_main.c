@@ -1,9 +1,11 @@
 /*
  * gate_fakeserver: the gate tests' GSM8K server as a program, for the shell
- * tests. Same command line as simserve's GSM8K mode, plus --fail-every K and
- * --require-key KEY (401 for requests without "Authorization: Bearer KEY"):
+ * tests. Same command line as simserve's GSM8K mode, plus --fail-every K,
+ * --require-key KEY (401 for requests without "Authorization: Bearer KEY"),
+ * --record FILE (every request body, one per line) and --models ID (what
+ * GET /v1/models lists):
  *   gate_fakeserver --gsm8k FILE --gsm8k-accuracy F [--flip 3,17] [--fail-every K]
- *                   [--require-key KEY]
+ *                   [--require-key KEY] [--record FILE] [--models ID]
  * Prints "fakeserver: listening on 127.0.0.1:PORT", serves until SIGTERM.
  */
 #include "fakeserver.h"
@@ -37,6 +39,10 @@ int main(int argc, char **argv)
 			cfg.fail_every = atoi(v), i++;
 		else if (!strcmp(a, "--require-key") && v)
 			cfg.require_key = v, i++;
+		else if (!strcmp(a, "--record") && v)
+			cfg.record = v, i++;
+		else if (!strcmp(a, "--models") && v)
+			cfg.model_id = v, i++;
 		else if (!strcmp(a, "--flip") && v) {
 			char *d = xstrdup(v);
 			for (char *t = strtok(d, ","); t && cfg.n_flip < 64; t = strtok(NULL, ","))

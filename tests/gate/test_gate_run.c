@@ -2,8 +2,9 @@
  * run_gate_run() end to end against the tests' GSM8K server (real HTTP on
  * loopback, a real SQLite file): exact accuracy, flips caught and listed, an
  * unchanged server passing against its own baseline, early stop, failed
- * requests making an ERROR, retries on 503, chat format, and the API key
- * reaching the server but never the database.
+ * requests making an ERROR, retries on 503, chat format, the API key
+ * reaching the server but never the database, the default model from
+ * GET /v1/models, and lm-eval's samples and results files.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -324,6 +325,82 @@ static void test_chat_and_key(void **state)
 	assert_int_equal(db_open(f->dbpath, &f->db, &err), 0);
 }
 
+/* The default model, and lm-eval's files from a chat run (the prompt in
+ * arg_0 as json.dumps writes the messages). */
+static void test_models_and_lmeval_files(void **state)
+{
+	struct fx *f = *state;
+	int port;
+	struct fake_cfg fc = { .test = &f->test, .accuracy = 0.75, .model_id = "vendor/m:1" };
+	struct fake_server *s = fake_start(&fc, &port);
+	char url[64];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/", port);
+	char *model = NULL;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(run_gate_first_model(url, 5, &model, &err), 0);
+	assert_string_equal(model, "vendor/m:1");
+	free(model);
+	struct spec_gate g;
+	cfg_init(f, &g, 40);
+	g.api = SPEC_API_CHAT;
+	g.format = SPEC_GSM8K_CHAT;
+	struct run_gate_opts o;
+	opts_init(&o);
+	o.keep_samples = true;
+	struct run_gate_result r;
+	assert_true(run_gate_run_opts(f->db, &g, &o, url, "vendor/m:1", 0, 0, &r, &err) > 0);
+	assert_int_equal(r.n_samples, 40);
+	assert_int_equal(r.num_fewshot, 8);
+	assert_int_equal(r.n_test, 1319);
+	assert_true(r.samples[0].prompt[0] == '[');
+	struct run_gate_lmeval l;
+	run_gate_lmeval_init(&l, &g, &o, "vendor/m:1", url, &r);
+	char *hash = NULL, *written = NULL;
+	char *dir = xasprintf("%s/samples", f->dir);
+	assert_int_equal(run_gate_write_samples(&l, &r, dir, &hash, &err), 0);
+	assert_int_equal(strlen(hash), 64);
+	char *path = xasprintf("%s/samples_gsm8k_cot_%s.jsonl", dir, l.date_id), *text = NULL;
+	size_t len, lines = 0;
+	assert_int_equal(rt_read_file(path, &text, &len, &err), 0);
+	for (size_t i = 0; i < len; i++)
+		lines += text[i] == '\n';
+	assert_int_equal(lines, 80); /* 40 questions, 2 filters */
+	assert_non_null(strstr(text, "\"arg_0\": \"[{\\\"role\\\": \\\"user\\\", \\\"content\\\": "));
+	assert_non_null(strstr(text, "\"filter\": \"flexible-extract\""));
+	free(text);
+	/* A folder output path: PATH/<model, sanitised>/results_<date>.json */
+	assert_int_equal(run_gate_write_results(&l, &r, f->dir, hash, &written, &err), 0);
+	char *want = xasprintf("%s/vendor__m__1/results_%s.json", f->dir, l.date_id);
+	assert_string_equal(written, want);
+	assert_int_equal(rt_read_file(written, &text, &len, &err), 0);
+	assert_non_null(strstr(text, "\"exact_match,flexible-extract\": 0.75"));
+	assert_non_null(strstr(text, "\"exact_match_stderr,strict-match\": "));
+	assert_non_null(strstr(text, "\"model\": \"local-chat-completions\""));
+	assert_non_null(strstr(text, hash));
+	free(text);
+	free(want);
+	free(written);
+	free(path);
+	free(dir);
+	free(hash);
+	run_gate_result_release(&r);
+	fake_stop(s);
+	/* No /v1/models: an error saying so; gsm8k_cot has only 8 exemplars. */
+	fc.model_id = NULL;
+	s = fake_start(&fc, &port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	assert_int_equal(run_gate_first_model(url, 5, &model, &err), RT_EHTTP);
+	assert_non_null(strstr(err.buf, "/v1/models: HTTP 404"));
+	assert_null(model);
+	g.api = SPEC_API_COMPLETIONS;
+	g.format = SPEC_GSM8K_COT;
+	g.num_fewshot = 9;
+	assert_int_equal(run_gate_run_opts(f->db, &g, &o, url, NULL, 0, 0, &r, &err), RT_EUSAGE);
+	run_gate_result_release(&r);
+	fake_stop(s);
+	rt_sb_release(&err);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fx *f = *state;
@@ -360,6 +437,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failures_error, setup, teardown),     /* > max_failed: ERROR */
 		cmocka_unit_test_setup_teardown(test_retry_503, setup, teardown),          /* 503 retried with backoff */
 		cmocka_unit_test_setup_teardown(test_chat_and_key, setup, teardown),       /* chat; key sent, never stored */
+		cmocka_unit_test_setup_teardown(test_models_and_lmeval_files, setup, teardown), /* /v1/models; lm-eval files */
 		cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),          /* usage, missing baseline, refused */
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,21 +102,28 @@ static void test_prompts(void **state)
 	struct gsm8k_set train;
 	struct rt_sb err = RT_SB_INIT;
 	assert_int_equal(gsm8k_find("train", dir, &train, &err), 0);
-	char *p = gsm8k_prompt(SPEC_GSM8K, SPEC_API_COMPLETIONS, &train, 2, "What is 1+1?");
+	const size_t shots[] = { 3, 0 };
+	char *p = gsm8k_prompt(SPEC_GSM8K, SPEC_API_COMPLETIONS, &train, shots, 2, "What is 1+1?");
 	char *want = xasprintf("Question: %s\nAnswer: %s\n\nQuestion: %s\nAnswer: %s\n\n"
 			       "Question: What is 1+1?\nAnswer:",
-			       train.v[0].question, train.v[0].answer, train.v[1].question,
-			       train.v[1].answer);
+			       train.v[3].question, train.v[3].answer, train.v[0].question,
+			       train.v[0].answer);
 	assert_string_equal(p, want);
 	free(p);
 	free(want);
-	p = gsm8k_prompt(SPEC_GSM8K_COT, SPEC_API_COMPLETIONS, NULL, 0, "Q1?");
+	p = gsm8k_prompt(SPEC_GSM8K_COT, SPEC_API_COMPLETIONS, NULL, NULL, 8, "Q1?");
 	assert_true(!strncmp(p, "Q: There are 15 trees", 21));
 	assert_non_null(strstr(p, "The answer is 8.\n\nQ: Q1?\nA:"));
 	assert_int_equal(strlen(strstr(p, "Q: Q1?\nA:")), strlen("Q: Q1?\nA:"));
 	free(p);
-	p = gsm8k_prompt(SPEC_GSM8K_CHAT, SPEC_API_CHAT, NULL, 0, "Q1?");
+	/* lm-eval's first_n: --num-fewshot 2 keeps the first two exemplars */
+	p = gsm8k_prompt(SPEC_GSM8K_COT, SPEC_API_COMPLETIONS, NULL, NULL, 2, "Q1?");
+	assert_non_null(strstr(p, "3 + 2 = 5. The answer is 5.\n\nQ: Q1?\nA:"));
+	assert_null(strstr(p, "Leah"));
+	free(p);
+	p = gsm8k_prompt(SPEC_GSM8K_CHAT, SPEC_API_CHAT, NULL, NULL, 0, "Q1?");
 	assert_true(p[0] == '[');
+	assert_non_null(strstr(p, "Olivia"));
 	assert_non_null(strstr(p, "{\"role\":\"user\",\"content\":\"Q: Q1?\\nA:\"}]"));
 	free(p);
 	assert_string_equal(gsm8k_stops(SPEC_GSM8K)[0], "Question:");
