@@ -309,13 +309,14 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 
 /* No --model: the first id the server lists (vLLM's and lm-eval's clients
  * do the same); NULL (no model sent, said on stderr) when it lists none. */
-static char *default_model(struct rt_ctx *ctx, const struct gate_args *a)
+static char *default_model(struct rt_ctx *ctx, const struct gate_args *a, const char *api_key)
 {
 	if (a->model)
 		return NULL;
 	char *model = NULL;
 	struct rt_sb err = RT_SB_INIT;
-	if (run_gate_first_model(a->endpoint, a->timeout < 10 ? a->timeout : 10, &model, &err)) {
+	if (run_gate_first_model(a->endpoint, api_key, a->timeout < 10 ? a->timeout : 10, &model,
+				 &err)) {
 		if (!ctx->quiet)
 			fprintf(stderr, "gate: no --model and %s: sending no model name\n", err.buf);
 	} else if (!ctx->quiet && !ctx->json) {
@@ -341,7 +342,7 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 	if (!code)
 		code = cmd_api_key(ctx, "gate", a.key_env, &o.api_key);
 	/* The model before the baseline: latest-pass matches on it. */
-	char *model = code ? NULL : default_model(ctx, &a);
+	char *model = code ? NULL : default_model(ctx, &a, o.api_key);
 	if (model)
 		a.model = model;
 	int64_t base_id = 0;

@@ -184,8 +184,10 @@ int run_gate_write_results(const struct run_gate_lmeval *l, const struct run_gat
 			   const char *path, const char *task_hash, char **written, struct rt_sb *err);
 
 /* The first model id GET base/v1/models lists, newly allocated (vLLM's and
- * lm-eval's clients default to it). RT_EHTTP / RT_EPARSE with err saying why. */
-int run_gate_first_model(const char *base_url, double timeout_s, char **model, struct rt_sb *err);
+ * lm-eval's clients default to it), asked with api_key (NULL: none) as vLLM
+ * under --api-key requires. RT_EHTTP / RT_EPARSE with err saying why. */
+int run_gate_first_model(const char *base_url, const char *api_key, double timeout_s, char **model,
+			 struct rt_sb *err);
 
 /* ---- the request loop (gate_client.c) on runner/oai's client ---- */
 /* One request and, once done, its outcome. */

@@ -240,17 +240,14 @@ int run_gate_client_run(const struct run_gate_client *c, struct run_gate_req *re
 	return rc;
 }
 
-int run_gate_first_model(const char *base_url, double timeout_s, char **model, struct rt_sb *err)
+int run_gate_first_model(const char *base_url, const char *api_key, double timeout_s, char **model,
+			 struct rt_sb *err)
 {
 	*model = NULL;
-	/* oai_url's base rule, then /models in place of /completions. */
-	char *url = oai_url(base_url, OAI_COMPLETIONS);
-	size_t n = strlen(url) - strlen("/completions");
-	char *models = xasprintf("%.*s/models", (int)n, url);
-	free(url);
+	char *models = oai_url(base_url, OAI_MODELS);
 	struct oai_resp r;
 	oai_resp_init(&r, 1u << 20);
-	int rc = oai_get(models, timeout_s, &r, err);
+	int rc = oai_get_auth(models, timeout_s, api_key, &r, err);
 	if (!rc && r.status != 200)
 		rc = rt_errf(err, RT_EHTTP, "GET %s: HTTP %ld", models, r.status);
 	if (!rc) {

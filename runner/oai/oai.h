@@ -31,6 +31,7 @@
 enum oai_api {
 	OAI_COMPLETIONS, /* /v1/completions: "prompt", choices[0].text */
 	OAI_CHAT,        /* /v1/chat/completions: "messages", choices[0].message / delta */
+	OAI_MODELS,      /* /v1/models: GET only, data[].id (oai_url only) */
 };
 
 /* libcurl's global initialisation, once per process (pthread_once). Every
@@ -172,6 +173,10 @@ void oai_resp_release(struct oai_resp *r);
 /* GET url. Returns 0 when a response arrived (any status), RT_EHTTP when the
  * connection failed (err says why: "connection refused", ...). */
 int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err);
+/* The same with Authorization: Bearer api_key (NULL: none), for endpoints a
+ * server protects, such as vLLM's /v1/models under --api-key. */
+int oai_get_auth(const char *url, double timeout_s, const char *api_key, struct oai_resp *r,
+		 struct rt_sb *err);
 /* GET a file (the GSM8K data): follows redirects and the environment's proxy
  * settings; a body over r's cap is an error (RT_EHTTP), never cut short. */
 int oai_download(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err);

@@ -36,8 +36,8 @@ static size_t on_data_whole(char *p, size_t size, size_t n, void *ud)
 /* The one GET. A probe goes straight to the engine (no proxy, no
  * redirects) and keeps what fits; a download follows redirects, honours the
  * environment's proxy settings, and fails when the body is over the cap. */
-static int get(const char *url, double timeout_s, bool download, struct oai_resp *r,
-	       struct rt_sb *err)
+static int get(const char *url, double timeout_s, bool download, const char *api_key,
+	       struct oai_resp *r, struct rt_sb *err)
 {
 	oai_global_init();
 	CURL *c = curl_easy_init();
@@ -60,6 +60,14 @@ static int get(const char *url, double timeout_s, bool download, struct oai_resp
 		curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
 	else
 		curl_easy_setopt(c, CURLOPT_PROXY, "");
+	struct curl_slist *hdrs = NULL;
+	if (api_key && *api_key) {
+		char *line = xasprintf("Authorization: Bearer %s", api_key);
+		hdrs = curl_slist_append(NULL, line);
+		memset(line, 0, strlen(line)); /* the key leaves no copy behind */
+		free(line);
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	}
 	CURLcode cc = curl_easy_perform(c);
 	int rc = 0;
 	if (cc != CURLE_OK)
@@ -67,17 +75,26 @@ static int get(const char *url, double timeout_s, bool download, struct oai_resp
 	else
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_easy_cleanup(c);
+	for (struct curl_slist *h = hdrs; h; h = h->next)
+		memset(h->data, 0, strlen(h->data));
+	curl_slist_free_all(hdrs);
 	return rc;
 }
 
 int oai_get(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err)
 {
-	return get(url, timeout_s, false, r, err);
+	return get(url, timeout_s, false, NULL, r, err);
+}
+
+int oai_get_auth(const char *url, double timeout_s, const char *api_key, struct oai_resp *r,
+		 struct rt_sb *err)
+{
+	return get(url, timeout_s, false, api_key, r, err);
 }
 
 int oai_download(const char *url, double timeout_s, struct oai_resp *r, struct rt_sb *err)
 {
-	return get(url, timeout_s, true, r, err);
+	return get(url, timeout_s, true, NULL, r, err);
 }
 
 int oai_resp_header(const struct oai_resp *r, const char *name, char *out, size_t n)

@@ -12,7 +12,9 @@ char *oai_url(const char *base, enum oai_api api)
 	size_t n = strlen(base);
 	while (n && base[n - 1] == '/')
 		n--;
-	const char *path = api == OAI_CHAT ? "/chat/completions" : "/completions";
+	const char *path = api == OAI_CHAT     ? "/chat/completions"
+			   : api == OAI_MODELS ? "/models"
+					       : "/completions";
 	if (n >= 3 && !strncmp(base + n - 3, "/v1", 3))
 		return xasprintf("%.*s%s", (int)n, base, path);
 	return xasprintf("%.*s/v1%s", (int)n, base, path);

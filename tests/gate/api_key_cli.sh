@@ -36,7 +36,7 @@ url_of() {
 KEY="sk-test-KEY-CLI-5150"
 unset OPENAI_API_KEY
 export RATCHET_GSM8K="$RATCHET_GSM8K_DIR"
-"$GATE_SERVER" --gsm8k "$DATA" --gsm8k-accuracy 1.0 --require-key "$KEY" > "$T/g.out" 2>&1 &
+"$GATE_SERVER" --gsm8k "$DATA" --gsm8k-accuracy 1.0 --require-key "$KEY" --models served-x > "$T/g.out" 2>&1 &
 GP=$!
 "$LOAD_SERVER" ok 0 --require-key "$KEY" > "$T/l.out" 2>&1 &
 LP=$!
@@ -56,6 +56,12 @@ rc=$?
 OPENAI_API_KEY="$KEY" R gate --endpoint "$GURL" --model m --limit 10
 rc=$?
 [ $rc -eq 0 ] || fail "gate with OPENAI_API_KEY: exit $rc, want 0"
+# gate_models_key: without --model, GET /v1/models is asked with the key
+# (vLLM under --api-key protects it), and the listed id is used
+OPENAI_API_KEY="$KEY" R gate --endpoint "$GURL" --limit 4
+rc=$?
+[ $rc -eq 0 ] || fail "gate without --model: exit $rc, want 0"
+grep -q "model served-x" "$T/err" || fail "gate did not take the listed model: $(cat "$T/err")"
 # gate_no_key: every request refused with 401: an error
 R gate --endpoint "$GURL" --model m --limit 10
 rc=$?

@@ -337,7 +337,7 @@ static void test_models_and_lmeval_files(void **state)
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/v1/", port);
 	char *model = NULL;
 	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(run_gate_first_model(url, 5, &model, &err), 0);
+	assert_int_equal(run_gate_first_model(url, NULL, 5, &model, &err), 0);
 	assert_string_equal(model, "vendor/m:1");
 	free(model);
 	struct spec_gate g;
@@ -389,7 +389,7 @@ static void test_models_and_lmeval_files(void **state)
 	fc.model_id = NULL;
 	s = fake_start(&fc, &port);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	assert_int_equal(run_gate_first_model(url, 5, &model, &err), RT_EHTTP);
+	assert_int_equal(run_gate_first_model(url, NULL, 5, &model, &err), RT_EHTTP);
 	assert_non_null(strstr(err.buf, "/v1/models: HTTP 404"));
 	assert_null(model);
 	g.api = SPEC_API_COMPLETIONS;
