@@ -46,9 +46,9 @@ i=0
 while [ "$(q "SELECT count(*) FROM iterations WHERE seq >= 1" 2>/dev/null || echo 0)" -lt 1 ]; do
 	i=$((i+1)); [ $i -lt 400 ] || { cat a.err; echo "FAIL: runner A never reached iteration 1"; exit 1; }; sleep 0.05
 done
-hb0=$(q "SELECT heartbeat_at FROM campaigns")
 refused "resume while A runs" $A "$HOST" --resume
 refused "a new run while A runs" $A "$HOST"
+hb0=$(q "SELECT heartbeat_at FROM campaigns")
 [ "$(q "SELECT count(*) FROM campaigns")" -eq 1 ] || { echo "FAIL: a second campaign was created"; exit 1; }
 [ "$(q "SELECT count(*) FROM iterations WHERE state = 'interrupted'")" -eq 0 ] ||
 	{ echo "FAIL: the refused runner marked A's iteration interrupted"; exit 1; }
