@@ -29,6 +29,38 @@ static void on_signal(int sig)
 	camp_stop_requested = 1;
 }
 
+/*
+ * SIGBUS: a page of a memory-mapped file could not be read or written. The
+ * only file ratchet maps is SQLite's wal-index, `<database>-shm` (WAL mode
+ * maps it whatever mmap_size says), and the kernel raises SIGBUS when that
+ * file is made immutable or read-only, truncated, or cannot get a block on
+ * a full disk, under a running campaign. Nothing can be written then (the
+ * store is what failed) and returning would fault again: the handler says
+ * what happened and exits 3, which leaves the campaign as a kill -9 would,
+ * and `ratchet run --resume` recovers it (docs/reliability.md).
+ */
+static char *bus_msg;  /* the message, made before the handler may need it */
+static size_t bus_len; /* its length */
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	if (bus_msg && write(2, bus_msg, bus_len) < 0) {
+		/* nothing else to say it with */
+	}
+	_exit(RT_EXIT_RUNTIME);
+}
+
+static void sigbus_arm(const char *db, const char *spec)
+{
+	free(bus_msg);
+	bus_msg = xasprintf("ratchet: run: SIGBUS: a memory-mapped file could not be read or written: "
+			    "SQLite's shared-memory file %s-shm (made immutable or read-only, truncated, or "
+			    "on a full disk?); the campaign stopped as after a crash: make that file "
+			    "writable again, then `ratchet run --resume %s` recovers it\n", db, spec);
+	bus_len = strlen(bus_msg);
+}
+
 int camp_fatal(struct camp *c, int rc)
 {
 	if (!c->fatal)
@@ -428,11 +460,15 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_init(&c.cfg);
 	memset(res, 0, sizeof(*res));
 	res->gain = NAN;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, bus, old_int, old_term, old_bus;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigbus_arm(db_path(db), s->path);
+	memset(&bus, 0, sizeof(bus));
+	bus.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &bus, &old_bus);
 	camp_stop_requested = 0;
 	camp_jsys_fault_at(o->fault_journal);
 	struct camp_lease lease;
@@ -444,6 +480,9 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	camp_jsys_fault_at(0);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	free(bus_msg);
+	bus_msg = NULL;
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);
