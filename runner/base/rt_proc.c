@@ -303,6 +303,40 @@ static char *own_cgroup_dir(void)
 	return xasprintf("%s%s", mnt, strcmp(path, "/") ? path : "");
 }
 
+/* cgroup.kill (Linux 5.14 on): every process in the cgroup dir, atomically. */
+static bool cgroup_kill_dir(const char *dir)
+{
+	char *path = xasprintf("%s/cgroup.kill", dir);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	free(path);
+	bool ok = fd >= 0 && write(fd, "1", 1) == 1;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Trees of ratchets that died without stopping them (kill -9): their
+ * cgroups, ratchet-PID-N beside ours with PID gone, are killed and removed. */
+static void sweep_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		int pid;
+		unsigned n;
+		if (sscanf(de->d_name, "ratchet-%d-%u", &pid, &n) != 2 || pid == (int)getpid() || pid <= 0 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *dir = xasprintf("%s/%s", base, de->d_name);
+		cgroup_kill_dir(dir);
+		for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
+			rt_sleep_ns(10000000);
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* A new cgroup for one tree, its cgroup.procs open for writing; leaves
  * t->cgroup NULL where the system does not let us (no cgroup v2, no
  * permission, a read-only mount). */
@@ -310,6 +344,8 @@ static void make_cgroup(struct rt_ptree *t)
 {
 	static unsigned counter;
 	char *base = own_cgroup_dir();
+	if (base && !counter)
+		sweep_stale(base);
 	for (int i = 0; base && i < 100 && !t->cgroup; i++) {
 		char *dir = xasprintf("%s/ratchet-%d-%u", base, (int)getpid(), ++counter);
 		if (mkdir(dir, 0755) == 0) {
@@ -480,27 +516,13 @@ size_t rt_ptree_alive(struct rt_ptree *t)
 	return n;
 }
 
-/* cgroup.kill (Linux 5.14 on): every process in the cgroup, atomically. */
-static bool cgroup_kill(const struct rt_ptree *t)
-{
-	if (!t->cgroup)
-		return false;
-	char *path = xasprintf("%s/cgroup.kill", t->cgroup);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	free(path);
-	bool ok = fd >= 0 && write(fd, "1", 1) == 1;
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
 void rt_ptree_signal(struct rt_ptree *t, int sig)
 {
 	if (!t->leader)
 		return;
 	rt_ptree_scan(t);
-	if (sig == SIGKILL)
-		cgroup_kill(t);
+	if (sig == SIGKILL && t->cgroup)
+		cgroup_kill_dir(t->cgroup);
 	kill(-t->leader, sig);
 	for (size_t i = 0; i < t->n; i++) {
 		bool zombie;

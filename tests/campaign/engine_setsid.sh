@@ -11,7 +11,10 @@
 #      and no sleep survives it;
 #   2. SIGTERM while the engine runs stops ratchet within seconds (exit 3);
 #   3. 1 again with the cgroup hierarchy read-only (the /proc path), when
-#      this test runs as root and may unshare a mount namespace.
+#      this test runs as root and may unshare a mount namespace;
+#   4. where launches get a cgroup: kill -9 of ratchet leaves its engine's
+#      tree behind; the next ratchet that starts an engine kills it and
+#      removes the cgroup.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -98,5 +101,30 @@ S
 	campaign "$W/proc" unshare -m sh "$W/nocg.sh"
 else
 	echo "skipped the /proc-only case: needs root, a cgroup2 mount and unshare -m"
+fi
+# 4. A tree left by a runner killed with -9.
+if [ -n "$CG" ] && [ -w "$CG" ]; then
+	spec "$W/k9"
+	cd "$W/k9"
+	"$RATCHET_BIN" --db c.db run --quiet spec.yaml > out 2> err &
+	R=$!
+	i=0
+	while [ "$(leftover)" -lt 1 ]; do
+		i=$((i+1)); [ $i -lt 200 ] || { cat err; echo "FAIL: the engine never started"; exit 1; }; sleep 0.05
+	done
+	ls -d "$CG/ratchet-$R-"* > /dev/null 2>&1 || { echo "FAIL: no cgroup for ratchet $R's engine"; exit 1; }
+	kill -9 $R
+	wait $R 2>/dev/null || true
+	[ "$(leftover)" -ge 1 ] || { echo "FAIL: nothing outlived the runner (nothing to test)"; exit 1; }
+	run_rc=0
+	"$RATCHET_BIN" --db c.db run --quiet --resume spec.yaml > out 2> err || run_rc=$?
+	[ $run_rc -eq 0 ] || { cat err; echo "FAIL: k9: --resume exited $run_rc"; exit 1; }
+	sleep 0.2
+	[ "$(leftover)" -eq 0 ] || { echo "FAIL: k9: $(leftover) sleeps of the killed runner's engine survive"; exit 1; }
+	! ls -d "$CG/ratchet-$R-"* > /dev/null 2>&1 || { echo "FAIL: k9: the killed runner's cgroup remains"; exit 1; }
+	echo "k9: the killed runner's engine tree was stopped and its cgroup removed"
+	cd "$W"
+else
+	echo "skipped the kill -9 case: no writable cgroup2 hierarchy"
 fi
 echo PASS
