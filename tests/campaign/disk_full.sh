@@ -27,14 +27,17 @@ setup() {
 		-e "s#table: {file: table.json, set: \(.*\)}}#table: {file: table.json, set: \1}, build: $b}#" \
 		"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$1/spec.yaml"
 }
-stopped() { # NAME: the last run stopped with exit 3, nothing recorded failed
+stopped() { # NAME: a run here must stop with exit 3, nothing recorded failed
+	rc=0
+	"$RATCHET_BIN" --db c.db run --quiet spec.yaml > out 2> err || rc=$?
 	cat err
 	[ $rc -eq 3 ] || { echo "FAIL: $1: exit $rc, expected 3"; exit 1; }
 	n=$(q "SELECT count(*) FROM iterations WHERE state = 'failed'")
 	[ "$n" -eq 0 ] || { q "SELECT seq, variant, reason FROM iterations WHERE state = 'failed'"
 		echo "FAIL: $1: $n iterations recorded failed"; exit 1; }
 }
-same() { # NAME REF: decisions and table as REF's
+resumed() { # NAME REF: --resume must reach REF's decisions and table
+	run_ok --resume spec.yaml
 	got=$(decisions c.db)
 	[ "$got" = "$(decisions "$2/c.db")" ] || { echo "FAIL: $1: decisions $got"; exit 1; }
 	cmp -s table.json "$2/table.json" || { echo "FAIL: $1: the final table differs"; exit 1; }
@@ -49,27 +52,21 @@ mkdir "$W/full"
 if mount -t tmpfs -o size=3m tmpfs "$W/full" 2>/dev/null; then
 	setup "$W/full" "$BIG"
 	cd "$W/full"
-	rc=0
-	"$RATCHET_BIN" --db c.db run --quiet spec.yaml > out 2> err || rc=$?
 	stopped "tmpfs"
 	grep -q "No space left on device" err || { echo "FAIL: tmpfs: the error does not say the disk is full"; exit 1; }
 	[ "$(q "SELECT state FROM iterations WHERE seq = 1")" = interrupted ] ||
 		{ echo "FAIL: tmpfs: iteration 1 is $(q "SELECT state FROM iterations WHERE seq = 1")"; exit 1; }
 	mount -o remount,size=64m "$W/full"
-	run_ok --resume spec.yaml
-	same "tmpfs" "$W/ref"
+	resumed "tmpfs" "$W/ref"
 	cd "$W"
 	echo "tmpfs: interrupted when full, decided once there was room"
 else
 	setup "$W/sim" '[sh, -c, "if [ -e full ]; then echo \"blob.bin: No space left on device\" >&2; exit 1; fi"]'
 	cd "$W/sim"
 	touch full
-	rc=0
-	"$RATCHET_BIN" --db c.db run --quiet spec.yaml > out 2> err || rc=$?
 	stopped "simulated"
 	rm full
-	run_ok --resume spec.yaml
-	same "simulated" "$W/ref"
+	resumed "simulated" "$W/ref"
 	cd "$W"
 	echo "no tmpfs (mount refused): a build that reports ENOSPC is interrupted, decided on resume"
 fi
@@ -82,12 +79,9 @@ setup "$W/ref2" "$ODD"
 setup "$W/revert" "$ODD"
 cd "$W/revert"
 touch fail
-rc=0
-"$RATCHET_BIN" --db c.db run --quiet spec.yaml > out 2> err || rc=$?
 stopped "revert"
 grep -q "the revert to the best configuration failed" err || { echo "FAIL: revert: not said"; exit 1; }
 rm fail
-run_ok --resume spec.yaml
-same "revert" "$W/ref2"
+resumed "revert" "$W/ref2"
 echo "revert: interrupted, tried again on resume"
 echo PASS
