@@ -8,6 +8,7 @@
  * holding that group's writes and its one reader per row shape:
  *   open.c          the connection, migrations, transactions (no table)
  *   campaigns.c     campaigns                    iterations.c  iterations
+ *   leases.c        campaigns' owner columns (the lease)
  *   intents.c       originals, intents           journal.c     recovery queries over them
  *   measurements.c  measurements, metric_stats, regressions
  *   facts.c         env_facts, artifacts         notes.c       notes
@@ -67,6 +68,31 @@ int db_campaign_latest(struct db *db, const char *name, struct db_campaign *out,
 int db_campaign_get(struct db *db, int64_t id, struct db_campaign *out, struct rt_sb *err);
 int db_campaign_set_state(struct db *db, int64_t id, const char *state, struct rt_sb *err);
 int db_campaign_set_best(struct db *db, int64_t id, int64_t iteration_id, struct rt_sb *err);
+
+/* ---- a campaign's lease (db/leases.c) ---- */
+/* Who runs a campaign: the owner columns of its row. Strings are owned by
+ * the struct (db_lease_release). */
+struct db_lease {
+	char *token;          /* the holder's token; NULL when nobody holds the lease */
+	int64_t pid;          /* the holder's process id */
+	char *host;           /* the holder's host name */
+	int64_t since;        /* Unix ms it took the lease */
+	int64_t heartbeat_at; /* Unix ms of its last heartbeat */
+};
+void db_lease_release(struct db_lease *l);
+/* The lease of campaign id; RT_ENOENT when there is no such campaign. */
+int db_lease_get(struct db *db, int64_t id, struct db_lease *out, struct rt_sb *err);
+/* Take the lease only if its token is still expect (NULL: nobody held it):
+ * the caller decided from what it read, and nothing changed since. Then
+ * token, pid and host hold it, since and heartbeat now. RT_EBUSY when the
+ * token changed meanwhile. */
+int db_lease_take(struct db *db, int64_t id, const char *expect, const char *token, int64_t pid,
+		  const char *host, struct rt_sb *err);
+/* Renew the heartbeat if token still holds the lease; RT_ENOENT (nothing in
+ * err) when it does not any more. */
+int db_lease_renew(struct db *db, int64_t id, const char *token, struct rt_sb *err);
+/* Give the lease back (every owner column NULL) if token holds it. */
+int db_lease_drop(struct db *db, int64_t id, const char *token, struct rt_sb *err);
 
 /* ---- iterations (db/iterations.c) ---- */
 /* Where an iteration stands: one name per state, in the order of the

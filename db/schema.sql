@@ -17,7 +17,14 @@ CREATE TABLE campaigns (
                 CHECK (state IN ('running', 'finished', 'aborted')),
   best_iteration INTEGER,                     -- iterations.id of the current best config
   created_at    INTEGER NOT NULL,
-  finished_at   INTEGER
+  finished_at   INTEGER,
+  -- The runner that runs it holds its lease (runner/campaign/lease.c): all
+  -- NULL when nobody does.
+  owner_token   TEXT,                         -- the holder's token
+  owner_pid     INTEGER,                      -- the holder's process id
+  owner_host    TEXT,                         -- the holder's host name
+  owner_since   INTEGER,                      -- when it took the lease
+  heartbeat_at  INTEGER                       -- its last heartbeat, renewed every few seconds
 );
 
 -- One change tried, or the baseline (seq 0, kind 'baseline').

@@ -36,3 +36,8 @@ rt_add_test(test_apply_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/apply_
 rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/journal_fault.sh
             TIMEOUT 600 LABELS e2e)
 rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_engine_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/engine_setsid.sh
+            TIMEOUT 180 LABELS e2e)
+rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TIMEOUT 240 LABELS e2e)
+rt_add_test(test_disk_full COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/disk_full.sh TIMEOUT 240 LABELS e2e)
+rt_add_test(test_sigbus COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/sigbus.sh TIMEOUT 120 LABELS e2e)

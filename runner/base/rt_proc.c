@@ -1,6 +1,7 @@
 /*
- * Child processes by argv, in their own process groups, and what /proc says
- * about a process (see proc.h).
+ * Child processes by argv, in their own process groups, what /proc says
+ * about a process, and process trees (cgroup v2 where possible, /proc and
+ * a child subreaper always); see proc.h.
  */
 #define _GNU_SOURCE
 #include "runner/base/proc.h"
@@ -13,7 +14,10 @@ extern char **environ;
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,6 +105,9 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 	if (p == 0) {
 		/* Only async-signal-safe calls from here to execve. */
 		setpgid(0, 0);
+		if (o && o->tree && o->tree->procs_fd >= 0 && write(o->tree->procs_fd, "0", 1) != 1) {
+			/* not in the cgroup: /proc still finds its descendants */
+		}
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -138,6 +145,10 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 			       strerror(e));
 	}
 	*pid = p;
+	if (o && o->tree) {
+		o->tree->leader = p;
+		rt_ptree_scan(o->tree);
+	}
 	return 0;
 }
 
@@ -215,14 +226,20 @@ int rt_proc_stat(pid_t pid, struct rt_proc_stat *out)
 		cl = sizeof(out->comm) - 1;
 	memcpy(out->comm, open + 1, cl);
 	out->comm[cl] = 0;
-	int ppid, pgrp;
+	int ppid, pgrp, sid;
+	char state;
 	unsigned long ut, st;
-	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime */
-	if (sscanf(close_ + 1, " %*c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ppid, &pgrp,
-		   &ut, &st) != 4)
+	unsigned long long start;
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+	 * utime stime cutime cstime priority nice num_threads itrealvalue starttime */
+	if (sscanf(close_ + 1, " %c %d %d %d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d %*d %*d %llu",
+		   &state, &ppid, &pgrp, &sid, &ut, &st, &start) != 7)
 		return RT_EPARSE;
+	out->state = state;
 	out->ppid = ppid;
 	out->pgrp = pgrp;
+	out->sid = sid;
+	out->start = start;
 	out->cpu_s = (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 	return 0;
 }
@@ -254,4 +271,313 @@ ssize_t rt_read_line_timeout(int fd, char *line, size_t n, double timeout_s)
 	}
 	line[len < n ? len : n - 1] = 0;
 	return -1;
+}
+
+/* ---- process trees ---- */
+
+/* Where the cgroup v2 hierarchy is mounted, and this process's cgroup in
+ * it: "<mount><path>", or NULL. */
+static char *own_cgroup_dir(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	char line[4096], mnt[4096] = "", path[4096] = "";
+	/* id parent major:minor root mountpoint options ... - fstype source ... */
+	while (f && !mnt[0] && fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - cgroup2 ");
+		char point[4096];
+		if (dash && sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1)
+			snprintf(mnt, sizeof(mnt), "%s", point);
+	}
+	if (f)
+		fclose(f);
+	f = mnt[0] ? fopen("/proc/self/cgroup", "r") : NULL;
+	while (f && !path[0] && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "0::", 3)) {
+			line[strcspn(line, "\n")] = 0;
+			snprintf(path, sizeof(path), "%s", line + 3);
+		}
+	if (f)
+		fclose(f);
+	if (!path[0])
+		return NULL;
+	return xasprintf("%s%s", mnt, strcmp(path, "/") ? path : "");
+}
+
+/* cgroup.kill (Linux 5.14 on): every process in the cgroup dir, atomically. */
+static bool cgroup_kill_dir(const char *dir)
+{
+	char *path = xasprintf("%s/cgroup.kill", dir);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	free(path);
+	bool ok = fd >= 0 && write(fd, "1", 1) == 1;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Trees of ratchets that died without stopping them (kill -9): their
+ * cgroups, ratchet-PID-N beside ours with PID gone, are killed and removed. */
+static void sweep_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		int pid;
+		unsigned n;
+		if (sscanf(de->d_name, "ratchet-%d-%u", &pid, &n) != 2 || pid == (int)getpid() || pid <= 0 ||
+		    kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *dir = xasprintf("%s/%s", base, de->d_name);
+		cgroup_kill_dir(dir);
+		for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
+			rt_sleep_ns(10000000);
+		free(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* A new cgroup for one tree, its cgroup.procs open for writing; leaves
+ * t->cgroup NULL where the system does not let us (no cgroup v2, no
+ * permission, a read-only mount). */
+static void make_cgroup(struct rt_ptree *t)
+{
+	static unsigned counter;
+	char *base = own_cgroup_dir();
+	if (base && !counter)
+		sweep_stale(base);
+	for (int i = 0; base && i < 100 && !t->cgroup; i++) {
+		char *dir = xasprintf("%s/ratchet-%d-%u", base, (int)getpid(), ++counter);
+		if (mkdir(dir, 0755) == 0) {
+			t->cgroup = dir;
+			break;
+		}
+		free(dir);
+		if (errno != EEXIST)
+			break;
+	}
+	free(base);
+	if (!t->cgroup)
+		return;
+	char *procs = xasprintf("%s/cgroup.procs", t->cgroup);
+	t->procs_fd = open(procs, O_WRONLY | O_CLOEXEC);
+	free(procs);
+	if (t->procs_fd < 0) {
+		rmdir(t->cgroup);
+		free(t->cgroup);
+		t->cgroup = NULL;
+	}
+}
+
+void rt_ptree_init(struct rt_ptree *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->procs_fd = -1;
+	/* Orphaned members come to us, not to init: still ours to find and reap. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	make_cgroup(t);
+}
+
+static bool is_member(const struct rt_ptree *t, pid_t pid, unsigned long long start)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->m[i].pid == pid && t->m[i].start == start)
+			return true;
+	return false;
+}
+
+static void add_member(struct rt_ptree *t, pid_t pid, unsigned long long start)
+{
+	if (is_member(t, pid, start))
+		return;
+	if (t->n == t->alloc) {
+		t->alloc = t->alloc ? 2 * t->alloc : 8;
+		t->m = xrealloc(t->m, t->alloc * sizeof(*t->m));
+	}
+	t->m[t->n++] = (struct rt_ptree_member){ pid, start };
+}
+
+/* Is member i still that process (not gone, not a reused pid)? *zombie: it
+ * has exited and waits to be reaped. */
+static bool member_there(const struct rt_ptree *t, size_t i, bool *zombie)
+{
+	struct rt_proc_stat ps;
+	*zombie = false;
+	if (rt_proc_stat(t->m[i].pid, &ps) || ps.start != t->m[i].start)
+		return false;
+	*zombie = ps.state == 'Z';
+	return true;
+}
+
+/* The members the cgroup lists. */
+static void scan_cgroup(struct rt_ptree *t)
+{
+	if (!t->cgroup)
+		return;
+	char *path = xasprintf("%s/cgroup.procs", t->cgroup);
+	FILE *f = fopen(path, "r");
+	free(path);
+	int pid;
+	while (f && fscanf(f, "%d", &pid) == 1) {
+		struct rt_proc_stat ps;
+		if (pid > 0 && !rt_proc_stat(pid, &ps))
+			add_member(t, pid, ps.start);
+	}
+	if (f)
+		fclose(f);
+}
+
+struct proc_row {
+	pid_t pid;                /* a process */
+	pid_t ppid;               /* its parent */
+	unsigned long long start; /* its start time */
+};
+
+static int row_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct proc_row *)a)->pid, y = ((const struct proc_row *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* Every process whose parent is a member, to a fixed point. A parent is
+ * matched by pid and start time, so the children of an unrelated process
+ * that reused a dead member's pid are not taken. */
+static void scan_proc(struct rt_ptree *t)
+{
+	struct proc_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		struct rt_proc_stat ps;
+		if (pid <= 0 || rt_proc_stat(pid, &ps))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			rows = xrealloc(rows, cap * sizeof(*rows));
+		}
+		rows[n++] = (struct proc_row){ pid, ps.ppid, ps.start };
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		qsort(rows, n, sizeof(*rows), row_cmp);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			struct proc_row key = { .pid = rows[i].ppid };
+			const struct proc_row *parent = bsearch(&key, rows, n, sizeof(*rows), row_cmp);
+			if (parent && is_member(t, parent->pid, parent->start) &&
+			    !is_member(t, rows[i].pid, rows[i].start)) {
+				add_member(t, rows[i].pid, rows[i].start);
+				grew = true;
+			}
+		}
+	}
+	free(rows);
+}
+
+/* Members re-parented to us that ended: reaped (the leader is reaped by
+ * its owner, through rt_ptree_stop or waitpid). */
+static void reap_members(struct rt_ptree *t)
+{
+	for (size_t i = 1; i < t->n; i++) {
+		bool zombie;
+		if (member_there(t, i, &zombie) && zombie)
+			waitpid(t->m[i].pid, NULL, WNOHANG);
+	}
+}
+
+void rt_ptree_scan(struct rt_ptree *t)
+{
+	if (!t->leader)
+		return;
+	if (!t->n) {
+		struct rt_proc_stat ps;
+		if (rt_proc_stat(t->leader, &ps))
+			return;
+		add_member(t, t->leader, ps.start);
+	}
+	scan_cgroup(t);
+	scan_proc(t);
+	reap_members(t);
+}
+
+size_t rt_ptree_alive(struct rt_ptree *t)
+{
+	rt_ptree_scan(t);
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		bool zombie;
+		if (member_there(t, i, &zombie) && !zombie)
+			n++;
+	}
+	return n;
+}
+
+void rt_ptree_signal(struct rt_ptree *t, int sig)
+{
+	if (!t->leader)
+		return;
+	rt_ptree_scan(t);
+	if (sig == SIGKILL && t->cgroup)
+		cgroup_kill_dir(t->cgroup);
+	kill(-t->leader, sig);
+	for (size_t i = 0; i < t->n; i++) {
+		bool zombie;
+		if (member_there(t, i, &zombie) && !zombie)
+			kill(t->m[i].pid, sig);
+	}
+}
+
+/* Wait until no member runs, up to timeout_s; reaps the leader on the way
+ * (*status) unless it was reaped before. True when none runs. */
+static bool wait_tree(struct rt_ptree *t, double timeout_s, bool *leader_reaped, int *status)
+{
+	int64_t deadline = rt_now_ns() + (int64_t)(timeout_s * 1e9);
+	int64_t step = 1000000;
+	for (;;) {
+		if (!*leader_reaped && rt_wait_timeout(t->leader, 0, status))
+			*leader_reaped = true;
+		if (*leader_reaped && rt_ptree_alive(t) == 0)
+			return true;
+		if (rt_now_ns() >= deadline)
+			return false;
+		rt_sleep_ns(step);
+		if (step < 50000000)
+			step *= 2;
+	}
+}
+
+int rt_ptree_stop(struct rt_ptree *t, double grace_s, bool leader_reaped)
+{
+	int status = -1;
+	if (!t->leader)
+		return status;
+	rt_ptree_signal(t, SIGTERM);
+	if (!wait_tree(t, grace_s, &leader_reaped, &status)) {
+		rt_ptree_signal(t, SIGKILL);
+		wait_tree(t, 5, &leader_reaped, &status);
+	}
+	return status;
+}
+
+void rt_ptree_release(struct rt_ptree *t)
+{
+	if (t->leader && rt_ptree_alive(t)) {
+		rt_ptree_signal(t, SIGKILL);
+		bool reaped = true; /* the leader is its owner's to reap */
+		int st;
+		wait_tree(t, 5, &reaped, &st);
+	}
+	if (t->procs_fd >= 0)
+		close(t->procs_fd);
+	/* A cgroup is removable once its last process has exited. */
+	for (int i = 0; t->cgroup && i < 50 && rmdir(t->cgroup) && errno == EBUSY; i++)
+		rt_sleep_ns(10000000);
+	free(t->cgroup);
+	free(t->m);
+	memset(t, 0, sizeof(*t));
+	t->procs_fd = -1;
 }

@@ -18,11 +18,21 @@
  * is recorded interrupted), RT_EBUSY (recorded failed), or the error of a
  * write the journal depends on (camp_fatal: nothing more is written, the
  * iteration stays as the journal describes it, `--resume` recovers).
+ *
+ * Only the change may fail an iteration. A failure that says nothing about
+ * it never becomes a decision: when the disk is full (a failed step's
+ * output says "No space left on device", or the work folder or the
+ * database's folder has no room left) or the best configuration could not
+ * be put back, the iteration is recorded `interrupted` (or left running
+ * when even that cannot be written), the campaign stops, and `--resume`
+ * tries the change again.
  */
 #include "runner/campaign/campaign_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 /* ---- the state machine ---- */
 
@@ -66,6 +76,65 @@ int camp_iter_enter(struct camp *c, struct db_iteration *it, enum db_iter_state 
 	return 0;
 }
 
+/* ---- a full disk ---- */
+
+/* Room below which a failed step counts as the disk's fault, not the change's. */
+#define ROOM_MIN_BYTES (1u << 20)
+
+/* Has the file system holding path (nearly) no room left? */
+static bool fs_full(const char *path)
+{
+	struct statvfs sv;
+	if (statvfs(path, &sv))
+		return false;
+	return (unsigned long long)sv.f_bavail * sv.f_frsize < ROOM_MIN_BYTES ||
+	       (sv.f_files && !sv.f_favail);
+}
+
+/* Did a step fail for want of room? texts: what it printed and its error
+ * (a child's only word for it is its errno's text); else the work folder
+ * or the database's folder is full. *where says which, for the reason. */
+static bool out_of_space(const struct camp *c, const char *const *texts, size_t n, char *where,
+			 size_t wn)
+{
+	static const int codes[] = { ENOSPC, EDQUOT };
+	for (size_t k = 0; k < RT_ARRAY_SIZE(codes); k++) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "%s", strerror(codes[k]));
+		for (size_t i = 0; i < n; i++)
+			if (texts[i] && strstr(texts[i], msg)) {
+				snprintf(where, wn, "%s", msg);
+				return true;
+			}
+	}
+	const char *db = db_path(c->db);
+	const char *slash = strrchr(db, '/');
+	char *dbdir = slash ? xasprintf("%.*s", (int)(slash - db + (slash == db)), db) : xstrdup(".");
+	const char *dirs[] = { c->s->workdir, dbdir };
+	bool full = false;
+	for (size_t i = 0; i < RT_ARRAY_SIZE(dirs) && !full; i++)
+		if (dirs[i] && (full = fs_full(dirs[i])))
+			snprintf(where, wn, "%s has less than 1 MiB free", dirs[i]);
+	free(dbdir);
+	return full;
+}
+
+/* A failure that is the disk's: the iteration is interrupted, not failed,
+ * and the run stops (RT_EIO unless rc says more) so that --resume tries it
+ * again. texts: what the failed step printed. Returns rc, or 0 when the
+ * failure is the change's own. */
+static int disk_full(struct camp *c, struct db_iteration *it, enum db_iter_state *outcome,
+		     const char *const *texts, size_t n, int rc)
+{
+	char where[4200]; /* a folder's path and a few words */
+	if (*outcome != DB_ITER_FAILED || c->fatal || !out_of_space(c, texts, n, where, sizeof(where)))
+		return 0;
+	camp_reason(it, "%s; the disk is full (%s): interrupted, `ratchet run --resume %s` tries it "
+		    "again once there is room", it->reason ? it->reason : "", where, c->s->path);
+	*outcome = DB_ITER_INTERRUPTED;
+	return rc ? rc : RT_EIO;
+}
+
 /* ---- the baseline ---- */
 
 /* Objective median of the baseline, for the summary: it measured one
@@ -92,7 +161,9 @@ static enum db_iter_state baseline_gate(struct camp *c, struct db_iteration *it,
 	memset(&gr, 0, sizeof(gr));
 	enum db_iter_state st = DB_ITER_BASELINE;
 	*rc = camp_gate(c, it->id, &c->cfg, &gr, why);
-	if (*rc) {
+	if (*rc == RT_EDB) {
+		camp_fatal(c, *rc); /* its records could not be stored */
+	} else if (*rc) {
 		camp_reason(it, "baseline gate failed to run: %s", why->buf);
 		st = DB_ITER_FAILED;
 	} else if (!gr.passed) {
@@ -136,6 +207,9 @@ int camp_run_baseline(struct camp *c, struct rt_sb *err)
 	if (st == DB_ITER_BASELINE)
 		camp_reason(&it, "baseline: %s.%s median %.6g over %d runs", c->s->objective.bench,
 			    c->s->objective.metric, it.obj_best, it.n_best);
+	const char *texts[] = { why.buf };
+	int drc = disk_full(c, &it, &st, texts, RT_ARRAY_SIZE(texts), rc);
+	rc = drc ? drc : rc;
 	if (!c->fatal) {
 		rt_sb_reset(&why);
 		camp_record(c, &it, st, NULL, 0, false, &why);
@@ -233,13 +307,37 @@ static int apply_cand(struct iter *t)
 	return enter(t, DB_ITER_APPLIED, "apply");
 }
 
+/* The best configuration could not be put back (its build failed, why):
+ * that says nothing about the change. The iteration is interrupted and the
+ * run stops (returns rc); --resume puts the files back and tries the change
+ * again. An iteration already interrupted (a signal, a full disk) keeps the
+ * reason that says what next. */
+static int revert_failed(struct iter *t, const char *why, int rc)
+{
+	struct camp *c = t->c;
+	struct rt_sb next = RT_SB_INIT;
+	char where[4200]; /* a folder's path and a few words */
+	const char *texts[] = { why, t->log.buf };
+	bool again = t->outcome != DB_ITER_INTERRUPTED;
+	if (again && out_of_space(c, texts, RT_ARRAY_SIZE(texts), where, sizeof(where)))
+		rt_sb_addf(&next, " (the disk is full: %s)", where);
+	if (again)
+		rt_sb_addf(&next, ": interrupted, `ratchet run --resume %s` tries it again", c->s->path);
+	camp_reason(&t->it, "%s%sthe revert to the best configuration failed: %s%s",
+		    t->it.reason ? t->it.reason : "", t->it.reason ? "; and " : "", why, next.buf);
+	rt_sb_release(&next);
+	t->outcome = DB_ITER_INTERRUPTED;
+	return rc;
+}
+
 /* The best configuration back between arms. */
 static int revert_cand(struct iter *t)
 {
 	rep_progress_phase(&t->c->prog, t->c->seq, t->v->name, "revert");
 	rt_sb_reset(&t->why);
-	if (camp_to_best(t->c, t->it.id, t->v, &t->plan, &t->log, &t->why))
-		return t->c->fatal ? t->c->fatal : end_with(t, DB_ITER_FAILED, "revert failed");
+	int rc = camp_to_best(t->c, t->it.id, t->v, &t->plan, &t->log, &t->why);
+	if (rc)
+		return t->c->fatal ? t->c->fatal : revert_failed(t, t->why.buf, rc);
 	t->applied = false;
 	return 0;
 }
@@ -345,8 +443,8 @@ static int step_gate(struct iter *t)
 	return c->fatal;
 }
 
-/* Unless kept, the best configuration back (a failed apply included). A
- * revert that fails (its build) fails the iteration and stops the campaign. */
+/* Unless kept, the best configuration back (a failed apply included); a
+ * revert that fails is revert_failed's. */
 static int take_back(struct iter *t, int rc)
 {
 	struct camp *c = t->c;
@@ -357,9 +455,7 @@ static int take_back(struct iter *t, int rc)
 		rt_sb_reset(&t->why);
 		rt_sb_adds(&t->why, rerr.buf);
 	} else if (rrc) {
-		camp_reason(&t->it, "%s; and the revert failed: %s", t->it.reason ? t->it.reason : "", rerr.buf);
-		if (t->outcome != DB_ITER_INTERRUPTED)
-			t->outcome = DB_ITER_FAILED;
+		rrc = revert_failed(t, rerr.buf, rrc);
 		rc = rc ? rc : rrc;
 	} else {
 		t->applied = false;
@@ -387,6 +483,9 @@ static int step_end(struct iter *t, int rc, struct rt_sb *err)
 		camp_reason(&t->it, "interrupted by a signal; `ratchet run --resume` tries it again");
 		t->outcome = DB_ITER_INTERRUPTED;
 	}
+	const char *texts[] = { t->why.buf, t->log.buf, t->it.reason };
+	int drc = disk_full(c, &t->it, &t->outcome, texts, RT_ARRAY_SIZE(texts), rc);
+	rc = drc ? drc : rc;
 	if (t->applied && t->outcome != DB_ITER_KEPT && !c->fatal)
 		rc = take_back(t, rc);
 	if (t->outcome == DB_ITER_FAILED && t->log.len && !c->fatal)

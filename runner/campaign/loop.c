@@ -9,6 +9,7 @@
  * what an uninterrupted one would.
  */
 #include "runner/campaign/campaign_int.h"
+#include "runner/campaign/lease.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +27,38 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	camp_stop_requested = 1;
+}
+
+/*
+ * SIGBUS: a page of a memory-mapped file could not be read or written. The
+ * only file ratchet maps is SQLite's wal-index, `<database>-shm` (WAL mode
+ * maps it whatever mmap_size says), and the kernel raises SIGBUS when that
+ * file is made immutable or read-only, truncated, or cannot get a block on
+ * a full disk, under a running campaign. Nothing can be written then (the
+ * store is what failed) and returning would fault again: the handler says
+ * what happened and exits 3, which leaves the campaign as a kill -9 would,
+ * and `ratchet run --resume` recovers it (docs/reliability.md).
+ */
+static char *bus_msg;  /* the message, made before the handler may need it */
+static size_t bus_len; /* its length */
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	if (bus_msg && write(2, bus_msg, bus_len) < 0) {
+		/* nothing else to say it with */
+	}
+	_exit(RT_EXIT_RUNTIME);
+}
+
+static void sigbus_arm(const char *db, const char *spec)
+{
+	free(bus_msg);
+	bus_msg = xasprintf("ratchet: run: SIGBUS: a memory-mapped file could not be read or written: "
+			    "SQLite's shared-memory file %s-shm (made immutable or read-only, truncated, or "
+			    "on a full disk?); the campaign stopped as after a crash: make that file "
+			    "writable again, then `ratchet run --resume %s` recovers it\n", db, spec);
+	bus_len = strlen(bus_msg);
 }
 
 int camp_fatal(struct camp *c, int rc)
@@ -189,33 +222,52 @@ static int resume(struct camp *c, const struct db_campaign *cp, struct rt_sb *er
 	return 0;
 }
 
-static int open_campaign(struct camp *c, struct rt_sb *err)
+/* The latest campaign of this spec's name (*found false when none). */
+static int latest_campaign(struct camp *c, struct db_campaign *cp, bool *found, struct rt_sb *err)
+{
+	struct rt_sb lerr = RT_SB_INIT;
+	int rc = db_campaign_latest(c->db, c->s->name, cp, &lerr);
+	*found = rc == 0;
+	if (rc == RT_ENOENT)
+		rc = 0;
+	else if (rc)
+		rt_errf(err, rc, "%s", lerr.buf);
+	rt_sb_release(&lerr);
+	return rc;
+}
+
+/* A new campaign, or (--resume) the running one, its lease taken first: a
+ * campaign another runner runs is refused, naming it. Finding the running
+ * campaign and creating a new one is one step between runners. */
+static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb *err)
 {
 	const struct spec *s = c->s;
 	struct db_campaign cp;
 	memset(&cp, 0, sizeof(cp));
-	struct rt_sb lerr = RT_SB_INIT;
-	int found = db_campaign_latest(c->db, s->name, &cp, &lerr);
-	if (found && found != RT_ENOENT)
-		rt_errf(err, found, "%s", lerr.buf);
-	rt_sb_release(&lerr);
-	if (found && found != RT_ENOENT)
-		return found;
-	bool running = found == 0 && !strcmp(cp.state, "running");
-	int rc;
-	if (c->o->resume && !running)
-		rc = rt_errf(err, RT_EUSAGE, "--resume: no interrupted campaign named '%s' in %s", s->name,
-			     db_path(c->db));
-	else if (c->o->resume)
-		rc = resume(c, &cp, err);
-	else if (running)
-		rc = rt_errf(err, RT_EUSAGE,
-			     "campaign %lld '%s' in %s did not finish; continue it with `ratchet run --resume %s` "
-			     "or put its files back with `ratchet restore`",
-			     (long long)cp.id, s->name, db_path(c->db), s->path);
-	else
+	bool found;
+	camp_lease_creating(lease, true);
+	int rc = latest_campaign(c, &cp, &found, err);
+	bool running = !rc && found && !strcmp(cp.state, "running");
+	if (!rc && c->o->resume) {
+		if (!running)
+			rc = rt_errf(err, RT_EUSAGE, "--resume: no interrupted campaign named '%s' in %s",
+				     s->name, db_path(c->db));
+		else if (!(rc = camp_lease_take(lease, cp.id, s->name, err)))
+			rc = resume(c, &cp, err);
+	} else if (!rc && running) {
+		/* A live runner is named; only a dead one's campaign is resumable. */
+		if (!(rc = camp_lease_check(lease, cp.id, s->name, err)))
+			rc = rt_errf(err, RT_EUSAGE,
+				     "campaign %lld '%s' in %s did not finish; continue it with "
+				     "`ratchet run --resume %s` or put its files back with `ratchet restore`",
+				     (long long)cp.id, s->name, db_path(c->db), s->path);
+	} else if (!rc) {
 		rc = db_campaign_create(c->db, s->name, s->path, s->text, s->sha256, s->workdir,
 					(int64_t)s->seed, &c->cid, err);
+		if (!rc)
+			rc = camp_lease_take(lease, c->cid, s->name, err);
+	}
+	camp_lease_creating(lease, false);
 	db_campaign_release(&cp);
 	return rc;
 }
@@ -359,10 +411,11 @@ static void summarize(struct camp *c, struct run_campaign_result *res)
 }
 
 /* Open, rebuild, baseline, loop, finish. */
-static int campaign(struct camp *c, struct run_campaign_result *res, struct rt_sb *err)
+static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaign_result *res,
+		    struct rt_sb *err)
 {
 	bool have_baseline;
-	int rc = open_campaign(c, err);
+	int rc = open_campaign(c, lease, err);
 	if (rc)
 		return rc;
 	res->campaign_id = c->cid;
@@ -379,7 +432,9 @@ static int campaign(struct camp *c, struct run_campaign_result *res, struct rt_s
 	}
 	if (!rc)
 		rc = loop(c, res, err);
-	if (rc == RT_EINTR)
+	if (rc == RT_EINTR && camp_lease_lost(lease, err))
+		rc = RT_EBUSY;
+	else if (rc == RT_EINTR)
 		rt_errf(err, RT_EINTR, "%sstopped by a signal; `ratchet run --resume %s` continues",
 			err->len ? "; " : "", c->s->path);
 	else if (c->fatal)
@@ -405,19 +460,29 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_init(&c.cfg);
 	memset(res, 0, sizeof(*res));
 	res->gain = NAN;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, bus, old_int, old_term, old_bus;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigbus_arm(db_path(db), s->path);
+	memset(&bus, 0, sizeof(bus));
+	bus.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &bus, &old_bus);
 	camp_stop_requested = 0;
 	camp_jsys_fault_at(o->fault_journal);
+	struct camp_lease lease;
+	camp_lease_init(&lease, db, &camp_stop_requested);
 	int rc = preflight(s, err);
 	if (!rc)
-		rc = campaign(&c, res, err);
+		rc = campaign(&c, &lease, res, err);
+	camp_lease_release(&lease);
 	camp_jsys_fault_at(0);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	free(bus_msg);
+	bus_msg = NULL;
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);

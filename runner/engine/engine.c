@@ -2,6 +2,10 @@
  * The engine supervisor (see engine.h). The identity proof reads /proc: the
  * inode of the socket listening on the port (/proc/net/tcp, tcp6) must be
  * one of the file descriptors of a process in the engine's process tree.
+ * Every process the engine starts is tracked (struct rt_ptree: its cgroup,
+ * or /proc with this process as their subreaper) and killed at stop, even
+ * one in a new session; the log reader never blocks without a deadline, so
+ * a descendant that still holds the output pipe cannot hold up a stop.
  */
 #define _GNU_SOURCE
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -15,6 +19,7 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <pcre2.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 struct run_engine {
 	struct run_engine_cfg cfg;  /* copy; pointers stay the caller's */
 	pid_t pid;                  /* leader = process group id */
+	struct rt_ptree tree;       /* the leader and every descendant */
 	bool reaped;                /* waitpid collected it */
 	int status;                 /* wait status once reaped */
 	char exit_text[96];         /* how it ended */
@@ -35,7 +41,8 @@ struct run_engine {
 	int log_fd;                 /* read end of the output pipe */
 	pthread_t reader;           /* drains log_fd */
 	bool reader_started;
-	pthread_mutex_t mu;         /* guards log, truncated, counts */
+	pthread_mutex_t mu;         /* guards log, truncated, counts, drain_until */
+	int64_t drain_until;        /* stopping: the reader gives up at this rt_now_ns(); 0 while running */
 	struct rt_sb log;           /* captured output, capped */
 	bool truncated;             /* bytes were dropped at the cap */
 	long *counts;               /* per log event */
@@ -221,6 +228,37 @@ static void count_line(struct run_engine *e, const char *line, size_t len, pcre2
 			e->counts[i]++;
 }
 
+/* Whether the reader must give up: stop asked it to drain the pipe until a
+ * deadline, and the deadline passed (a process that escaped the stop may
+ * still hold the pipe's write end: EOF would never come). */
+static bool reader_expired(struct run_engine *e)
+{
+	pthread_mutex_lock(&e->mu);
+	bool done = e->drain_until && rt_now_ns() >= e->drain_until;
+	pthread_mutex_unlock(&e->mu);
+	return done;
+}
+
+/* Captured output: kept up to the cap, every line counted. */
+static void take_output(struct run_engine *e, const char *buf, size_t n, struct rt_sb *line,
+			pcre2_match_data *md)
+{
+	pthread_mutex_lock(&e->mu);
+	size_t room = e->log.cap > e->log.len ? e->log.cap - e->log.len : 0;
+	if (n > room)
+		e->truncated = true;
+	rt_sb_add(&e->log, buf, n < room ? n : room);
+	for (size_t i = 0; i < n; i++) {
+		if (buf[i] == '\n') {
+			count_line(e, line->buf, line->len, md);
+			rt_sb_reset(line);
+		} else {
+			rt_sb_addc(line, buf[i]);
+		}
+	}
+	pthread_mutex_unlock(&e->mu);
+}
+
 static void *reader_main(void *arg)
 {
 	struct run_engine *e = arg;
@@ -228,26 +266,19 @@ static void *reader_main(void *arg)
 	struct rt_sb line = RT_SB_INIT;
 	line.cap = 1 << 20; /* a longer line is counted by its first MiB */
 	char buf[65536];
-	for (;;) {
+	while (!reader_expired(e)) {
+		struct pollfd p = { e->log_fd, POLLIN, 0 };
+		int pr = poll(&p, 1, 100);
+		if (pr < 0 && errno != EINTR)
+			break;
+		if (pr <= 0)
+			continue;
 		ssize_t n = read(e->log_fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			break;
-		pthread_mutex_lock(&e->mu);
-		size_t room = e->log.cap > e->log.len ? e->log.cap - e->log.len : 0;
-		if ((size_t)n > room)
-			e->truncated = true;
-		rt_sb_add(&e->log, buf, (size_t)n < room ? (size_t)n : room);
-		for (ssize_t i = 0; i < n; i++) {
-			if (buf[i] == '\n') {
-				count_line(e, line.buf, line.len, md);
-				rt_sb_reset(&line);
-			} else {
-				rt_sb_addc(&line, buf[i]);
-			}
-		}
-		pthread_mutex_unlock(&e->mu);
+		take_output(e, buf, (size_t)n, &line, md);
 	}
 	if (line.len) {
 		pthread_mutex_lock(&e->mu);
@@ -269,6 +300,7 @@ int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, 
 	e->counts = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(long));
 	e->re = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(pcre2_code *));
 	e->log_fd = -1;
+	rt_ptree_init(&e->tree);
 	for (size_t i = 0; i < cfg->n_events; i++) {
 		int ec;
 		PCRE2_SIZE off;
@@ -287,7 +319,7 @@ int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, 
 		run_engine_free(e);
 		return RT_EPROC;
 	}
-	struct rt_spawn_opts so = { cfg->env, cfg->n_env, cfg->cwd, -1, pp[1], pp[1] };
+	struct rt_spawn_opts so = { cfg->env, cfg->n_env, cfg->cwd, -1, pp[1], pp[1], &e->tree };
 	int rc = rt_spawn(cfg->argv, &so, &e->pid, err);
 	close(pp[1]);
 	if (rc) {
@@ -313,9 +345,10 @@ bool run_engine_alive(struct run_engine *e)
 		e->reaped = true;
 		e->status = st;
 		rt_describe_status(st, e->exit_text, sizeof(e->exit_text));
-		kill(-e->pid, SIGKILL); /* the rest of its group */
+		rt_ptree_signal(&e->tree, SIGKILL); /* the rest of its tree */
 		return false;
 	}
+	rt_ptree_scan(&e->tree); /* its descendants, while their ancestry shows */
 	return true;
 }
 
@@ -430,18 +463,25 @@ out:
 	return rc;
 }
 
+/* How long the log reader may drain the pipe after the engine's tree was
+ * stopped: the write ends close with the processes, so EOF comes at once
+ * unless something escaped the stop. */
+#define DRAIN_S 1.0
+
 void run_engine_stop(struct run_engine *e)
 {
+	int st = rt_ptree_stop(&e->tree, e->reaped ? 0 : e->cfg.stop_grace_s > 0 ? e->cfg.stop_grace_s : 10,
+			       e->reaped);
 	if (!e->reaped) {
-		int st = rt_stop_group(e->pid, e->cfg.stop_grace_s > 0 ? e->cfg.stop_grace_s : 10);
 		e->reaped = true;
 		e->status = st;
 		if (!e->exit_text[0])
 			rt_describe_status(st, e->exit_text, sizeof(e->exit_text));
-	} else {
-		kill(-e->pid, SIGKILL);
 	}
 	if (e->reader_started) {
+		pthread_mutex_lock(&e->mu);
+		e->drain_until = rt_now_ns() + (int64_t)(DRAIN_S * 1e9);
+		pthread_mutex_unlock(&e->mu);
 		pthread_join(e->reader, NULL);
 		e->reader_started = false;
 	}
@@ -492,10 +532,9 @@ void run_engine_free(struct run_engine *e)
 {
 	if (!e)
 		return;
-	if (e->pid && !e->reaped)
+	if (e->pid && (!e->reaped || e->reader_started))
 		run_engine_stop(e);
-	if (e->reader_started)
-		pthread_join(e->reader, NULL);
+	rt_ptree_release(&e->tree);
 	if (e->log_fd >= 0)
 		close(e->log_fd);
 	for (size_t i = 0; i < e->cfg.n_events; i++)
