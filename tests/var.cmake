@@ -1,3 +1,6 @@
 # Unit tests of the variant kinds (variants/).
 rt_add_test(test_var SOURCES ${CMAKE_SOURCE_DIR}/tests/var/test_var.c
             LIBS rt_var rt_bench rt_spec rt_base TIMEOUT 30 LABELS unit)
+# Which files a change touches and how they come back (issue 17).
+rt_add_test(test_var_files SOURCES ${CMAKE_SOURCE_DIR}/tests/var/test_var_files.c
+            LIBS rt_var rt_bench rt_spec rt_base TIMEOUT 60 LABELS unit)
