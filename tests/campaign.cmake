@@ -36,3 +36,7 @@ rt_add_test(test_apply_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/apply_
 rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/journal_fault.sh
             TIMEOUT 600 LABELS e2e)
 rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_patch_paths COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch_paths.sh
+            TIMEOUT 180 LABELS e2e)
+rt_add_test(test_restore_files COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/restore_files.sh
+            TIMEOUT 180 LABELS e2e)
