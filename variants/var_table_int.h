@@ -58,7 +58,10 @@ struct var_splices {
 
 /* Add one replacement; text is consumed. */
 void var_splice_add(struct var_splices *s, size_t start, size_t end, char *text);
-/* d with every replacement made, appended to out; s is released. */
+/* Whether the text's lines end with "\r\n" (its first line break). */
+bool var_text_crlf(const char *d, size_t len);
+/* d with every replacement made, appended to out; s is released. When d's
+ * lines end with "\r\n", so do those of the new text. */
 void var_splices_apply(struct var_splices *s, const char *d, size_t len, struct rt_sb *out);
 
 /* One key: value member of a mapping, as byte offsets. */
@@ -85,9 +88,9 @@ long var_map_find(const struct var_map *m, const char *key, size_t *dups);
 /* Remove member i of a braced mapping with its separator. */
 void var_map_remove(const struct var_map *m, size_t i, struct var_splices *s);
 /* Add a member "key_text SEP val_text" at the end of a braced mapping,
- * spaced like its last member; *added counts members added so far (for a
- * mapping that was empty). key_text and val_text are copied. */
-void var_map_insert(const struct var_map *m, const char *d, const char *key_text,
+ * spaced like its last member (sep, ": " or ":", when it has none); *added
+ * counts members added so far. key_text and val_text are copied. */
+void var_map_insert(const struct var_map *m, const char *d, const char *key_text, const char *sep,
 		    const char *val_text, size_t *added, struct var_splices *s);
 
 /* Offset of the start of the line holding at. */

@@ -173,8 +173,8 @@ static void add_member(const struct jdoc *j, const struct var_map *m, const char
 	json_t *k = json_string(key);
 	char *kt = var_json_text(k, 0, true);
 	const struct var_member *last = m->n ? &m->m[m->n - 1] : NULL;
-	char *vt = last ? value_text(j, last->val_start, last->val_end, v) : var_json_text(v, 0, true);
-	var_map_insert(m, j->d, kt, vt, added, s);
+	char *vt = last ? value_text(j, last->val_start, last->val_end, v) : var_json_text(v, 0, j->spaced);
+	var_map_insert(m, j->d, kt, j->spaced ? ": " : ":", vt, added, s);
 	json_decref(k);
 	free(kt);
 	free(vt);

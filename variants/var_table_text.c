@@ -24,8 +24,25 @@ static int cmp_splice(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+bool var_text_crlf(const char *d, size_t len)
+{
+	const char *nl = memchr(d, '\n', len);
+	return nl && nl > d && nl[-1] == '\r';
+}
+
+/* text appended to out, with "\r\n" for each bare "\n" when crlf. */
+static void add_text(struct rt_sb *out, const char *text, bool crlf)
+{
+	for (const char *p = text; *p; p++) {
+		if (crlf && *p == '\n' && (p == text || p[-1] != '\r'))
+			rt_sb_addc(out, '\r');
+		rt_sb_addc(out, *p);
+	}
+}
+
 void var_splices_apply(struct var_splices *s, const char *d, size_t len, struct rt_sb *out)
 {
+	bool crlf = var_text_crlf(d, len);
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_splice);
 	size_t at = 0;
@@ -35,7 +52,7 @@ void var_splices_apply(struct var_splices *s, const char *d, size_t len, struct 
 			rt_sb_add(out, d + at, x->start - at);
 			at = x->start;
 		}
-		rt_sb_adds(out, x->text);
+		add_text(out, x->text, crlf);
 		if (x->end > at)
 			at = x->end;
 		free(x->text);
@@ -90,7 +107,7 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-void var_map_insert(const struct var_map *m, const char *d, const char *key_text,
+void var_map_insert(const struct var_map *m, const char *d, const char *key_text, const char *sep,
 		    const char *val_text, size_t *added, struct var_splices *s)
 {
 	struct rt_sb t = RT_SB_INIT;
@@ -110,7 +127,7 @@ void var_map_insert(const struct var_map *m, const char *d, const char *key_text
 		rt_sb_adds(&t, val_text);
 		var_splice_add(s, last->val_end, last->val_end, rt_sb_detach(&t, NULL));
 	} else {
-		rt_sb_addf(&t, "%s%s: %s", *added ? ", " : "", key_text, val_text);
+		rt_sb_addf(&t, "%s%s%s%s", *added ? (sep[1] ? ", " : ",") : "", key_text, sep, val_text);
 		var_splice_add(s, m->open + 1, m->open + 1, rt_sb_detach(&t, NULL));
 	}
 	(*added)++;

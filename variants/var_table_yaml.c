@@ -29,6 +29,7 @@ struct ydoc {
 	size_t bom;           /* bytes of a UTF-8 byte order mark (libyaml's marks skip it) */
 	size_t cur_c, cur_b;  /* last mark converted: characters, and the byte offset of it */
 	yaml_document_t doc;  /* the document libyaml read */
+	size_t *refs;         /* references to each node id (index id - 1); 2+: an alias (owned) */
 	size_t unit;          /* indent step for new block content */
 };
 
@@ -53,9 +54,55 @@ static size_t ybyte(struct ydoc *y, size_t index)
 	return y->cur_b;
 }
 
+/* Start of the line holding at, after a byte order mark. */
+static size_t ylstart(const struct ydoc *y, size_t at)
+{
+	size_t ls = var_line_start(y->d, at);
+	return ls < y->bom ? y->bom : ls;
+}
+
 static yaml_node_t *node(struct ydoc *y, int id)
 {
 	return yaml_document_get_node(&y->doc, id);
+}
+
+/* Count the references to every node: an alias (*name) is the node its
+ * anchor names, read once more. */
+static void count_refs(struct ydoc *y)
+{
+	size_t n = (size_t)(y->doc.nodes.top - y->doc.nodes.start);
+	y->refs = xcalloc(n + 1, sizeof(*y->refs));
+	if (n)
+		y->refs[0]++; /* the root */
+	for (yaml_node_t *x = y->doc.nodes.start; x < y->doc.nodes.top; x++) {
+		if (x->type == YAML_MAPPING_NODE) {
+			for (yaml_node_pair_t *p = x->data.mapping.pairs.start; p < x->data.mapping.pairs.top; p++) {
+				y->refs[p->key - 1]++;
+				y->refs[p->value - 1]++;
+			}
+		} else if (x->type == YAML_SEQUENCE_NODE) {
+			for (yaml_node_item_t *i = x->data.sequence.items.start; i < x->data.sequence.items.top; i++)
+				y->refs[*i - 1]++;
+		}
+	}
+}
+
+/* Whether node id, or one under it, is also read through an alias:
+ * editing its text would change the other place too. */
+static bool shared(struct ydoc *y, int id, int depth)
+{
+	yaml_node_t *n = node(y, id);
+	if (y->refs[id - 1] > 1 || depth > MAX_DEPTH)
+		return true;
+	if (n->type == YAML_MAPPING_NODE)
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++)
+			if (shared(y, p->key, depth + 1) || shared(y, p->value, depth + 1))
+				return true;
+	if (n->type == YAML_SEQUENCE_NODE)
+		for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
+			if (shared(y, *i, depth + 1))
+				return true;
+	return false;
 }
 
 static bool is_block(const yaml_node_t *n)
@@ -214,7 +261,7 @@ static void replace_value(struct ydoc *y, yaml_node_t *map, size_t j, const stru
 	yaml_node_t *vn = node(y, map->data.mapping.pairs.start[j].value);
 	if (is_block(vn)) {
 		size_t end = var_line_end(y->d, y->len, m->val_end);
-		size_t first = ybyte(y, node_first(y, vn)), ls = var_line_start(y->d, first);
+		size_t first = ybyte(y, node_first(y, vn)), ls = ylstart(y, first);
 		if (nonempty_collection(v) && ls > m->key_start) { /* whole lines, indented like them */
 			size_t col = first - ls, key_col = var_line_indent(y->d, m->key_start);
 			if (json_is_object(v) && col <= key_col)
@@ -229,7 +276,11 @@ static void replace_value(struct ydoc *y, yaml_node_t *map, size_t j, const stru
 	}
 	char *t = inline_text(v);
 	bool after_colon = m->val_start == m->val_end && m->val_start && y->d[m->val_start - 1] == ':';
-	var_splice_add(s, m->val_start, m->val_end, after_colon ? xasprintf(" %s", t) : xstrdup(t));
+	/* a literal or folded scalar ends after its last line break */
+	bool block_scalar = vn->type == YAML_SCALAR_NODE && m->val_end > m->val_start &&
+			    y->d[m->val_end - 1] == '\n';
+	var_splice_add(s, m->val_start, m->val_end,
+		       xasprintf("%s%s%s", after_colon ? " " : "", t, block_scalar ? "\n" : ""));
 	free(t);
 }
 
@@ -240,14 +291,14 @@ static void add_member(struct ydoc *y, yaml_node_t *map, const struct var_map *m
 	if (!is_block(map)) {
 		json_t *k = json_string(key);
 		char *kt = inline_text(k), *vt = inline_text(v);
-		var_map_insert(m, y->d, kt, vt, added, s);
+		var_map_insert(m, y->d, kt, ": ", vt, added, s);
 		free(kt);
 		free(vt);
 		json_decref(k);
 		return;
 	}
 	size_t at = var_line_end(y->d, y->len, ybyte(y, node_last(y, map, 0)));
-	size_t col = m->n ? m->m[0].key_start - var_line_start(y->d, m->m[0].key_start) : 0;
+	size_t col = m->n ? m->m[0].key_start - ylstart(y, m->m[0].key_start) : 0;
 	char *t = member_text(key, v, col, y->unit);
 	if (!*added && at == y->len && y->len && y->d[y->len - 1] != '\n') {
 		char *nl = xasprintf("\n%s", t);
@@ -303,7 +354,16 @@ static int ydoc_load(struct ydoc *y, const struct var_def_table *t, const char *
 	if (rc && parser.error == YAML_NO_ERROR)
 		yaml_document_delete(&y->doc);
 	yaml_parser_delete(&parser);
+	if (!rc)
+		count_refs(y);
 	return rc;
+}
+
+static void ydoc_release(struct ydoc *y)
+{
+	yaml_document_delete(&y->doc);
+	free(y->refs);
+	y->refs = NULL;
 }
 
 /* The root mapping and the pair of t->key in it (-1 when absent). */
@@ -351,23 +411,27 @@ static size_t yunit(struct ydoc *y, yaml_node_t *root, const struct var_map *m)
 		yaml_node_t *v = node(y, root->data.mapping.pairs.start[i].value);
 		if (v->type != YAML_MAPPING_NODE || !is_block(v))
 			continue;
-		size_t first = ybyte(y, node_first(y, v)), col = first - var_line_start(y->d, first);
-		size_t kcol = m->m[i].key_start - var_line_start(y->d, m->m[i].key_start);
+		size_t first = ybyte(y, node_first(y, v)), col = first - ylstart(y, first);
+		size_t kcol = m->m[i].key_start - ylstart(y, m->m[i].key_start);
 		return col > kcol ? col - kcol : 2;
 	}
 	return 2;
 }
 
-static void yaml_change(struct ydoc *y, const struct var_def_table *t, yaml_node_t *root, long at,
-			const struct var_tbl_edit *e, struct var_splices *s)
+static int yaml_change(struct ydoc *y, const struct var_def_table *t, yaml_node_t *root, long at,
+		       const struct var_tbl_edit *e, struct var_splices *s, struct rt_sb *err)
 {
 	struct var_map rm;
 	size_t added = 0;
+	if (at >= 0 && shared(y, root->data.mapping.pairs.start[at].value, 0))
+		return rt_errf(err, RT_EINVAL,
+			       "%s: entry \"%s\" is also read through a YAML alias; edit it by hand",
+			       t->file, t->key);
 	ymap(y, root, &rm);
 	y->unit = yunit(y, root, &rm);
 	if (!e->new_entry && is_block(root)) {
 		const struct var_member *m = &rm.m[at];
-		var_splice_add(s, var_line_start(y->d, m->key_start), var_line_end(y->d, y->len, m->val_end),
+		var_splice_add(s, ylstart(y, m->key_start), var_line_end(y->d, y->len, m->val_end),
 			       xstrdup(""));
 	} else if (!e->new_entry) {
 		var_map_remove(&rm, (size_t)at, s);
@@ -381,6 +445,7 @@ static void yaml_change(struct ydoc *y, const struct var_def_table *t, yaml_node
 			replace_value(y, root, (size_t)at, &rm.m[at], e->new_entry, s);
 	}
 	var_map_release(&rm);
+	return 0;
 }
 
 /* The new bytes read back: the entry is the planned one (or gone). */
@@ -397,7 +462,7 @@ static int yaml_check(const struct var_def_table *t, const struct var_tbl_edit *
 			ok = !e->new_entry;
 		else if (!yentry(&y, t, &root, &at, &why) && !yentry_json(&y, t, root, at, &now, &why))
 			ok = e->new_entry ? now && var_tbl_same(now, e->new_entry) : !now;
-		yaml_document_delete(&y.doc);
+		ydoc_release(&y);
 	}
 	json_decref(now);
 	rt_sb_release(&why);
@@ -421,9 +486,9 @@ int var_tbl_edit_yaml(const struct var_def *v, const char *d, size_t len, struct
 		rc = var_tbl_compute_new(v, e, err);
 	if (!rc) {
 		struct var_splices s = { 0 };
-		yaml_change(&y, t, root, at, e, &s);
+		rc = yaml_change(&y, t, root, at, e, &s, err);
 		var_splices_apply(&s, d, len, &e->out);
 	}
-	yaml_document_delete(&y.doc);
+	ydoc_release(&y);
 	return rc ? rc : yaml_check(t, e, err);
 }

@@ -168,6 +168,9 @@ static void test_json_keeps_bytes(void **state)
 	       "{\"a\":{\"x\":1},\"b\":3.5}");
 	expect(edit("t.json", "{}\n", VAR_TBL_SET, "k", "{\"x\": 0.1}"), "{\"k\": {\"x\": 0.1}}\n");
 	expect(edit("t.json", "{\"k\": 1}\n", VAR_TBL_DELETE, "k", NULL), "{}\n");
+	expect(edit("t.json", "{\"a\":{}}", VAR_TBL_SET, "a", "{\"x\": 2}"), "{\"a\":{\"x\":2}}");
+	expect(edit("t.json", "{\r\n  \"a\": 1\r\n}\r\n", VAR_TBL_SET, "b", "{\"x\": 2}"),
+	       "{\r\n  \"a\": 1,\r\n  \"b\": {\"x\": 2}\r\n}\r\n");
 }
 
 static void test_json_duplicate_key(void **state)
@@ -303,6 +306,24 @@ static void test_yaml_keeps_bytes(void **state)
 	expect(edit("t.yaml", "{a: 1, b: 2}\n", VAR_TBL_DELETE, "a", NULL), "{b: 2}\n");
 	expect(edit("t.yaml", "{a: 1}\n", VAR_TBL_SET, "c", "{\"x\": 1}"), "{a: 1, c: {x: 1}}\n");
 	expect(edit("t.yaml", "a:\nb: 1\n", VAR_TBL_SET, "a", "true"), "a: true\nb: 1\n");
+	/* new lines end like the file's */
+	expect(edit("t.yaml", "a:\r\n  x: 1\r\nb: 2\r\n", VAR_TBL_SET, "a", "{\"q\": 0.5}"),
+	       "a:\r\n  x: 1\r\n  q: 0.5\r\nb: 2\r\n");
+	/* an entry read through an alias elsewhere is not edited in place */
+	char *path = xasprintf("%s/alias.yaml", tmpdir);
+	static const char alias[] = "base: &b {x: 1}\na: *b\n";
+	assert_int_equal(rt_write_file_atomic(path, alias, strlen(alias), 0644, NULL), 0);
+	struct var_def v = { .name = "t", .kind = VAR_KIND_TABLE };
+	v.table = (struct var_def_table){ .file = "alias.yaml", .op = VAR_TBL_SET, .key = "a",
+					   .value = json_pack("{s:i}", "x", 2) };
+	struct var_ctx ctx = { .workdir = tmpdir };
+	struct var_plan p = { 0 };
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(var_table_ops.plan(&v, &ctx, &p, &err), RT_EINVAL);
+	assert_string_equal(err.buf, "alias.yaml: entry \"a\" is also read through a YAML alias; edit it by hand");
+	json_decref(v.table.value);
+	rt_sb_release(&err);
+	free(path);
 }
 
 int main(void)
@@ -319,5 +340,6 @@ int main(void)
  * Cases:
  *   test_json_keeps_bytes    0.1, compact entries and a 2^64 integer survive set/replace/add/delete
  *   test_json_duplicate_key  a key written twice is refused rather than half edited
- *   test_yaml_keeps_bytes    comments, tags, flow entries, UTF-8 and 0.10 survive every op
+ *   test_yaml_keeps_bytes    comments, tags, flow entries, UTF-8, CRLF and 0.10 survive every op;
+ *                            an entry shared through an alias is refused
  */
