@@ -12,6 +12,7 @@ set -eu
 command -v git >/dev/null || { echo "git missing"; exit 1; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 . "$RATCHET_SRC/tests/campaign/common.sh"
+. "$RATCHET_SRC/tests/campaign/patch_common.sh"
 W=$(mktemp -d /tmp/ratchet-patch-paths-XXXXXX)
 trap 'rm -rf "$W"' EXIT
 commit() { git -c user.email=t@example.com -c user.name=t commit -qm "$1"; }
@@ -31,15 +32,7 @@ git reset -q --hard
 grep -q '^rename from old.c' ../rename.diff || { echo "FAIL: the test patch is not a rename"; exit 1; }
 cp speed.txt built.txt
 cd ..
-cat > spec.yaml <<'Y'
-name: patch-rename
-benchmarks:
-  - name: app
-    command: [sh, -c, "printf '{\"gflops\": %s}' $(cat src/built.txt)"]
-    metrics: {gflops: /gflops}
-objective: {metric: app.gflops, goal: max, min_gain: 5%}
-repeats: {min: 3, max: 3}
-variants:
+patch_spec patch-rename src/built.txt <<'Y'
   - name: rename
     patch: {file: rename.diff, dir: src}
     build: [sh, -c, "cp speed.txt built.txt"]
@@ -68,15 +61,7 @@ git diff > slower.diff # paths from the top: sub/k.c, sub/speed.txt
 git checkout -q .
 grep -q '^+++ b/sub/k.c' slower.diff || { echo "FAIL: the test patch does not name sub/k.c"; exit 1; }
 cp sub/speed.txt sub/built.txt
-cat > spec.yaml <<'Y'
-name: patch-subfolder
-benchmarks:
-  - name: app
-    command: [sh, -c, "printf '{\"gflops\": %s}' $(cat sub/built.txt)"]
-    metrics: {gflops: /gflops}
-objective: {metric: app.gflops, goal: max, min_gain: 5%}
-repeats: {min: 3, max: 3}
-variants:
+patch_spec patch-subfolder sub/built.txt <<'Y'
   - name: slower
     patch: {file: slower.diff, dir: sub}
     build: [sh, -c, "cp speed.txt built.txt"]

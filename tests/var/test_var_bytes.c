@@ -12,31 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "runner/bench/bench_cmd.h"
-#include "variants/var.h"
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ratchet-test-var-bytes-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char *argv[] = { "rm", "-rf", tmpdir, NULL };
-	struct rt_sb out = RT_SB_INIT;
-	int st;
-	run_bcmd_exec_simple(argv, NULL, 30, &out, &st, NULL);
-	rt_sb_release(&out);
-	return 0;
-}
+#include "tests/var/var_test.h"
 
 /* The bytes a table edit plans for file (holding text): op on key with
  * value (JSON text, NULL for delete). The caller frees them. */
@@ -72,6 +48,16 @@ static void expect(char *got, const char *want)
 	free(got);
 }
 
+/* got must be doc with its first `from` replaced by `to`: every other byte kept. */
+static void expect_splice(char *got, const char *doc, const char *from, const char *to)
+{
+	const char *p = strstr(doc, from);
+	assert_non_null(p);
+	char *want = xasprintf("%.*s%s%s", (int)(p - doc), doc, to, p + strlen(from));
+	expect(got, want);
+	free(want);
+}
+
 static const char tiles_json[] =
 	"{\n"
 	"    \"a\": {\n"
@@ -84,86 +70,30 @@ static const char tiles_json[] =
 
 static void test_json_keeps_bytes(void **state)
 {
+	const char *t = tiles_json;
 	/* one field of a pretty entry: 0.1, the compact entry and the big
 	 * integer are copied */
-	expect(edit("t.json", tiles_json, VAR_TBL_SET, "a", "{\"BLOCK_M\": 128}"),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 128,\n"
-	       "        \"ratio\": 0.1\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16},\n"
-	       "    \"big\": {\"seed\": 18446744073709551616}\n"
-	       "}\n");
+	expect_splice(edit("t.json", t, VAR_TBL_SET, "a", "{\"BLOCK_M\": 128}"), t, "64", "128");
 	/* a compact entry stays compact; a new field follows the last one */
-	expect(edit("t.json", tiles_json, VAR_TBL_SET, "compact", "{\"BLOCK_N\": 32, \"r\": 0.3}"),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 64,\n"
-	       "        \"ratio\": 0.1\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 32,\"r\": 0.3},\n"
-	       "    \"big\": {\"seed\": 18446744073709551616}\n"
-	       "}\n");
-	expect(edit("t.json", tiles_json, VAR_TBL_SET, "a", "{\"tiles\": [1, 2]}"),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 64,\n"
-	       "        \"ratio\": 0.1,\n"
-	       "        \"tiles\": [1, 2]\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16},\n"
-	       "    \"big\": {\"seed\": 18446744073709551616}\n"
-	       "}\n");
+	expect_splice(edit("t.json", t, VAR_TBL_SET, "compact", "{\"BLOCK_N\": 32, \"r\": 0.3}"), t,
+		      "\"BLOCK_N\": 16}", "\"BLOCK_N\": 32,\"r\": 0.3}");
+	expect_splice(edit("t.json", t, VAR_TBL_SET, "a", "{\"tiles\": [1, 2]}"), t, "0.1\n",
+		      "0.1,\n        \"tiles\": [1, 2]\n");
 	/* a set on the entry holding the big integer: the integer is kept */
-	expect(edit("t.json", tiles_json, VAR_TBL_SET, "big", "{\"n\": 1}"),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 64,\n"
-	       "        \"ratio\": 0.1\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16},\n"
-	       "    \"big\": {\"seed\": 18446744073709551616, \"n\": 1}\n"
-	       "}\n");
+	expect_splice(edit("t.json", t, VAR_TBL_SET, "big", "{\"n\": 1}"), t, "551616}",
+		      "551616, \"n\": 1}");
 	/* replace: a pretty entry stays pretty, in the file's indent */
-	expect(edit("t.json", tiles_json, VAR_TBL_REPLACE, "a", "{\"BLOCK_K\": 4, \"r\": 0.1}"),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_K\": 4,\n"
-	       "        \"r\": 0.1\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16},\n"
-	       "    \"big\": {\"seed\": 18446744073709551616}\n"
-	       "}\n");
+	expect_splice(edit("t.json", t, VAR_TBL_REPLACE, "a", "{\"BLOCK_K\": 4, \"r\": 0.1}"), t,
+		      "\"BLOCK_M\": 64,\n        \"ratio\"", "\"BLOCK_K\": 4,\n        \"r\"");
 	/* a new entry is laid out like the last one */
-	expect(edit("t.json", tiles_json, VAR_TBL_SET, "new", "{\"BLOCK_M\": 8}"),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 64,\n"
-	       "        \"ratio\": 0.1\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16},\n"
-	       "    \"big\": {\"seed\": 18446744073709551616},\n"
-	       "    \"new\": {\"BLOCK_M\": 8}\n"
-	       "}\n");
+	expect_splice(edit("t.json", t, VAR_TBL_SET, "new", "{\"BLOCK_M\": 8}"), t, "551616}",
+		      "551616},\n    \"new\": {\"BLOCK_M\": 8}");
 	/* delete: the entry and its separator */
-	expect(edit("t.json", tiles_json, VAR_TBL_DELETE, "compact", NULL),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 64,\n"
-	       "        \"ratio\": 0.1\n"
-	       "    },\n"
-	       "    \"big\": {\"seed\": 18446744073709551616}\n"
-	       "}\n");
-	expect(edit("t.json", tiles_json, VAR_TBL_DELETE, "big", NULL),
-	       "{\n"
-	       "    \"a\": {\n"
-	       "        \"BLOCK_M\": 64,\n"
-	       "        \"ratio\": 0.1\n"
-	       "    },\n"
-	       "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16}\n"
-	       "}\n");
-	/* one line, no spaces; an empty table */
+	expect_splice(edit("t.json", t, VAR_TBL_DELETE, "compact", NULL), t,
+		      "    \"compact\": {\"BLOCK_M\": 16,\"BLOCK_N\": 16},\n", "");
+	expect_splice(edit("t.json", t, VAR_TBL_DELETE, "big", NULL), t,
+		      ",\n    \"big\": {\"seed\": 18446744073709551616}", "");
+	/* one line, no spaces; empty objects; CRLF */
 	expect(edit("t.json", "{\"a\":{\"x\":1},\"b\":2}", VAR_TBL_SET, "b", "3.5"),
 	       "{\"a\":{\"x\":1},\"b\":3.5}");
 	expect(edit("t.json", "{}\n", VAR_TBL_SET, "k", "{\"x\": 0.1}"), "{\"k\": {\"x\": 0.1}}\n");
@@ -205,102 +135,26 @@ static const char tiles_yaml[] =
 
 static void test_yaml_keeps_bytes(void **state)
 {
+	const char *t = tiles_yaml;
 	/* one field: the comments, 0.10, the tag and the other entries stay */
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_SET, "a", "{\"BLOCK_M\": 128, \"ratio\": 0.1}"),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "a:\n"
-	       "  BLOCK_M: 128   # best so far\n"
-	       "  ratio: 0.10\n"
-	       "  name: !!str 123\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 16}\n"
-	       "list:\n"
-	       "- 1\n"
-	       "- 2\n"
-	       "b:\n"
-	       "  BLOCK_M: 16\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_SET, "a", "{\"BLOCK_M\": 128, \"ratio\": 0.1}"), t,
+		      "64   #", "128   #");
 	/* a new field on its own line; a string that reads like a number is quoted */
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_SET, "a", "{\"mode\": \"1\", \"tiles\": {\"x\": 2}}"),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "a:\n"
-	       "  BLOCK_M: 64   # best so far\n"
-	       "  ratio: 0.10\n"
-	       "  name: !!str 123\n"
-	       "  mode: \"1\"\n"
-	       "  tiles:\n"
-	       "    x: 2\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 16}\n"
-	       "list:\n"
-	       "- 1\n"
-	       "- 2\n"
-	       "b:\n"
-	       "  BLOCK_M: 16\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_SET, "a", "{\"mode\": \"1\", \"tiles\": {\"x\": 2}}"), t,
+		      "123\n", "123\n  mode: \"1\"\n  tiles:\n    x: 2\n");
 	/* a flow entry stays a flow entry */
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_SET, "compact", "{\"BLOCK_N\": 32, \"NEW\": 1}"),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "a:\n"
-	       "  BLOCK_M: 64   # best so far\n"
-	       "  ratio: 0.10\n"
-	       "  name: !!str 123\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 32, NEW: 1}\n"
-	       "list:\n"
-	       "- 1\n"
-	       "- 2\n"
-	       "b:\n"
-	       "  BLOCK_M: 16\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_SET, "compact", "{\"BLOCK_N\": 32, \"NEW\": 1}"), t,
+		      "BLOCK_N: 16}", "BLOCK_N: 32, NEW: 1}");
 	/* replace a block sequence by a scalar, and a block mapping by a new one */
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_REPLACE, "list", "5"),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "a:\n"
-	       "  BLOCK_M: 64   # best so far\n"
-	       "  ratio: 0.10\n"
-	       "  name: !!str 123\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 16}\n"
-	       "list: 5\n"
-	       "b:\n"
-	       "  BLOCK_M: 16\n");
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_REPLACE, "b", "{\"BLOCK_K\": 4, \"tiles\": [1, 2]}"),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "a:\n"
-	       "  BLOCK_M: 64   # best so far\n"
-	       "  ratio: 0.10\n"
-	       "  name: !!str 123\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 16}\n"
-	       "list:\n"
-	       "- 1\n"
-	       "- 2\n"
-	       "b:\n"
-	       "  BLOCK_K: 4\n"
-	       "  tiles: [1, 2]\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_REPLACE, "list", "5"), t, "list:\n- 1\n- 2\n",
+		      "list: 5\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_REPLACE, "b", "{\"BLOCK_K\": 4, \"tiles\": [1, 2]}"), t,
+		      "b:\n  BLOCK_M: 16\n", "b:\n  BLOCK_K: 4\n  tiles: [1, 2]\n");
 	/* a new entry at the end, a deleted one takes only its own lines */
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_SET, "c", "{\"BLOCK_M\": 8}"),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "a:\n"
-	       "  BLOCK_M: 64   # best so far\n"
-	       "  ratio: 0.10\n"
-	       "  name: !!str 123\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 16}\n"
-	       "list:\n"
-	       "- 1\n"
-	       "- 2\n"
-	       "b:\n"
-	       "  BLOCK_M: 16\n"
-	       "c:\n"
-	       "  BLOCK_M: 8\n");
-	expect(edit("t.yaml", tiles_yaml, VAR_TBL_DELETE, "a", NULL),
-	       "# tuned on MI300\n"
-	       "note: \"h\xc3\xa9llo\"\n"
-	       "compact: {BLOCK_M: 16, BLOCK_N: 16}\n"
-	       "list:\n"
-	       "- 1\n"
-	       "- 2\n"
-	       "b:\n"
-	       "  BLOCK_M: 16\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_SET, "c", "{\"BLOCK_M\": 8}"), t, "b:\n  BLOCK_M: 16\n",
+		      "b:\n  BLOCK_M: 16\nc:\n  BLOCK_M: 8\n");
+	expect_splice(edit("t.yaml", t, VAR_TBL_DELETE, "a", NULL), t,
+		      "a:\n  BLOCK_M: 64   # best so far\n  ratio: 0.10\n  name: !!str 123\n", "");
 	/* no final line break, a flow root, a null value */
 	expect(edit("t.yaml", "a: 1", VAR_TBL_SET, "b", "2"), "a: 1\nb: 2\n");
 	expect(edit("t.yaml", "{a: 1, b: 2}\n", VAR_TBL_DELETE, "a", NULL), "{b: 2}\n");

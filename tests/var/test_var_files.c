@@ -18,67 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner/bench/bench_cmd.h"
 #include "runner/spec/spec.h"
-#include "variants/var.h"
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ratchet-test-var-files-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char *argv[] = { "rm", "-rf", tmpdir, NULL };
-	struct rt_sb out = RT_SB_INIT;
-	int st;
-	run_bcmd_exec_simple(argv, NULL, 30, &out, &st, NULL);
-	rt_sb_release(&out);
-	return 0;
-}
-
-static char *at(const char *rel)
-{
-	return xasprintf("%s/%s", tmpdir, rel);
-}
-
-static void put_file(const char *rel, const char *text, size_t len)
-{
-	char *p = at(rel);
-	FILE *f = fopen(p, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	fclose(f);
-	free(p);
-}
-
-static void put_text(const char *rel, const char *text)
-{
-	put_file(rel, text, strlen(text));
-}
-
-/* The file's bytes, or NULL when it does not exist. */
-static char *get_file(const char *rel, size_t *len)
-{
-	char *p = at(rel);
-	char *d = NULL;
-	size_t n = 0;
-	if (rt_read_file(p, &d, &n, NULL))
-		d = NULL;
-	free(p);
-	if (len)
-		*len = n;
-	return d;
-}
+#include "tests/var/var_test.h"
 
 static void assert_file(const char *rel, const char *want, size_t want_len)
 {
 	size_t n;
-	char *now = get_file(rel, &n);
+	char *now = get_bytes(rel, &n);
 	assert_non_null(now);
 	assert_int_equal(n, want_len);
 	assert_memory_equal(now, want, n);
@@ -88,7 +34,7 @@ static void assert_file(const char *rel, const char *want, size_t want_len)
 /* Run argv in tmpdir/cwd; its output, which the caller frees. */
 static char *run_in(const char *cwd, char **argv)
 {
-	char *dir = at(cwd);
+	char *dir = at_tmp(cwd);
 	struct rt_sb out = RT_SB_INIT;
 	int st = -1;
 	assert_int_equal(run_bcmd_exec_simple(argv, dir, 30, &out, &st, NULL), 0);
@@ -130,17 +76,6 @@ static int plan_apply(const struct var_def *v, struct var_ctx *ctx, struct var_p
 	return rc;
 }
 
-static void revert(const struct var_def *v, struct var_ctx *ctx, struct var_plan *p)
-{
-	struct rt_sb err = RT_SB_INIT;
-	int rc = var_ops_for(v->kind)->revert(v, ctx, p, NULL, &err);
-	if (rc)
-		print_error("revert: %s\n", err.buf);
-	assert_int_equal(rc, 0);
-	rt_sb_release(&err);
-	var_plan_release(p);
-}
-
 #define GIT_COMMIT "git -c user.name=t -c user.email=t@t commit -qm"
 
 static const char bin_before[] = { 0, 1, 2, 3, (char)0xff };
@@ -152,13 +87,13 @@ static void test_patch_every_path(void **state)
 {
 	char *mk[] = { "mkdir", "-p", "src", NULL };
 	free(run_in("", mk));
-	put_text("src/old.c", "int old = 1;\n");
-	put_text("src/gone.c", "int gone = 1;\n");
-	put_text("src/base.c", "int base = 1;\nint more = 2;\nint most = 3;\n");
-	put_text("src/run.sh", "echo run\n");
-	put_file("src/bin.dat", bin_before, sizeof(bin_before));
+	put_file("src/old.c", "int old = 1;\n");
+	put_file("src/gone.c", "int gone = 1;\n");
+	put_file("src/base.c", "int base = 1;\nint more = 2;\nint most = 3;\n");
+	put_file("src/run.sh", "echo run\n");
+	put_bytes("src/bin.dat", bin_before, sizeof(bin_before));
 	sh("src", "git init -q . && git add . && " GIT_COMMIT " init");
-	put_file("src/bin.dat", bin_after, sizeof(bin_after));
+	put_bytes("src/bin.dat", bin_after, sizeof(bin_after));
 	sh("src", "git mv old.c new.c && git rm -q gone.c && chmod +x run.sh && cp base.c copy.c && "
 		  "git add -A && git diff --cached -M -C --find-copies-harder --binary > ../all.diff && "
 		  "git reset -q --hard");
@@ -173,14 +108,14 @@ static void test_patch_every_path(void **state)
 			print_error("not planned: %s\n", want[i]);
 		assert_true(plan_has(&p, want[i]));
 	}
-	assert_null(get_file("src/old.c", NULL)); /* the patch ran */
+	assert_null(get_file("src/old.c")); /* the patch ran */
 	assert_file("src/bin.dat", bin_after, sizeof(bin_after));
-	revert(&v, &ctx, &p);
+	do_revert(&v, &ctx, &p);
 	assert_file("src/old.c", "int old = 1;\n", 13);
 	assert_file("src/gone.c", "int gone = 1;\n", 14);
 	assert_file("src/bin.dat", bin_before, sizeof(bin_before));
-	assert_null(get_file("src/new.c", NULL));
-	assert_null(get_file("src/copy.c", NULL));
+	assert_null(get_file("src/new.c"));
+	assert_null(get_file("src/copy.c"));
 	char *status[] = { "git", "status", "--porcelain", "--untracked-files=all", NULL };
 	char *st = run_in("src", status);
 	assert_string_equal(st, " M run.sh\n"); /* a mode is not bytes: see docs/variants.md */
@@ -194,8 +129,8 @@ static void test_patch_subfolder(void **state)
 {
 	char *mk[] = { "mkdir", "-p", "repo/sub", NULL };
 	free(run_in("", mk));
-	put_text("repo/sub/k.c", "int x = 1;\n");
-	put_text("repo/top.c", "int top = 1;\n");
+	put_file("repo/sub/k.c", "int x = 1;\n");
+	put_file("repo/top.c", "int top = 1;\n");
 	sh("repo", "git init -q . && git add . && " GIT_COMMIT " init && echo 'int x = 2;' > sub/k.c && "
 		   "git diff > ../k.diff && git checkout -q .");
 	struct var_def v = { .name = "k", .kind = VAR_KIND_PATCH, .patch = { "k.diff", "repo/sub" } };
@@ -205,14 +140,25 @@ static void test_patch_subfolder(void **state)
 	assert_int_equal(plan_apply(&v, &ctx, &p, &err), 0);
 	assert_int_equal(p.n, 1);
 	assert_string_equal(p.files[0].rel, "k.c");
-	char *want = at("repo/sub/k.c");
+	char *want = at_tmp("repo/sub/k.c");
 	assert_string_equal(p.files[0].path, want);
 	free(want);
 	assert_true(p.files[0].existed);
 	assert_file("repo/sub/k.c", "int x = 2;\n", 11);
-	revert(&v, &ctx, &p);
+	do_revert(&v, &ctx, &p);
 	assert_file("repo/sub/k.c", "int x = 1;\n", 11);
-	assert_null(get_file("repo/sub/sub/k.c", NULL));
+	assert_null(get_file("repo/sub/sub/k.c"));
+
+	/* a plain diff names k.c: git reads it from the folder, and names it sub/k.c */
+	sh("repo/sub", "echo 'int x = 3;' > k.new; diff -u k.c k.new | "
+		       "sed -e '1s|.*|--- a/k.c|' -e '2s|.*|+++ b/k.c|' > ../../plain.diff; rm k.new");
+	v.patch.file = "plain.diff";
+	assert_int_equal(plan_apply(&v, &ctx, &p, &err), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.files[0].rel, "k.c");
+	assert_file("repo/sub/k.c", "int x = 3;\n", 11);
+	do_revert(&v, &ctx, &p);
+	assert_file("repo/sub/k.c", "int x = 1;\n", 11);
 	rt_sb_release(&err);
 }
 
@@ -223,8 +169,8 @@ static void test_table_symlink(void **state)
 	char *mk[] = { "mkdir", "-p", "real", NULL };
 	free(run_in("", mk));
 	static const char before[] = "{\"k\": {\"BLOCK_M\": 64}}\n";
-	put_text("real/t.json", before);
-	char *target = at("real/t.json"), *link = at("t.json");
+	put_file("real/t.json", before);
+	char *target = at_tmp("real/t.json"), *link = at_tmp("t.json");
 	assert_int_equal(symlink(target, link), 0);
 	struct var_def v = { .name = "tile", .kind = VAR_KIND_TABLE };
 	v.table = (struct var_def_table){ .file = "t.json", .op = VAR_TBL_SET, .key = "k",
@@ -238,7 +184,7 @@ static void test_table_symlink(void **state)
 	assert_true(S_ISLNK(st.st_mode)); /* still a link */
 	assert_string_equal(p.files[0].path, target); /* the target is planned */
 	assert_file("real/t.json", "{\"k\": {\"BLOCK_M\": 128}}\n", 24);
-	revert(&v, &ctx, &p);
+	do_revert(&v, &ctx, &p);
 	assert_int_equal(lstat(link, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	assert_file("real/t.json", before, strlen(before));
