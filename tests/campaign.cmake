@@ -41,3 +41,7 @@ rt_add_test(test_engine_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/eng
 rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TIMEOUT 240 LABELS e2e)
 rt_add_test(test_disk_full COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/disk_full.sh TIMEOUT 240 LABELS e2e)
 rt_add_test(test_sigbus COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/sigbus.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_patch_paths COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch_paths.sh
+            TIMEOUT 180 LABELS e2e)
+rt_add_test(test_restore_files COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/restore_files.sh
+            TIMEOUT 180 LABELS e2e)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const struct var_ops *var_ops_for(enum var_kind kind)
@@ -48,7 +49,8 @@ char *var_path(const struct var_ctx *ctx, const char *rel)
 	return xasprintf("%s/%s", ctx->workdir, rel);
 }
 
-int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err)
+/* Add abs to the plan as it is now; a symlink was resolved by the caller. */
+static int plan_add_path(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err)
 {
 	struct var_file f = { 0 };
 	int rc = rt_read_file(abs, &f.before, &f.before_len, NULL);
@@ -64,6 +66,31 @@ int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt
 	p->files = xrealloc(p->files, (p->n + 1) * sizeof(*p->files));
 	p->files[p->n++] = f;
 	return 0;
+}
+
+int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err)
+{
+	struct stat st;
+	if (lstat(abs, &st) || !S_ISLNK(st.st_mode))
+		return plan_add_path(p, abs, rel, err);
+	/* Written through: the target is planned, written and restored, so the
+	 * link stays a link. */
+	char *target = realpath(abs, NULL);
+	if (!target)
+		return rt_errf(err, RT_ENOENT, "%s: a symbolic link whose target is missing (%s)", rel,
+			       strerror(errno));
+	int rc = plan_add_path(p, target, rel, err);
+	free(target);
+	return rc;
+}
+
+int var_plan_add_nofollow(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err)
+{
+	struct stat st;
+	if (!lstat(abs, &st) && S_ISLNK(st.st_mode))
+		return rt_errf(err, RT_EINVAL, "%s: a symbolic link; a change that replaces links is not supported",
+			       rel);
+	return plan_add_path(p, abs, rel, err);
 }
 
 int var_files_restore(const struct var_plan *p, struct rt_sb *err)

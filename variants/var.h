@@ -73,7 +73,7 @@ struct var_ctx {
 
 /* One file a change touches. */
 struct var_file {
-	char *path;        /* absolute path */
+	char *path;        /* absolute path (a symbolic link's target) */
 	char *rel;         /* path as the user wrote it (or relative to the patch dir) */
 	bool existed;      /* false: the change creates it (revert removes it) */
 	char *before;      /* current bytes (NULL when !existed) */
@@ -158,8 +158,14 @@ int var_files_write_after(const struct var_plan *p, struct rt_sb *err);
  * with the log kept in log. */
 int var_run_build(const struct var_def *v, const struct var_ctx *ctx, struct rt_sb *log,
 		  struct rt_sb *err);
-/* Add one file to a plan, reading its current bytes. */
+/* Add one file to a plan, reading its current bytes. A symbolic link is
+ * followed: its target's path is planned (f->path), so writes and restores
+ * go through the link and it stays a link; a link whose target is missing
+ * is RT_ENOENT. */
 int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err);
+/* The same for paths a tool other than ratchet writes (git apply): a
+ * symbolic link is refused with RT_EINVAL. */
+int var_plan_add_nofollow(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err);
 
 /* Index of option name in argv (n entries) as "--x" or "--x=v" (*eq_form
  * true), or -1. */
@@ -188,7 +194,8 @@ struct var_csv {
 };
 
 /* Parse a whole CSV text (header row first); file names it in errors
- * ("file:line: unterminated quoted field"). */
+ * ("file:line: unterminated quoted field"). On error c is left empty (no
+ * rows, nothing to release). var_csv_release leaves c empty too. */
 int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c, struct rt_sb *err);
 void var_csv_release(struct var_csv *c);
 

@@ -1,8 +1,12 @@
 /*
  * The patch kind: a unified diff applied with `git apply` in a source folder,
  * then the build. The plan asks git which files the diff touches
- * (`git apply --check`, then `--numstat -z`) and records their current
- * bytes; their new bytes are only known after applying. Revert writes the
+ * (`git apply --check`, then `--numstat -z` forwards and reversed, so both
+ * names of a rename are planned) and records their current bytes; their
+ * new bytes are only known after applying. A folder inside a larger work
+ * tree is handled: git names paths from the top, ratchet from the folder.
+ * A path that is a symbolic link is refused (restoring bytes would replace
+ * the link with a regular file). Revert writes the
  * recorded bytes back (removing files the diff created) and rebuilds. Git is
  * run from argv through ctx->exec, never through a shell.
  */
@@ -39,12 +43,80 @@ static int patch_check(const struct var_def *v, const struct var_ctx *ctx, char 
 	return 0;
 }
 
+/* Add each path named in `git apply --numstat -z` output to the plan.
+ * Records are "added\tdeleted\tpath\0" (binary files: "-\t-\tpath"), or
+ * for a rename in some git versions "added\tdeleted\t\0old\0new\0". The
+ * paths are relative to the top of the work tree when dir is inside one:
+ * prefix (`git rev-parse --show-prefix`, "" outside a repository) is taken
+ * off, since git only applies paths under dir. */
+static int plan_numstat(const struct var_def *v, const char *dir, const char *prefix,
+			const struct rt_sb *o, struct var_plan *out, struct rt_sb *err)
+{
+	const char *p = o->buf, *end = o->buf + o->len;
+	size_t np = strlen(prefix);
+	while (p < end && *p) {
+		const char *t1 = memchr(p, '\t', (size_t)(end - p));
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
+		if (!t2)
+			return rt_errf(err, RT_EPARSE, "%s: cannot read git apply --numstat output",
+				       v->patch.file);
+		const char *names[2] = { t2 + 1, NULL };
+		size_t nn = 1;
+		if (!*names[0]) {
+			names[0] = t2 + 2;
+			names[1] = names[0] + strlen(names[0]) + 1;
+			nn = 2;
+		}
+		for (size_t k = 0; k < nn; k++) {
+			if (strncmp(names[k], prefix, np))
+				return rt_errf(err, RT_EPARSE, "%s: git names '%s', outside %s",
+					       v->patch.file, names[k], v->patch.dir);
+			const char *rel = names[k] + np;
+			bool dup = false;
+			for (size_t j = 0; j < out->n; j++)
+				dup |= strcmp(out->files[j].rel, rel) == 0;
+			if (dup)
+				continue;
+			char *abs = xasprintf("%s/%s", dir, rel);
+			int rc = var_plan_add_nofollow(out, abs, rel, err);
+			free(abs);
+			if (rc)
+				return rc;
+		}
+		p = names[nn - 1] + strlen(names[nn - 1]) + 1;
+	}
+	return 0;
+}
+
+/* dir's path below the top of its git work tree ("src/"), "" when dir is
+ * the top or in no repository. Caller frees. */
+static int work_tree_prefix(const struct var_ctx *ctx, const char *dir, char **prefix,
+			    struct rt_sb *err)
+{
+	struct rt_sb o;
+	rt_sb_init(&o, 1u << 16);
+	const char *args[] = { "git", "rev-parse", "--show-prefix", NULL };
+	int rc = git(ctx, dir, args, &o, err);
+	if (rc == RT_EPROC) { /* not a repository: paths are relative to dir */
+		rt_sb_reset(&o);
+		rc = 0;
+	}
+	rt_sb_trim(&o);
+	*prefix = rc ? NULL : rt_sb_detach(&o, NULL);
+	rt_sb_release(&o);
+	return rc;
+}
+
+/* Every path the patch touches, with its current bytes: `--numstat` names
+ * the new path of a rename or copy, `-R --numstat` (the patch reversed) the
+ * old one, which a rename deletes. Deletions, mode changes and binary
+ * files are named by both. */
 static int patch_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		      struct rt_sb *err)
 {
 	out->files = NULL;
 	out->n = 0;
-	char *patch = NULL, *dir = NULL;
+	char *patch = NULL, *dir = NULL, *prefix = NULL;
 	int rc = patch_check(v, ctx, &patch, &dir, err);
 	struct rt_sb o;
 	rt_sb_init(&o, 1u << 20);
@@ -58,49 +130,24 @@ static int patch_plan(const struct var_def *v, const struct var_ctx *ctx, struct
 			     v->patch.dir, o.buf);
 		goto done;
 	}
-	rt_sb_reset(&o);
-	const char *numstat[] = { "git", "apply", "--numstat", "-z", patch, NULL };
-	rc = git(ctx, dir, numstat, &o, err);
-	if (rc) {
-		rc = rt_errf(err, RT_EPROC, "%s: git apply --numstat failed: %s", v->patch.file, o.buf);
+	if ((rc = work_tree_prefix(ctx, dir, &prefix, err)))
 		goto done;
-	}
-	/* records: "added\tdeleted\tpath\0", or for a rename
-	 * "added\tdeleted\t\0old\0new\0" */
-	const char *p = o.buf, *end = o.buf + o.len;
-	while (p < end && *p) {
-		const char *t1 = memchr(p, '\t', (size_t)(end - p));
-		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
-		if (!t2) {
-			rc = rt_errf(err, RT_EPARSE, "%s: cannot read git apply --numstat output",
-				     v->patch.file);
-			goto done;
-		}
-		const char *names[2] = { t2 + 1, NULL };
-		size_t nn = 1;
-		if (!*names[0]) {
-			names[0] = t2 + 2;
-			names[1] = names[0] + strlen(names[0]) + 1;
-			nn = 2;
-		}
-		for (size_t k = 0; k < nn; k++) {
-			bool dup = false;
-			for (size_t j = 0; j < out->n; j++)
-				dup |= strcmp(out->files[j].rel, names[k]) == 0;
-			if (dup)
-				continue;
-			char *abs = xasprintf("%s/%s", dir, names[k]);
-			rc = var_plan_add(out, abs, names[k], err);
-			free(abs);
-			if (rc)
-				goto done;
-		}
-		p = names[nn - 1] + strlen(names[nn - 1]) + 1;
+	for (int reverse = 0; reverse < 2 && !rc; reverse++) {
+		const char *fwd[] = { "git", "apply", "--numstat", "-z", patch, NULL };
+		const char *rev[] = { "git", "apply", "-R", "--numstat", "-z", patch, NULL };
+		rt_sb_reset(&o);
+		rc = git(ctx, dir, reverse ? rev : fwd, &o, err);
+		if (rc)
+			rc = rt_errf(err, RT_EPROC, "%s: git apply%s --numstat failed: %s",
+				     v->patch.file, reverse ? " -R" : "", o.buf);
+		else
+			rc = plan_numstat(v, dir, prefix, &o, out, err);
 	}
 done:
 	if (rc)
 		var_plan_release(out);
 	rt_sb_release(&o);
+	free(prefix);
 	free(patch);
 	free(dir);
 	return rc;

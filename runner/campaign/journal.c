@@ -310,6 +310,24 @@ int run_campaign_recover(struct db *db, int64_t campaign_id, int *undone, int *i
 	return files_to_best(db, campaign_id, err);
 }
 
+/* Whether every stored original still has the sha256 recorded with it: a
+ * damaged row is refused before any file is written. */
+static int originals_verify(const struct db_original *orig, size_t n, struct rt_sb *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char h[65];
+		if (!orig[i].existed)
+			continue;
+		rt_sha256_hex(orig[i].content, orig[i].len, h);
+		if (strcmp(h, orig[i].sha256))
+			return rt_errf(err, RT_EDB,
+				       "%s: the stored original bytes do not match their sha256 (%.12s, stored %.12s); "
+				       "nothing was restored",
+				       orig[i].path, h, orig[i].sha256[0] ? orig[i].sha256 : "none");
+	}
+	return 0;
+}
+
 int run_campaign_restore(struct db *db, int64_t id, int *n, struct rt_sb *err)
 {
 	*n = 0;
@@ -318,12 +336,14 @@ int run_campaign_restore(struct db *db, int64_t id, int *n, struct rt_sb *err)
 	int rc = id ? db_campaign_get(db, id, &cp, err) : db_campaign_latest(db, NULL, &cp, err);
 	if (rc)
 		return rc;
-	int undone, interrupted;
-	rc = run_campaign_recover(db, cp.id, &undone, &interrupted, err);
 	struct db_original *orig = NULL;
 	size_t no = 0;
+	int undone, interrupted;
+	rc = db_originals_list(db, cp.id, &orig, &no, err);
 	if (!rc)
-		rc = db_originals_list(db, cp.id, &orig, &no, err);
+		rc = originals_verify(orig, no, err);
+	if (!rc)
+		rc = run_campaign_recover(db, cp.id, &undone, &interrupted, err);
 	for (size_t i = 0; i < no && !rc; i++) {
 		rc = put_bytes(orig[i].path, orig[i].existed, orig[i].content, orig[i].len, err);
 		if (rc)

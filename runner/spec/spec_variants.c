@@ -35,7 +35,9 @@ static const struct spec_field variant_keys[] = {
 	{ "patch", SF_CUSTOM }, { "file", SF_CUSTOM }, { 0 }
 };
 static const char *const var_kinds[] = { "table", "flag", "env", "patch", "file" };
-static const char *const tbl_ops[] = { "set", "replace", "delete" };
+/* NULL-terminated: spec_parse_fields reads it as a list of extra keys. */
+static const char *const tbl_ops[] = { "set", "replace", "delete", NULL };
+#define N_TBL_OPS ((int)RT_ARRAY_SIZE(tbl_ops) - 1)
 
 /* set: {KEY: {fields}} or replace: {KEY: {fields}}: exactly one entry */
 static void parse_table_entry(struct spec_ld *ld, yaml_node_t *on, const char *op,
@@ -113,12 +115,12 @@ static void table_key_columns(struct spec_ld *ld, yaml_node_t *tv, yaml_node_t *
 
 static void parse_var_table(struct spec_ld *ld, yaml_node_t *tv, const char *tp, struct var_def_table *t)
 {
-	yaml_node_t *ops[3];
+	yaml_node_t *ops[N_TBL_OPS];
 	int first, second;
 	if (!spec_want_map(ld, tv, tp))
 		return;
 	spec_parse_fields(ld, tv, tp, t, spec_table_fields, tbl_ops);
-	int nops = spec_which_keys(ld, tv, tbl_ops, 3, ops, &first, &second);
+	int nops = spec_which_keys(ld, tv, tbl_ops, N_TBL_OPS, ops, &first, &second);
 	if (nops > 1) {
 		spec_lerr(ld, ops[second], tp, "two changes in one variant ('%s' and '%s'); split them",
 			  tbl_ops[first], tbl_ops[second]);
@@ -195,7 +197,7 @@ static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *i
 {
 	struct spec *s = arg;
 	struct var_def *var = &s->variants[s->n_variants++];
-	yaml_node_t *kinds[5];
+	yaml_node_t *kinds[RT_ARRAY_SIZE(var_kinds)];
 	int first, second;
 	var->pos = spec_node_pos(it);
 	spec_check_keys(ld, it, ip, variant_keys, NULL);
@@ -213,7 +215,7 @@ static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *i
 		spec_parse_strv(ld, bn, bp, FL_TMPL, &var->build);
 		free(bp);
 	}
-	int nk = spec_which_keys(ld, it, var_kinds, 5, kinds, &first, &second);
+	int nk = spec_which_keys(ld, it, var_kinds, (int)RT_ARRAY_SIZE(var_kinds), kinds, &first, &second);
 	if (nk > 1) {
 		spec_lerr(ld, it, ip, "two changes in one variant ('%s' and '%s'); split them into two variants",
 			  var_kinds[first], var_kinds[second]);

@@ -4,9 +4,10 @@
 # the source put back; a good patch is kept; `restore` puts the patched file
 # back to its pre-campaign bytes (build outputs are the build's business).
 set -eu
-: "${RATCHET_BIN:?}"
+: "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v git >/dev/null || { echo "git missing"; exit 1; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
+. "$RATCHET_SRC/tests/campaign/patch_common.sh"
 W=$(mktemp -d /tmp/ratchet-patch-XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
@@ -23,15 +24,7 @@ mkdir src
 	# a patch that cannot apply: its context no longer matches
 	sed 's/^-100$/-7/' ../faster.diff > ../stale.diff
 )
-cat > spec.yaml <<'Y'
-name: patch-e2e
-benchmarks:
-  - name: app
-    command: [sh, -c, "printf '{\"gflops\": %s}' $(cat src/built.txt)"]
-    metrics: {gflops: /gflops}
-objective: {metric: app.gflops, goal: max, min_gain: 5%}
-repeats: {min: 3, max: 3}
-variants:
+patch_spec patch-e2e src/built.txt <<'Y'
   - name: stale
     patch: {file: stale.diff, dir: src}
     build: [sh, -c, "cp speed.txt built.txt"]

@@ -17,48 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runner/bench/bench_cmd.h"
-#include "variants/var.h"
-
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ratchet-test-var-XXXXXX");
-	assert_non_null(mkdtemp(tmpdir));
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	char *argv[] = { "rm", "-rf", tmpdir, NULL };
-	struct rt_sb out = RT_SB_INIT;
-	int st;
-	run_bcmd_exec_simple(argv, NULL, 30, &out, &st, NULL);
-	rt_sb_release(&out);
-	return 0;
-}
-
-static void put_file(const char *rel, const char *text)
-{
-	char *p = xasprintf("%s/%s", tmpdir, rel);
-	FILE *f = fopen(p, "wb");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(p);
-}
-
-static char *get_file(const char *rel)
-{
-	char *p = xasprintf("%s/%s", tmpdir, rel);
-	char *d = NULL;
-	size_t n;
-	if (rt_read_file(p, &d, &n, NULL))
-		d = NULL;
-	free(p);
-	return d;
-}
+#include "tests/var/var_test.h"
 
 /* no "*.ratchet-tmp.*" left anywhere in the folder */
 static void assert_no_temp_files(const char *sub)
@@ -100,17 +59,6 @@ static char *do_apply(const struct var_def *v, struct var_ctx *ctx, struct var_p
 	rt_sb_release(&err);
 	rt_sb_release(&log);
 	return rt_sb_detach(&d, NULL);
-}
-
-static void do_revert(const struct var_def *v, struct var_ctx *ctx, struct var_plan *p)
-{
-	struct rt_sb err = RT_SB_INIT;
-	int rc = var_ops_for(v->kind)->revert(v, ctx, p, NULL, &err);
-	if (rc)
-		print_error("revert: %s\n", err.buf);
-	assert_int_equal(rc, 0);
-	rt_sb_release(&err);
-	var_plan_release(p);
 }
 
 static const char attn_json[] =
