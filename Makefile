@@ -6,6 +6,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 # Extra configure flags from the command line, e.g. RATCHET_CMAKE="-DRATCHET_HIP=ON".
 RATCHET_CMAKE ?=
+# Where `make install` puts bin/, share/man/man1/ and the shell completions.
+PREFIX ?= /usr/local
 
 ifeq ($(SANITIZE),1)
 BUILD := $(BUILD)-asan
@@ -20,7 +22,7 @@ DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
 DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
 
-.PHONY: all build deps demo demo-serving check bench clean
+.PHONY: all build deps demo demo-serving check bench install clean
 
 all: build
 
@@ -44,6 +46,10 @@ check: deps build
 
 bench: deps build
 	sh tools/bench.sh $(BUILD)
+
+# ratchet and simserve, a manual page per command, bash and zsh completion.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

@@ -393,12 +393,13 @@ static void test_log(void **state)
 	char *out = capture_log(f->db, &o, &rc);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count(out, "\n"), 2 + 11);
-	assert_non_null(strstr(out, "     2    1 ✓  graphs-256"));
+	assert_non_null(strstr(out, "      1:1      2 ✓  graphs-256"));
+	assert_non_null(strstr(out, "iteration     id"));
 	assert_non_null(strstr(out, "+6.1% [+4.0, +8.3]"));
 	assert_non_null(strstr(out, "gsm8k 97.3%"));
 	assert_non_null(strstr(out, "⊘  max-num-seqs-512"));
 	assert_non_null(strstr(out, "invalid, was kept"));
-	assert_non_null(strstr(out, "corrected by 9"));
+	assert_non_null(strstr(out, "corrected by 1:8"));
 	assert_null(strstr(out, "\033["));
 	free(out);
 	/* the newest page, oldest first */
@@ -437,6 +438,7 @@ static void test_log(void **state)
 	json_t *six = json_array_get(its, 6);
 	assert_true(json_is_true(json_object_get(six, "invalidated")));
 	assert_string_equal(json_string_value(json_object_get(six, "state")), "kept");
+	assert_string_equal(json_string_value(json_object_get(six, "ref")), "1:6");
 	json_decref(doc);
 	free(out);
 	o = (struct rep_log_opts){ .campaign_id = 42 };
@@ -451,12 +453,14 @@ static void test_show(void **state)
 	int rc;
 	char *out = capture_show(f->db, 4, false, &rc);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "corrected by 9 (seq 8)"));
+	assert_non_null(strstr(out, "iteration 1:3 (id 4, campaign "));
+	assert_non_null(strstr(out, "corrected by 1:8 (id 9)"));
+	assert_non_null(strstr(out, "applied on 1:"));
 	assert_non_null(strstr(out, "serve.tok_s              cand   5"));
 	assert_non_null(strstr(out, "recompiles"));
 	free(out);
 	out = capture_show(f->db, 9, false, &rc);
-	assert_non_null(strstr(out, "corrects 4 (seq 3)"));
+	assert_non_null(strstr(out, "corrects 1:3 (id 4)"));
 	assert_non_null(strstr(out, "engine-8.log"));
 	free(out);
 	out = capture_show(f->db, 3, false, &rc);
@@ -495,7 +499,7 @@ static void test_regressions(void **state)
 	fclose(m);
 	assert_non_null(strstr(buf, "2 regressions"));
 	assert_int_equal(count(buf, "KEPT"), 1);
-	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  -9.0% [-11.2, -6.8]  by 5 (seq 4, prefill-chunk-8k)  KEPT"));
+	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  -9.0% [-11.2, -6.8]  by 1:4 (id 5, prefill-chunk-8k)  KEPT"));
 	free(buf);
 }
 

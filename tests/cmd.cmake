@@ -1,0 +1,7 @@
+# The command line (runner/cmd/): `make install` into a temporary prefix (man
+# pages and completions generated from the option tables), quiet builds,
+# read commands that never create a database, CAMPAIGN:SEQ everywhere,
+# errors that say their cause.
+rt_add_test(cmd_install COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/install.sh TIMEOUT 300 LABELS cmd e2e)
+rt_add_test(cmd_read_db COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/read_db.sh TIMEOUT 60 LABELS cmd e2e)
+rt_add_test(cmd_iteration_ref COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/iteration_ref.sh TIMEOUT 60 LABELS cmd e2e)
