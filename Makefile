@@ -22,7 +22,7 @@ DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
 DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
 
-.PHONY: all build deps demo demo-serving check bench install clean
+.PHONY: all build quiet-build deps demo demo-serving check bench install clean
 
 all: build
 
@@ -35,11 +35,15 @@ build: $(BUILD)/CMakeCache.txt
 deps:
 	@sh tools/deps.sh $(DEPS_BUILD) -- $(DEPS_OPTIONAL)
 
-demo: deps build
-	sh tools/demo.sh $(BUILD)
+# The demos build quietly: one progress line, the compiler's errors in full.
+quiet-build:
+	@sh tools/build-quiet.sh $(BUILD) $(JOBS) $(CMAKE_FLAGS) $(RATCHET_CMAKE)
 
-demo-serving: deps build
-	sh tools/demo.sh $(BUILD) serving
+demo: deps quiet-build
+	@sh tools/demo.sh $(BUILD)
+
+demo-serving: deps quiet-build
+	@sh tools/demo.sh $(BUILD) serving
 
 check: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -5,3 +5,4 @@
 rt_add_test(cmd_install COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/install.sh TIMEOUT 300 LABELS cmd e2e)
 rt_add_test(cmd_read_db COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/read_db.sh TIMEOUT 60 LABELS cmd e2e)
 rt_add_test(cmd_iteration_ref COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/iteration_ref.sh TIMEOUT 60 LABELS cmd e2e)
+rt_add_test(cmd_quiet_build COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/quiet_build.sh TIMEOUT 60 LABELS cmd unit)
