@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reports/rep.h"
+#include "reports/rep_int.h"
 #include "rep_fixture.h"
 
 static size_t count(const char *hay, const char *needle)
@@ -340,6 +340,8 @@ static void test_progress(void **state)
 	rep_progress_init(&p, m, true, false, 4);
 	p.now = fake_now;
 	p.t_start = p.t_iter = 100;
+	p.campaign_id = 3;
+	p.width = 200;
 	rep_progress_phase(&p, 1, "graphs-256", "bench");
 	fake_t = 160;
 	rep_progress_done(&p, 1, DB_ITER_KEPT, "+6.1% [+4.0, +8.3]");
@@ -347,12 +349,14 @@ static void test_progress(void **state)
 	fake_t = 190;
 	rep_progress_phase(&p, 2, "asm-gemm", "decide");
 	rep_progress_finish(&p);
+	rep_progress_release(&p);
 	fclose(m);
-	/* the live line is redrawn in place, the finished iteration is a plain line */
-	assert_non_null(strstr(buf, "[1/4] graphs-256: bench"));
-	assert_non_null(strstr(buf, "\r\033[K[1/4] ✓ graphs-256 kept: +6.1% [+4.0, +8.3] (1m00s)\n"));
-	/* ETA: mean 60 s per iteration, 3 left incl. this one, 30 s into it -> 2m30s */
-	assert_non_null(strstr(buf, "[2/4] asm-gemm: decide  30.00s  (total 1m30s  eta 2m30s)"));
+	/* the live line is redrawn in place, the finished iteration is a plain
+	 * line; both name the iteration as CAMPAIGN:SEQ, seq 1 being the 2nd of 4 */
+	assert_non_null(strstr(buf, "[3:1 2/4] graphs-256: bench"));
+	assert_non_null(strstr(buf, "\r\033[K[3:1 2/4] ✓ graphs-256 kept: +6.1% [+4.0, +8.3] (1m00s)\n"));
+	/* ETA: mean 60 s per iteration, seq 2 and 3 left, 30 s into seq 2 -> 1m30s */
+	assert_non_null(strstr(buf, "[3:2 3/4] asm-gemm: decide  30.00s  (total 1m30s  eta 1m30s)"));
 	assert_true(len > 2 && strcmp(buf + len - 4, "\r\033[K") == 0);
 	free(buf);
 
@@ -366,6 +370,7 @@ static void test_progress(void **state)
 	fake_t = 5;
 	rep_progress_done(&p, 1, DB_ITER_FAILED, "build failed");
 	rep_progress_finish(&p);
+	rep_progress_release(&p);
 	fclose(m);
 	assert_string_equal(buf, "[1] a?b: build (at 0us)\n[1] ! a?b failed: build failed (5.00s)\n");
 	assert_null(strchr(buf, '\r'));
@@ -378,8 +383,118 @@ static void test_progress(void **state)
 	rep_progress_done(&p, 1, DB_ITER_KEPT, "");
 	rep_progress_msg(&p, "warning");
 	rep_progress_finish(&p);
+	rep_progress_release(&p);
 	fclose(m);
 	assert_int_equal(len, 0);
+	free(buf);
+}
+
+/* The live line fits the terminal, and says which arm runs and its sample. */
+static void test_progress_width_arm(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct rep_progress p;
+	fake_t = 0;
+	rep_progress_init(&p, m, true, false, 7);
+	p.now = fake_now;
+	p.t_start = p.t_iter = 0;
+	p.campaign_id = 1;
+	p.width = 200;
+	rep_progress_phase(&p, 3, "prefill-le512-best", "bench");
+	rep_progress_sample(&p, 1, 2);
+	fclose(m);
+	assert_non_null(strstr(buf, "[1:3 4/7] prefill-le512-best: bench, candidate sample 2  0us"));
+	free(buf);
+
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	rep_progress_init(&p, m, true, false, 7);
+	p.now = fake_now;
+	p.campaign_id = 1;
+	p.width = 40;
+	rep_progress_phase(&p, 3, "a-very-long-variant-name-that-goes-on-and-on", "bench");
+	rep_progress_sample(&p, 0, 3);
+	fclose(m);
+	/* every drawn line: at most 39 columns, the cut one ending in … */
+	char *last = strrchr(buf, '\r');
+	assert_non_null(last);
+	last += 4; /* "\r\033[K" */
+	assert_int_equal(rep_width(last), 39);
+	assert_non_null(strstr(last, "…"));
+	for (char *l = strstr(buf, "\033[K"); l; l = strstr(l + 1, "\033[K")) {
+		char *end = strchr(l + 3, '\r');
+		char *line = end ? xstrndup(l + 3, (size_t)(end - l - 3)) : xstrdup(l + 3);
+		assert_true(rep_width(line) <= 39);
+		free(line);
+	}
+	free(buf);
+}
+
+/* The baseline's line says "baseline" once, not "baseline baseline: baseline:". */
+static void test_progress_baseline(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct rep_progress p;
+	fake_t = 0;
+	rep_progress_init(&p, m, false, false, 7);
+	p.now = fake_now;
+	p.campaign_id = 1;
+	rep_progress_phase(&p, 0, "baseline", "bench");
+	fake_t = 9.28;
+	rep_progress_done(&p, 0, DB_ITER_BASELINE,
+			  "baseline: decode.output_throughput median 993.661 over 3 runs");
+	rep_progress_phase(&p, 1, "baseline", "bench");
+	rep_progress_done(&p, 1, DB_ITER_FAILED, "baseline failed: engine exited with status 1 "
+			  "before it was ready; its log:\n    fatal: no GPU found");
+	rep_progress_release(&p);
+	fclose(m);
+	assert_non_null(strstr(buf, "[1:0 1/7] ● baseline: decode.output_throughput median 993.661 "
+				    "over 3 runs (9.28s)\n"));
+	assert_null(strstr(buf, "baseline baseline"));
+	assert_non_null(strstr(buf, "[1:1 2/7] ! baseline failed (0us): engine exited with status 1 "
+				    "before it was ready; its log:\n    fatal: no GPU found\n"));
+	free(buf);
+}
+
+/* Without a tty, long work still prints a plain line every tick_s. */
+static void test_progress_tick(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct rep_progress p;
+	rep_progress_init(&p, m, false, false, 3);
+	p.campaign_id = 2;
+	p.tick_s = 0.05;
+	rep_progress_phase(&p, 1, "graphs-16", "bench");
+	rep_progress_sample(&p, 1, 4);
+	rt_sleep_ns(300000000);
+	rep_progress_release(&p);
+	fclose(m);
+	assert_non_null(strstr(buf, "[2:1 2/3] graphs-16: bench (at "));
+	char *still = strstr(buf, "[2:1 2/3] graphs-16: bench, candidate sample 4 (at ");
+	assert_non_null(still);
+	assert_non_null(strstr(still, "in this phase)\n"));
+	/* released: nothing more is printed */
+	free(buf);
+
+	/* a tty gets the live line instead, no ticker */
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	rep_progress_init(&p, m, true, false, 3);
+	p.tick_s = 0.01;
+	p.width = 100;
+	rep_progress_phase(&p, 1, "graphs-16", "bench");
+	assert_null(p.ticker);
+	rep_progress_release(&p);
+	fclose(m);
 	free(buf);
 }
 
@@ -594,6 +709,9 @@ int main(void)
 		cmocka_unit_test(test_svg_latency),
 		cmocka_unit_test(test_svg_samples),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_progress_width_arm),
+		cmocka_unit_test(test_progress_baseline),
+		cmocka_unit_test(test_progress_tick),
 		cmocka_unit_test_setup_teardown(test_log, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_show, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_regressions, fx_setup, fx_teardown),
