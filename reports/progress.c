@@ -75,14 +75,6 @@ static void head(const struct rep_progress *p, int k, struct rt_sb *sb)
 	rt_sb_addc(sb, ']');
 }
 
-/* "bench, candidate sample 2": the phase, and the arm while one is measured. */
-static void what(const struct rep_progress *p, struct rt_sb *sb)
-{
-	rt_sb_adds(sb, p->phase);
-	if (p->sample > 0 && p->arm >= 0)
-		rt_sb_addf(sb, ", %s sample %d", p->arm ? "candidate" : "best", p->sample);
-}
-
 /* The terminal's columns. */
 static int columns(const struct rep_progress *p)
 {
@@ -113,14 +105,21 @@ static void cut(struct rt_sb *sb, size_t w)
 	rt_sb_adds(sb, "…");
 }
 
+/* "[1:3 4/7] variant: bench, candidate sample 2": where the run is. */
+static void status(const struct rep_progress *p, struct rt_sb *sb)
+{
+	head(p, p->k, sb);
+	rt_sb_addf(sb, " %s: %s", p->variant, p->phase);
+	if (p->sample > 0 && p->arm >= 0)
+		rt_sb_addf(sb, ", %s sample %d", p->arm ? "candidate" : "best", p->sample);
+}
+
 static void draw(struct rep_progress *p)
 {
 	char el[32], it[32];
 	double now = p->now();
 	struct rt_sb sb = RT_SB_INIT;
-	head(p, p->k, &sb);
-	rt_sb_addf(&sb, " %s: ", p->variant);
-	what(p, &sb);
+	status(p, &sb);
 	rt_fmt_duration(now - p->t_start, el, sizeof(el));
 	rt_fmt_duration(now - p->t_iter, it, sizeof(it));
 	rt_sb_addf(&sb, "  %s  (total %s", it, el);
@@ -148,9 +147,7 @@ static void plain(struct rep_progress *p, bool still)
 	char el[32], ph[32];
 	double now = p->now();
 	struct rt_sb sb = RT_SB_INIT;
-	head(p, p->k, &sb);
-	rt_sb_addf(&sb, " %s: ", p->variant);
-	what(p, &sb);
+	status(p, &sb);
 	rt_fmt_duration(now - p->t_start, el, sizeof(el));
 	rt_fmt_duration(now - p->t_phase, ph, sizeof(ph));
 	if (still)

@@ -12,13 +12,9 @@
 set -u
 R=${RATCHET_BIN:?} B=${RATCHET_BUILD:?}
 command -v python3 >/dev/null || { echo "SKIP: python3 missing (the fixed engine is python3 -m http.server)"; exit 77; }
-W=$(mktemp -d /tmp/rt-enginefail-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W" || exit 1
+. "$(dirname "$0")/lib.sh"
+scratch enginefail
 cp "$RATCHET_SRC/tests/campaign/table.json" .
-fails=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fails=$((fails + 1)); }
 spec() { # spec ENGINE_COMMAND_YAML
 	cat >spec.yaml <<Y
 name: engine-fail
@@ -72,5 +68,4 @@ cp spec.orig spec.yaml
 "$R" --db c.db run --quiet --resume spec.yaml >out.txt 2>err.txt; rc=$?
 [ $rc -eq 0 ] && [ "$("$B/db_tool" query c.db "SELECT state FROM campaigns WHERE id = 3")" = finished ] &&
 	ok "--resume with the spec as it was finishes campaign 3" || no "resume: exit $rc: $(cat err.txt)"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -10,11 +10,9 @@
 # `ratchet help run` is `ratchet run --help`.
 set -u
 SRC=${RATCHET_SRC:?} B=${RATCHET_BUILD:?}
-P=$(mktemp -d /tmp/rt-install-XXXXXX)
-trap 'rm -rf "$P"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch install
+P=$tmp/prefix
 
 make -s -C "$SRC" install PREFIX="$P" BUILD="$B" JOBS=1 >"$P.log" 2>&1 ||
 	{ cat "$P.log"; rm -f "$P.log"; echo "not ok - make install failed"; exit 1; }
@@ -60,5 +58,4 @@ fi
 [ "$("$R" help run)" = "$("$R" run --help)" ] && ok "help run = run --help" || no "help run differs from run --help"
 "$R" help nosuch >/dev/null 2>"$P/err"; rc=$?
 [ $rc -eq 2 ] && ok "help of an unknown command: exit 2" || no "help nosuch: exit $rc"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -8,14 +8,8 @@
 # show 1:4 --artifact build.log; an unknown artifact lists the names.
 set -u
 R=${RATCHET_BIN:?} T="${RATCHET_BUILD:?}/db_tool"
-tmp=$(mktemp -d /tmp/rt-iterref-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-unset RATCHET_DB
-export NO_COLOR=1
-fails=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch iterref
 "$T" load ratchet.db "$RATCHET_SRC/tests/fixtures/small_campaign.sql" || exit 1
 
 "$R" log >log.txt 2>&1
@@ -44,5 +38,4 @@ scalem.c:41: error: expected ';'" ] && ok "show --artifact build.log" || no "sho
 "$R" show 1:4 --artifact engine.log >out.txt 2>err.txt; rc=$?
 [ $rc -eq 2 ] && grep -q "has no artifact 'engine.log' (it has: build.log)" err.txt &&
 	ok "unknown artifact: $(cat err.txt)" || no "unknown artifact: exit $rc: $(cat err.txt)"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -8,11 +8,8 @@
 # progress lines; the full output is kept in BUILD/build.log.
 set -u
 SRC=${RATCHET_SRC:?}
-tmp=$(mktemp -d /tmp/rt-quiet-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch quiet
 
 make -n -C "$SRC" demo BUILD="$tmp/b" 2>/dev/null | grep -q 'tools/build-quiet.sh' &&
 	ok "make demo builds through tools/build-quiet.sh" || no "make demo does not use the quiet build"
@@ -43,5 +40,4 @@ rc=$?
 grep -q "f7.c:3:1: error: expected ';' before '}' token" out.txt && ok "the error is shown in full" ||
 	no "the error is missing: $(cat out.txt)"
 grep -q 'Building C object' out.txt && no "progress lines printed on failure" || ok "no progress lines on failure"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

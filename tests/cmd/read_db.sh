@@ -8,14 +8,8 @@
 # read-only file; run still creates a new database.
 set -u
 R=${RATCHET_BIN:?} T="${RATCHET_BUILD:?}/db_tool"
-tmp=$(mktemp -d /tmp/rt-readdb-XXXXXX)
-trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
-cd "$tmp" || exit 1
-unset RATCHET_DB
-export NO_COLOR=1
-fails=0
-ok() { echo "ok - $*"; }
-no() { echo "not ok - $*"; fails=$((fails + 1)); }
+. "$(dirname "$0")/lib.sh"
+scratch readdb
 
 for cmd in "report" "log" "show 1" "show 1:0" "regressions" "export --format json" \
 	   "note 1 hello" "correct 1 --by 2 x" "invalidate 1 --reason x" "restore"; do
@@ -51,5 +45,4 @@ chmod u+w ro
 # Commands that record still create one.
 "$R" --db new.db devices >/dev/null 2>&1
 [ -s new.db ] && ok "devices creates new.db" || no "devices did not create new.db"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -329,63 +329,75 @@ static double fake_now(void)
 	return fake_t;
 }
 
+/* A progress printer writing to memory, on the fake clock from t. */
+struct pcap {
+	char *buf;              /* what it printed, once closed */
+	size_t len;
+	FILE *m;                /* the memory stream */
+	struct rep_progress p;  /* the printer */
+};
+
+static void pcap_open(struct pcap *c, bool tty, int total, double t, int64_t campaign_id)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->m = open_memstream(&c->buf, &c->len);
+	fake_t = t;
+	rep_progress_init(&c->p, c->m, tty, false, total);
+	c->p.now = fake_now;
+	c->p.t_start = c->p.t_iter = c->p.t_phase = c->p.t_line = t;
+	c->p.campaign_id = campaign_id;
+	c->p.width = 200;
+}
+
+/* Release the printer and return what it printed (the caller frees it). */
+static char *pcap_close(struct pcap *c)
+{
+	rep_progress_release(&c->p);
+	fclose(c->m);
+	return c->buf;
+}
+
 static void test_progress(void **state)
 {
 	(void)state;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rep_progress p;
-	fake_t = 100;
-	rep_progress_init(&p, m, true, false, 4);
-	p.now = fake_now;
-	p.t_start = p.t_iter = 100;
-	p.campaign_id = 3;
-	p.width = 200;
-	rep_progress_phase(&p, 1, "graphs-256", "bench");
+	struct pcap c;
+	pcap_open(&c, true, 4, 100, 3);
+	rep_progress_phase(&c.p, 1, "graphs-256", "bench");
 	fake_t = 160;
-	rep_progress_done(&p, 1, DB_ITER_KEPT, "+6.1% [+4.0, +8.3]");
-	rep_progress_phase(&p, 2, "asm-gemm", "gate");
+	rep_progress_done(&c.p, 1, DB_ITER_KEPT, "+6.1% [+4.0, +8.3]");
+	rep_progress_phase(&c.p, 2, "asm-gemm", "gate");
 	fake_t = 190;
-	rep_progress_phase(&p, 2, "asm-gemm", "decide");
-	rep_progress_finish(&p);
-	rep_progress_release(&p);
-	fclose(m);
+	rep_progress_phase(&c.p, 2, "asm-gemm", "decide");
+	rep_progress_finish(&c.p);
+	char *buf = pcap_close(&c);
 	/* the live line is redrawn in place, the finished iteration is a plain
 	 * line; both name the iteration as CAMPAIGN:SEQ, seq 1 being the 2nd of 4 */
 	assert_non_null(strstr(buf, "[3:1 2/4] graphs-256: bench"));
 	assert_non_null(strstr(buf, "\r\033[K[3:1 2/4] ✓ graphs-256 kept: +6.1% [+4.0, +8.3] (1m00s)\n"));
 	/* ETA: mean 60 s per iteration, seq 2 and 3 left, 30 s into seq 2 -> 1m30s */
 	assert_non_null(strstr(buf, "[3:2 3/4] asm-gemm: decide  30.00s  (total 1m30s  eta 1m30s)"));
-	assert_true(len > 2 && strcmp(buf + len - 4, "\r\033[K") == 0);
+	assert_true(c.len > 2 && strcmp(buf + c.len - 4, "\r\033[K") == 0);
 	free(buf);
 
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	fake_t = 0;
-	rep_progress_init(&p, m, false, false, 0);
-	p.now = fake_now;
-	p.t_start = p.t_iter = 0;
-	rep_progress_phase(&p, 1, "a\033b", "build");
+	pcap_open(&c, false, 0, 0, 0);
+	rep_progress_phase(&c.p, 1, "a\033b", "build");
 	fake_t = 5;
-	rep_progress_done(&p, 1, DB_ITER_FAILED, "build failed");
-	rep_progress_finish(&p);
-	rep_progress_release(&p);
-	fclose(m);
+	rep_progress_done(&c.p, 1, DB_ITER_FAILED, "build failed");
+	rep_progress_finish(&c.p);
+	buf = pcap_close(&c);
 	assert_string_equal(buf, "[1] a?b: build (at 0us)\n[1] ! a?b failed: build failed (5.00s)\n");
 	assert_null(strchr(buf, '\r'));
 	free(buf);
 
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	rep_progress_init(&p, m, true, true, 3);
-	rep_progress_phase(&p, 1, "x", "apply");
-	rep_progress_done(&p, 1, DB_ITER_KEPT, "");
-	rep_progress_msg(&p, "warning");
-	rep_progress_finish(&p);
-	rep_progress_release(&p);
-	fclose(m);
-	assert_int_equal(len, 0);
+	pcap_open(&c, true, 3, 0, 1);
+	c.p.quiet = true;
+	rep_progress_phase(&c.p, 1, "x", "apply");
+	rep_progress_done(&c.p, 1, DB_ITER_KEPT, "");
+	rep_progress_msg(&c.p, "warning");
+	rep_progress_finish(&c.p);
+	buf = pcap_close(&c);
+	assert_int_equal(c.len, 0);
 	free(buf);
 }
 
@@ -393,31 +405,19 @@ static void test_progress(void **state)
 static void test_progress_width_arm(void **state)
 {
 	(void)state;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rep_progress p;
-	fake_t = 0;
-	rep_progress_init(&p, m, true, false, 7);
-	p.now = fake_now;
-	p.t_start = p.t_iter = 0;
-	p.campaign_id = 1;
-	p.width = 200;
-	rep_progress_phase(&p, 3, "prefill-le512-best", "bench");
-	rep_progress_sample(&p, 1, 2);
-	fclose(m);
+	struct pcap c;
+	pcap_open(&c, true, 7, 0, 1);
+	rep_progress_phase(&c.p, 3, "prefill-le512-best", "bench");
+	rep_progress_sample(&c.p, 1, 2);
+	char *buf = pcap_close(&c);
 	assert_non_null(strstr(buf, "[1:3 4/7] prefill-le512-best: bench, candidate sample 2  0us"));
 	free(buf);
 
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	rep_progress_init(&p, m, true, false, 7);
-	p.now = fake_now;
-	p.campaign_id = 1;
-	p.width = 40;
-	rep_progress_phase(&p, 3, "a-very-long-variant-name-that-goes-on-and-on", "bench");
-	rep_progress_sample(&p, 0, 3);
-	fclose(m);
+	pcap_open(&c, true, 7, 0, 1);
+	c.p.width = 40;
+	rep_progress_phase(&c.p, 3, "a-very-long-variant-name-that-goes-on-and-on", "bench");
+	rep_progress_sample(&c.p, 0, 3);
+	buf = pcap_close(&c);
 	/* every drawn line: at most 39 columns, the cut one ending in … */
 	char *last = strrchr(buf, '\r');
 	assert_non_null(last);
@@ -437,23 +437,16 @@ static void test_progress_width_arm(void **state)
 static void test_progress_baseline(void **state)
 {
 	(void)state;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rep_progress p;
-	fake_t = 0;
-	rep_progress_init(&p, m, false, false, 7);
-	p.now = fake_now;
-	p.campaign_id = 1;
-	rep_progress_phase(&p, 0, "baseline", "bench");
+	struct pcap c;
+	pcap_open(&c, false, 7, 0, 1);
+	rep_progress_phase(&c.p, 0, "baseline", "bench");
 	fake_t = 9.28;
-	rep_progress_done(&p, 0, DB_ITER_BASELINE,
+	rep_progress_done(&c.p, 0, DB_ITER_BASELINE,
 			  "baseline: decode.output_throughput median 993.661 over 3 runs");
-	rep_progress_phase(&p, 1, "baseline", "bench");
-	rep_progress_done(&p, 1, DB_ITER_FAILED, "baseline failed: engine exited with status 1 "
+	rep_progress_phase(&c.p, 1, "baseline", "bench");
+	rep_progress_done(&c.p, 1, DB_ITER_FAILED, "baseline failed: engine exited with status 1 "
 			  "before it was ready; its log:\n    fatal: no GPU found");
-	rep_progress_release(&p);
-	fclose(m);
+	char *buf = pcap_close(&c);
 	assert_non_null(strstr(buf, "[1:0 1/7] ● baseline: decode.output_throughput median 993.661 "
 				    "over 3 runs (9.28s)\n"));
 	assert_null(strstr(buf, "baseline baseline"));
@@ -466,36 +459,27 @@ static void test_progress_baseline(void **state)
 static void test_progress_tick(void **state)
 {
 	(void)state;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rep_progress p;
-	rep_progress_init(&p, m, false, false, 3);
-	p.campaign_id = 2;
-	p.tick_s = 0.05;
-	rep_progress_phase(&p, 1, "graphs-16", "bench");
-	rep_progress_sample(&p, 1, 4);
+	struct pcap c;
+	pcap_open(&c, false, 3, 0, 2);
+	c.p.now = rt_now_s; /* the ticker waits in real time */
+	c.p.t_start = c.p.t_iter = c.p.t_phase = c.p.t_line = rt_now_s();
+	c.p.tick_s = 0.05;
+	rep_progress_phase(&c.p, 1, "graphs-16", "bench");
+	rep_progress_sample(&c.p, 1, 4);
 	rt_sleep_ns(300000000);
-	rep_progress_release(&p);
-	fclose(m);
+	char *buf = pcap_close(&c);
 	assert_non_null(strstr(buf, "[2:1 2/3] graphs-16: bench (at "));
 	char *still = strstr(buf, "[2:1 2/3] graphs-16: bench, candidate sample 4 (at ");
 	assert_non_null(still);
 	assert_non_null(strstr(still, "in this phase)\n"));
-	/* released: nothing more is printed */
 	free(buf);
 
 	/* a tty gets the live line instead, no ticker */
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	rep_progress_init(&p, m, true, false, 3);
-	p.tick_s = 0.01;
-	p.width = 100;
-	rep_progress_phase(&p, 1, "graphs-16", "bench");
-	assert_null(p.ticker);
-	rep_progress_release(&p);
-	fclose(m);
-	free(buf);
+	pcap_open(&c, true, 3, 0, 2);
+	c.p.tick_s = 0.01;
+	rep_progress_phase(&c.p, 1, "graphs-16", "bench");
+	assert_null(c.p.ticker);
+	free(pcap_close(&c));
 }
 
 /* ---- views over the fixture ---- */
