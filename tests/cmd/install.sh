@@ -2,8 +2,8 @@
 # `make install PREFIX=...` into a temporary prefix: ratchet and simserve,
 # a manual page per command that man renders (made from the option tables,
 # so it names the options --help prints), and bash completion that completes
-# a command and an option (zsh's file is checked with zsh -n when zsh is
-# installed).
+# a command and an option (so does zsh, when it is installed:
+# tests/cmd/zsh_complete.zsh).
 # Cases: binaries installed and runnable; ratchet.1 and ratchet-CMD.1 for every
 # command; `man ratchet-run` renders --max-iterations; the page's options are
 # --help's; bash completes "ru" to run and "run --max-i" to --max-iterations;
@@ -53,6 +53,7 @@ Z="$P/share/zsh/site-functions/_ratchet"
 [ -s "$Z" ] && head -1 "$Z" | grep -q '^#compdef ratchet' && ok "zsh completion" || no "zsh completion missing"
 if command -v zsh >/dev/null 2>&1; then
 	zsh -n "$Z" && ok "zsh -n" || no "zsh -n _ratchet"
+	zsh -f "$SRC/tests/cmd/zsh_complete.zsh" "$P/share/zsh/site-functions" || no "zsh completion"
 fi
 
 [ "$("$R" help run)" = "$("$R" run --help)" ] && ok "help run = run --help" || no "help run differs from run --help"
