@@ -12,6 +12,7 @@
 #include "reports/rep_int.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -189,7 +190,14 @@ static void ticker_start(struct rep_progress *p)
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
 	p->ticker = t;
-	if (pthread_create(&t->thread, NULL, tick_main, p)) {
+	/* Signals stay with the main thread: its blocking calls must see EINTR
+	 * (SIGINT, SIGTERM stop a campaign), so the ticker starts with all blocked. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&t->thread, NULL, tick_main, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
 		/* No heartbeat then; the progress itself still works. */
 		p->ticker = NULL;
 		pthread_cond_destroy(&t->cv);
