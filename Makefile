@@ -6,6 +6,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 # Extra configure flags from the command line, e.g. RATCHET_CMAKE="-DRATCHET_HIP=ON".
 RATCHET_CMAKE ?=
+# Where `make install` puts bin/, share/man/man1/ and the shell completions.
+PREFIX ?= /usr/local
 
 ifeq ($(SANITIZE),1)
 BUILD := $(BUILD)-asan
@@ -20,7 +22,7 @@ DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
 DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
 
-.PHONY: all build deps demo demo-serving check bench clean
+.PHONY: all build quiet-build deps demo demo-serving check bench install clean
 
 all: build
 
@@ -33,17 +35,25 @@ build: $(BUILD)/CMakeCache.txt
 deps:
 	@sh tools/deps.sh $(DEPS_BUILD) -- $(DEPS_OPTIONAL)
 
-demo: deps build
-	sh tools/demo.sh $(BUILD)
+# The demos build quietly: one progress line, the compiler's errors in full.
+quiet-build:
+	@sh tools/build-quiet.sh $(BUILD) $(JOBS) $(CMAKE_FLAGS) $(RATCHET_CMAKE)
 
-demo-serving: deps build
-	sh tools/demo.sh $(BUILD) serving
+demo: deps quiet-build
+	@sh tools/demo.sh $(BUILD)
+
+demo-serving: deps quiet-build
+	@sh tools/demo.sh $(BUILD) serving
 
 check: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 bench: deps build
 	sh tools/bench.sh $(BUILD)
+
+# ratchet and simserve, a manual page per command, bash and zsh completion.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan

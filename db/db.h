@@ -31,6 +31,17 @@ struct db;
 
 /* Open (creating and migrating as needed). RT_ESCHEMA for a newer schema. */
 int db_open(const char *path, struct db **out, struct rt_sb *err);
+
+/* How db_open_mode treats the file. */
+enum db_open_mode {
+	DB_OPEN_CREATE,   /* db_open: create a missing file, migrate an older one */
+	DB_OPEN_EXISTING, /* read-write; a missing file is RT_ENOENT, never created */
+	DB_OPEN_READONLY, /* read-only; a missing file is RT_ENOENT; an older schema is
+			     migrated first (read-write), since its tables would not read */
+};
+/* db_open with a mode: read commands pass DB_OPEN_READONLY, so a typo in
+ * --db is an error instead of a new empty database. */
+int db_open_mode(const char *path, enum db_open_mode mode, struct db **out, struct rt_sb *err);
 void db_close(struct db *db);
 const char *db_path(struct db *db);
 

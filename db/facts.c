@@ -9,6 +9,7 @@
 #include "db/query.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int db_fact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, const char *key,
 		const char *value, struct rt_sb *err)
@@ -120,4 +121,29 @@ int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, si
 	int rc = db_rows_list(db, st, &artifact_rows, &v, n, err);
 	*out = v;
 	return rc;
+}
+
+int db_q_artifact_content(struct db *db, int64_t iteration_id, const char *name, void **content,
+			  size_t *len, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT content FROM artifacts WHERE iteration_id = ?1 AND name = ?2 ORDER BY id DESC",
+		err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, iteration_id);
+	db_bind_text(st, 2, name);
+	int rc = db_step_row(db, st, err, "read artifacts");
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_ENOENT, "db: no artifact '%s'", name);
+	if (rc)
+		return rc;
+	const void *p = sqlite3_column_blob(st, 0);
+	*len = (size_t)sqlite3_column_bytes(st, 0);
+	*content = xmalloc(*len + 1);
+	if (*len)
+		memcpy(*content, p, *len);
+	((char *)*content)[*len] = 0;
+	sqlite3_reset(st);
+	return 0;
 }

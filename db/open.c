@@ -3,13 +3,15 @@
  * creating the schema or migrating an older file (db/schema.sql and
  * db/migrations/, embedded by cmake/embed_sql.cmake), refusing a file written
  * by a newer ratchet, the cache of prepared statements, and transactions.
- * Owns no table; PRAGMA user_version is its only state in the file.
+ * Read commands open it read-only and never create it (db_open_mode). Owns
+ * no table; PRAGMA user_version is its only state in the file.
  */
 #include "db/db_int.h"
 #include "db/db_sql.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct db_cached {
 	const char *sql;     /* key: the literal's address */
@@ -152,25 +154,65 @@ static int migrate(struct db *db, struct rt_sb *err)
 	return rc;
 }
 
-int db_open(const char *path, struct db **out, struct rt_sb *err)
+/* The connection with SQLite's flags for mode; RT_ENOENT when the file must exist and does not. */
+static int connect_file(struct db *db, enum db_open_mode mode, struct rt_sb *err)
+{
+	static const int flags[] = {
+		[DB_OPEN_CREATE] = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+		[DB_OPEN_EXISTING] = SQLITE_OPEN_READWRITE,
+		[DB_OPEN_READONLY] = SQLITE_OPEN_READONLY,
+	};
+	if (mode != DB_OPEN_CREATE && access(db->path, F_OK))
+		return rt_errf(err, RT_ENOENT, "%s: no such database (`ratchet run SPEC` creates one; "
+			       "--db FILE or $RATCHET_DB names another)", db->path);
+	if (sqlite3_open_v2(db->path, &db->h, flags[mode], NULL) == SQLITE_OK)
+		return 0;
+	return rt_errf(err, RT_EDB, "%s: cannot open database: %s", db->path,
+		       db->h ? sqlite3_errmsg(db->h) : "out of memory");
+}
+
+/* A connection in mode and the file's user_version; nothing written yet. */
+static int connect_version(const char *path, enum db_open_mode mode, struct db **out, int *v,
+			   struct rt_sb *err)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
-	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
-		rt_errf(err, RT_EDB, "%s: cannot open database: %s", path,
-			db->h ? sqlite3_errmsg(db->h) : "out of memory");
-		db_close(db);
-		return RT_EDB;
+	int rc = connect_file(db, mode, err);
+	if (!rc) {
+		sqlite3_busy_timeout(db->h, 10000);
+		/* Check the version before anything that writes (journal_mode = WAL
+		 * rewrites the header): a newer database is left byte for byte as it was. */
+		rc = user_version(db, v, err);
 	}
-	sqlite3_busy_timeout(db->h, 10000);
-	/* Check the version before anything that writes (journal_mode = WAL
-	 * rewrites the header): a newer database is left byte for byte as it was. */
+	if (rc) {
+		db_close(db);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
+
+int db_open_mode(const char *path, enum db_open_mode mode, struct db **out, struct rt_sb *err)
+{
+	struct db *db;
 	int v = 0;
-	int rc = user_version(db, &v, err);
-	if (!rc)
-		rc = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
-			     "PRAGMA synchronous = NORMAL;", err, path);
+	int rc = connect_version(path, mode, &db, &v, err);
+	if (rc)
+		return rc;
+	if (mode == DB_OPEN_READONLY) {
+		if (v == db_schema_version) {
+			*out = db;
+			return 0;
+		}
+		/* An older file: migrate it once, then read it read-only. */
+		db_close(db);
+		if ((rc = db_open_mode(path, DB_OPEN_EXISTING, &db, err)))
+			return rc;
+		db_close(db);
+		return connect_version(path, mode, out, &v, err);
+	}
+	rc = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; "
+		     "PRAGMA synchronous = NORMAL;", err, path);
 	if (!rc)
 		rc = migrate(db, err);
 	if (rc) {
@@ -179,6 +221,11 @@ int db_open(const char *path, struct db **out, struct rt_sb *err)
 	}
 	*out = db;
 	return 0;
+}
+
+int db_open(const char *path, struct db **out, struct rt_sb *err)
+{
+	return db_open_mode(path, DB_OPEN_CREATE, out, err);
 }
 
 void db_close(struct db *db)

@@ -106,6 +106,11 @@ int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 	       size_t *n, struct rt_sb *err);
 int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, size_t *n,
 		   struct rt_sb *err);
+/* The stored bytes of the iteration's artifact called name (the latest, when
+ * it has two), NUL-terminated for convenience; the caller frees *content.
+ * RT_ENOENT when there is none. */
+int db_q_artifact_content(struct db *db, int64_t iteration_id, const char *name, void **content,
+			  size_t *len, struct rt_sb *err);
 
 /* Notes on an iteration and the corrections it authored (by_iteration_id),
  * or with iteration_id 0 every note of the campaign; oldest first (struct

@@ -2,46 +2,28 @@
  * `ratchet report`: the campaign journal, in Markdown or as one
  * self-contained HTML file (inline CSS and SVG, no script, no external
  * asset). One writer produces both: the same sections in the same order,
- * each piece of database text escaped for the format it lands in.
+ * each piece of database text escaped for the format it lands in. The
+ * answer comes first (journal_head.c), the history after it:
  *
- *   1. title and summary: baseline -> final for every metric, the kept
- *      changes in order (HTML adds the charts here);
- *   2. every iteration as a numbered entry: change, effect with CI and test,
+ *   1. the title, the objective and constraints with baseline -> final;
+ *   2. the kept changes, in order;
+ *   3. the charts that have data (HTML);
+ *   4. every metric baseline -> final, folded, client self-metrics apart;
+ *   5. every iteration as an entry: change, effect with CI and test,
  *      decision and reason, gate, notes; invalidated results struck through,
  *      corrections beside the entry they correct (and on the correcting one);
- *   3. the map of levers: outcome by kind of change, then what worked and the
+ *   6. the map of levers: outcome by kind of change, then what worked and the
  *      dead ends grouped by how they died (reverted, gated, failed, other);
- *   4. the regressions.
+ *   7. the regressions.
+ *
+ * Iterations are named CAMPAIGN:SEQ, as `ratchet log` prints them and
+ * `ratchet show` takes them.
  */
-#include "reports/rep_int.h"
-#include "reports/writer.h"
+#include "reports/journal_int.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Everything the journal shows, loaded with a handful of queries. */
-struct journal {
-	struct db_campaign c;        /* the campaign */
-	struct db_iteration *it;          /* all iterations, seq order, with change_text */
-	size_t n;
-	struct db_note *notes;         /* every note of the campaign */
-	size_t nnotes;
-	struct db_q_regr *regr;        /* every regression */
-	size_t nregr;
-	const struct db_iteration *base;  /* seq 0, or NULL */
-	const struct db_iteration *fin;   /* the final (best) configuration, or NULL */
-	struct db_q_series *bser;      /* baseline measurements */
-	size_t nbser;
-	struct db_q_series *fser;      /* final measurements */
-	size_t nfser;
-	struct db_metric_stat *fms;    /* final iteration's metric_stats (for "better") */
-	size_t nfms;
-	double threshold;              /* gate min accuracy, NAN when unknown */
-	struct rep_gate_pt *gates;     /* gate chart points */
-	size_t ngates;
-	double *lat[4];                /* ttft base, ttft final, e2el base, e2el final */
-	size_t nlat[4];
-};
 
 static void journal_release(struct journal *j)
 {
@@ -65,7 +47,7 @@ static bool is(const struct db_iteration *it, enum db_iter_state state)
 static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, struct rt_sb *err)
 {
 	memset(j, 0, sizeof(*j));
-	j->threshold = NAN;
+	j->threshold = j->max_drop = NAN;
 	int rc = db_q_campaign_get(db, campaign_id, &j->c, err);
 	if (rc)
 		return rc;
@@ -110,6 +92,11 @@ static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, s
 				g->lo = gr.wilson_lo, g->hi = gr.wilson_hi;
 			if (isnan(j->threshold))
 				j->threshold = gr.min_accuracy;
+			json_t *params = gr.params_json ? json_loads(gr.params_json, 0, NULL) : NULL;
+			json_t *drop = json_object_get(params, "max_drop");
+			if (isnan(j->max_drop) && json_is_number(drop))
+				j->max_drop = json_number_value(drop);
+			json_decref(params);
 			db_gate_run_release(&gr);
 		}
 	}
@@ -132,8 +119,8 @@ static const struct db_iteration *by_id(const struct journal *j, int64_t id)
 	return NULL;
 }
 
-static const struct db_q_series *find_series(const struct db_q_series *v, size_t n, const char *b,
-					     const char *m, const char *arm)
+const struct db_q_series *rep_j_series(const struct db_q_series *v, size_t n, const char *b,
+				       const char *m, const char *arm)
 {
 	const struct db_q_series *any = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -146,7 +133,7 @@ static const struct db_q_series *find_series(const struct db_q_series *v, size_t
 	return any;
 }
 
-static double med(const struct db_q_series *s)
+double rep_j_median(const struct db_q_series *s)
 {
 	struct rep_summary m;
 	if (!s)
@@ -157,294 +144,39 @@ static double med(const struct db_q_series *s)
 
 /* ---- pieces every section uses ---- */
 
-static void strike(struct rep_writer *w, bool on, bool open)
+void rep_j_strike(struct rep_writer *w, bool on, bool open)
 {
 	if (on)
 		w->ops->strike(w, open);
 }
 
 /* A list item that opens with a bold label. */
-static void item(struct rep_writer *w, const char *label)
+void rep_j_item(struct rep_writer *w, const char *label)
 {
 	w->ops->item_begin(w, 0, NULL);
 	w->ops->strong(w, label);
 	w->ops->text(w, " ");
 }
 
-/* "bench.metric" as inline code. */
-static void metric_code(struct rep_writer *w, const char *bench, const char *metric)
+void rep_j_metric_code(struct rep_writer *w, const char *bench, const char *metric)
 {
 	char *name = xasprintf("%s.%s", bench, metric);
 	w->ops->code(w, name);
 	free(name);
 }
 
-/* "iteration 3, `variant`" */
-static void iteration_ref(struct rep_writer *w, const struct db_iteration *it)
+void rep_j_iteration_ref(struct rep_writer *w, const struct db_iteration *it)
 {
-	rep_w_textf(w, "iteration %d, ", it->seq);
+	rep_w_textf(w, "iteration %lld:%d, ", (long long)it->campaign_id, it->seq);
 	w->ops->code(w, it->variant);
 }
 
-/* ---- 1. title and summary ---- */
-
-static void title(struct rep_writer *w, const struct journal *j)
-{
-	const struct rep_writer_ops *o = w->ops;
-	char t0[32], t1[32];
-	char *t = xasprintf("%s: tuning journal", j->c.name ? j->c.name : "campaign");
-	o->heading(w, 1, "top", t);
-	free(t);
-	o->para_begin(w, "meta");
-	rt_iso8601(j->c.created_at, t0);
-	rep_w_textf(w, "Campaign #%lld, %s. Started %s", (long long)j->c.id, j->c.state, t0);
-	if (j->c.finished_at) {
-		rt_iso8601(j->c.finished_at, t1);
-		rep_w_textf(w, ", finished %s", t1);
-	}
-	rep_w_textf(w, ". %zu iterations (baseline + %zu). Spec ", j->n, j->n ? j->n - 1 : 0);
-	o->code(w, j->c.spec_path ? j->c.spec_path : "?");
-	if (j->base && j->base->objective) {
-		o->text(w, ". Objective ");
-		o->code(w, j->base->objective);
-	}
-	o->text(w, ".");
-	o->para_end(w);
-}
-
-/* One row of the summary table: a metric's baseline and final medians. */
-static void summary_row(struct rep_writer *w, const struct journal *j, const struct db_q_series *b)
-{
-	const struct rep_writer_ops *o = w->ops;
-	b = find_series(j->bser, j->nbser, b->benchmark, b->metric, "cand");
-	const struct db_q_series *f = find_series(j->fser, j->nfser, b->benchmark, b->metric, "cand");
-	double vb = med(b), vf = med(f);
-	const char *better = NULL;
-	for (size_t k = 0; k < j->nfms; k++)
-		if (!strcmp(j->fms[k].benchmark, b->benchmark) && !strcmp(j->fms[k].metric, b->metric))
-			better = j->fms[k].better;
-	o->cell(w);
-	metric_code(w, b->benchmark, b->metric);
-	if (b->unit)
-		rep_w_textf(w, " (%s)", b->unit);
-	o->cell(w);
-	rep_w_num(w, vb);
-	o->cell(w);
-	rep_w_num(w, vf);
-	o->cell(w);
-	if (vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb) {
-		rep_w_textf(w, "%+.1f%%", (vf / vb - 1) * 100);
-		if (better) {
-			bool good = (vf > vb) == !strcmp(better, "higher");
-			o->text(w, good ? " (better)" : " (worse)");
-		}
-	} else if (!isnan(vb) && vf == vb) {
-		o->text(w, "unchanged");
-	} else {
-		o->text(w, "—");
-	}
-	o->row_end(w);
-}
-
-static void kept_list(struct rep_writer *w, const struct journal *j)
-{
-	const struct rep_writer_ops *o = w->ops;
-	o->para_begin(w, NULL);
-	o->text(w, "Kept changes, in order:");
-	o->para_end(w);
-	o->list_begin(w, true, "kept");
-	size_t nk = 0;
-	for (size_t i = 0; i < j->n; i++) {
-		const struct db_iteration *it = &j->it[i];
-		if (!is(it, DB_ITER_KEPT))
-			continue;
-		o->item_begin(w, ++nk, NULL);
-		strike(w, it->invalidated, true);
-		iteration_ref(w, it);
-		o->text(w, ": ");
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
-		strike(w, it->invalidated, false);
-		if (it->invalidated)
-			o->text(w, " (invalidated)");
-		o->item_end(w);
-	}
-	if (!nk) {
-		o->item_begin(w, 0, NULL);
-		o->text(w, "none");
-		o->item_end(w);
-	}
-	o->list_end(w, true);
-}
-
-static void summary(struct rep_writer *w, const struct journal *j)
-{
-	static const struct rep_col cols[] = {
-		{ "metric", false }, { "baseline", true }, { "final", true }, { "change", false },
-	};
-	const struct rep_writer_ops *o = w->ops;
-	title(w, j);
-	o->heading(w, 2, "summary", "Summary: baseline to final");
-	o->para_begin(w, NULL);
-	if (!j->base) {
-		o->text(w, "No baseline was measured.");
-		o->para_end(w);
-		return;
-	}
-	o->text(w, "Final configuration: ");
-	if (j->fin && j->fin != j->base)
-		rep_w_textf(w, "iteration %d (%s, id %lld)", j->fin->seq, j->fin->variant, (long long)j->fin->id);
-	else
-		o->text(w, "the baseline (no change was kept)");
-	o->text(w, ".");
-	o->para_end(w);
-	o->table_begin(w, cols, RT_ARRAY_SIZE(cols));
-	for (size_t i = 0; i < j->nbser; i++) {
-		const struct db_q_series *b = &j->bser[i];
-		if (i && !strcmp(b->benchmark, j->bser[i - 1].benchmark) &&
-		    !strcmp(b->metric, j->bser[i - 1].metric))
-			continue; /* one row per metric */
-		summary_row(w, j, b);
-	}
-	o->table_end(w);
-	kept_list(w, j);
-}
-
-/* ---- the charts (the Markdown writer leaves them out) ---- */
-
-/* What the four charts draw, gathered from the journal. */
-struct chart_data {
-	struct rep_obj_pt *p;          /* objective per iteration */
-	size_t np;
-	const char *objective;         /* "bench.metric", or NULL */
-	const char *unit;              /* its unit, or NULL */
-	const struct journal *j;       /* gate points and threshold */
-	struct rep_gain *g;            /* kept gains */
-	size_t ng;
-	struct rep_dist lat[4];        /* ttft baseline, final; e2el baseline, final */
-	struct rep_dist samples[2];    /* the objective's measurements, baseline and final */
-	char *axis;                    /* samples' x label; NULL: draw the latencies */
-};
-
-static void draw_objective(struct rt_sb *sb, const void *arg)
-{
-	const struct chart_data *d = arg;
-	rep_svg_objective(sb, d->p, d->np, d->objective, d->unit);
-}
-
-static void draw_gate(struct rt_sb *sb, const void *arg)
-{
-	const struct chart_data *d = arg;
-	rep_svg_gate(sb, d->j->gates, d->j->ngates, d->j->threshold);
-}
-
-static void draw_waterfall(struct rt_sb *sb, const void *arg)
-{
-	const struct chart_data *d = arg;
-	rep_svg_waterfall(sb, d->g, d->ng);
-}
-
-static void draw_dist(struct rt_sb *sb, const void *arg)
-{
-	const struct chart_data *d = arg;
-	if (d->axis)
-		rep_svg_samples(sb, d->axis, d->samples, 2);
-	else
-		rep_svg_latency(sb, d->lat, 2, d->lat + 2, 2);
-}
-
-static char mark(const struct db_iteration *it)
-{
-	if (it->invalidated)
-		return 'i';
-	switch (it->state) {
-	case DB_ITER_BASELINE: return 'b';
-	case DB_ITER_KEPT: return 'k';
-	case DB_ITER_REVERTED: return 'r';
-	case DB_ITER_GATED: return 'g';
-	default: return 'o';
-	}
-}
-
-/* Objective points and kept gains, one pass over the iterations. */
-static void chart_points(struct chart_data *d, const struct journal *j)
-{
-	d->p = xcalloc(j->n ? j->n : 1, sizeof(*d->p));
-	d->g = xcalloc(j->n ? j->n : 1, sizeof(*d->g));
-	for (size_t i = 0; i < j->n; i++) {
-		const struct db_iteration *it = &j->it[i];
-		if (isnan(it->obj_cand))
-			continue;
-		struct rep_obj_pt *q = &d->p[d->np++];
-		q->seq = it->seq;
-		q->value = it->obj_cand;
-		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
-		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
-		q->mark = mark(it);
-		if (q->mark == 'k' && !isnan(it->obj_delta))
-			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
-	}
-}
-
-/* The objective's unit, and without per-request records (a kernel or command
- * campaign) its own measurements for the distribution chart. */
-static void chart_objective(struct chart_data *d, const struct journal *j)
-{
-	const char *obj = j->base ? j->base->objective : NULL;
-	const char *dot = obj ? strchr(obj, '.') : NULL;
-	d->objective = obj;
-	if (!dot)
-		return;
-	char *bench = xstrndup(obj, (size_t)(dot - obj));
-	const struct db_q_series *ob = find_series(j->bser, j->nbser, bench, dot + 1, "best");
-	d->unit = ob ? ob->unit : NULL;
-	bool no_lat = !j->nlat[0] && !j->nlat[1] && !j->nlat[2] && !j->nlat[3];
-	if (no_lat && ob) {
-		const struct db_q_series *of = NULL;
-		if (j->fin && j->fin != j->base)
-			of = find_series(j->fser, j->nfser, bench, dot + 1, "cand");
-		d->samples[0] = (struct rep_dist){ "baseline", ob->v, ob->n };
-		d->samples[1] = (struct rep_dist){ "final", of ? of->v : NULL, of ? of->n : 0 };
-		d->axis = ob->unit ? xasprintf("%s (%s)", obj, ob->unit) : xstrdup(obj);
-	}
-	free(bench);
-}
-
-static void charts(struct rep_writer *w, const struct journal *j)
-{
-	struct chart_data d = { .j = j };
-	static const char *const lat_label[4] = { "baseline", "final", "baseline", "final" };
-	for (int k = 0; k < 4; k++)
-		d.lat[k] = (struct rep_dist){ lat_label[k], j->lat[k], j->nlat[k] };
-	chart_points(&d, j);
-	chart_objective(&d, j);
-	const struct rep_chart c[] = {
-		{ draw_objective, &d,
-		  "Candidate median per iteration with its confidence interval. Filled: kept (green) or "
-		  "baseline (blue); hollow: reverted or invalidated; red: gated. The dashed step line is "
-		  "the best configuration so far." },
-		{ draw_gate, &d,
-		  "GSM8K accuracy of every gate run, with its Wilson interval; the dashed line is the "
-		  "minimum the gate requires." },
-		{ draw_waterfall, &d,
-		  "How the kept changes add up: each bar starts where the previous one ended (gains "
-		  "compound)." },
-		{ draw_dist, &d,
-		  d.axis ? "Every measurement of the objective, baseline vs final configuration (no "
-			   "per-request records in this campaign)."
-			 : "Share of requests answered within a given time: further left is faster." },
-	};
-	w->ops->charts(w, c, RT_ARRAY_SIZE(c));
-	free(d.p);
-	free(d.g);
-	free(d.axis);
-}
-
-/* ---- 2. one entry per iteration ---- */
+/* ---- 5. one entry per iteration ---- */
 
 static void entry_change(struct rep_writer *w, const struct db_iteration *it)
 {
 	const struct rep_writer_ops *o = w->ops;
-	item(w, "Change");
+	rep_j_item(w, "Change");
 	rep_w_textf(w, "(%s, id %lld):", it->kind, (long long)it->id);
 	if (!it->change_text || !*it->change_text) {
 		o->text(w, is(it, DB_ITER_BASELINE) ? " none, the configuration as found" : " (not recorded)");
@@ -460,8 +192,8 @@ static void entry_change(struct rep_writer *w, const struct db_iteration *it)
 static void entry_effect(struct rep_writer *w, const struct db_iteration *it)
 {
 	const struct rep_writer_ops *o = w->ops;
-	item(w, "Effect:");
-	strike(w, it->invalidated, true);
+	rep_j_item(w, "Effect:");
+	rep_j_strike(w, it->invalidated, true);
 	if (it->objective) {
 		o->code(w, it->objective);
 		o->text(w, " ");
@@ -484,23 +216,23 @@ static void entry_effect(struct rep_writer *w, const struct db_iteration *it)
 			rep_w_textf(w, ", p = %.2g", it->p_value);
 		rep_w_textf(w, ", n = %d + %d%s)", it->n_cand, it->n_best, it->paired ? ", paired" : "");
 	}
-	strike(w, it->invalidated, false);
+	rep_j_strike(w, it->invalidated, false);
 	o->item_end(w);
 }
 
 static void entry_verdicts(struct rep_writer *w, const struct db_iteration *it)
 {
 	const struct rep_writer_ops *o = w->ops;
-	item(w, "Decision:");
-	strike(w, it->invalidated, true);
+	rep_j_item(w, "Decision:");
+	rep_j_strike(w, it->invalidated, true);
 	o->text(w, it->decision ? it->decision : is(it, DB_ITER_BASELINE) ? "baseline" : "none");
 	if (it->reason) {
 		o->text(w, ": ");
 		o->text(w, it->reason);
 	}
-	strike(w, it->invalidated, false);
+	rep_j_strike(w, it->invalidated, false);
 	o->item_end(w);
-	item(w, "Gate:");
+	rep_j_item(w, "Gate:");
 	if (isnan(it->gate_accuracy))
 		o->text(w, "—");
 	else
@@ -523,10 +255,11 @@ static void entry_notes(struct rep_writer *w, const struct journal *j, const str
 			snprintf(lab, sizeof(lab), "Invalidated:");
 		} else if (correction && on_me) {
 			other = by_id(j, n->by_iteration_id);
-			snprintf(lab, sizeof(lab), "Corrected by iteration %d:", other ? other->seq : n->by_seq);
+			snprintf(lab, sizeof(lab), "Corrected by iteration %lld:%d:", (long long)j->c.id,
+				 other ? other->seq : n->by_seq);
 		} else if (correction && by_me) {
 			other = by_id(j, n->iteration_id);
-			snprintf(lab, sizeof(lab), "Corrects iteration %d:", n->seq);
+			snprintf(lab, sizeof(lab), "Corrects iteration %lld:%d:", (long long)j->c.id, n->seq);
 		} else if (on_me) {
 			snprintf(lab, sizeof(lab), "Note:");
 		} else {
@@ -554,8 +287,8 @@ static void entry(struct rep_writer *w, const struct journal *j, const struct db
 	const struct rep_writer_ops *o = w->ops;
 	const char *state = db_iter_state_name(it->state);
 	char *cls = xasprintf("it %s%s", state, it->invalidated ? " invalidated" : "");
-	char *head = xasprintf("%d. %s %s %s", it->seq, it->variant, rep_glyph(it->state, it->invalidated),
-			       it->invalidated ? "invalid" : state);
+	char *head = xasprintf("%lld:%d %s %s %s", (long long)it->campaign_id, it->seq, it->variant,
+			       rep_glyph(it->state, it->invalidated), it->invalidated ? "invalid" : state);
 	char *was = it->invalidated ? xasprintf("%s (was %s)", head, state) : NULL;
 	char id[32];
 	snprintf(id, sizeof(id), "it-%d", it->seq);
@@ -574,7 +307,7 @@ static void entry(struct rep_writer *w, const struct journal *j, const struct db
 	free(was);
 }
 
-/* ---- 3. the map of levers ---- */
+/* ---- 6. the map of levers ---- */
 
 static void levers_table(struct rep_writer *w, const struct journal *j)
 {
@@ -631,7 +364,7 @@ static void lever_item(struct rep_writer *w, const struct journal *j, const stru
 {
 	const struct rep_writer_ops *o = w->ops;
 	o->item_begin(w, 0, NULL);
-	iteration_ref(w, it);
+	rep_j_iteration_ref(w, it);
 	rep_w_textf(w, " (%s): ", it->kind);
 	bool measured = !isnan(it->obj_delta) && !it->invalidated;
 	if (measured)
@@ -644,7 +377,10 @@ static void lever_item(struct rep_writer *w, const struct journal *j, const stru
 	}
 	if (it->corrected_by) {
 		const struct db_iteration *c = by_id(j, it->corrected_by);
-		rep_w_textf(w, " — corrected by iteration %d", c ? c->seq : -1);
+		if (c)
+			rep_w_textf(w, " — corrected by iteration %lld:%d", (long long)c->campaign_id, c->seq);
+		else
+			rep_w_textf(w, " — corrected by iteration id %lld", (long long)it->corrected_by);
 	}
 	o->item_end(w);
 }
@@ -680,7 +416,7 @@ static void levers(struct rep_writer *w, const struct journal *j)
 	}
 }
 
-/* ---- 4. regressions ---- */
+/* ---- 7. regressions ---- */
 
 static void regressions(struct rep_writer *w, const struct journal *j)
 {
@@ -696,7 +432,7 @@ static void regressions(struct rep_writer *w, const struct journal *j)
 	for (size_t i = 0; i < j->nregr; i++) {
 		const struct db_q_regr *r = &j->regr[i];
 		o->item_begin(w, 0, NULL);
-		metric_code(w, r->benchmark, r->metric);
+		rep_j_metric_code(w, r->benchmark, r->metric);
 		o->text(w, ": ");
 		rep_w_num(w, r->before);
 		o->text(w, " → ");
@@ -707,7 +443,7 @@ static void regressions(struct rep_writer *w, const struct journal *j)
 		}
 		o->text(w, ", ");
 		rep_w_delta(w, r->delta, r->ci_lo, r->ci_hi);
-		rep_w_textf(w, ", by iteration %d ", r->seq);
+		rep_w_textf(w, ", by iteration %lld:%d ", (long long)j->c.id, r->seq);
 		o->code(w, r->variant);
 		rep_w_textf(w, " (id %lld)", (long long)r->iteration_id);
 		if (r->kept) {
@@ -733,8 +469,10 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 	char *doc_title = xasprintf("%s: ratchet journal", j.c.name ? j.c.name : "");
 	w.ops->doc_begin(&w, doc_title);
 	free(doc_title);
-	summary(&w, &j);
-	charts(&w, &j);
+	rep_j_objective(&w, &j);
+	rep_j_kept(&w, &j);
+	rep_j_charts(&w, &j);
+	rep_j_metrics(&w, &j);
 	w.ops->heading(&w, 2, "iterations", "Iterations");
 	for (size_t i = 0; i < j.n; i++)
 		entry(&w, &j, &j.it[i]);

@@ -99,6 +99,10 @@ int rep_json_dump(json_t *doc, FILE *out, struct rt_sb *err)
 json_t *rep_iter_json(const struct db_iteration *it)
 {
 	json_t *o = json_object();
+	struct rt_sb ref = RT_SB_INIT;
+	rep_ref(&ref, it->campaign_id, it->seq);
+	json_object_set_new(o, "ref", json_string(ref.buf));
+	rt_sb_release(&ref);
 	json_object_set_new(o, "id", json_integer(it->id));
 	json_object_set_new(o, "campaign_id", json_integer(it->campaign_id));
 	json_object_set_new(o, "seq", json_integer(it->seq));
@@ -166,16 +170,32 @@ static void gate_cell(struct rt_sb *sb, const struct db_iteration *it)
 		rt_sb_addf(sb, "gsm8k %.1f%%", it->gate_accuracy * 100);
 }
 
-static void log_line(struct rt_sb *sb, const struct db_iteration *it, bool color)
+/* "corrected by 1:5": the correcting iteration by its seq when it is on the page. */
+static void corrected_by(struct rt_sb *sb, const struct db_iteration *it,
+			 const struct db_iteration *v, size_t n)
+{
+	rt_sb_adds(sb, "  corrected by ");
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == it->corrected_by) {
+			rep_ref(sb, v[i].campaign_id, v[i].seq);
+			return;
+		}
+	rt_sb_addf(sb, "id %lld", (long long)it->corrected_by);
+}
+
+static void log_line(struct rt_sb *sb, const struct db_iteration *it, const struct db_iteration *v,
+		     size_t n, bool color)
 {
 	const char *c = rep_ansi(color, state_color(it)), *rs = rep_ansi(color, "reset");
 	const char *g = rep_glyph(it->state, it->invalidated);
+	struct rt_sb cell = RT_SB_INIT;
+	rep_ref(&cell, it->campaign_id, it->seq);
 	/* ⚡ is drawn two columns wide by most terminals */
-	rt_sb_addf(sb, "%6lld %4d %s%s%s%s", (long long)it->id, it->seq, c, g, rs,
+	rt_sb_addf(sb, "%9s %6lld %s%s%s%s", cell.buf, (long long)it->id, c, g, rs,
 		   strcmp(g, "⚡") ? "  " : " ");
+	rt_sb_reset(&cell);
 	rep_pad(sb, it->variant, 28);
 	rt_sb_adds(sb, "  ");
-	struct rt_sb cell = RT_SB_INIT;
 	objective_cell(&cell, it);
 	if (it->invalidated)
 		rt_sb_addf(sb, "%s%s", rep_ansi(color, "dim"), rep_ansi(color, "strike"));
@@ -196,7 +216,7 @@ static void log_line(struct rt_sb *sb, const struct db_iteration *it, bool color
 	else
 		rt_sb_addf(sb, "  %s%s%s", c, db_iter_state_name(it->state), rs);
 	if (it->corrected_by)
-		rt_sb_addf(sb, "  corrected by %lld", (long long)it->corrected_by);
+		corrected_by(sb, it, v, n);
 	while (sb->len && sb->buf[sb->len - 1] == ' ')
 		sb->buf[--sb->len] = 0;
 	rt_sb_addc(sb, '\n');
@@ -223,10 +243,10 @@ static void log_text(struct rt_sb *sb, const struct db_campaign *c, const struct
 		   rep_ansi(color, "reset"), (long long)c->n_iterations);
 	if (n < (size_t)c->n_iterations)
 		rt_sb_addf(sb, ", showing %zu", n);
-	rt_sb_addf(sb, "\n%s%6s %4s %s  %-28s  %-22s  %s%s\n", rep_ansi(color, "dim"), "id", "seq", " ",
-		   "change", "objective [CI]", "gate", rep_ansi(color, "reset"));
+	rt_sb_addf(sb, "\n%s%9s %6s %s  %-28s  %-22s  %s%s\n", rep_ansi(color, "dim"), "iteration",
+		   "id", " ", "change", "objective [CI]", "gate", rep_ansi(color, "reset"));
 	for (size_t i = 0; i < n; i++)
-		log_line(sb, &v[i], color);
+		log_line(sb, &v[i], v, n, color);
 	if (!n)
 		rt_sb_adds(sb, "(no iterations match)\n");
 }
@@ -278,7 +298,7 @@ json_t *rep_regr_json(const struct db_q_regr *r, bool with_iteration)
 	return o;
 }
 
-static void regr_line(struct rt_sb *sb, const struct db_q_regr *r, bool color)
+static void regr_line(struct rt_sb *sb, int64_t campaign_id, const struct db_q_regr *r, bool color)
 {
 	rt_sb_adds(sb, "  ");
 	rep_pad_metric(sb, r->benchmark, r->metric, 22);
@@ -286,8 +306,9 @@ static void regr_line(struct rt_sb *sb, const struct db_q_regr *r, bool color)
 	rep_term_change(sb, r->before, r->after, r->unit);
 	rt_sb_addf(sb, "  %s", rep_ansi(color, "red"));
 	rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
-	rt_sb_addf(sb, "%s  by %lld (seq %d, ", rep_ansi(color, "reset"), (long long)r->iteration_id,
-		   r->seq);
+	rt_sb_addf(sb, "%s  by ", rep_ansi(color, "reset"));
+	rep_ref(sb, campaign_id, r->seq);
+	rt_sb_addf(sb, " (id %lld, ", (long long)r->iteration_id);
 	rep_term_escape(sb, r->variant);
 	rt_sb_adds(sb, ")");
 	if (r->kept)
@@ -319,7 +340,7 @@ int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bo
 			rt_sb_addf(&sb, " (#%lld)%s: %zu regression%s\n", (long long)c.id,
 				   rep_ansi(color, "reset"), n, n == 1 ? "" : "s");
 			for (size_t i = 0; i < n; i++)
-				regr_line(&sb, &r[i], color);
+				regr_line(&sb, c.id, &r[i], color);
 			rc = rep_write_sb(&sb, out, "regressions", err);
 		}
 		rt_sb_release(&sb);

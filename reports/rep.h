@@ -142,24 +142,38 @@ struct rep_progress {
 	bool tty;           /* one live line, redrawn with \r */
 	bool quiet;         /* print nothing */
 	int total;          /* iterations planned, 0 when unknown */
-	int k;              /* current iteration (1-based) */
+	int64_t campaign_id;/* for CAMPAIGN:SEQ; 0 prints the seq alone */
+	int k;              /* current iteration's seq */
 	char variant[64];   /* current variant */
 	char phase[16];     /* current phase */
-	double t_start;     /* rt_now_s() when the campaign started */
-	double t_iter;      /* rt_now_s() when iteration k started */
+	int arm;            /* arm being measured: 0 best so far, 1 candidate, -1 none */
+	int sample;         /* that arm's sample number (1-based), 0 when none */
+	double t_start;     /* now() when the campaign started */
+	double t_iter;      /* now() when iteration k started */
+	double t_phase;     /* now() when the current phase started */
+	double t_line;      /* now() when the last plain line was printed */
 	double sum_iter_s;  /* total duration of finished iterations */
 	int n_done;         /* finished iterations */
 	bool line_open;     /* a live line is on screen (tty) */
+	int width;          /* tty columns; 0: ask the terminal ($COLUMNS, else 80) */
+	double tick_s;      /* no tty: a plain line after this long without one (30 s; 0: never) */
 	double (*now)(void);/* clock, rt_now_s by default (tests set a fake) */
+	struct rep_ticker *ticker; /* the thread behind tick_s, started with the first phase */
 };
 void rep_progress_init(struct rep_progress *p, FILE *out, bool tty, bool quiet, int total);
-/* Iteration k (1-based) of variant entered phase (apply build start bench gate decide). */
+/* Iteration seq k of variant entered phase (apply build start bench gate decide). */
 void rep_progress_phase(struct rep_progress *p, int k, const char *variant, const char *phase);
-/* Iteration k finished in state with a one-line summary (e.g. "+6.1% [+4.0, +8.3]"). */
+/* The measurement starting now: arm 0 (the best so far) or 1 (the
+ * candidate), its sample-th sample (1-based). */
+void rep_progress_sample(struct rep_progress *p, int arm, int sample);
+/* Iteration k finished in state with a one-line summary (e.g. "+6.1% [+4.0,
+ * +8.3]"); lines after the first (an engine's log) are printed indented. */
 void rep_progress_done(struct rep_progress *p, int k, enum db_iter_state state, const char *summary);
 /* Print a message line without breaking the live line (warnings). */
 void rep_progress_msg(struct rep_progress *p, const char *msg);
 /* End the live line (newline) at the end of the campaign. */
 void rep_progress_finish(struct rep_progress *p);
+/* Stop the tick_s thread; p prints nothing more. Safe to call twice. */
+void rep_progress_release(struct rep_progress *p);
 
 #endif

@@ -21,6 +21,13 @@ static inline json_t *rep_jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+/* An iteration as people name it and `ratchet show` takes it: "CAMPAIGN:SEQ"
+ * (3:5). The global id is the second form, printed beside it. */
+static inline void rep_ref(struct rt_sb *sb, int64_t campaign_id, int seq)
+{
+	rt_sb_addf(sb, "%lld:%d", (long long)campaign_id, seq);
+}
+
 /* ANSI style by name ("green", "red", "yellow", "dim", "bold", "strike",
  * "reset"), or "" when colour is off. */
 const char *rep_ansi(bool color, const char *which);

@@ -29,6 +29,8 @@ struct show {
 	size_t narts;
 	struct db_note *notes;    /* notes on it and corrections it authored */
 	size_t nnotes;
+	int64_t *note_cid;        /* per note: the campaign of its other iteration */
+	int parent_seq;           /* seq of the iteration it was applied on, -1: none */
 };
 
 static void show_release(struct show *s)
@@ -43,6 +45,41 @@ static void show_release(struct show *s)
 	db_q_kvs_free(s->facts, s->nfacts);
 	db_q_kvs_free(s->arts, s->narts);
 	db_notes_free(s->notes, s->nnotes);
+	free(s->note_cid);
+}
+
+/* The campaign of an iteration named by id (a correction may cross campaigns). */
+static int campaign_of(struct db *db, int64_t id, int64_t *cid, int *seq, struct rt_sb *err)
+{
+	struct db_iteration it;
+	memset(&it, 0, sizeof(it));
+	int rc = db_iteration_get(db, id, &it, err);
+	if (!rc) {
+		*cid = it.campaign_id;
+		*seq = it.seq;
+	}
+	db_iteration_release(&it);
+	return rc;
+}
+
+/* What the CAMPAIGN:SEQ names of the parent and of the notes' other ends need. */
+static int load_refs(struct db *db, struct show *s, struct rt_sb *err)
+{
+	int64_t cid;
+	int rc = 0;
+	s->parent_seq = -1;
+	if (s->it.parent_id && (rc = campaign_of(db, s->it.parent_id, &cid, &s->parent_seq, err)))
+		return rc;
+	s->note_cid = xcalloc(s->nnotes + 1, sizeof(*s->note_cid));
+	for (size_t i = 0; i < s->nnotes && !rc; i++) {
+		const struct db_note *n = &s->notes[i];
+		int64_t other = n->iteration_id != s->it.id ? n->iteration_id : n->by_iteration_id;
+		int seq;
+		s->note_cid[i] = s->it.campaign_id;
+		if (other && other != s->it.id)
+			rc = campaign_of(db, other, &s->note_cid[i], &seq, err);
+	}
+	return rc;
 }
 
 static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *err)
@@ -58,7 +95,8 @@ static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *er
 	    (rc = db_q_regrs(db, cid, id, &s->regr, &s->nregr, err)) ||
 	    (rc = db_q_facts(db, cid, id, &s->facts, &s->nfacts, err)) ||
 	    (rc = db_q_artifacts(db, id, &s->arts, &s->narts, err)) ||
-	    (rc = db_q_notes(db, cid, id, &s->notes, &s->nnotes, err)))
+	    (rc = db_q_notes(db, cid, id, &s->notes, &s->nnotes, err)) ||
+	    (rc = load_refs(db, s, err)))
 		return rc;
 	if (s->it.gate_run_id) {
 		if ((rc = db_gate_run_get(db, s->it.gate_run_id, &s->gate, err)))
@@ -248,8 +286,9 @@ static void text_header(const struct show *s, struct rt_sb *sb, bool color)
 {
 	const struct db_iteration *it = &s->it;
 	const char *rs = rep_ansi(color, "reset");
-	rt_sb_addf(sb, "%siteration %lld%s (seq %d of campaign ", rep_ansi(color, "bold"),
-		   (long long)it->id, rs, it->seq);
+	rt_sb_addf(sb, "%siteration ", rep_ansi(color, "bold"));
+	rep_ref(sb, it->campaign_id, it->seq);
+	rt_sb_addf(sb, "%s (id %lld, campaign ", rs, (long long)it->id);
 	rep_term_escape(sb, s->c.name);
 	rt_sb_addf(sb, " #%lld): %s %s", (long long)s->c.id, rep_glyph(it->state, it->invalidated),
 		   db_iter_state_name(it->state));
@@ -261,8 +300,10 @@ static void text_header(const struct show *s, struct rt_sb *sb, bool color)
 	rt_sb_adds(sb, " (");
 	rep_term_escape(sb, it->kind);
 	rt_sb_addc(sb, ')');
-	if (it->parent_id)
-		rt_sb_addf(sb, ", applied on %lld", (long long)it->parent_id);
+	if (it->parent_id && s->parent_seq >= 0) {
+		rt_sb_adds(sb, ", applied on ");
+		rep_ref(sb, it->campaign_id, s->parent_seq);
+	}
 	rt_sb_addc(sb, '\n');
 	label(sb, "started");
 	when(sb, it->started_at);
@@ -524,13 +565,13 @@ static void text_notes(const struct show *s, struct rt_sb *sb, bool color)
 	for (size_t i = 0; i < s->nnotes; i++) {
 		const struct db_note *n = &s->notes[i];
 		rt_sb_adds(sb, "  ");
-		if (!strcmp(n->kind, "correction") && n->iteration_id != s->it.id)
-			rt_sb_addf(sb, "%scorrects %lld%s (seq %d): ", rep_ansi(color, "yellow"),
-				   (long long)n->iteration_id, rs, n->seq);
-		else if (!strcmp(n->kind, "correction"))
-			rt_sb_addf(sb, "%scorrected by %lld%s (seq %d): ", rep_ansi(color, "yellow"),
-				   (long long)n->by_iteration_id, rs, n->by_seq);
-		else if (!strcmp(n->kind, "invalidation"))
+		bool mine = n->iteration_id == s->it.id;
+		if (!strcmp(n->kind, "correction")) {
+			rt_sb_addf(sb, "%s%s ", rep_ansi(color, "yellow"), mine ? "corrected by" : "corrects");
+			rep_ref(sb, s->note_cid[i], mine ? n->by_seq : n->seq);
+			rt_sb_addf(sb, "%s (id %lld): ", rs,
+				   (long long)(mine ? n->by_iteration_id : n->iteration_id));
+		} else if (!strcmp(n->kind, "invalidation"))
 			rt_sb_addf(sb, "%sinvalidated%s: ", rep_ansi(color, "red"), rs);
 		else
 			rt_sb_adds(sb, "note: ");

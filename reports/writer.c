@@ -173,6 +173,22 @@ static void md_charts(struct rep_writer *w, const struct rep_chart *c, size_t n)
 {
 }
 
+/* GitHub renders <details> in Markdown; a blank line after <summary> lets
+ * the table inside be Markdown again. */
+static void md_details_begin(struct rep_writer *w, const char *id, const char *summary)
+{
+	md_gap(w);
+	rt_sb_adds(w->sb, "<details><summary>");
+	rep_html_escape(w->sb, summary);
+	rt_sb_adds(w->sb, "</summary>\n\n");
+}
+
+static void md_details_end(struct rep_writer *w)
+{
+	md_gap(w);
+	rt_sb_adds(w->sb, "</details>\n");
+}
+
 static const struct rep_writer_ops md_ops = {
 	.name = "md",
 	.doc_begin = md_none_s,
@@ -196,6 +212,8 @@ static const struct rep_writer_ops md_ops = {
 	.section_begin = md_none_s,
 	.section_end = md_none,
 	.charts = md_charts,
+	.details_begin = md_details_begin,
+	.details_end = md_details_end,
 };
 
 /* ---- HTML ---- */
@@ -314,9 +332,17 @@ static void html_table_begin(struct rep_writer *w, const struct rep_col *cols, s
 
 static void html_cell(struct rep_writer *w)
 {
-	bool numeric = w->col < w->ncols && w->cols[w->col].numeric;
+	const struct rep_col *col = w->col < w->ncols ? &w->cols[w->col] : NULL;
 	rt_sb_adds(w->sb, w->col++ ? "</td>" : "<tr>");
-	html_open(w, "td", numeric ? "n" : NULL);
+	rt_sb_adds(w->sb, "<td");
+	if (col && col->numeric)
+		rt_sb_adds(w->sb, " class=\"n\"");
+	if (col) {
+		rt_sb_adds(w->sb, " data-l=\"");
+		rep_html_escape(w->sb, col->name);
+		rt_sb_addc(w->sb, '"');
+	}
+	rt_sb_addc(w->sb, '>');
 }
 
 static void html_row_end(struct rep_writer *w)
@@ -344,6 +370,8 @@ static void html_section_end(struct rep_writer *w)
 
 static void html_charts(struct rep_writer *w, const struct rep_chart *c, size_t n)
 {
+	if (!n)
+		return;
 	html_heading(w, 2, "charts", "Charts");
 	for (size_t i = 0; i < n; i++) {
 		rt_sb_adds(w->sb, "<figure><div class=\"cw\">");
@@ -352,6 +380,20 @@ static void html_charts(struct rep_writer *w, const struct rep_chart *c, size_t 
 		html_wrap(w, "figcaption", c[i].caption);
 		rt_sb_adds(w->sb, "</figure>\n");
 	}
+}
+
+static void html_details_begin(struct rep_writer *w, const char *id, const char *summary)
+{
+	rt_sb_adds(w->sb, "<details id=\"");
+	rep_html_escape(w->sb, id);
+	rt_sb_adds(w->sb, "\"><summary>");
+	rep_html_escape(w->sb, summary);
+	rt_sb_adds(w->sb, "</summary>\n");
+}
+
+static void html_details_end(struct rep_writer *w)
+{
+	rt_sb_adds(w->sb, "</details>\n");
 }
 
 static const struct rep_writer_ops html_ops = {
@@ -377,6 +419,8 @@ static const struct rep_writer_ops html_ops = {
 	.section_begin = html_section_begin,
 	.section_end = html_section_end,
 	.charts = html_charts,
+	.details_begin = html_details_begin,
+	.details_end = html_details_end,
 };
 
 /* ---- shared ---- */

@@ -66,7 +66,9 @@ struct rep_writer_ops {
 	void (*item_end)(struct rep_writer *w);
 	void (*list_end)(struct rep_writer *w, bool numbered);
 	/* Table: the header, then per row one cell() before each cell's content
-	 * and row_end() after the last. cols must outlive the table. */
+	 * and row_end() after the last. cols must outlive the table. HTML cells
+	 * carry their column's name (data-l), which narrow screens show beside
+	 * the cell when the header row is hidden. */
 	void (*table_begin)(struct rep_writer *w, const struct rep_col *cols, size_t n);
 	void (*cell)(struct rep_writer *w);
 	void (*row_end)(struct rep_writer *w);
@@ -74,8 +76,13 @@ struct rep_writer_ops {
 	/* A block around related content (HTML <section>; cls its classes). */
 	void (*section_begin)(struct rep_writer *w, const char *cls);
 	void (*section_end)(struct rep_writer *w);
-	/* The Charts section: heading "Charts" (id "charts") and one figure per chart. */
+	/* The Charts section: heading "Charts" (id "charts") and one figure per
+	 * chart; nothing at all when n is 0. */
 	void (*charts)(struct rep_writer *w, const struct rep_chart *c, size_t n);
+	/* A block folded under a one-line summary (HTML <details>; Markdown the
+	 * same tags, which GitHub renders); id its anchor. */
+	void (*details_begin)(struct rep_writer *w, const char *id, const char *summary);
+	void (*details_end)(struct rep_writer *w);
 };
 
 /* A writer: where the document goes and the state of the open table. */

@@ -204,8 +204,10 @@ static int resume(struct camp *c, const struct db_campaign *cp, struct rt_sb *er
 	if (strcmp(cp->spec_sha256, s->sha256))
 		return rt_errf(err, RT_EUSAGE,
 			       "--resume: %s changed since campaign %lld started (sha256 %.12s, now %.12s); "
-			       "start a new campaign or restore the spec",
-			       s->path, (long long)cp->id, cp->spec_sha256, s->sha256);
+			       "put the spec back as it was to resume, or end the campaign with `ratchet "
+			       "restore --campaign %lld` and `ratchet run %s` starts a new one",
+			       s->path, (long long)cp->id, cp->spec_sha256, s->sha256, (long long)cp->id,
+			       s->path);
 	c->cid = cp->id;
 	int undone, interrupted;
 	int rc = run_campaign_recover(c->db, c->cid, &undone, &interrupted, err);
@@ -236,9 +238,44 @@ static int latest_campaign(struct camp *c, struct db_campaign *cp, bool *found, 
 	return rc;
 }
 
+/* Did the campaign's baseline fail, so that it measured nothing? Its last
+ * baseline attempt failed or was gated, and none succeeded. */
+static bool baseline_failed(struct camp *c, int64_t cid)
+{
+	struct db_iteration *its = NULL;
+	size_t n = 0;
+	bool measured = false, failed = false;
+	if (db_iterations_list(c->db, cid, &its, &n, NULL))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		measured |= its[i].state == DB_ITER_BASELINE;
+		if (!strcmp(its[i].kind, "baseline")) /* the last attempt decides */
+			failed = its[i].state == DB_ITER_FAILED || its[i].state == DB_ITER_GATED;
+	}
+	db_iterations_free(its, n);
+	return failed && !measured;
+}
+
+/* A campaign whose baseline failed measured nothing: it is closed (aborted)
+ * and a new one starts, so a fixed spec needs no --resume or restore. */
+static int close_unmeasured(struct camp *c, const struct db_campaign *cp, struct rt_sb *err)
+{
+	int undone, interrupted;
+	int rc = run_campaign_recover(c->db, cp->id, &undone, &interrupted, err);
+	if (!rc)
+		rc = db_campaign_set_state(c->db, cp->id, "aborted", err);
+	if (!rc && !c->o->quiet)
+		fprintf(c->o->out, "campaign %lld '%s' measured nothing (its baseline failed); it is "
+			"closed and a new campaign starts\n", (long long)cp->id, cp->name);
+	return rc;
+}
+
 /* A new campaign, or (--resume) the running one, its lease taken first: a
  * campaign another runner runs is refused, naming it. Finding the running
- * campaign and creating a new one is one step between runners. */
+ * campaign and creating a new one is one step between runners. A campaign
+ * whose baseline failed measured nothing: once no live runner holds it, it
+ * is closed and a new one starts (unless --resume asks for it with the same
+ * spec). */
 static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb *err)
 {
 	const struct spec *s = c->s;
@@ -248,24 +285,30 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 	camp_lease_creating(lease, true);
 	int rc = latest_campaign(c, &cp, &found, err);
 	bool running = !rc && found && !strcmp(cp.state, "running");
-	if (!rc && c->o->resume) {
-		if (!running)
-			rc = rt_errf(err, RT_EUSAGE, "--resume: no interrupted campaign named '%s' in %s",
-				     s->name, db_path(c->db));
-		else if (!(rc = camp_lease_take(lease, cp.id, s->name, err)))
-			rc = resume(c, &cp, err);
-	} else if (!rc && running) {
-		/* A live runner is named; only a dead one's campaign is resumable. */
-		if (!(rc = camp_lease_check(lease, cp.id, s->name, err)))
-			rc = rt_errf(err, RT_EUSAGE,
-				     "campaign %lld '%s' in %s did not finish; continue it with "
-				     "`ratchet run --resume %s` or put its files back with `ratchet restore`",
-				     (long long)cp.id, s->name, db_path(c->db), s->path);
-	} else if (!rc) {
+	bool closed = running && baseline_failed(c, cp.id) &&
+		      (!c->o->resume || strcmp(cp.spec_sha256, s->sha256));
+	if (!rc && closed && !(rc = camp_lease_check(lease, cp.id, s->name, err)))
+		rc = close_unmeasured(c, &cp, err);
+	if (rc) {
+		; /* the store could not be read, a live runner holds it, or it could not be closed */
+	} else if (closed || (!c->o->resume && !running)) {
 		rc = db_campaign_create(c->db, s->name, s->path, s->text, s->sha256, s->workdir,
 					(int64_t)s->seed, &c->cid, err);
 		if (!rc)
 			rc = camp_lease_take(lease, c->cid, s->name, err);
+	} else if (!running) {
+		rc = rt_errf(err, RT_EUSAGE, "--resume: no interrupted campaign named '%s' in %s", s->name,
+			     db_path(c->db));
+	} else if (c->o->resume) {
+		if (!(rc = camp_lease_take(lease, cp.id, s->name, err)))
+			rc = resume(c, &cp, err);
+	} else if (!(rc = camp_lease_check(lease, cp.id, s->name, err))) {
+		/* A live runner was named above; only a dead one's campaign is resumable. */
+		rc = rt_errf(err, RT_EUSAGE,
+			     "campaign %lld '%s' in %s did not finish; continue it with `ratchet run --resume %s`, "
+			     "or end it with `ratchet restore` (its files back as they were) and `ratchet run %s` "
+			     "starts a new one",
+			     (long long)cp.id, s->name, db_path(c->db), s->path, s->path);
 	}
 	camp_lease_creating(lease, false);
 	db_campaign_release(&cp);
@@ -424,6 +467,7 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 		return rc;
 	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
 	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
+	c->prog.campaign_id = c->cid;
 	if (!have_baseline) {
 		/* An interrupted baseline is simply measured again, under the next seq. */
 		rc = camp_run_baseline(c, err);
@@ -478,6 +522,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 		rc = campaign(&c, &lease, res, err);
 	camp_lease_release(&lease);
 	camp_jsys_fault_at(0);
+	rep_progress_release(&c.prog);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);

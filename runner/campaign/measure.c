@@ -361,6 +361,7 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 	}
 	if (!rc) {
 		rep_progress_phase(&c->prog, c->seq, c->variant, "bench");
+		rep_progress_sample(&c->prog, arm, rep + 1);
 		rc = run_benches(c, iter, arm, rep, cfg, &l, &sm, err);
 		if (!rc && l.eng)
 			rc = engine_after(l.eng, err);

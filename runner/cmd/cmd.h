@@ -10,7 +10,20 @@
 #include "runner/base/opt.h"
 #include "runner/base/rt.h"
 
+#include <stdio.h>
+
 struct db;
+
+/*
+ * What `ratchet help` reads from a command (runner/cmd/cmd_help.c): with
+ * ctx->describe set, cmd_parse hands the command's option table and help
+ * text to fn instead of parsing, and the command returns. The man pages and
+ * the shell completions are made this way from the tables --help prints.
+ */
+struct cmd_describe {
+	void (*fn)(void *arg, const struct rt_opt *opts, const struct rt_cmd_help *help);
+	void *arg; /* fn's */
+};
 
 /* Shared state set up by main before a command runs. */
 struct rt_ctx {
@@ -18,11 +31,15 @@ struct rt_ctx {
 	bool json;           /* --json: machine-readable output */
 	bool color;          /* stdout is a tty and NO_COLOR is unset */
 	bool quiet;          /* --quiet */
-	struct db *db;       /* opened by main when the command has CMD_NEEDS_DB */
+	struct db *db;       /* opened by main when the command has a CMD_*DB flag */
+	const struct cmd_describe *describe; /* set by `ratchet help` only, else NULL */
 };
 
+/* How main opens the database before the command runs (none: not opened). */
 enum {
-	CMD_NEEDS_DB = 1 << 0, /* main opens ctx->db (creating and migrating it) */
+	CMD_NEEDS_DB = 1 << 0,  /* open it, creating and migrating it as needed */
+	CMD_READS_DB = 1 << 1,  /* read-only; a missing file is an error, never created */
+	CMD_EDITS_DB = 1 << 2,  /* read-write, but the file must exist (notes, restore) */
 };
 
 typedef int (*rt_cmd_fn)(int argc, char **argv, struct rt_ctx *ctx);
@@ -37,9 +54,17 @@ struct rt_cmd {
 /* Print "ratchet: <msg>" to stderr, in red on a tty. */
 void cmd_error(const struct rt_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parse a command's options; on --help returns -1 with *exit_code = 0, on a
- * usage error prints it and returns -1 with *exit_code = RT_EXIT_USAGE. */
+ * usage error prints it and returns -1 with *exit_code = RT_EXIT_USAGE. With
+ * ctx->describe set it only hands the tables over and returns -1, exit 0. */
 int cmd_parse(const struct rt_ctx *ctx, const struct rt_opt *opts, const struct rt_cmd_help *help,
 	      int argc, char **argv, int *npos, int *exit_code);
+/* The iteration the user named as ref: CAMPAIGN:SEQ ("3:5", as `ratchet
+ * log` prints it) or the global id ("42"). 0 with *id set; else the error is
+ * printed as "CMD: ..." and the exit code returned (2: no such iteration or
+ * not a reference, 3: the database failed). */
+int cmd_iteration(const struct rt_ctx *ctx, const char *cmd, const char *ref, int64_t *id);
+/* A store error for people: without the library's "db: " prefix. */
+const char *cmd_plain(const struct rt_sb *err);
 /* The API key for OpenAI-compatible endpoints (cmd_key.c): *key gets the
  * value of the environment variable env_name, or of OPENAI_API_KEY when
  * env_name is NULL (NULL when unset or empty). A named variable that is not
@@ -50,6 +75,12 @@ int cmd_api_key(const struct rt_ctx *ctx, const char *cmd, const char *env_name,
 #define CMD_OPT_API_KEY_ENV(var)                                                  \
 	{ "api-key-env", 0, RT_OPT_STR, &(var), "NAME",                             \
 	  "environment variable holding the API key (default OPENAI_API_KEY)" }
+/* The command table (main.c), in `ratchet --help` order, and one row by name (NULL: none). */
+const struct rt_cmd *cmd_table(size_t *n);
+const struct rt_cmd *cmd_find(const char *name);
+/* `ratchet --help` into out; and the global options and that text handed to d. */
+void cmd_usage(FILE *out);
+void cmd_main_describe(const struct cmd_describe *d);
 /* ANSI colour helpers that return "" when colour is off. */
 const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "green", "yellow", "dim", "bold", "reset" */
 
@@ -61,20 +92,21 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
  */
 #define RT_COMMANDS(XX) \
 	XX(run, CMD_NEEDS_DB, "run a campaign: one change per iteration, measured, gated, decided") \
-	XX(restore, CMD_NEEDS_DB, "put every file a campaign touched back to its pre-campaign bytes") \
+	XX(restore, CMD_EDITS_DB, "put every file a campaign touched back to its pre-campaign bytes") \
 	XX(check, 0, "validate a campaign spec and print its normalized form") \
-	XX(log, CMD_NEEDS_DB, "one line per iteration: state, change, objective delta, gate") \
-	XX(show, CMD_NEEDS_DB, "everything about one iteration") \
-	XX(regressions, CMD_NEEDS_DB, "every metric that got worse beyond the noise") \
-	XX(report, CMD_NEEDS_DB, "write the campaign journal as Markdown or self-contained HTML") \
-	XX(export, CMD_NEEDS_DB, "export every table as CSV or JSON") \
-	XX(note, CMD_NEEDS_DB, "add a note to an iteration") \
-	XX(correct, CMD_NEEDS_DB, "record that iteration M corrects iteration N's narrative") \
-	XX(invalidate, CMD_NEEDS_DB, "mark an iteration's result invalid (it stays visible)") \
+	XX(log, CMD_READS_DB, "one line per iteration: state, change, objective delta, gate") \
+	XX(show, CMD_READS_DB, "everything about one iteration") \
+	XX(regressions, CMD_READS_DB, "every metric that got worse beyond the noise") \
+	XX(report, CMD_READS_DB, "write the campaign journal as Markdown or self-contained HTML") \
+	XX(export, CMD_READS_DB, "export every table as CSV or JSON") \
+	XX(note, CMD_EDITS_DB, "add a note to an iteration") \
+	XX(correct, CMD_EDITS_DB, "record that iteration M corrects iteration N's narrative") \
+	XX(invalidate, CMD_EDITS_DB, "mark an iteration's result invalid (it stays visible)") \
 	XX(gate, CMD_NEEDS_DB, "GSM8K accuracy gate against an OpenAI-compatible endpoint (CI)") \
 	XX(bench, CMD_NEEDS_DB, "run one benchmark by hand: `ratchet bench load`") \
 	XX(devices, CMD_NEEDS_DB, "list devices of every backend; --peak measures ceilings") \
-	XX(holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for")
+	XX(holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for") \
+	XX(help, 0, "describe a command; --man writes its manual page, --completion a shell's")
 
 #define RT_CMD_DECLARE(name, flags, summary) int cmd_##name(int argc, char **argv, struct rt_ctx *ctx);
 RT_COMMANDS(RT_CMD_DECLARE)

@@ -261,8 +261,33 @@ static bool write_reports(struct rt_ctx *ctx, const struct gate_args *a,
 	return ok;
 }
 
-/* The result on stdout: one line, or the JSON object. */
-static void print_result(struct rt_ctx *ctx, const struct run_gate_result *res)
+/* Why the requests failed, as stored with the answers: the first failure's
+ * error (by question) into first, and how many failed with that same error. */
+static int first_failure(struct rt_ctx *ctx, int64_t run_id, struct rt_sb *first)
+{
+	struct db_gate_answer *v = NULL;
+	size_t n = 0, same = 0;
+	if (db_gate_answers_list(ctx->db, run_id, &v, &n, NULL) == 0) {
+		const char *e = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (!v[i].failed)
+				continue;
+			const char *mine = v[i].error ? v[i].error : "no error recorded";
+			if (!e)
+				e = mine;
+			same += !strcmp(e, mine);
+		}
+		if (e)
+			rt_sb_adds(first, e);
+	}
+	db_gate_answers_free(v, n);
+	return (int)same;
+}
+
+/* The result on stdout: one line, or the JSON object. A run whose requests
+ * failed says why, by the first failure's error: when none was answered
+ * there are no figures to print, only the cause. */
+static void print_result(struct rt_ctx *ctx, const struct run_gate_result *res, const char *endpoint)
 {
 	if (ctx->json) {
 		struct rt_sb js = RT_SB_INIT;
@@ -272,8 +297,22 @@ static void print_result(struct rt_ctx *ctx, const struct run_gate_result *res)
 		return;
 	}
 	const char *col = res->status == RUN_GATE_PASS ? "green" : "red";
-	printf("gate run %lld: %s%s%s\n", (long long)res->run_id, cmd_color(ctx, col), res->verdict,
-	       cmd_color(ctx, "reset"));
+	struct rt_sb why = RT_SB_INIT;
+	int same = res->n_failed ? first_failure(ctx, res->run_id, &why) : 0;
+	printf("gate run %lld: %s", (long long)res->run_id, cmd_color(ctx, col));
+	if (res->n_failed && !res->n_scored && why.len && same == res->n_failed)
+		printf("ERROR: every request failed (%d of %d): %s (%s)", res->n_failed, res->n_done,
+		       why.buf, endpoint);
+	else if (res->n_failed && !res->n_scored && why.len)
+		printf("ERROR: every request failed (%d of %d), the first: %s (%s; %d with this error)",
+		       res->n_failed, res->n_done, why.buf, endpoint, same);
+	else
+		printf("%s", res->verdict);
+	printf("%s\n", cmd_color(ctx, "reset"));
+	if (res->n_failed && res->n_scored && why.len)
+		cmd_error(ctx, "gate: %d request%s failed; the first: %s (%d with this error)",
+			  res->n_failed, res->n_failed == 1 ? "" : "s", why.buf, same);
+	rt_sb_release(&why);
 }
 
 /* Run the gate and report; the exit code. */
@@ -296,7 +335,7 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 				res.n_done, res.n_planned);
 		bool written = write_reports(ctx, a, &res, cfg);
 		written = write_lmeval(ctx, a, &res, cfg, o) && written;
-		print_result(ctx, &res);
+		print_result(ctx, &res, a->endpoint);
 		exit_code = res.status == RUN_GATE_PASS ? RT_EXIT_OK
 			    : res.status == RUN_GATE_FAIL ? RT_EXIT_NO : RT_EXIT_RUNTIME;
 		if (!written && exit_code == RT_EXIT_OK)

@@ -23,32 +23,6 @@ static char *join(char **argv, int first, int n)
 	return rt_sb_detach(&sb, NULL);
 }
 
-/* The message without the library's "db: " prefix, for people. */
-static const char *plain(const struct rt_sb *err)
-{
-	return strncmp(err->buf, "db: ", 4) ? err->buf : err->buf + 4;
-}
-
-/* Resolve ref; prints and returns an exit code on failure, 0 on success. */
-static int resolve(struct rt_ctx *ctx, const char *cmd, const char *ref, int64_t *id)
-{
-	struct rt_sb err = RT_SB_INIT;
-	int rc = db_iteration_ref(ctx->db, ref, id, &err);
-	int code = RT_EXIT_OK;
-	if (rc == RT_ENOENT) {
-		cmd_error(ctx, "%s: no iteration %s in %s", cmd, ref, db_path(ctx->db));
-		code = RT_EXIT_USAGE;
-	} else if (rc == RT_EUSAGE) {
-		cmd_error(ctx, "%s: %s", cmd, plain(&err));
-		code = RT_EXIT_USAGE;
-	} else if (rc) {
-		cmd_error(ctx, "%s: %s", cmd, err.buf);
-		code = RT_EXIT_RUNTIME;
-	}
-	rt_sb_release(&err);
-	return code;
-}
-
 static void print_json(int64_t note_id, const char *kind, const struct db_iteration *it,
 		       int64_t by, const char *text)
 {
@@ -72,25 +46,28 @@ static int add(struct rt_ctx *ctx, const char *cmd, const char *kind, const char
 	       const char *by_ref, const char *text)
 {
 	int64_t id = 0, by = 0;
-	int code = resolve(ctx, cmd, ref, &id);
+	int code = cmd_iteration(ctx, cmd, ref, &id);
 	if (code)
 		return code;
-	if (by_ref && (code = resolve(ctx, cmd, by_ref, &by)))
+	if (by_ref && (code = cmd_iteration(ctx, cmd, by_ref, &by)))
 		return code;
 	const char *author = getenv("USER");
 	if (!author || !*author)
 		author = getenv("LOGNAME");
 
 	struct rt_sb err = RT_SB_INIT;
-	struct db_iteration it = { 0 };
+	struct db_iteration it = { 0 }, byit = { 0 };
 	int64_t note_id = 0;
 	int rc = db_note_add_as(ctx->db, id, kind, by, text, author, &note_id, &err);
 	if (!rc)
 		rc = db_iteration_get(ctx->db, id, &it, &err);
+	if (!rc && by)
+		rc = db_iteration_get(ctx->db, by, &byit, &err);
 	if (rc) {
 		bool user = rc == RT_EINVAL || rc == RT_ESTATE || rc == RT_ENOENT;
-		cmd_error(ctx, "%s: %s", cmd, user ? plain(&err) : err.buf);
+		cmd_error(ctx, "%s: %s", cmd, user ? cmd_plain(&err) : err.buf);
 		rt_sb_release(&err);
+		db_iteration_release(&it);
 		return user ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
 	rt_sb_release(&err);
@@ -99,16 +76,17 @@ static int add(struct rt_ctx *ctx, const char *cmd, const char *kind, const char
 	} else if (!ctx->quiet) {
 		const char *what = !strcmp(kind, "invalidation") ? "invalidation" :
 				   !strcmp(kind, "correction") ? "correction" : "note";
-		printf("%s %lld added to iteration %lld (%lld:%d %s)", what, (long long)note_id,
-		       (long long)it.id, (long long)it.campaign_id, it.seq,
-		       it.variant ? it.variant : "");
+		printf("%s %lld added to iteration %lld:%d (id %lld, %s)", what, (long long)note_id,
+		       (long long)it.campaign_id, it.seq, (long long)it.id, it.variant ? it.variant : "");
 		if (by)
-			printf(", corrected by iteration %lld", (long long)by);
+			printf(", corrected by %lld:%d (id %lld)", (long long)byit.campaign_id, byit.seq,
+			       (long long)by);
 		if (!strcmp(kind, "invalidation"))
 			printf("; its result is now marked invalid and stays in the log");
 		putchar('\n');
 	}
 	db_iteration_release(&it);
+	db_iteration_release(&byit);
 	return RT_EXIT_OK;
 }
 

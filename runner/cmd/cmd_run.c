@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static const struct rt_cmd_help help = {
@@ -67,7 +68,13 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 	struct run_campaign_result res;
 	rc = run_campaign(ctx->db, s, &o, &res, &err);
 	if (rc) {
-		cmd_error(ctx, "run: %s", err.buf);
+		/* The progress printed the iteration's reason with its lines (an
+		 * engine's log) already: the first line says enough here. */
+		char *nl = o.quiet ? NULL : strchr(err.buf, '\n');
+		if (nl)
+			cmd_error(ctx, "run: %.*s (see above)", (int)(nl - err.buf), err.buf);
+		else
+			cmd_error(ctx, "run: %s", err.buf);
 		code = rc == RT_EUSAGE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	} else {
 		if (!o.quiet) {
@@ -77,7 +84,8 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 			if (!isnan(res.gain))
 				printf(", objective %+.1f%% vs baseline", res.gain * 100);
 			printf("%s\n", res.finished ? "; finished" : "; not finished (--resume continues)");
-			printf("review: ratchet log, ratchet show ID, ratchet report --format html -o report.html\n");
+			printf("review: ratchet log, ratchet show %lld:SEQ, ratchet report --format html -o report.html\n",
+			       (long long)res.campaign_id);
 		}
 		code = RT_EXIT_OK;
 	}

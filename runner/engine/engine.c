@@ -41,8 +41,9 @@ struct run_engine {
 	int log_fd;                 /* read end of the output pipe */
 	pthread_t reader;           /* drains log_fd */
 	bool reader_started;
-	pthread_mutex_t mu;         /* guards log, truncated, counts, drain_until */
+	pthread_mutex_t mu;         /* guards log, truncated, counts, drain_until, reader_eof */
 	int64_t drain_until;        /* stopping: the reader gives up at this rt_now_ns(); 0 while running */
+	bool reader_eof;            /* the reader is done: the pipe closed, or the drain ran out (under mu) */
 	struct rt_sb log;           /* captured output, capped */
 	bool truncated;             /* bytes were dropped at the cap */
 	long *counts;               /* per log event */
@@ -280,11 +281,11 @@ static void *reader_main(void *arg)
 			break;
 		take_output(e, buf, (size_t)n, &line, md);
 	}
-	if (line.len) {
-		pthread_mutex_lock(&e->mu);
+	pthread_mutex_lock(&e->mu);
+	if (line.len)
 		count_line(e, line.buf, line.len, md);
-		pthread_mutex_unlock(&e->mu);
-	}
+	e->reader_eof = true;
+	pthread_mutex_unlock(&e->mu);
 	rt_sb_release(&line);
 	pcre2_match_data_free(md);
 	return NULL;
@@ -352,6 +353,53 @@ bool run_engine_alive(struct run_engine *e)
 	return true;
 }
 
+/* The lines of the log the engine wrote before it failed to start:
+ * appended to err after a colon, each indented, the last `lines` of them
+ * (the first part of a log that overflowed the cap, else). A dead engine's
+ * last words may still be in the pipe: up to half a second for the reader
+ * to see it close. */
+static void log_tail(struct run_engine *e, int lines, struct rt_sb *err)
+{
+	if (!err)
+		return;
+	for (int i = 0; i < 50 && e->reader_started; i++) {
+		pthread_mutex_lock(&e->mu);
+		bool eof = e->reader_eof;
+		pthread_mutex_unlock(&e->mu);
+		if (eof || !e->reaped)
+			break;
+		rt_sleep_ns(10000000);
+	}
+	pthread_mutex_lock(&e->mu);
+	const char *b = e->log.buf;
+	size_t n = e->log.len;
+	while (n && (b[n - 1] == '\n' || b[n - 1] == '\r'))
+		n--;
+	size_t start = n;
+	int seen = 0;
+	while (start > 0 && seen < lines)
+		if (b[--start] == '\n' && ++seen == lines)
+			start++;
+	if (!n) {
+		rt_errf(err, 0, "; it wrote nothing to its log");
+	} else {
+		if (start > 0)
+			rt_errf(err, 0, "; the last %d lines of its log%s:", lines,
+				e->truncated ? " (cut at log_cap)" : "");
+		else
+			rt_errf(err, 0, "; its log%s:", e->truncated ? " (cut at log_cap)" : "");
+		for (size_t i = start; i < n;) {
+			size_t j = i;
+			while (j < n && b[j] != '\n')
+				j++;
+			rt_sb_adds(err, "\n    ");
+			rt_sb_add(err, b + i, j - i);
+			i = j + 1;
+		}
+	}
+	pthread_mutex_unlock(&e->mu);
+}
+
 int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 {
 	char *url = xasprintf("%s%s", e->url, e->cfg.ready_path ? e->cfg.ready_path : "/health");
@@ -378,6 +426,8 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 		if (step < 200000000)
 			step = step * 3 / 2;
 	}
+	if (rc)
+		log_tail(e, 20, err);
 	oai_resp_release(&r);
 	free(url);
 	return rc;

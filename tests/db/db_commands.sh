@@ -30,7 +30,7 @@ check "fixture iterations" 9 "$(q 'SELECT count(*) FROM iterations')"
 # note
 run note 2 the gain held on a rerun
 check "note exit" 0 "$rc"
-check "note output" "note 4 added to iteration 2 (1:1 graphs-256)" "$out"
+check "note output" "note 4 added to iteration 1:1 (id 2, graphs-256)" "$out"
 check "note row" "2|note||the gain held on a rerun" \
 	"$(q "SELECT iteration_id, kind, by_iteration_id, text FROM notes WHERE id = 4")"
 run note 1:5 by campaign and seq

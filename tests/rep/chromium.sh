@@ -1,11 +1,17 @@
 #!/bin/sh
 # End-to-end check of the HTML journal: build the fixture database, write the
-# report with the ratchet binary, render it in headless Chromium (screenshot
-# at desktop and phone width, DOM dump), and check that every chart is there
-# with the expected number of points and that the page logged no console
-# error. Skipped (77) when Chromium is not installed.
-# Cases: chart-objective 9 points, chart-gate 6, chart-waterfall 3,
-# chart-latency 160; no injected <script>; no console error; screenshots made.
+# report with the ratchet binary, render it in headless Chromium (screenshots
+# at desktop and phone width, DOM dump), and check what leads it, that every
+# chart is there with the expected number of points, that a phone's 390 px
+# need no sideways scrolling, and that the page logged no console error.
+# Skipped (77) when Chromium is not installed.
+# Cases: sections in order (objective, kept changes, charts, the folded metric
+# tables, iterations, levers, regressions); the client's send lag in its own
+# folded table; chart-objective 9 points, chart-gate 6, chart-waterfall 3,
+# chart-latency 160; without a gate no gate chart; at 390 px the page, every
+# chart and every table fit the width and no table cell breaks code mid-word;
+# no injected <script>; no console error; screenshots made (REP_KEEP=1 keeps
+# them).
 set -u
 . "$(dirname "$0")/../lib/chromium.sh"
 B=${RATCHET_BUILD:?} BIN=${RATCHET_BIN:?}
@@ -22,24 +28,79 @@ chrome dom --dump-dom "file://$W/report.html" >"$W/dom.html" 2>"$W/dom.err" ||
 	fail "chromium --dump-dom failed: $(tail -3 "$W/dom.err")"
 chrome desk --screenshot="$W/desktop.png" --window-size=1200,3000 \
 	"file://$W/report.html" >/dev/null 2>"$W/shot.err" || fail "chromium --screenshot failed"
+# Headless Chromium lays a window narrower than 500 px out at 500: the phone
+# is an iframe 390 px wide.
+phone_frame() { # phone_frame PAGE EXTRA_HTML > wrapper
+	printf '<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="width:390px;height:6000px;border:0"></iframe>%s</body></html>\n' "$1" "$2"
+}
+phone_frame report.html "" >"$W/phone-frame.html"
 chrome phone --screenshot="$W/phone.png" --window-size=390,2400 \
-	"file://$W/report.html" >/dev/null 2>>"$W/shot.err" || fail "chromium phone screenshot failed"
+	"file://$W/phone-frame.html" >/dev/null 2>>"$W/shot.err" || fail "chromium phone screenshot failed"
 [ -s "$W/desktop.png" ] && [ -s "$W/phone.png" ] || fail "no screenshot written"
 
 chrome_console "$W/dom.err" "$W/shot.err" && fail "console errors while rendering the report"
 
 status=0
+no() { echo "FAIL: $*"; status=1; }
+
+# What leads the report, in order.
+prev=0
+for id in objective kept charts metrics all-metrics client-metrics iterations levers regressions; do
+	at=$(grep -b -o "id=\"$id\"" "$W/dom.html" | head -1 | cut -d: -f1)
+	if [ -z "$at" ]; then
+		no "section $id missing"
+	elif [ "$at" -le "$prev" ]; then
+		no "section $id is out of order"
+	else
+		prev=$at
+	fi
+done
+[ $status -eq 0 ] && echo "ok: sections in order"
+awk 'BEGIN { RS = "</details>" } /id="all-metrics"/ && /send_lag/ { bad = 1 } END { exit bad }' "$W/dom.html" ||
+	no "send_lag is in the table of all metrics"
+awk 'BEGIN { RS = "</details>" } /id="client-metrics"/ && /send_lag_p99/ { ok = 1 } END { exit !ok }' "$W/dom.html" ||
+	no "send_lag is not in the client self-metrics"
+
 for spec in chart-objective:9 chart-gate:6 chart-waterfall:3 chart-latency:160; do
 	id=${spec%%:*} want=${spec#*:}
 	got=$(chart_points "$id" "$W/dom.html")
 	if [ "$got" != "$want" ]; then
-		echo "FAIL: $id has $got points in the DOM, want $want"
-		status=1
+		no "$id has $got points in the DOM, want $want"
 	else
 		echo "ok: $id $got points"
 	fi
 done
-grep -q '<script' "$W/dom.html" && { echo "FAIL: a <script> element reached the DOM"; status=1; }
-grep -q 'alert(1)' "$W/dom.html" || { echo "FAIL: the escaped note text is missing"; status=1; }
+grep -q '<script' "$W/dom.html" && no "a <script> element reached the DOM"
+grep -q 'alert(1)' "$W/dom.html" || no "the escaped note text is missing"
+
+# No gate: no gate chart (and no empty one).
+cat >"$W/nogate.sql" <<'SQL'
+UPDATE iterations SET gate_run_id = NULL;
+DELETE FROM gate_answers;
+DELETE FROM gate_runs;
+SQL
+cp "$W/r.db" "$W/nogate.db"
+"$B/db_tool" load "$W/nogate.db" "$W/nogate.sql" || fail "could not remove the gate runs"
+"$BIN" --db "$W/nogate.db" --quiet report --format html -o "$W/nogate.html" || fail "report without a gate"
+chrome nogate --dump-dom "file://$W/nogate.html" >"$W/nogate-dom.html" 2>/dev/null
+[ "$(chart_points chart-gate "$W/nogate-dom.html")" = -1 ] && [ "$(chart_points chart-objective "$W/nogate-dom.html")" = 9 ] &&
+	echo "ok: no gate chart without a gate" || no "a campaign without a gate has a gate chart"
+grep -q 'Gate:</b> none' "$W/nogate-dom.html" || no "the objective section does not say there is no gate"
+
+# A phone: with the metric tables open, nothing is wider than 390 px, and no
+# code in a table cell may break mid-word. The probe runs in a copy of the
+# report inside the 390 px frame and posts what it measured to the wrapper.
+probe='<script>(function(){var W=innerWidth,bad=[];
+if(document.documentElement.scrollWidth>W)bad.push("page "+document.documentElement.scrollWidth);
+document.querySelectorAll("svg.chart").forEach(function(s){var r=s.getBoundingClientRect();if(r.right>W+0.5)bad.push(s.id+" "+r.right)});
+document.querySelectorAll(".tw").forEach(function(t,i){if(t.scrollWidth>t.clientWidth)bad.push("table "+i+" "+t.scrollWidth+">"+t.clientWidth)});
+document.querySelectorAll("td code").forEach(function(c){var w=getComputedStyle(c).overflowWrap;if(w!=="normal")bad.push("td code "+w)});
+parent.postMessage(W+":"+(bad.length?bad.join(";"):"ok"),"*")})()</script>'
+sed 's/<details id=/<details open id=/g' "$W/report.html" >"$W/probe.html"
+printf '%s\n' "$probe" >>"$W/probe.html"
+phone_frame probe.html '<script>addEventListener("message",function(e){document.body.setAttribute("data-narrow",e.data)})</script>' >"$W/probe-frame.html"
+narrow=$(chrome probe --virtual-time-budget=5000 --window-size=800,2000 --dump-dom "file://$W/probe-frame.html" 2>/dev/null |
+	sed -n 's/.*data-narrow="\([^"]*\)".*/\1/p')
+[ "$narrow" = "390:ok" ] && echo "ok: at 390 px everything fits, tables wrap by cell" || no "at 390 px: ${narrow:-no answer from the probe}"
 [ -n "$KEEP" ] && echo "kept $W (desktop.png, phone.png, dom.html)"
 exit $status

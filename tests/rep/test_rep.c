@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reports/rep.h"
+#include "reports/rep_int.h"
 #include "rep_fixture.h"
 
 static size_t count(const char *hay, const char *needle)
@@ -329,58 +329,157 @@ static double fake_now(void)
 	return fake_t;
 }
 
+/* A progress printer writing to memory, on the fake clock from t. */
+struct pcap {
+	char *buf;              /* what it printed, once closed */
+	size_t len;
+	FILE *m;                /* the memory stream */
+	struct rep_progress p;  /* the printer */
+};
+
+static void pcap_open(struct pcap *c, bool tty, int total, double t, int64_t campaign_id)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->m = open_memstream(&c->buf, &c->len);
+	fake_t = t;
+	rep_progress_init(&c->p, c->m, tty, false, total);
+	c->p.now = fake_now;
+	c->p.t_start = c->p.t_iter = c->p.t_phase = c->p.t_line = t;
+	c->p.campaign_id = campaign_id;
+	c->p.width = 200;
+}
+
+/* Release the printer and return what it printed (the caller frees it). */
+static char *pcap_close(struct pcap *c)
+{
+	rep_progress_release(&c->p);
+	fclose(c->m);
+	return c->buf;
+}
+
 static void test_progress(void **state)
 {
 	(void)state;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	struct rep_progress p;
-	fake_t = 100;
-	rep_progress_init(&p, m, true, false, 4);
-	p.now = fake_now;
-	p.t_start = p.t_iter = 100;
-	rep_progress_phase(&p, 1, "graphs-256", "bench");
+	struct pcap c;
+	pcap_open(&c, true, 4, 100, 3);
+	rep_progress_phase(&c.p, 1, "graphs-256", "bench");
 	fake_t = 160;
-	rep_progress_done(&p, 1, DB_ITER_KEPT, "+6.1% [+4.0, +8.3]");
-	rep_progress_phase(&p, 2, "asm-gemm", "gate");
+	rep_progress_done(&c.p, 1, DB_ITER_KEPT, "+6.1% [+4.0, +8.3]");
+	rep_progress_phase(&c.p, 2, "asm-gemm", "gate");
 	fake_t = 190;
-	rep_progress_phase(&p, 2, "asm-gemm", "decide");
-	rep_progress_finish(&p);
-	fclose(m);
-	/* the live line is redrawn in place, the finished iteration is a plain line */
-	assert_non_null(strstr(buf, "[1/4] graphs-256: bench"));
-	assert_non_null(strstr(buf, "\r\033[K[1/4] ✓ graphs-256 kept: +6.1% [+4.0, +8.3] (1m00s)\n"));
-	/* ETA: mean 60 s per iteration, 3 left incl. this one, 30 s into it -> 2m30s */
-	assert_non_null(strstr(buf, "[2/4] asm-gemm: decide  30.00s  (total 1m30s  eta 2m30s)"));
-	assert_true(len > 2 && strcmp(buf + len - 4, "\r\033[K") == 0);
+	rep_progress_phase(&c.p, 2, "asm-gemm", "decide");
+	rep_progress_finish(&c.p);
+	char *buf = pcap_close(&c);
+	/* the live line is redrawn in place, the finished iteration is a plain
+	 * line; both name the iteration as CAMPAIGN:SEQ, seq 1 being the 2nd of 4 */
+	assert_non_null(strstr(buf, "[3:1 2/4] graphs-256: bench"));
+	assert_non_null(strstr(buf, "\r\033[K[3:1 2/4] ✓ graphs-256 kept: +6.1% [+4.0, +8.3] (1m00s)\n"));
+	/* ETA: mean 60 s per iteration, seq 2 and 3 left, 30 s into seq 2 -> 1m30s */
+	assert_non_null(strstr(buf, "[3:2 3/4] asm-gemm: decide  30.00s  (total 1m30s  eta 1m30s)"));
+	assert_true(c.len > 2 && strcmp(buf + c.len - 4, "\r\033[K") == 0);
 	free(buf);
 
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	fake_t = 0;
-	rep_progress_init(&p, m, false, false, 0);
-	p.now = fake_now;
-	p.t_start = p.t_iter = 0;
-	rep_progress_phase(&p, 1, "a\033b", "build");
+	pcap_open(&c, false, 0, 0, 0);
+	rep_progress_phase(&c.p, 1, "a\033b", "build");
 	fake_t = 5;
-	rep_progress_done(&p, 1, DB_ITER_FAILED, "build failed");
-	rep_progress_finish(&p);
-	fclose(m);
+	rep_progress_done(&c.p, 1, DB_ITER_FAILED, "build failed");
+	rep_progress_finish(&c.p);
+	buf = pcap_close(&c);
 	assert_string_equal(buf, "[1] a?b: build (at 0us)\n[1] ! a?b failed: build failed (5.00s)\n");
 	assert_null(strchr(buf, '\r'));
 	free(buf);
 
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	rep_progress_init(&p, m, true, true, 3);
-	rep_progress_phase(&p, 1, "x", "apply");
-	rep_progress_done(&p, 1, DB_ITER_KEPT, "");
-	rep_progress_msg(&p, "warning");
-	rep_progress_finish(&p);
-	fclose(m);
-	assert_int_equal(len, 0);
+	pcap_open(&c, true, 3, 0, 1);
+	c.p.quiet = true;
+	rep_progress_phase(&c.p, 1, "x", "apply");
+	rep_progress_done(&c.p, 1, DB_ITER_KEPT, "");
+	rep_progress_msg(&c.p, "warning");
+	rep_progress_finish(&c.p);
+	buf = pcap_close(&c);
+	assert_int_equal(c.len, 0);
 	free(buf);
+}
+
+/* The live line fits the terminal, and says which arm runs and its sample. */
+static void test_progress_width_arm(void **state)
+{
+	(void)state;
+	struct pcap c;
+	pcap_open(&c, true, 7, 0, 1);
+	rep_progress_phase(&c.p, 3, "prefill-le512-best", "bench");
+	rep_progress_sample(&c.p, 1, 2);
+	char *buf = pcap_close(&c);
+	assert_non_null(strstr(buf, "[1:3 4/7] prefill-le512-best: bench, candidate sample 2  0us"));
+	free(buf);
+
+	pcap_open(&c, true, 7, 0, 1);
+	c.p.width = 40;
+	rep_progress_phase(&c.p, 3, "a-very-long-variant-name-that-goes-on-and-on", "bench");
+	rep_progress_sample(&c.p, 0, 3);
+	buf = pcap_close(&c);
+	/* every drawn line: at most 39 columns, the cut one ending in … */
+	char *last = strrchr(buf, '\r');
+	assert_non_null(last);
+	last += 4; /* "\r\033[K" */
+	assert_int_equal(rep_width(last), 39);
+	assert_non_null(strstr(last, "…"));
+	for (char *l = strstr(buf, "\033[K"); l; l = strstr(l + 1, "\033[K")) {
+		char *end = strchr(l + 3, '\r');
+		char *line = end ? xstrndup(l + 3, (size_t)(end - l - 3)) : xstrdup(l + 3);
+		assert_true(rep_width(line) <= 39);
+		free(line);
+	}
+	free(buf);
+}
+
+/* The baseline's line says "baseline" once, not "baseline baseline: baseline:". */
+static void test_progress_baseline(void **state)
+{
+	(void)state;
+	struct pcap c;
+	pcap_open(&c, false, 7, 0, 1);
+	rep_progress_phase(&c.p, 0, "baseline", "bench");
+	fake_t = 9.28;
+	rep_progress_done(&c.p, 0, DB_ITER_BASELINE,
+			  "baseline: decode.output_throughput median 993.661 over 3 runs");
+	rep_progress_phase(&c.p, 1, "baseline", "bench");
+	rep_progress_done(&c.p, 1, DB_ITER_FAILED, "baseline failed: engine exited with status 1 "
+			  "before it was ready; its log:\n    fatal: no GPU found");
+	char *buf = pcap_close(&c);
+	assert_non_null(strstr(buf, "[1:0 1/7] ● baseline: decode.output_throughput median 993.661 "
+				    "over 3 runs (9.28s)\n"));
+	assert_null(strstr(buf, "baseline baseline"));
+	assert_non_null(strstr(buf, "[1:1 2/7] ! baseline failed (0us): engine exited with status 1 "
+				    "before it was ready; its log:\n    fatal: no GPU found\n"));
+	free(buf);
+}
+
+/* Without a tty, long work still prints a plain line every tick_s. */
+static void test_progress_tick(void **state)
+{
+	(void)state;
+	struct pcap c;
+	pcap_open(&c, false, 3, 0, 2);
+	c.p.now = rt_now_s; /* the ticker waits in real time */
+	c.p.t_start = c.p.t_iter = c.p.t_phase = c.p.t_line = rt_now_s();
+	c.p.tick_s = 0.05;
+	rep_progress_phase(&c.p, 1, "graphs-16", "bench");
+	rep_progress_sample(&c.p, 1, 4);
+	rt_sleep_ns(300000000);
+	char *buf = pcap_close(&c);
+	assert_non_null(strstr(buf, "[2:1 2/3] graphs-16: bench (at "));
+	char *still = strstr(buf, "[2:1 2/3] graphs-16: bench, candidate sample 4 (at ");
+	assert_non_null(still);
+	assert_non_null(strstr(still, "in this phase)\n"));
+	free(buf);
+
+	/* a tty gets the live line instead, no ticker */
+	pcap_open(&c, true, 3, 0, 2);
+	c.p.tick_s = 0.01;
+	rep_progress_phase(&c.p, 1, "graphs-16", "bench");
+	assert_null(c.p.ticker);
+	free(pcap_close(&c));
 }
 
 /* ---- views over the fixture ---- */
@@ -393,12 +492,13 @@ static void test_log(void **state)
 	char *out = capture_log(f->db, &o, &rc);
 	assert_int_equal(rc, 0);
 	assert_int_equal(count(out, "\n"), 2 + 11);
-	assert_non_null(strstr(out, "     2    1 ✓  graphs-256"));
+	assert_non_null(strstr(out, "      1:1      2 ✓  graphs-256"));
+	assert_non_null(strstr(out, "iteration     id"));
 	assert_non_null(strstr(out, "+6.1% [+4.0, +8.3]"));
 	assert_non_null(strstr(out, "gsm8k 97.3%"));
 	assert_non_null(strstr(out, "⊘  max-num-seqs-512"));
 	assert_non_null(strstr(out, "invalid, was kept"));
-	assert_non_null(strstr(out, "corrected by 9"));
+	assert_non_null(strstr(out, "corrected by 1:8"));
 	assert_null(strstr(out, "\033["));
 	free(out);
 	/* the newest page, oldest first */
@@ -437,6 +537,7 @@ static void test_log(void **state)
 	json_t *six = json_array_get(its, 6);
 	assert_true(json_is_true(json_object_get(six, "invalidated")));
 	assert_string_equal(json_string_value(json_object_get(six, "state")), "kept");
+	assert_string_equal(json_string_value(json_object_get(six, "ref")), "1:6");
 	json_decref(doc);
 	free(out);
 	o = (struct rep_log_opts){ .campaign_id = 42 };
@@ -451,12 +552,14 @@ static void test_show(void **state)
 	int rc;
 	char *out = capture_show(f->db, 4, false, &rc);
 	assert_int_equal(rc, 0);
-	assert_non_null(strstr(out, "corrected by 9 (seq 8)"));
+	assert_non_null(strstr(out, "iteration 1:3 (id 4, campaign "));
+	assert_non_null(strstr(out, "corrected by 1:8 (id 9)"));
+	assert_non_null(strstr(out, "applied on 1:"));
 	assert_non_null(strstr(out, "serve.tok_s              cand   5"));
 	assert_non_null(strstr(out, "recompiles"));
 	free(out);
 	out = capture_show(f->db, 9, false, &rc);
-	assert_non_null(strstr(out, "corrects 4 (seq 3)"));
+	assert_non_null(strstr(out, "corrects 1:3 (id 4)"));
 	assert_non_null(strstr(out, "engine-8.log"));
 	free(out);
 	out = capture_show(f->db, 3, false, &rc);
@@ -495,7 +598,7 @@ static void test_regressions(void **state)
 	fclose(m);
 	assert_non_null(strstr(buf, "2 regressions"));
 	assert_int_equal(count(buf, "KEPT"), 1);
-	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  -9.0% [-11.2, -6.8]  by 5 (seq 4, prefill-chunk-8k)  KEPT"));
+	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  -9.0% [-11.2, -6.8]  by 1:4 (id 5, prefill-chunk-8k)  KEPT"));
 	free(buf);
 }
 
@@ -590,6 +693,9 @@ int main(void)
 		cmocka_unit_test(test_svg_latency),
 		cmocka_unit_test(test_svg_samples),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_progress_width_arm),
+		cmocka_unit_test(test_progress_baseline),
+		cmocka_unit_test(test_progress_tick),
 		cmocka_unit_test_setup_teardown(test_log, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_show, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_regressions, fx_setup, fx_teardown),

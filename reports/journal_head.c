@@ -1,0 +1,456 @@
+/*
+ * What leads the journal (reports/journal.c writes the rest): the answer
+ * first. The title; the objective with baseline -> final, the constraints
+ * and the gate; the kept changes in order; the charts that have data (a
+ * campaign without a gate has no gate chart); then every metric baseline ->
+ * final folded under one line, the load generator's own metrics (send_lag:
+ * the client's lateness, not an effect of the change) apart from the rest.
+ * The objective's goal and the constraints come from the spec as it was run
+ * (campaigns.spec_text).
+ */
+#include "reports/journal_int.h"
+#include "runner/base/rt_yaml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the objective, from the spec as it was run ---- */
+
+/* The spec's top mapping as JSON (a new reference), or NULL when it does not parse. */
+static json_t *spec_json(const char *text)
+{
+	if (!text)
+		return NULL;
+	yaml_parser_t p;
+	yaml_document_t doc;
+	json_t *out = NULL;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
+	if (yaml_parser_load(&p, &doc)) {
+		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		struct rt_yaml_err ye;
+		out = root ? rt_yaml_to_json(&doc, root, &ye) : NULL;
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&p);
+	return out;
+}
+
+/* A spec value as text: strings as they are, numbers as YAML writes them. */
+static void value_text(struct rt_sb *sb, const json_t *v)
+{
+	char num[48];
+	if (json_is_string(v)) {
+		rt_sb_adds(sb, json_string_value(v));
+	} else if (json_is_number(v)) {
+		rt_yaml_real_text(json_number_value(v), num, sizeof(num));
+		rt_sb_adds(sb, num);
+	}
+}
+
+/* "higher is better" from the spec's goal, else from the final metric_stats. */
+static const char *direction(const struct journal *j, const json_t *obj, const char *metric)
+{
+	const char *goal = json_string_value(json_object_get(obj, "goal"));
+	if (goal)
+		return !strcmp(goal, "min") ? "lower is better" : "higher is better";
+	const char *dot = metric ? strchr(metric, '.') : NULL;
+	for (size_t k = 0; dot && k < j->nfms; k++)
+		if (!strncmp(j->fms[k].benchmark, metric, (size_t)(dot - metric)) &&
+		    !j->fms[k].benchmark[dot - metric] && !strcmp(j->fms[k].metric, dot + 1))
+			return !strcmp(j->fms[k].better, "lower") ? "lower is better" : "higher is better";
+	return NULL;
+}
+
+static void objective_item(struct rep_writer *w, const struct journal *j, const json_t *obj)
+{
+	const struct rep_writer_ops *o = w->ops;
+	const char *metric = j->base && j->base->objective ? j->base->objective
+							   : json_string_value(json_object_get(obj, "metric"));
+	rep_j_item(w, "Objective:");
+	if (metric)
+		o->code(w, metric);
+	else
+		o->text(w, "not recorded");
+	const char *dir = direction(j, obj, metric);
+	if (dir)
+		rep_w_textf(w, ", %s", dir);
+	const json_t *gain = json_object_get(obj, "min_gain");
+	if (gain) {
+		struct rt_sb t = RT_SB_INIT;
+		value_text(&t, gain);
+		rep_w_textf(w, "; a change is kept when it gains at least %s", t.buf);
+		rt_sb_release(&t);
+	}
+	o->text(w, ".");
+	o->item_end(w);
+}
+
+/* Baseline -> final of the objective, and where the final configuration is. */
+static void answer_item(struct rep_writer *w, const struct journal *j)
+{
+	const struct rep_writer_ops *o = w->ops;
+	rep_j_item(w, "Result:");
+	const char *obj = j->base ? j->base->objective : NULL;
+	const char *dot = obj ? strchr(obj, '.') : NULL;
+	if (!j->base || !dot) {
+		o->text(w, "no baseline was measured.");
+		o->item_end(w);
+		return;
+	}
+	char *bench = xstrndup(obj, (size_t)(dot - obj));
+	const struct db_q_series *b = rep_j_series(j->bser, j->nbser, bench, dot + 1, "cand");
+	const struct db_q_series *f = rep_j_series(j->fser, j->nfser, bench, dot + 1, "cand");
+	double vb = rep_j_median(b), vf = rep_j_median(f);
+	size_t kept = 0, tried = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		tried += j->it[i].seq > 0;
+		kept += j->it[i].state == DB_ITER_KEPT && !j->it[i].invalidated;
+	}
+	o->text(w, "baseline ");
+	rep_w_num(w, vb);
+	o->text(w, " → final ");
+	rep_w_num(w, j->fin && j->fin != j->base ? vf : vb);
+	if (b && b->unit)
+		rep_w_textf(w, " %s", b->unit);
+	if (j->fin && j->fin != j->base && vb != 0 && !isnan(vb) && !isnan(vf)) {
+		rep_w_textf(w, ", %+.1f%%, with %zu kept change%s of %zu tried; final configuration: ",
+			    (vf / vb - 1) * 100, kept, kept == 1 ? "" : "s", tried);
+		rep_j_iteration_ref(w, j->fin);
+	} else {
+		rep_w_textf(w, "; no change was kept of %zu tried", tried);
+	}
+	o->text(w, ".");
+	o->item_end(w);
+	free(bench);
+}
+
+static void constraints_item(struct rep_writer *w, const json_t *cons)
+{
+	const struct rep_writer_ops *o = w->ops;
+	rep_j_item(w, "Constraints:");
+	size_t n = json_array_size(cons);
+	for (size_t i = 0; i < n; i++) {
+		struct rt_sb t = RT_SB_INIT;
+		value_text(&t, json_array_get(cons, i));
+		if (i)
+			o->text(w, ", ");
+		o->code(w, t.buf);
+		rt_sb_release(&t);
+	}
+	o->text(w, n ? "; every kept change respects them." : "none.");
+	o->item_end(w);
+}
+
+static void gate_item(struct rep_writer *w, const struct journal *j)
+{
+	rep_j_item(w, "Gate:");
+	if (!j->ngates) {
+		w->ops->text(w, "none.");
+	} else {
+		w->ops->text(w, "GSM8K accuracy");
+		if (!isnan(j->threshold))
+			rep_w_textf(w, " at least %.1f%%", j->threshold * 100);
+		if (!isnan(j->max_drop))
+			rep_w_textf(w, ", a drop of at most %.1f points vs the baseline's run",
+				    j->max_drop * 100);
+		w->ops->text(w, "; a change that fails it is not kept.");
+	}
+	w->ops->item_end(w);
+}
+
+void rep_j_objective(struct rep_writer *w, const struct journal *j)
+{
+	const struct rep_writer_ops *o = w->ops;
+	char t0[32], t1[32];
+	char *t = xasprintf("%s: tuning journal", j->c.name ? j->c.name : "campaign");
+	o->heading(w, 1, "top", t);
+	free(t);
+	o->para_begin(w, "meta");
+	rt_iso8601(j->c.created_at, t0);
+	rep_w_textf(w, "Campaign #%lld, %s. Started %s", (long long)j->c.id, j->c.state, t0);
+	if (j->c.finished_at) {
+		rt_iso8601(j->c.finished_at, t1);
+		rep_w_textf(w, ", finished %s", t1);
+	}
+	rep_w_textf(w, ". %zu iterations (baseline + %zu). Spec ", j->n, j->n ? j->n - 1 : 0);
+	o->code(w, j->c.spec_path ? j->c.spec_path : "?");
+	o->text(w, ".");
+	o->para_end(w);
+	json_t *spec = spec_json(j->c.spec_text);
+	o->heading(w, 2, "objective", "Objective and constraints");
+	o->list_begin(w, false, "answer");
+	objective_item(w, j, json_object_get(spec, "objective"));
+	answer_item(w, j);
+	constraints_item(w, json_object_get(spec, "constraints"));
+	gate_item(w, j);
+	o->list_end(w, false);
+	json_decref(spec);
+}
+
+/* ---- the kept changes ---- */
+
+void rep_j_kept(struct rep_writer *w, const struct journal *j)
+{
+	const struct rep_writer_ops *o = w->ops;
+	o->heading(w, 2, "kept", "Kept changes");
+	o->list_begin(w, true, "kept");
+	size_t nk = 0;
+	for (size_t i = 0; i < j->n; i++) {
+		const struct db_iteration *it = &j->it[i];
+		if (it->state != DB_ITER_KEPT)
+			continue;
+		o->item_begin(w, ++nk, NULL);
+		rep_j_strike(w, it->invalidated, true);
+		rep_j_iteration_ref(w, it);
+		o->text(w, ": ");
+		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_j_strike(w, it->invalidated, false);
+		if (it->invalidated)
+			o->text(w, " (invalidated)");
+		o->item_end(w);
+	}
+	if (!nk) {
+		o->item_begin(w, 0, NULL);
+		o->text(w, "none: the final configuration is the baseline");
+		o->item_end(w);
+	}
+	o->list_end(w, true);
+}
+
+/* ---- the charts (the Markdown writer leaves them out) ---- */
+
+/* What the charts draw, gathered from the journal. */
+struct chart_data {
+	struct rep_obj_pt *p;          /* objective per iteration */
+	size_t np;                     /* how many */
+	const char *objective;         /* "bench.metric", or NULL */
+	const char *unit;              /* its unit, or NULL */
+	const struct journal *j;       /* gate points and threshold */
+	struct rep_gain *g;            /* kept gains */
+	size_t ng;                     /* how many */
+	struct rep_dist lat[4];        /* ttft baseline, final; e2el baseline, final */
+	struct rep_dist samples[2];    /* the objective's measurements, baseline and final */
+	char *axis;                    /* samples' x label; NULL: draw the latencies */
+};
+
+static void draw_objective(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	rep_svg_objective(sb, d->p, d->np, d->objective, d->unit);
+}
+
+static void draw_gate(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	rep_svg_gate(sb, d->j->gates, d->j->ngates, d->j->threshold);
+}
+
+static void draw_waterfall(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	rep_svg_waterfall(sb, d->g, d->ng);
+}
+
+static void draw_dist(struct rt_sb *sb, const void *arg)
+{
+	const struct chart_data *d = arg;
+	if (d->axis)
+		rep_svg_samples(sb, d->axis, d->samples, 2);
+	else
+		rep_svg_latency(sb, d->lat, 2, d->lat + 2, 2);
+}
+
+static char mark(const struct db_iteration *it)
+{
+	if (it->invalidated)
+		return 'i';
+	switch (it->state) {
+	case DB_ITER_BASELINE: return 'b';
+	case DB_ITER_KEPT: return 'k';
+	case DB_ITER_REVERTED: return 'r';
+	case DB_ITER_GATED: return 'g';
+	default: return 'o';
+	}
+}
+
+/* Objective points and kept gains, one pass over the iterations. */
+static void chart_points(struct chart_data *d, const struct journal *j)
+{
+	d->p = xcalloc(j->n ? j->n : 1, sizeof(*d->p));
+	d->g = xcalloc(j->n ? j->n : 1, sizeof(*d->g));
+	for (size_t i = 0; i < j->n; i++) {
+		const struct db_iteration *it = &j->it[i];
+		if (isnan(it->obj_cand))
+			continue;
+		struct rep_obj_pt *q = &d->p[d->np++];
+		q->seq = it->seq;
+		q->value = it->obj_cand;
+		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
+		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
+		q->mark = mark(it);
+		if (q->mark == 'k' && !isnan(it->obj_delta))
+			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
+	}
+}
+
+/* The objective's unit, and without per-request records (a kernel or command
+ * campaign) its own measurements for the distribution chart. */
+static void chart_objective(struct chart_data *d, const struct journal *j)
+{
+	const char *obj = j->base ? j->base->objective : NULL;
+	const char *dot = obj ? strchr(obj, '.') : NULL;
+	d->objective = obj;
+	if (!dot)
+		return;
+	char *bench = xstrndup(obj, (size_t)(dot - obj));
+	const struct db_q_series *ob = rep_j_series(j->bser, j->nbser, bench, dot + 1, "best");
+	d->unit = ob ? ob->unit : NULL;
+	bool no_lat = !j->nlat[0] && !j->nlat[1] && !j->nlat[2] && !j->nlat[3];
+	if (no_lat && ob) {
+		const struct db_q_series *of = NULL;
+		if (j->fin && j->fin != j->base)
+			of = rep_j_series(j->fser, j->nfser, bench, dot + 1, "cand");
+		d->samples[0] = (struct rep_dist){ "baseline", ob->v, ob->n };
+		d->samples[1] = (struct rep_dist){ "final", of ? of->v : NULL, of ? of->n : 0 };
+		d->axis = ob->unit ? xasprintf("%s (%s)", obj, ob->unit) : xstrdup(obj);
+	}
+	free(bench);
+}
+
+void rep_j_charts(struct rep_writer *w, const struct journal *j)
+{
+	struct chart_data d = { .j = j };
+	static const char *const lat_label[4] = { "baseline", "final", "baseline", "final" };
+	for (int k = 0; k < 4; k++)
+		d.lat[k] = (struct rep_dist){ lat_label[k], j->lat[k], j->nlat[k] };
+	chart_points(&d, j);
+	chart_objective(&d, j);
+	bool dist = d.axis ? d.samples[0].n + d.samples[1].n > 0
+			   : j->nlat[0] + j->nlat[1] + j->nlat[2] + j->nlat[3] > 0;
+	/* Only the charts that have something to draw. */
+	struct rep_chart c[4];
+	size_t n = 0;
+	if (d.np)
+		c[n++] = (struct rep_chart){ draw_objective, &d,
+			"Candidate median per iteration with its confidence interval. Filled: kept (green) "
+			"or baseline (blue); hollow: reverted or invalidated; red: gated. The dashed step "
+			"line is the best configuration so far." };
+	if (j->ngates)
+		c[n++] = (struct rep_chart){ draw_gate, &d,
+			"GSM8K accuracy of every gate run, with its Wilson interval; the dashed line is the "
+			"minimum the gate requires." };
+	if (d.ng)
+		c[n++] = (struct rep_chart){ draw_waterfall, &d,
+			"How the kept changes add up: each bar starts where the previous one ended (gains "
+			"compound)." };
+	if (dist)
+		c[n++] = (struct rep_chart){ draw_dist, &d,
+			d.axis ? "Every measurement of the objective, baseline vs final configuration (no "
+				 "per-request records in this campaign)."
+			       : "Share of requests answered within a given time: further left is faster." };
+	w->ops->charts(w, c, n);
+	free(d.p);
+	free(d.g);
+	free(d.axis);
+}
+
+/* ---- every metric, folded ---- */
+
+/* The load generator's own lateness: how late the client sent, not what the
+ * change did (the campaign keeps it out of the regressions for that reason). */
+static bool client_metric(const struct db_q_series *s)
+{
+	return !strncmp(s->metric, "send_lag", 8);
+}
+
+/* One row of a metric table: a metric's baseline and final medians. */
+static bool metric_row(struct rep_writer *w, const struct journal *j, const struct db_q_series *b,
+		       bool write)
+{
+	const struct rep_writer_ops *o = w->ops;
+	b = rep_j_series(j->bser, j->nbser, b->benchmark, b->metric, "cand");
+	const struct db_q_series *f = rep_j_series(j->fser, j->nfser, b->benchmark, b->metric, "cand");
+	double vb = rep_j_median(b), vf = rep_j_median(f);
+	bool changed = vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb;
+	if (!write)
+		return changed;
+	const char *better = NULL;
+	for (size_t k = 0; k < j->nfms; k++)
+		if (!strcmp(j->fms[k].benchmark, b->benchmark) && !strcmp(j->fms[k].metric, b->metric))
+			better = j->fms[k].better;
+	o->cell(w);
+	rep_j_metric_code(w, b->benchmark, b->metric);
+	if (b->unit)
+		rep_w_textf(w, " (%s)", b->unit);
+	o->cell(w);
+	rep_w_num(w, vb);
+	o->cell(w);
+	rep_w_num(w, vf);
+	o->cell(w);
+	if (changed) {
+		rep_w_textf(w, "%+.1f%%", (vf / vb - 1) * 100);
+		if (better)
+			o->text(w, (vf > vb) == !strcmp(better, "higher") ? " (better)" : " (worse)");
+	} else {
+		o->text(w, !isnan(vb) && vf == vb ? "unchanged" : "—");
+	}
+	o->row_end(w);
+	return changed;
+}
+
+/* Rows (first series of each metric) of the client's metrics or the rest:
+ * how many, and how many changed; with write, the table itself. */
+static size_t metric_rows(struct rep_writer *w, const struct journal *j, bool client, bool write,
+			  size_t *changed)
+{
+	static const struct rep_col cols[] = {
+		{ "metric", false }, { "baseline", true }, { "final", true }, { "change", false },
+	};
+	size_t n = 0;
+	*changed = 0;
+	if (write)
+		w->ops->table_begin(w, cols, RT_ARRAY_SIZE(cols));
+	for (size_t i = 0; i < j->nbser; i++) {
+		const struct db_q_series *b = &j->bser[i];
+		if (client_metric(b) != client || (i && !strcmp(b->benchmark, j->bser[i - 1].benchmark) &&
+						    !strcmp(b->metric, j->bser[i - 1].metric)))
+			continue; /* one row per metric */
+		n++;
+		*changed += metric_row(w, j, b, write);
+	}
+	if (write)
+		w->ops->table_end(w);
+	return n;
+}
+
+/* One folded table: its summary line counts the rows and the changed ones. */
+static void metric_table(struct rep_writer *w, const struct journal *j, bool client)
+{
+	size_t changed;
+	size_t n = metric_rows(w, j, client, false, &changed);
+	if (!n)
+		return;
+	char *sum = client ? xasprintf("Client self-metrics: %zu (the load generator's own send lag, "
+				       "not an effect of the changes)", n)
+			   : xasprintf("All %zu metric%s (%zu changed)", n,
+				       n == 1 ? "" : "s", changed);
+	w->ops->details_begin(w, client ? "client-metrics" : "all-metrics", sum);
+	metric_rows(w, j, client, true, &changed);
+	w->ops->details_end(w);
+	free(sum);
+}
+
+void rep_j_metrics(struct rep_writer *w, const struct journal *j)
+{
+	const struct rep_writer_ops *o = w->ops;
+	o->heading(w, 2, "metrics", "Metrics: baseline to final");
+	if (!j->base) {
+		o->para_begin(w, NULL);
+		o->text(w, "No baseline was measured.");
+		o->para_end(w);
+		return;
+	}
+	metric_table(w, j, false);
+	metric_table(w, j, true);
+}

@@ -1,0 +1,12 @@
+# The command line (runner/cmd/): `make install` into a temporary prefix (man
+# pages and completions generated from the option tables), quiet builds,
+# read commands that never create a database, CAMPAIGN:SEQ everywhere,
+# errors that say their cause.
+rt_add_test(cmd_install COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/install.sh TIMEOUT 300 LABELS cmd e2e)
+rt_add_test(cmd_read_db COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/read_db.sh TIMEOUT 60 LABELS cmd e2e)
+rt_add_test(cmd_iteration_ref COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/iteration_ref.sh TIMEOUT 60 LABELS cmd e2e)
+rt_add_test(cmd_quiet_build COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/quiet_build.sh TIMEOUT 60 LABELS cmd unit)
+rt_add_test(cmd_engine_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/engine_fail.sh TIMEOUT 120 LABELS cmd e2e)
+set_tests_properties(cmd_engine_fail PROPERTIES SKIP_RETURN_CODE 77)
+rt_add_test(cmd_gate_dead_port COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/gate_dead_port.sh
+            NEEDS_GSM8K TIMEOUT 60 LABELS cmd e2e)
