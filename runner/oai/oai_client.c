@@ -42,6 +42,8 @@ struct oai_client {
 	CURLM *multi;                /* the one multi handle */
 	struct curl_slist *headers;  /* shared request headers (the key wiped on free) */
 	char *url;                   /* full endpoint URL */
+	CURLU *curlu;                /* url parsed once, shared read-only by every transfer
+				      * (libcurl parses CURLOPT_URL again at every start) */
 	long timeout_ms;             /* per transfer */
 	long connect_timeout_ms;     /* per connection */
 	struct oai_handlers h;       /* the caller's callbacks */
@@ -147,6 +149,11 @@ int oai_client_new(const struct oai_client_cfg *cfg, struct oai_client **out, st
 	curl_multi_setopt(m, CURLMOPT_TIMERDATA, c);
 	c->headers = make_headers(cfg->api_key, cfg->stream);
 	c->url = xstrdup(cfg->url);
+	c->curlu = curl_url();
+	if (c->curlu && curl_url_set(c->curlu, CURLUPART_URL, c->url, 0) != CURLUE_OK) {
+		curl_url_cleanup(c->curlu); /* libcurl will say what is wrong with it */
+		c->curlu = NULL;
+	}
 	c->timeout_ms = cfg->timeout_ms;
 	c->connect_timeout_ms = cfg->connect_timeout_ms;
 	c->h = cfg->h;
@@ -172,6 +179,7 @@ void oai_client_free(struct oai_client *c)
 	curl_multi_cleanup(c->multi); /* may still call on_socket: epfd stays open until here */
 	close(c->epfd);
 	free_headers(c->headers);
+	curl_url_cleanup(c->curlu);
 	free(c->url);
 	free(c);
 }
@@ -212,7 +220,10 @@ struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
 		abort();
 	}
 	CURL *e = x->easy;
-	curl_easy_setopt(e, CURLOPT_URL, c->url);
+	if (c->curlu)
+		curl_easy_setopt(e, CURLOPT_CURLU, c->curlu);
+	else
+		curl_easy_setopt(e, CURLOPT_URL, c->url);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
 	curl_easy_setopt(e, CURLOPT_POST, 1L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);

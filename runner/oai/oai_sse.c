@@ -152,11 +152,11 @@ static size_t scan_string(const char *d, size_t n, size_t i)
 	return 0;
 }
 
-/* A number at d[i]: index past it, or 0 if invalid. *ival gets its value
- * and *is_int says so when it is an integer of at most 18 digits; *big when
- * it has more (jansson then decides). */
-static size_t scan_number(const char *d, size_t n, size_t i, long long *ival, bool *is_int,
-			  bool *big)
+/* A number at d[i]: index past it, or 0 if invalid. With want, *ival gets
+ * its value and *is_int says so when it is an integer of at most 18 digits.
+ * *big: an integer of more digits (jansson then decides). */
+static size_t scan_number(const char *d, size_t n, size_t i, bool want, long long *ival,
+			  bool *is_int, bool *big)
 {
 	size_t s = i;
 	bool neg = d[i] == '-';
@@ -169,6 +169,11 @@ static size_t scan_number(const char *d, size_t n, size_t i, long long *ival, bo
 	if (d[i] == '0') {
 		i++;
 		nd = 1;
+	} else if (!want) {
+		size_t s0 = i;
+		while (i < n && isdigit((unsigned char)d[i]))
+			i++;
+		nd = i - s0;
 	} else {
 		for (; i < n && isdigit((unsigned char)d[i]); i++, nd++)
 			v = nd < 18 ? v * 10 + (d[i] - '0') : v;
@@ -191,14 +196,15 @@ static size_t scan_number(const char *d, size_t n, size_t i, long long *ival, bo
 			i++;
 	}
 	*ival = neg ? -v : v;
-	*big = *is_int && nd > 18;
+	*big = *is_int && nd > 18; /* jansson decides: it refuses those past int64 */
+	*is_int = want && *is_int;
 	return i > s ? i : 0;
 }
 
 /* A value's start (d[i], ending at end) against its key. Returns false
  * when jansson must look. A later duplicate key replaces an earlier one, as
  * in jansson, so the integers it records are forgotten first. */
-static bool take_value(struct scan *sc, enum scan_key key, const char *d, size_t i, size_t end,
+static inline bool take_value(struct scan *sc, enum scan_key key, const char *d, size_t i, size_t end,
 		       bool *usage_open)
 {
 	char c = d[i];
@@ -243,75 +249,72 @@ static void take_int(struct scan *sc, enum scan_key key, long long v)
 	}
 }
 
-/* A string, number or literal at d[i]: index past it, or 0 if invalid;
- * *iv and *is_int as scan_number's, *big when jansson must decide. */
-static size_t scan_scalar(const char *d, size_t n, size_t i, long long *iv, bool *is_int, bool *big)
+/* A string, number or literal at d[i] (the value of key): index past it,
+ * or 0 if invalid; *iv and *is_int as scan_number's for the keys whose
+ * integers matter, *big when jansson must decide. */
+static size_t scan_scalar(const char *d, size_t n, size_t i, enum scan_key key, long long *iv,
+			  bool *is_int, bool *big)
 {
-	static const char *const lit[] = { "true", "false", "null" };
 	char c = d[i];
 	*is_int = *big = false;
 	if (c == '"')
 		return scan_string(d, n, i);
 	if (c == '-' || isdigit((unsigned char)c))
-		return scan_number(d, n, i, iv, is_int, big);
-	for (size_t k = 0; k < RT_ARRAY_SIZE(lit); k++) {
-		size_t ll = strlen(lit[k]);
-		if (n - i >= ll && !memcmp(d + i, lit[k], ll))
-			return i + ll;
-	}
-	return 0;
+		return scan_number(d, n, i, key == SK_SERVER_NS || key == SK_PT || key == SK_CT, iv,
+				   is_int, big);
+	const char *lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+	size_t ll = lit ? strlen(lit) : 0;
+	return lit && n - i >= ll && !memcmp(d + i, lit, ll) ? i + ll : 0;
+}
+
+static inline size_t skip_ws(const char *d, size_t n, size_t i)
+{
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	return i;
 }
 
 /* One event's data: 1/0 (content chunk or not) with sc filled, or -2 when
- * jansson must look. A function of steps over JSON's grammar. */
+ * jansson must look. One step per member: its key, the colon and its value;
+ * then a comma or the container's end. */
 static int scan_event(const char *d, size_t n, struct scan *sc)
 {
-	enum { VALUE, VALUE_OR_END, KEY, KEY_OR_END, COLON, COMMA_OR_END, DONE } st = VALUE;
+	enum { VALUE, MEMBER, AFTER } st = VALUE;
 	char stack[SCAN_DEPTH];
 	int depth = 0, usage_depth = 0;
+	bool first = false; /* a container just opened: it may close at once */
 	enum scan_key key = SK_OTHER;
 	memset(sc, 0, sizeof(*sc));
 	if (!n || d[0] != '{')
 		return -2;
-	for (size_t i = 0; i < n;) {
-		char c = d[i];
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			i++;
-			continue;
-		}
-		if (st == DONE)
+	for (size_t i = 0;;) {
+		if ((i = skip_ws(d, n, i)) >= n)
 			return -2;
-		if (st == COLON) {
-			if (c != ':')
+		char c = d[i];
+		if (st == AFTER) {
+			if (c == '}' || c == ']')
+				goto close;
+			if (c != ',')
 				return -2;
-			st = VALUE;
+			st = stack[depth - 1] == '{' ? MEMBER : VALUE;
+			first = false;
+			key = SK_OTHER;
 			i++;
 			continue;
 		}
-		if (st == KEY || st == KEY_OR_END) {
-			if (c == '}' && st == KEY_OR_END)
+		if (st == MEMBER) {
+			if (c == '}' && first)
 				goto close;
 			size_t e = c == '"' ? scan_string(d, n, i) : 0;
 			if (!e)
 				return -2;
-			key = classify(d + i + 1, e - i - 2, depth, usage_depth && depth == usage_depth);
-			st = COLON;
-			i = e;
-			continue;
+			key = classify(d + i + 1, e - i - 2, depth, usage_depth == depth);
+			if ((i = skip_ws(d, n, e)) >= n || d[i] != ':' || (i = skip_ws(d, n, i + 1)) >= n)
+				return -2;
+			c = d[i];
+			first = false; /* on to its value */
 		}
-		if (st == COMMA_OR_END) {
-			if (c == ',') {
-				st = stack[depth - 1] == '{' ? KEY : VALUE;
-				key = SK_OTHER;
-				i++;
-				continue;
-			}
-			if (c == '}' || c == ']')
-				goto close;
-			return -2;
-		}
-		/* VALUE or VALUE_OR_END */
-		if (c == ']' && st == VALUE_OR_END)
+		if (c == ']' && first)
 			goto close;
 		if (c == '{' || c == '[') {
 			bool usage_open = false;
@@ -320,31 +323,32 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 			stack[depth++] = c;
 			if (usage_open)
 				usage_depth = depth;
-			st = c == '{' ? KEY_OR_END : VALUE_OR_END;
+			st = c == '{' ? MEMBER : VALUE;
+			first = true;
 			key = SK_OTHER;
 			i++;
 			continue;
 		}
 		long long v = 0;
 		bool is_int, big, usage_open = false;
-		size_t e = scan_scalar(d, n, i, &v, &is_int, &big);
+		size_t e = scan_scalar(d, n, i, key, &v, &is_int, &big);
 		if (!e || big || !take_value(sc, key, d, i, e, &usage_open))
 			return -2;
 		if (is_int)
 			take_int(sc, key, v);
 		i = e;
-		st = depth ? COMMA_OR_END : DONE;
+		st = AFTER;
 		continue;
 	close:
-		if (!depth || (c == '}') != (stack[depth - 1] == '{'))
+		if ((c == '}') != (stack[depth - 1] == '{'))
 			return -2;
 		if (usage_depth == depth)
 			usage_depth = 0;
-		depth--;
-		st = depth ? COMMA_OR_END : DONE;
+		st = AFTER;
 		i++;
+		if (!--depth) /* the root closed: only white space may follow */
+			return skip_ws(d, n, i) == n ? sc->content : -2;
 	}
-	return st == DONE ? sc->content : -2;
 }
 
 /* What a scanned event adds to the stream's state (as the jansson path would). */
