@@ -65,16 +65,22 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
-/* Run `ratchet bench load --endpoint URL <args>` with stdout and stderr in
- * tmp/out and tmp/err; its exit status. */
-static int ratchet(const char *args)
+/* Run `ratchet bench load --endpoint URL <args>` (printf-style) with stdout
+ * and stderr in tmp/out and tmp/err; its exit status. */
+static int ratchet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int ratchet(const char *fmt, ...)
 {
 	const char *bin = getenv("RATCHET_BIN");
 	assert_non_null(bin);
-	char *cmd = xasprintf("%s --db %s/r.db --quiet bench load --endpoint %s %s >%s/out 2>%s/err",
-			      bin, tmp, url, args, tmp, tmp);
-	int st = system(cmd);
-	free(cmd);
+	struct rt_sb cmd = RT_SB_INIT;
+	rt_sb_addf(&cmd, "%s --db %s/r.db --quiet bench load --endpoint %s ", bin, tmp, url);
+	va_list ap;
+	va_start(ap, fmt);
+	rt_sb_vaddf(&cmd, fmt, ap);
+	va_end(ap);
+	rt_sb_addf(&cmd, " >%s/out 2>%s/err", tmp, tmp);
+	int st = system(cmd.buf);
+	rt_sb_release(&cmd);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -134,9 +140,7 @@ static const char vllm_args[] =
 static void test_result_keys_match_vllm(void **state)
 {
 	(void)state;
-	char *args = xasprintf("%s --result-dir %s/res", vllm_args, tmp);
-	int rc = ratchet(args);
-	free(args);
+	int rc = ratchet("%s --result-dir %s/res", vllm_args, tmp);
 	if (rc) {
 		char *err = xasprintf("%s/err", tmp);
 		char *e = slurp(err);
@@ -203,10 +207,8 @@ static void test_result_keys_match_vllm(void **state)
 static void test_result_defaults_and_append(void **state)
 {
 	(void)state;
-	char *args = xasprintf("--num-prompts 3 --random-input-len 8 --random-output-len 2 "
-			       "--save-result --label mine --result-dir %s/res2", tmp);
-	assert_int_equal(ratchet(args), 0);
-	free(args);
+	assert_int_equal(ratchet("--num-prompts 3 --random-input-len 8 --random-output-len 2 "
+				 "--save-result --label mine --result-dir %s/res2", tmp), 0);
 	char dir[96], name[256];
 	snprintf(dir, sizeof(dir), "%s/res2", tmp);
 	json_t *o = only_file(dir, name, sizeof(name));
@@ -222,11 +224,9 @@ static void test_result_defaults_and_append(void **state)
 	assert_non_null(json_object_get(o, "p99_itl_ms"));
 	assert_null(json_object_get(o, "p99_e2el_ms")); /* not in the default metrics */
 	json_decref(o);
-	args = xasprintf("--num-prompts 2 --random-input-len 4 --random-output-len 2 --append-result "
-			 "--result-filename %s/app.json", tmp);
-	assert_int_equal(ratchet(args), 0);
-	assert_int_equal(ratchet(args), 0);
-	free(args);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(ratchet("--num-prompts 2 --random-input-len 4 --random-output-len 2 "
+					 "--append-result --result-filename %s/app.json", tmp), 0);
 	char *p = xasprintf("%s/app.json", tmp);
 	char *text = slurp(p);
 	free(p);
@@ -254,9 +254,7 @@ static void test_record_lengths(void **state)
 	      "{\"conversations\": [{\"from\": \"human\", \"value\": \"six\"}, "
 	      "{\"from\": \"gpt\", \"value\": \"a b c d e\"}]}\n", f);
 	fclose(f);
-	char *args = xasprintf("--dataset %s -n 3 -c 1 --json", p);
-	assert_int_equal(ratchet(args), 0);
-	free(args);
+	assert_int_equal(ratchet("--dataset %s -n 3 -c 1 --json", p), 0);
 	char *out = xasprintf("%s/out", tmp);
 	json_t *o = json_load_file(out, 0, NULL);
 	assert_non_null(o);
@@ -264,17 +262,13 @@ static void test_record_lengths(void **state)
 	assert_true(fabs(json_real_value(json_object_get(o, "mean_output_tokens")) - 5.0) < 1e-9);
 	assert_true(fabs(json_real_value(json_object_get(o, "mean_input_tokens")) - 2.0) < 1e-9);
 	json_decref(o);
-	args = xasprintf("--dataset-name sharegpt --dataset-path %s --num-prompts 3 "
-			 "--max-concurrency 1 --output-tokens 2 --json", p);
-	assert_int_equal(ratchet(args), 0);
-	free(args);
+	assert_int_equal(ratchet("--dataset-name sharegpt --dataset-path %s --num-prompts 3 "
+				 "--max-concurrency 1 --output-tokens 2 --json", p), 0);
 	o = json_load_file(out, 0, NULL);
 	assert_int_equal(json_integer_value(json_object_get(o, "output_tokens")), 6);
 	json_decref(o);
 	/* the summary says what was achieved */
-	args = xasprintf("--dataset %s -n 3 -c 1", p);
-	assert_int_equal(ratchet(args), 0);
-	free(args);
+	assert_int_equal(ratchet("--dataset %s -n 3 -c 1", p), 0);
 	char *text = slurp(out);
 	assert_non_null(strstr(text, "Mean output tokens (achieved):           5.00"));
 	free(text);
@@ -288,10 +282,8 @@ static void test_record_lengths(void **state)
 static void test_burstiness_pattern(void **state)
 {
 	(void)state;
-	char *args = xasprintf("--rate 50 --burstiness inf -n 5 --prompt-tokens 4 --output-tokens 2 "
-			       "--save-result --save-detailed --result-filename %s/b.json", tmp);
-	assert_int_equal(ratchet(args), 0);
-	free(args);
+	assert_int_equal(ratchet("--rate 50 --burstiness inf -n 5 --prompt-tokens 4 --output-tokens 2 "
+				 "--save-result --save-detailed --result-filename %s/b.json", tmp), 0);
 	char *p = xasprintf("%s/b.json", tmp);
 	json_t *o = json_load_file(p, 0, NULL);
 	free(p);
@@ -329,7 +321,7 @@ static void test_usage_errors(void **state)
 		{ "--rate inf --duration 2s", "give a request count" },
 	};
 	for (size_t i = 0; i < RT_ARRAY_SIZE(cases); i++) {
-		int rc = ratchet(cases[i].args);
+		int rc = ratchet("%s", cases[i].args);
 		char *p = xasprintf("%s/err", tmp);
 		char *e = slurp(p);
 		free(p);
