@@ -258,7 +258,7 @@ static const struct rt_cmd_help bload_help = {
 };
 
 /* The option table; returns cmd_parse's result with *code set. */
-static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *a, int *code)
+static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct cmd_bload *a, int *code)
 {
 	const struct rt_opt opts[] = {
 		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
@@ -283,7 +283,7 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 		{ "ignore-eos", 0, RT_OPT_FLAG, &a->ignore_eos, NULL, "send ignore_eos: true (vLLM)" },
 		{ "no-store", 0, RT_OPT_FLAG, &a->no_store, NULL, "do not store request records" },
 		CMD_OPT_API_KEY_ENV(a->key_env),
-		BLOAD_VLLM_OPTS(a),
+		CMD_BLOAD_VLLM_OPTS(a),
 		{ 0 },
 	};
 	int npos = 0;
@@ -301,7 +301,7 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 }
 
 /* Closed loop, prefill waves, or an open-loop arrival pattern. */
-static int bload_pattern(struct bload *a, struct rt_sb *err)
+static int bload_pattern(struct cmd_bload *a, struct rt_sb *err)
 {
 	struct spec_load *cfg = &a->cfg;
 	if (a->prefill) {
@@ -330,7 +330,7 @@ static int bload_pattern(struct bload *a, struct rt_sb *err)
 }
 
 /* --duration and --timeout */
-static int bload_durations(struct bload *a, struct rt_sb *err)
+static int bload_durations(struct cmd_bload *a, struct rt_sb *err)
 {
 	struct spec_load *cfg = &a->cfg;
 	if (a->duration && (rt_parse_duration(a->duration, &cfg->duration_s) || !(cfg->duration_s > 0)))
@@ -343,7 +343,7 @@ static int bload_durations(struct bload *a, struct rt_sb *err)
 }
 
 /* Every option into a->cfg; RT_EUSAGE with err filled when one is wrong. */
-static int bload_config(struct bload *a, struct rt_sb *err)
+static int bload_config(struct cmd_bload *a, struct rt_sb *err)
 {
 	struct spec_load *cfg = &a->cfg;
 	if (!a->endpoint)
@@ -352,10 +352,10 @@ static int bload_config(struct bload *a, struct rt_sb *err)
 		cfg->api = !strcmp(a->api, "chat") ? SPEC_API_CHAT : SPEC_API_COMPLETIONS;
 	else
 		return rt_errf(err, RT_EUSAGE, "--api: '%s' is not completions or chat", a->api);
-	if (a->prompt_tokens == BLOAD_UNSET)
+	if (a->prompt_tokens == CMD_BLOAD_UNSET)
 		a->prompt_tokens = 128;
 	if (a->rate < 0 || a->concurrency < 0 || a->requests < 0 || a->warmup < 0 ||
-	    a->prompt_tokens < 1 || (a->output_tokens != BLOAD_UNSET && a->output_tokens < 1) ||
+	    a->prompt_tokens < 1 || (a->output_tokens != CMD_BLOAD_UNSET && a->output_tokens < 1) ||
 	    !(a->burstiness > 0))
 		return rt_errf(err, RT_EUSAGE, "numbers must be positive");
 	if (isinf(a->rate) && a->duration)
@@ -379,7 +379,7 @@ static int bload_config(struct bload *a, struct rt_sb *err)
 	cfg->requests = (int)a->requests;
 	cfg->warmup = (int)a->warmup;
 	cfg->prompt_tokens = (int)a->prompt_tokens;
-	cfg->output_tokens = a->output_tokens == BLOAD_UNSET ? 0 : (int)a->output_tokens;
+	cfg->output_tokens = a->output_tokens == CMD_BLOAD_UNSET ? 0 : (int)a->output_tokens;
 	cfg->dataset = (char *)a->dataset;
 	cfg->model = (char *)a->model;
 	cfg->ignore_eos = a->ignore_eos;
@@ -392,9 +392,9 @@ static int bload_config(struct bload *a, struct rt_sb *err)
 	return 0;
 }
 
-static void bload_release(struct bload *a)
+static void bload_release(struct cmd_bload *a)
 {
-	bload_vllm_release(a);
+	cmd_bench_vllm_release(a);
 	for (size_t i = 0; i < a->cfg.n_slo; i++)
 		free(a->cfg.slo[i].metric);
 	free(a->cfg.slo);
@@ -406,7 +406,7 @@ static void bload_release(struct bload *a)
 
 /* The capacity search, every run's records stored; the run shown is the
  * bound's (or the first tried). Returns stored records or RT_E*. */
-static int bload_capacity(struct bload *a, struct rt_ctx *ctx, struct run_load_capacity *cap,
+static int bload_capacity(struct cmd_bload *a, struct rt_ctx *ctx, struct run_load_capacity *cap,
 			  const struct run_load_result **shown, struct rt_sb *err)
 {
 	int stored = 0;
@@ -434,7 +434,7 @@ static int bload_capacity(struct bload *a, struct rt_ctx *ctx, struct run_load_c
 }
 
 /* One run, its records stored. Returns stored records or RT_E*. */
-static int bload_once(struct bload *a, struct rt_ctx *ctx, struct run_load_result *res,
+static int bload_once(struct cmd_bload *a, struct rt_ctx *ctx, struct run_load_result *res,
 		      struct rt_sb *err)
 {
 	char label[96];
@@ -452,7 +452,7 @@ static int bload_once(struct bload *a, struct rt_ctx *ctx, struct run_load_resul
 }
 
 /* Measure (a capacity search or one run), store, print; the exit code. */
-static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
+static int bload_measure(struct cmd_bload *a, struct rt_ctx *ctx, struct rt_sb *err)
 {
 	struct run_load_result res = { 0 };
 	struct run_load_capacity cap = { 0 };
@@ -472,7 +472,7 @@ static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
 				ctx->db_path);
 		code = shown->completed > 0 ? RT_EXIT_OK : RT_EXIT_RUNTIME;
 		char *path = NULL;
-		if (bload_vllm_save(a, shown, &path, err)) {
+		if (cmd_bench_vllm_save(a, shown, &path, err)) {
 			cmd_error(ctx, "bench load: %s", err->buf);
 			code = RT_EXIT_RUNTIME;
 		} else if (path && !ctx->quiet) {
@@ -490,20 +490,20 @@ static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
 
 static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
 {
-	struct bload a = { .api = "completions", .prompt_tokens = BLOAD_UNSET,
-			   .output_tokens = BLOAD_UNSET, .seed = 1, .burstiness = 1,
-			   .num_prompts = BLOAD_UNSET, .request_rate = NAN,
-			   .max_concurrency = BLOAD_UNSET, .random_input_len = BLOAD_UNSET,
-			   .random_output_len = BLOAD_UNSET };
+	struct cmd_bload a = { .api = "completions", .prompt_tokens = CMD_BLOAD_UNSET,
+			   .output_tokens = CMD_BLOAD_UNSET, .seed = 1, .burstiness = 1,
+			   .num_prompts = CMD_BLOAD_UNSET, .request_rate = NAN,
+			   .max_concurrency = CMD_BLOAD_UNSET, .random_input_len = CMD_BLOAD_UNSET,
+			   .random_output_len = CMD_BLOAD_UNSET };
 	struct rt_sb err = RT_SB_INIT;
 	int code;
-	bload_take_multi(&a, &argc, argv);
+	cmd_bench_take_multi(&a, &argc, argv);
 	a.slos = collect_slos(argc, argv, &a.n_slos);
 	if (bload_parse(argc, argv, ctx, &a, &code)) {
 		bload_release(&a);
 		return code;
 	}
-	if (bload_vllm_config(&a, &err) || bload_config(&a, &err)) {
+	if (cmd_bench_vllm_config(&a, &err) || bload_config(&a, &err)) {
 		cmd_error(ctx, "bench load: %s", err.buf);
 		fprintf(stderr, "usage: %s\n", bload_help.usage);
 		code = RT_EXIT_USAGE;

@@ -15,10 +15,10 @@
 #include "runner/cmd/cmd.h"
 #include "runner/load/load.h"
 
-#define BLOAD_UNSET LONG_MIN /* an integer option that was not given */
+#define CMD_BLOAD_UNSET LONG_MIN /* an integer option that was not given */
 
 /* `ratchet bench load` as asked: the options, and what is built from them. */
-struct bload {
+struct cmd_bload {
 	const char *endpoint;   /* --endpoint URL (required) */
 	const char *api;        /* --api completions | chat */
 	const char *model;      /* --model, NULL: "default" */
@@ -32,8 +32,8 @@ struct bload {
 	long concurrency;       /* --concurrency */
 	long requests;          /* --requests, 0: derived */
 	long warmup;            /* --warmup */
-	long prompt_tokens;     /* --prompt-tokens, BLOAD_UNSET: 128 */
-	long output_tokens;     /* --output-tokens, BLOAD_UNSET: each record's own, 128 for random */
+	long prompt_tokens;     /* --prompt-tokens, CMD_BLOAD_UNSET: 128 */
+	long output_tokens;     /* --output-tokens, CMD_BLOAD_UNSET: each record's own, 128 for random */
 	long seed;              /* --seed */
 	double rate;            /* --rate, 0: closed loop */
 	double burstiness;      /* --burstiness */
@@ -52,20 +52,20 @@ struct bload {
 	int default_max_tokens; /* records without max_tokens (vLLM's custom dataset: 256), 0: 128 */
 
 	/* vLLM's flags (cmd_bench_vllm.c) */
-	long num_prompts;          /* --num-prompts, BLOAD_UNSET: not given */
+	long num_prompts;          /* --num-prompts, CMD_BLOAD_UNSET: not given */
 	double request_rate;       /* --request-rate (inf too), NAN: not given */
-	long max_concurrency;      /* --max-concurrency, BLOAD_UNSET: not given */
+	long max_concurrency;      /* --max-concurrency, CMD_BLOAD_UNSET: not given */
 	const char *dataset_name;  /* --dataset-name random | sharegpt | custom, NULL: not given */
 	const char *dataset_path;  /* --dataset-path FILE */
-	long random_input_len;     /* --random-input-len, BLOAD_UNSET: not given */
-	long random_output_len;    /* --random-output-len, BLOAD_UNSET: not given */
+	long random_input_len;     /* --random-input-len, CMD_BLOAD_UNSET: not given */
+	long random_output_len;    /* --random-output-len, CMD_BLOAD_UNSET: not given */
 	const char *pct_metrics;   /* --percentile-metrics, NULL: ttft,tpot,itl */
 	const char *metric_pcts;   /* --metric-percentiles, NULL: 99 */
 	const char *label;         /* --label */
 	const char *result_dir;    /* --result-dir */
 	const char *result_file;   /* --result-filename */
 	const char *multi_opt;     /* the option table's slot for --goodput and --metadata, whose
-				    * values bload_take_multi takes out of argv first */
+				    * values cmd_bench_take_multi takes out of argv first */
 	bool save_result;          /* --save-result */
 	bool save_detailed;        /* --save-detailed */
 	bool append_result;        /* --append-result */
@@ -80,7 +80,7 @@ struct bload {
 };
 
 /* vLLM's options rows, appended to `bench load`'s table. */
-#define BLOAD_VLLM_OPTS(a)                                                                                     \
+#define CMD_BLOAD_VLLM_OPTS(a)                                                                                     \
 	{ "num-prompts", 0, RT_OPT_INT, &(a)->num_prompts, "N", "vLLM: measured requests (default 1000)" },   \
 	{ "request-rate", 0, RT_OPT_DBL, &(a)->request_rate, "R", "vLLM: open loop at R req/s, inf: all at once (default)" }, \
 	{ "max-concurrency", 0, RT_OPT_INT, &(a)->max_concurrency, "N", "vLLM: most requests in flight" },    \
@@ -88,8 +88,8 @@ struct bload {
 	{ "dataset-path", 0, RT_OPT_STR, &(a)->dataset_path, "FILE", "vLLM: the sharegpt or custom dataset" }, \
 	{ "random-input-len", 0, RT_OPT_INT, &(a)->random_input_len, "L", "vLLM: random prompt tokens (default 1024)" }, \
 	{ "random-output-len", 0, RT_OPT_INT, &(a)->random_output_len, "T", "vLLM: random max_tokens (default 128)" }, \
-	{ "percentile-metrics", 0, RT_OPT_STR, &(a)->pct_metrics, "LIST", "vLLM: metrics with percentiles (ttft,tpot,itl)" }, \
-	{ "metric-percentiles", 0, RT_OPT_STR, &(a)->metric_pcts, "LIST", "vLLM: percentiles reported (99)" },  \
+	{ "percentile-metrics", 0, RT_OPT_STR, &(a)->pct_metrics, "CSV", "vLLM: metrics with percentiles (ttft,tpot,itl)" }, \
+	{ "metric-percentiles", 0, RT_OPT_STR, &(a)->metric_pcts, "CSV", "vLLM: percentiles reported (99)" },  \
 	{ "goodput", 0, RT_OPT_STR, &(a)->multi_opt, "KEY:MS...", "vLLM: SLOs for goodput: ttft:500 tpot:50 e2el:..." }, \
 	{ "save-result", 0, RT_OPT_FLAG, &(a)->save_result, NULL, "vLLM: write vLLM's result JSON" },           \
 	{ "save-detailed", 0, RT_OPT_FLAG, &(a)->save_detailed, NULL, "vLLM: with per-request lists" },         \
@@ -102,14 +102,14 @@ struct bload {
 /* Take vLLM's multi-value flags (--goodput ttft:500 tpot:50, --metadata
  * k=v ...: every value up to the next option, or --name=value) out of argv
  * into a->goodput and a->metadata; *argc is updated, argv stays NULL-ended. */
-void bload_take_multi(struct bload *a, int *argc, char **argv);
+void cmd_bench_take_multi(struct cmd_bload *a, int *argc, char **argv);
 /* Map vLLM's flags onto ratchet's (before bload_config): vLLM's defaults
  * when no ratchet loop flag is given, conflicts refused. RT_EUSAGE with err. */
-int bload_vllm_config(struct bload *a, struct rt_sb *err);
+int cmd_bench_vllm_config(struct cmd_bload *a, struct rt_sb *err);
 /* With --save-result or --append-result, write the run as vLLM's result
  * file; *path gets its name (caller frees). 0 when nothing was asked. */
-int bload_vllm_save(const struct bload *a, const struct run_load_result *r, char **path,
+int cmd_bench_vllm_save(const struct cmd_bload *a, const struct run_load_result *r, char **path,
 		    struct rt_sb *err);
-void bload_vllm_release(struct bload *a);
+void cmd_bench_vllm_release(struct cmd_bload *a);
 
 #endif

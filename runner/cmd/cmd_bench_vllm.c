@@ -37,7 +37,7 @@ static bool is_opt(const char *s)
 	return s[0] == '-' && s[1] && (s[1] == '-' || !(s[1] >= '0' && s[1] <= '9'));
 }
 
-void bload_take_multi(struct bload *a, int *argc, char **argv)
+void cmd_bench_take_multi(struct cmd_bload *a, int *argc, char **argv)
 {
 	static const char *const names[] = { "--goodput", "--metadata" };
 	const char ***lists[] = { &a->goodput, &a->metadata };
@@ -76,7 +76,7 @@ void bload_take_multi(struct bload *a, int *argc, char **argv)
 
 /* --goodput ttft:500 tpot:50 e2el:2000 -> per-request SLOs in cfg (the
  * goodput counts requests meeting all of them, as vLLM's). */
-static int take_goodput(struct bload *a, struct rt_sb *err)
+static int take_goodput(struct cmd_bload *a, struct rt_sb *err)
 {
 	static const char *const keys[] = { "ttft", "tpot", "e2el" };
 	struct spec_load *cfg = &a->cfg;
@@ -112,7 +112,7 @@ static int take_goodput(struct bload *a, struct rt_sb *err)
 }
 
 /* --metric-percentiles 25,50,99.9 and --percentile-metrics, checked. */
-static int take_percentiles(struct bload *a, struct rt_sb *err)
+static int take_percentiles(struct cmd_bload *a, struct rt_sb *err)
 {
 	if (a->pct_metrics && run_load_vllm_check_metrics(a->pct_metrics, err))
 		return RT_EUSAGE;
@@ -140,7 +140,7 @@ static int take_percentiles(struct bload *a, struct rt_sb *err)
 }
 
 /* --dataset-name and what goes with it. vllm_defaults: no ratchet loop flag. */
-static int take_dataset(struct bload *a, bool vllm_defaults, struct rt_sb *err)
+static int take_dataset(struct cmd_bload *a, bool vllm_defaults, struct rt_sb *err)
 {
 	static const char *const names[] = { "random", "sharegpt", "custom" };
 	const char *name = a->dataset_name;
@@ -165,9 +165,9 @@ static int take_dataset(struct bload *a, bool vllm_defaults, struct rt_sb *err)
 			return rt_errf(err, RT_EUSAGE, "cannot use the 'random' dataset with a dataset "
 				       "file (%s): give --dataset-name sharegpt or custom", a->dataset);
 		a->ignore_eos = true; /* vLLM does for random data: outputs run to max_tokens */
-		if (a->prompt_tokens == BLOAD_UNSET)
+		if (a->prompt_tokens == CMD_BLOAD_UNSET)
 			a->prompt_tokens = 1024;
-		if (a->output_tokens == BLOAD_UNSET)
+		if (a->output_tokens == CMD_BLOAD_UNSET)
 			a->output_tokens = 128;
 	} else if (!a->dataset) {
 		return rt_errf(err, RT_EUSAGE, "--dataset-name %s needs --dataset-path FILE", name);
@@ -183,11 +183,11 @@ static int both(bool mine, bool theirs, const char *m, const char *t, struct rt_
 	return mine && theirs ? rt_errf(err, RT_EUSAGE, "give %s or %s, not both", m, t) : 0;
 }
 
-int bload_vllm_config(struct bload *a, struct rt_sb *err)
+int cmd_bench_vllm_config(struct cmd_bload *a, struct rt_sb *err)
 {
-	a->vllm = a->num_prompts != BLOAD_UNSET || !isnan(a->request_rate) ||
-		  a->max_concurrency != BLOAD_UNSET || a->dataset_name || a->dataset_path ||
-		  a->random_input_len != BLOAD_UNSET || a->random_output_len != BLOAD_UNSET ||
+	a->vllm = a->num_prompts != CMD_BLOAD_UNSET || !isnan(a->request_rate) ||
+		  a->max_concurrency != CMD_BLOAD_UNSET || a->dataset_name || a->dataset_path ||
+		  a->random_input_len != CMD_BLOAD_UNSET || a->random_output_len != CMD_BLOAD_UNSET ||
 		  a->pct_metrics || a->metric_pcts || a->n_goodput || a->multi_empty ||
 		  a->n_metadata || a->save_result || a->save_detailed || a->append_result ||
 		  a->result_dir || a->result_file || a->label;
@@ -198,32 +198,32 @@ int bload_vllm_config(struct bload *a, struct rt_sb *err)
 		return 0;
 	bool own_loop = a->rate != 0 || a->concurrency || a->prefill || a->pattern || a->requests ||
 			a->duration;
-	int rc = both(a->requests || a->duration, a->num_prompts != BLOAD_UNSET,
+	int rc = both(a->requests || a->duration, a->num_prompts != CMD_BLOAD_UNSET,
 		      "--requests/--duration", "--num-prompts", err);
 	rc = rc ? rc : both(a->rate != 0 || a->prefill, rate_given, "--rate/--prefill", "--request-rate", err);
-	rc = rc ? rc : both(a->concurrency != 0, a->max_concurrency != BLOAD_UNSET, "--concurrency",
+	rc = rc ? rc : both(a->concurrency != 0, a->max_concurrency != CMD_BLOAD_UNSET, "--concurrency",
 			    "--max-concurrency", err);
-	rc = rc ? rc : both(a->prompt_tokens != BLOAD_UNSET, a->random_input_len != BLOAD_UNSET,
+	rc = rc ? rc : both(a->prompt_tokens != CMD_BLOAD_UNSET, a->random_input_len != CMD_BLOAD_UNSET,
 			    "--prompt-tokens", "--random-input-len", err);
 	if (rc)
 		return rc;
-	if (a->num_prompts != BLOAD_UNSET && a->num_prompts < 1)
+	if (a->num_prompts != CMD_BLOAD_UNSET && a->num_prompts < 1)
 		return rt_errf(err, RT_EUSAGE, "--num-prompts must be at least 1");
 	if (!(a->request_rate > 0))
 		return rt_errf(err, RT_EUSAGE, "--request-rate must be positive (inf: all at once)");
-	if (a->max_concurrency != BLOAD_UNSET && a->max_concurrency < 1)
+	if (a->max_concurrency != CMD_BLOAD_UNSET && a->max_concurrency < 1)
 		return rt_errf(err, RT_EUSAGE, "--max-concurrency must be greater than 0");
-	if (a->num_prompts != BLOAD_UNSET)
+	if (a->num_prompts != CMD_BLOAD_UNSET)
 		a->requests = a->num_prompts;
 	else if (!own_loop)
 		a->requests = 1000;
 	if (rate_given || !own_loop)
 		a->rate = a->request_rate;
-	if (a->max_concurrency != BLOAD_UNSET)
+	if (a->max_concurrency != CMD_BLOAD_UNSET)
 		a->concurrency = a->max_concurrency;
-	if (a->random_input_len != BLOAD_UNSET)
+	if (a->random_input_len != CMD_BLOAD_UNSET)
 		a->prompt_tokens = a->random_input_len;
-	if (a->random_output_len != BLOAD_UNSET && a->output_tokens == BLOAD_UNSET &&
+	if (a->random_output_len != CMD_BLOAD_UNSET && a->output_tokens == CMD_BLOAD_UNSET &&
 	    !a->dataset && !a->dataset_path)
 		a->output_tokens = a->random_output_len;
 	if ((rc = take_dataset(a, !own_loop, err)) || (rc = take_goodput(a, err)))
@@ -232,7 +232,7 @@ int bload_vllm_config(struct bload *a, struct rt_sb *err)
 }
 
 /* The run's description for the result file. */
-static struct run_load_vllm_run vllm_run(const struct bload *a, const struct run_load_result *r,
+static struct run_load_vllm_run vllm_run(const struct cmd_bload *a, const struct run_load_result *r,
 					 char *date, size_t n)
 {
 	time_t now = time(NULL);
@@ -261,7 +261,7 @@ static struct run_load_vllm_run vllm_run(const struct bload *a, const struct run
 	};
 }
 
-int bload_vllm_save(const struct bload *a, const struct run_load_result *r, char **path,
+int cmd_bench_vllm_save(const struct cmd_bload *a, const struct run_load_result *r, char **path,
 		    struct rt_sb *err)
 {
 	*path = NULL;
@@ -292,7 +292,7 @@ int bload_vllm_save(const struct bload *a, const struct run_load_result *r, char
 	return rc;
 }
 
-void bload_vllm_release(struct bload *a)
+void cmd_bench_vllm_release(struct cmd_bload *a)
 {
 	free(a->goodput);
 	free(a->metadata);
