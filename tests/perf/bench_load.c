@@ -88,25 +88,44 @@ static int run_phase(struct spec_load *c, double secs, const char *url, uint64_t
 	return rc ? -1 : 0;
 }
 
-static double cpu_s(const struct rusage *u)
+/* CPU per request, in microseconds. */
+struct cpu_cost {
+	double user, sys; /* user and system time per request; user < 0: not measured */
+};
+
+static double tv_s(struct timeval t)
 {
-	return (double)(u->ru_utime.tv_sec + u->ru_stime.tv_sec) +
-	       (double)(u->ru_utime.tv_usec + u->ru_stime.tv_usec) / 1e6;
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+/* (b - a) / n in microseconds; a NULL means from zero. */
+static struct cpu_cost per_req(const struct rusage *a, const struct rusage *b, double n)
+{
+	struct cpu_cost c = { tv_s(b->ru_utime), tv_s(b->ru_stime) };
+	if (a) {
+		c.user -= tv_s(a->ru_utime);
+		c.sys -= tv_s(a->ru_stime);
+	}
+	c.user = c.user / n * 1e6;
+	c.sys = c.sys / n * 1e6;
+	return c;
 }
 
 /* ratchet's client CPU per streamed request (us): a closed loop of conns
  * connections for secs, user + system time of this process around the run
  * (the server is another process). -1 on failure. */
-static double ratchet_cpu_per_req(const char *url, int conns, double secs)
+static struct cpu_cost ratchet_cpu_per_req(const char *url, int conns, double secs)
 {
 	struct spec_load c = { .pattern = SPEC_LOAD_CLOSED, .concurrency = conns };
 	struct run_load_result r;
 	struct rusage a, b;
+	struct cpu_cost us = { -1, -1 };
 	getrusage(RUSAGE_SELF, &a);
 	if (run_phase(&c, secs, url, 3, &r))
-		return -1;
+		return us;
 	getrusage(RUSAGE_SELF, &b);
-	double us = r.n_reqs ? (cpu_s(&b) - cpu_s(&a)) / (double)r.n_reqs * 1e6 : -1;
+	if (r.n_reqs)
+		us = per_req(&a, &b, (double)r.n_reqs);
 	if (r.failed)
 		fprintf(stderr, "bench_load: client cost run: %d failed\n", r.failed);
 	run_load_result_release(&r);
@@ -126,16 +145,18 @@ static char *phase_body(void)
 }
 
 /* wrk's CPU per request (us) for the same body, conns connections, one
- * thread, secs: its user + system time from wait4 over the requests it
- * counted. -2 when wrk is not installed, -1 on failure. */
-static double wrk_cpu_per_req(const char *url, int conns, double secs)
+ * thread, secs: its user and system time from wait4 over the requests it
+ * counted. user -2 when wrk is not installed, -1 on failure. */
+static struct cpu_cost wrk_cpu_per_req(const char *url, int conns, double secs)
 {
+	struct cpu_cost us = { -2, -2 };
 	if (system("command -v wrk >/dev/null 2>&1"))
-		return -2;
+		return us;
+	us.user = us.sys = -1;
 	char script[] = "/tmp/bench_load_wrk_XXXXXX";
 	int fd = mkstemp(script);
 	if (fd < 0)
-		return -1;
+		return us;
 	char *body = phase_body();
 	FILE *f = fdopen(fd, "w");
 	fprintf(f, "wrk.method = \"POST\"\nwrk.body = [==[%s]==]\n"
@@ -151,7 +172,6 @@ static double wrk_cpu_per_req(const char *url, int conns, double secs)
 	char *argv[] = { "wrk", "-t1", c_arg, d_arg, "-s", script, target, NULL };
 	struct rt_spawn_opts o = { .stdin_fd = -1, .stdout_fd = ofd, .stderr_fd = ofd };
 	pid_t pid;
-	double us = -1;
 	struct rusage ru;
 	int st;
 	if (ofd >= 0 && !rt_spawn(argv, &o, &pid, NULL) && wait4(pid, &st, 0, &ru) == pid &&
@@ -164,7 +184,7 @@ static double wrk_cpu_per_req(const char *url, int conns, double secs)
 			at--;
 		long reqs = at ? atol(at) : 0;
 		if (reqs > 0 && !strstr(out, "Non-2xx"))
-			us = cpu_s(&ru) / (double)reqs * 1e6;
+			us = per_req(NULL, &ru, (double)reqs);
 		else
 			fprintf(stderr, "bench_load: wrk: %s\n", out);
 	}
@@ -234,18 +254,21 @@ int main(void)
 
 	/* 4. client CPU per streamed request, ratchet's and wrk's */
 	int conns = getenv("BENCH_LOAD_CONNS") ? atoi(getenv("BENCH_LOAD_CONNS")) : 32;
-	double ours = ratchet_cpu_per_req(url, conns, secs);
-	double wrk = wrk_cpu_per_req(url, conns, secs);
-	if (ours < 0)
+	struct cpu_cost ours = ratchet_cpu_per_req(url, conns, secs);
+	struct cpu_cost wrk = wrk_cpu_per_req(url, conns, secs);
+	if (ours.user < 0)
 		return 3;
-	if (wrk == -2)
-		printf("client_cpu_per_request: %.1f us (target: <= wrk's, goal <= 50 us; wrk is not installed: "
-		       "apt-get install wrk to compare)\n", ours);
-	else if (wrk < 0)
-		printf("client_cpu_per_request: %.1f us (target: <= wrk's, goal <= 50 us; wrk failed)\n", ours);
+	double o = ours.user + ours.sys, w = wrk.user + wrk.sys;
+	if (wrk.user == -2)
+		printf("client_cpu_per_request: %.1f us (user %.1f + system %.1f; target: <= wrk's, goal <= 50 us; "
+		       "wrk is not installed: apt-get install wrk to compare)\n", o, ours.user, ours.sys);
+	else if (wrk.user < 0)
+		printf("client_cpu_per_request: %.1f us (user %.1f + system %.1f; target: <= wrk's, goal <= 50 us; "
+		       "wrk failed)\n", o, ours.user, ours.sys);
 	else
-		printf("client_cpu_per_request: %.1f us (target: <= wrk's %.1f us, goal <= 50 us; "
-		       "user+system, closed loop c=%d, 8 streamed tokens)\n", ours, wrk, conns);
+		printf("client_cpu_per_request: %.1f us (user %.1f + system %.1f; target: <= wrk's %.1f us "
+		       "= %.1f + %.1f, goal <= 50 us; closed loop c=%d, 8 streamed tokens)\n",
+		       o, ours.user, ours.sys, w, wrk.user, wrk.sys, conns);
 	stop();
 	return 0;
 }
