@@ -1,4 +1,5 @@
-# The load generator's tests and bench (runner/load*.c, db/requests.c).
+# The load generator's tests and bench (runner/load*.c, db/requests.c), and
+# `ratchet bench load` with vLLM's flags against a vLLM result file (test_load_vllm).
 # The misbehaving test server (tests/load/testserver.c) needs libmicrohttpd;
 # without it only the pure unit tests are built.
 rt_add_test(test_load SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load.c
@@ -10,6 +11,8 @@ if(MHD_FOUND)
               LIBS rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load)
   add_executable(load_testserver ${CMAKE_SOURCE_DIR}/tests/load/testserver_main.c)
   target_link_libraries(load_testserver PRIVATE rt_load_testserver)
+  rt_add_test(test_load_vllm SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load_vllm.c
+              LIBS rt_bench rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load e2e)
   rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
   rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_load.c
                LIBS rt_load rt_load_testserver rt_base)

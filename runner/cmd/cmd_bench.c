@@ -4,11 +4,11 @@
  * (runner/load/load.h), prints a vLLM-like summary (or JSON with --json),
  * and stores every request record in the database (iteration_id NULL). SLO
  * names and durations are read as the spec reads them (spec_slo_parse,
- * rt_parse_duration).
+ * rt_parse_duration). vLLM's `bench serve` flags and result file are
+ * cmd_bench_vllm.c's (cmd_bench.h).
  */
-#include "runner/cmd/cmd.h"
+#include "runner/cmd/cmd_bench.h"
 #include "db/requests.h"
-#include "runner/load/load.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -110,6 +110,8 @@ static void print_summary(const struct run_load_result *r, const struct run_load
 	printf("%-40s %.2f\n", "Benchmark duration (s):", r->duration_s);
 	printf("%-40s %lld\n", "Total input tokens:", r->prompt_tokens_total);
 	printf("%-40s %lld\n", "Total generated tokens:", r->output_tokens_total);
+	printf("%-40s %.2f\n", "Mean input tokens (achieved):", run_load_mean_input(r));
+	printf("%-40s %.2f\n", "Mean output tokens (achieved):", run_load_mean_output(r));
 	printf("%-40s %.2f\n", "Request throughput (req/s):", v[SPEC_LM_REQUEST_THROUGHPUT]);
 	printf("%-40s %.2f\n", "Output token throughput (tok/s):", v[SPEC_LM_OUTPUT_THROUGHPUT]);
 	printf("%-40s %.2f\n", "Total token throughput (tok/s):", v[SPEC_LM_TOTAL_TOKEN_THROUGHPUT]);
@@ -188,6 +190,8 @@ static void print_json(const struct run_load_result *r, const struct run_load_ca
 	json_object_set_new(o, "duration_s", num(r->duration_s));
 	json_object_set_new(o, "prompt_tokens", json_integer(r->prompt_tokens_total));
 	json_object_set_new(o, "output_tokens", json_integer(r->output_tokens_total));
+	json_object_set_new(o, "mean_input_tokens", num(run_load_mean_input(r)));
+	json_object_set_new(o, "mean_output_tokens", num(run_load_mean_output(r)));
 	struct run_load_dist d;
 	run_load_dist(r, "send_lag", &d);
 	json_object_set_new(o, "send_lag_max", num(d.max));
@@ -238,40 +242,6 @@ static void on_progress(void *arg, double rate, uint64_t seed, const struct run_
 		pass ? "pass" : "fail");
 }
 
-/* `ratchet bench load` as asked: the options, and what is built from them. */
-struct bload {
-	const char *endpoint;   /* --endpoint URL (required) */
-	const char *api;        /* --api completions | chat */
-	const char *model;      /* --model, NULL: "default" */
-	const char *pattern;    /* --pattern poisson | gamma | constant, NULL: poisson */
-	const char *duration;   /* --duration DUR, NULL: use --requests */
-	const char *dataset;    /* --dataset FILE, NULL: random prompts */
-	const char *slo_opt;    /* the last --slo (each one is read by collect_slos) */
-	const char *rates;      /* --rates LO,HI: capacity search, NULL: one run */
-	const char *seeds;      /* --seeds S1,S2, NULL: --seed */
-	const char *timeout;    /* --timeout DUR, NULL: 600 s */
-	long concurrency;       /* --concurrency */
-	long requests;          /* --requests, 0: derived */
-	long warmup;            /* --warmup */
-	long prompt_tokens;     /* --prompt-tokens */
-	long output_tokens;     /* --output-tokens */
-	long seed;              /* --seed */
-	double rate;            /* --rate, 0: closed loop */
-	double burstiness;      /* --burstiness */
-	bool prefill;           /* --prefill */
-	bool ignore_eos;        /* --ignore-eos */
-	bool no_store;          /* --no-store */
-	const char *key_env;    /* --api-key-env */
-	const char *api_key;    /* the key it names, from the environment, or NULL */
-	const char **slos;      /* every --slo value, read before argv is reordered (owned array) */
-	size_t n_slos;          /* entries in slos */
-	struct spec_load cfg;   /* the load generator's configuration */
-	double *rate_list;      /* parsed --rates (owned; cfg.rates points here) */
-	double *seed_list;      /* parsed --seeds (owned) */
-	size_t n_rates;         /* entries in rate_list */
-	size_t n_seeds;         /* entries in seed_list */
-};
-
 static const struct rt_cmd_help bload_help = {
 	"ratchet bench load --endpoint URL [options]",
 	"drive an OpenAI-compatible endpoint with streamed requests and report vLLM's serving metrics",
@@ -280,11 +250,15 @@ static const struct rt_cmd_help bload_help = {
 	"plus ttft_sched (TTFT from the intended send time) and send_lag. Tokens come from the\n"
 	"server's usage. With --rates and --slo it searches for the highest rate meeting every\n"
 	"SLO. Every request record is stored in the database (table requests).\n"
+	"vLLM's `bench serve` flags work as given (--num-prompts, --request-rate, --max-concurrency,\n"
+	"--dataset-name, --goodput, --save-result, ...), with vLLM's defaults when no ratchet loop\n"
+	"flag (--rate, --concurrency, --prefill, --pattern, --requests, --duration) is given;\n"
+	"--save-result writes vLLM's result JSON, with ttft_sched and send_lag alongside.\n"
 	"exit codes: 0 ok, 2 usage error, 3 runtime error (including: no request succeeded)",
 };
 
 /* The option table; returns cmd_parse's result with *code set. */
-static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *a, int *code)
+static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct cmd_bload *a, int *code)
 {
 	const struct rt_opt opts[] = {
 		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
@@ -299,7 +273,7 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 		{ "duration", 'd', RT_OPT_STR, &a->duration, "DUR", "measured duration instead (e.g. 60s, 5m)" },
 		{ "warmup", 0, RT_OPT_INT, &a->warmup, "N", "warm-up requests, excluded from metrics" },
 		{ "prompt-tokens", 0, RT_OPT_INT, &a->prompt_tokens, "L", "random prompt length in tokens (default 128)" },
-		{ "output-tokens", 0, RT_OPT_INT, &a->output_tokens, "T", "max_tokens per request (default 128)" },
+		{ "output-tokens", 0, RT_OPT_INT, &a->output_tokens, "T", "max_tokens of every request (default: each record's own, 128 for random prompts)" },
 		{ "dataset", 0, RT_OPT_STR, &a->dataset, "FILE", "JSONL prompts: ShareGPT or {\"prompt\",\"max_tokens\"}" },
 		{ "seed", 0, RT_OPT_INT, &a->seed, "S", "seed for prompts and the schedule (default 1)" },
 		{ "slo", 0, RT_OPT_STR, &a->slo_opt, "M=DUR", "SLO, repeatable or comma-separated: ttft_p95=4s" },
@@ -309,6 +283,7 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 		{ "ignore-eos", 0, RT_OPT_FLAG, &a->ignore_eos, NULL, "send ignore_eos: true (vLLM)" },
 		{ "no-store", 0, RT_OPT_FLAG, &a->no_store, NULL, "do not store request records" },
 		CMD_OPT_API_KEY_ENV(a->key_env),
+		CMD_BLOAD_VLLM_OPTS(a),
 		{ 0 },
 	};
 	int npos = 0;
@@ -326,18 +301,24 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct bload *
 }
 
 /* Closed loop, prefill waves, or an open-loop arrival pattern. */
-static int bload_pattern(struct bload *a, struct rt_sb *err)
+static int bload_pattern(struct cmd_bload *a, struct rt_sb *err)
 {
 	struct spec_load *cfg = &a->cfg;
 	if (a->prefill) {
 		cfg->pattern = SPEC_LOAD_PREFILL;
 	} else if (a->rate > 0 || a->rates) {
-		cfg->pattern = SPEC_LOAD_POISSON;
+		/* like the spec and vLLM: a burstiness other than 1 means gamma gaps,
+		 * an infinite one constant gaps */
+		cfg->pattern = isinf(a->burstiness)    ? SPEC_LOAD_CONSTANT
+			       : a->burstiness != 1.0 ? SPEC_LOAD_GAMMA
+						      : SPEC_LOAD_POISSON;
 		if (a->pattern && !strcmp(a->pattern, "gamma"))
 			cfg->pattern = SPEC_LOAD_GAMMA;
 		else if (a->pattern && !strcmp(a->pattern, "constant"))
 			cfg->pattern = SPEC_LOAD_CONSTANT;
-		else if (a->pattern && strcmp(a->pattern, "poisson"))
+		else if (a->pattern && !strcmp(a->pattern, "poisson"))
+			cfg->pattern = SPEC_LOAD_POISSON;
+		else if (a->pattern)
 			return rt_errf(err, RT_EUSAGE, "--pattern: '%s' is not poisson, gamma or constant",
 				       a->pattern);
 	} else {
@@ -349,7 +330,7 @@ static int bload_pattern(struct bload *a, struct rt_sb *err)
 }
 
 /* --duration and --timeout */
-static int bload_durations(struct bload *a, struct rt_sb *err)
+static int bload_durations(struct cmd_bload *a, struct rt_sb *err)
 {
 	struct spec_load *cfg = &a->cfg;
 	if (a->duration && (rt_parse_duration(a->duration, &cfg->duration_s) || !(cfg->duration_s > 0)))
@@ -362,7 +343,7 @@ static int bload_durations(struct bload *a, struct rt_sb *err)
 }
 
 /* Every option into a->cfg; RT_EUSAGE with err filled when one is wrong. */
-static int bload_config(struct bload *a, struct rt_sb *err)
+static int bload_config(struct cmd_bload *a, struct rt_sb *err)
 {
 	struct spec_load *cfg = &a->cfg;
 	if (!a->endpoint)
@@ -371,9 +352,15 @@ static int bload_config(struct bload *a, struct rt_sb *err)
 		cfg->api = !strcmp(a->api, "chat") ? SPEC_API_CHAT : SPEC_API_COMPLETIONS;
 	else
 		return rt_errf(err, RT_EUSAGE, "--api: '%s' is not completions or chat", a->api);
+	if (a->prompt_tokens == CMD_BLOAD_UNSET)
+		a->prompt_tokens = 128;
 	if (a->rate < 0 || a->concurrency < 0 || a->requests < 0 || a->warmup < 0 ||
-	    a->prompt_tokens < 1 || a->output_tokens < 1 || !(a->burstiness > 0))
+	    a->prompt_tokens < 1 || (a->output_tokens != CMD_BLOAD_UNSET && a->output_tokens < 1) ||
+	    !(a->burstiness > 0))
 		return rt_errf(err, RT_EUSAGE, "numbers must be positive");
+	if (isinf(a->rate) && a->duration)
+		return rt_errf(err, RT_EUSAGE, "an infinite rate sends every request at once: give a "
+			       "request count (--requests, --num-prompts), not --duration");
 	int rc = 0;
 	for (size_t i = 0; i < a->n_slos && !rc; i++)
 		rc = parse_slos(a->slos[i], cfg, err);
@@ -392,7 +379,7 @@ static int bload_config(struct bload *a, struct rt_sb *err)
 	cfg->requests = (int)a->requests;
 	cfg->warmup = (int)a->warmup;
 	cfg->prompt_tokens = (int)a->prompt_tokens;
-	cfg->output_tokens = (int)a->output_tokens;
+	cfg->output_tokens = a->output_tokens == CMD_BLOAD_UNSET ? 0 : (int)a->output_tokens;
 	cfg->dataset = (char *)a->dataset;
 	cfg->model = (char *)a->model;
 	cfg->ignore_eos = a->ignore_eos;
@@ -405,8 +392,9 @@ static int bload_config(struct bload *a, struct rt_sb *err)
 	return 0;
 }
 
-static void bload_release(struct bload *a)
+static void bload_release(struct cmd_bload *a)
 {
+	cmd_bench_vllm_release(a);
 	for (size_t i = 0; i < a->cfg.n_slo; i++)
 		free(a->cfg.slo[i].metric);
 	free(a->cfg.slo);
@@ -418,11 +406,11 @@ static void bload_release(struct bload *a)
 
 /* The capacity search, every run's records stored; the run shown is the
  * bound's (or the first tried). Returns stored records or RT_E*. */
-static int bload_capacity(struct bload *a, struct rt_ctx *ctx, struct run_load_capacity *cap,
+static int bload_capacity(struct cmd_bload *a, struct rt_ctx *ctx, struct run_load_capacity *cap,
 			  const struct run_load_result **shown, struct rt_sb *err)
 {
 	int stored = 0;
-	struct run_load_opts lo = { .api_key = a->api_key };
+	struct run_load_opts lo = { .api_key = a->api_key, .default_max_tokens = a->default_max_tokens };
 	int rc = run_load_capacity(&a->cfg, a->endpoint, a->model, &lo, on_progress, ctx, cap, err);
 	if (rc)
 		return rc;
@@ -446,11 +434,11 @@ static int bload_capacity(struct bload *a, struct rt_ctx *ctx, struct run_load_c
 }
 
 /* One run, its records stored. Returns stored records or RT_E*. */
-static int bload_once(struct bload *a, struct rt_ctx *ctx, struct run_load_result *res,
+static int bload_once(struct cmd_bload *a, struct rt_ctx *ctx, struct run_load_result *res,
 		      struct rt_sb *err)
 {
 	char label[96];
-	struct run_load_opts lo = { .api_key = a->api_key };
+	struct run_load_opts lo = { .api_key = a->api_key, .default_max_tokens = a->default_max_tokens };
 	int rc = run_load_run(&a->cfg, a->endpoint, a->model, (uint64_t)a->seed, &lo, res, err);
 	if (rc || a->no_store || !ctx->db)
 		return rc;
@@ -464,7 +452,7 @@ static int bload_once(struct bload *a, struct rt_ctx *ctx, struct run_load_resul
 }
 
 /* Measure (a capacity search or one run), store, print; the exit code. */
-static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
+static int bload_measure(struct cmd_bload *a, struct rt_ctx *ctx, struct rt_sb *err)
 {
 	struct run_load_result res = { 0 };
 	struct run_load_capacity cap = { 0 };
@@ -483,6 +471,14 @@ static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
 			fprintf(stderr, "ratchet: stored %d request records in %s\n", stored,
 				ctx->db_path);
 		code = shown->completed > 0 ? RT_EXIT_OK : RT_EXIT_RUNTIME;
+		char *path = NULL;
+		if (cmd_bench_vllm_save(a, shown, &path, err)) {
+			cmd_error(ctx, "bench load: %s", err->buf);
+			code = RT_EXIT_RUNTIME;
+		} else if (path && !ctx->quiet) {
+			fprintf(stderr, "ratchet: wrote vLLM's result file %s\n", path);
+		}
+		free(path);
 		if (code)
 			cmd_error(ctx, "bench load: no request succeeded (%s)",
 				  shown->n_reqs ? shown->reqs[shown->n_reqs - 1].error : "none sent");
@@ -494,16 +490,20 @@ static int bload_measure(struct bload *a, struct rt_ctx *ctx, struct rt_sb *err)
 
 static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
 {
-	struct bload a = { .api = "completions", .prompt_tokens = 128, .output_tokens = 128,
-			   .seed = 1, .burstiness = 1 };
+	struct cmd_bload a = { .api = "completions", .prompt_tokens = CMD_BLOAD_UNSET,
+			   .output_tokens = CMD_BLOAD_UNSET, .seed = 1, .burstiness = 1,
+			   .num_prompts = CMD_BLOAD_UNSET, .request_rate = NAN,
+			   .max_concurrency = CMD_BLOAD_UNSET, .random_input_len = CMD_BLOAD_UNSET,
+			   .random_output_len = CMD_BLOAD_UNSET };
 	struct rt_sb err = RT_SB_INIT;
 	int code;
+	cmd_bench_take_multi(&a, &argc, argv);
 	a.slos = collect_slos(argc, argv, &a.n_slos);
 	if (bload_parse(argc, argv, ctx, &a, &code)) {
 		bload_release(&a);
 		return code;
 	}
-	if (bload_config(&a, &err)) {
+	if (cmd_bench_vllm_config(&a, &err) || bload_config(&a, &err)) {
 		cmd_error(ctx, "bench load: %s", err.buf);
 		fprintf(stderr, "usage: %s\n", bload_help.usage);
 		code = RT_EXIT_USAGE;

@@ -72,7 +72,7 @@ struct plan {
 	uint64_t seed;               /* schedule and prompts */
 	bool prefill, closed, open;  /* the pattern's family */
 	int n_req;                   /* measured requests; 0: bound by duration */
-	int out_tokens;              /* max_tokens of random prompts */
+	int out_tokens;              /* max_tokens of random prompts and of records without one */
 	int64_t *sched;              /* open loop: send offsets from t0 (owned) */
 	size_t n_sched;
 };
@@ -454,7 +454,7 @@ static int plan_check(struct plan *p, const struct spec_load *cfg, const char *b
 	p->n_req = cfg->requests > 0 ? cfg->requests : 0;
 	if (p->prefill && !p->n_req && !(cfg->duration_s > 0))
 		p->n_req = cfg->concurrency;
-	p->out_tokens = p->prefill ? 1 : (cfg->output_tokens > 0 ? cfg->output_tokens : 128);
+	p->out_tokens = p->prefill ? 1 : cfg->output_tokens > 0 ? cfg->output_tokens : 128;
 	return 0;
 }
 
@@ -699,6 +699,8 @@ int run_load_run(const struct spec_load *cfg, const char *base_url, const char *
 	int rc = plan_check(&p, cfg, base_url, err);
 	if (rc)
 		return rc;
+	if (!p.prefill && cfg->output_tokens <= 0 && opts && opts->default_max_tokens > 0)
+		p.out_tokens = opts->default_max_tokens;
 	p.model = model && *model ? model : cfg->model && *cfg->model ? cfg->model : "default";
 	struct eng e;
 	rc = eng_init(&e, cfg, base_url, opts, out, err);

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "runner/spec/spec.h"
 #include "runner/base/rt.h"
 
@@ -92,6 +94,8 @@ struct run_load_opts {
 	int max_connections;    /* curl connection cache; 0: concurrency or 1024 */
 	const char *api_key;    /* sent as Authorization: Bearer, never stored; NULL: none.
 				 * The caller resolves it (library code reads no environment). */
+	int default_max_tokens; /* max_tokens of dataset records without one (and of random
+				 * prompts) when cfg->output_tokens is 0; 0: 128 */
 };
 
 /*
@@ -113,6 +117,14 @@ struct run_load_dist {
 };
 /* which: "ttft", "tpot", "itl", "e2el", "ttft_sched", "send_lag". RT_EINVAL otherwise. */
 int run_load_dist(const struct run_load_result *r, const char *which, struct run_load_dist *out);
+/* The samples run_load_dist summarizes (unsorted): one per measured request
+ * that has the quantity (itl: every gap), *n of them; NULL for an unknown
+ * name. Caller frees. */
+double *run_load_values(const struct run_load_result *r, const char *which, size_t *n);
+/* Achieved mean prompt and output tokens per completed request (usage), NAN
+ * when none completed. */
+double run_load_mean_input(const struct run_load_result *r);
+double run_load_mean_output(const struct run_load_result *r);
 
 struct run_load_capacity;
 /*
@@ -173,6 +185,43 @@ int run_load_capacity(const struct spec_load *cfg, const char *base_url, const c
 				       const struct run_load_result *r, bool pass),
 		      void *progress_arg, struct run_load_capacity *out, struct rt_sb *err);
 void run_load_capacity_release(struct run_load_capacity *c);
+
+/* ---- vLLM's `bench serve` result file (load_vllm.c) ---- */
+
+/*
+ * What `vllm bench serve --save-result` writes besides the measurements,
+ * following vllm/benchmarks/serve.py of vLLM's main branch at commit
+ * 009e6d4a1cd6 (main_async, benchmark, compute_result_filename).
+ */
+struct run_load_vllm_run {
+	const char *date;              /* "%Y%m%d-%H%M%S", local time at the end of the run */
+	const char *backend;           /* "openai" (completions) or "openai-chat" */
+	const char *label;             /* --label, NULL: null (the file name then uses backend) */
+	const char *model_id;          /* the model name sent */
+	long num_prompts;              /* measured requests asked for */
+	double request_rate;           /* req/s; INFINITY is written "inf" */
+	double burstiness;             /* gamma shape */
+	long max_concurrency;          /* 0: null (no cap) */
+	const char *const *metadata;   /* "KEY=VALUE" items, each a top-level key */
+	size_t n_metadata;             /* entries of metadata */
+	const char *percentile_metrics;/* comma-separated of ttft tpot itl e2el client_queue_time
+					* e2el_including_client_queue; NULL: "ttft,tpot,itl" */
+	const double *percentiles;     /* --metric-percentiles; NULL: {99} */
+	size_t n_percentiles;          /* entries of percentiles */
+	bool goodput;                  /* SLOs were given: request_goodput is a number, else null */
+	bool detailed;                 /* --save-detailed: the per-request lists too */
+};
+
+/* Check a --percentile-metrics list; RT_EUSAGE with err naming the bad one. */
+int run_load_vllm_check_metrics(const char *list, struct rt_sb *err);
+/* The result object: vLLM's keys in vLLM's order, then ratchet's extras
+ * ({mean,median,std,pP}_{ttft_sched,send_lag}_ms, mean_input_tokens,
+ * mean_output_tokens). Caller owns the reference. */
+json_t *run_load_vllm_result(const struct run_load_result *r, const struct run_load_vllm_run *v);
+/* vLLM's default file name, "{label or backend}-{rate}qps[-concurrency{N}]-
+ * {model after its last /}-{date}.json" (rate as Python prints a float:
+ * "inf", "10.0"). Caller frees. */
+char *run_load_vllm_filename(const struct run_load_vllm_run *v);
 
 /* ---- datasets (load_data.c) ---- */
 

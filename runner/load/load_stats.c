@@ -13,12 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Sorts x in place. */
 static void summarize(double *x, size_t n, struct run_load_dist *d)
 {
@@ -27,7 +21,7 @@ static void summarize(double *x, size_t n, struct run_load_dist *d)
 		d->mean = d->median = d->p90 = d->p95 = d->p99 = d->max = NAN;
 		return;
 	}
-	qsort(x, n, sizeof(*x), cmp_dbl);
+	qsort(x, n, sizeof(*x), rt_cmp_double);
 	double s = 0;
 	for (size_t i = 0; i < n; i++)
 		s += x[i];
@@ -132,6 +126,23 @@ int run_load_dist(const struct run_load_result *r, const char *which, struct run
 		return RT_EINVAL;
 	dist_of(r, (enum spec_load_q)w, false, out);
 	return 0;
+}
+
+double *run_load_values(const struct run_load_result *r, const char *which, size_t *n)
+{
+	int w = spec_load_q_find(which);
+	*n = 0;
+	return w < 0 ? NULL : collect(r, (enum spec_load_q)w, false, n);
+}
+
+double run_load_mean_input(const struct run_load_result *r)
+{
+	return r->completed ? (double)r->prompt_tokens_total / r->completed : NAN;
+}
+
+double run_load_mean_output(const struct run_load_result *r)
+{
+	return r->completed ? (double)r->output_tokens_total / r->completed : NAN;
 }
 
 int run_load_slo_value(const struct run_load_result *r, const char *metric, double *out)

@@ -126,8 +126,10 @@ struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud);
 void oai_xfer_start(struct oai_client *c, struct oai_xfer *x, const char *body, size_t len);
 /* Stop x if it is in flight: on_done is called with OAI_CANCELLED. */
 void oai_xfer_cancel(struct oai_client *c, struct oai_xfer *x);
-/* Move every transfer forward and call on_done for those that ended.
- * Returns how many ended, or RT_EHTTP (err filled) when libcurl fails. */
+/* Move transfers forward (those with traffic the last oai_client_wait saw,
+ * and any libcurl timeout due, which starts new transfers) and call on_done
+ * for those that ended. Returns how many ended, or RT_EHTTP (err filled)
+ * when libcurl fails. */
 int oai_client_perform(struct oai_client *c, struct rt_sb *err);
 /* Wait up to timeout_ms for traffic on any transfer, or for fd (>= 0) to be
  * readable. Returns at once when nothing is in flight and fd < 0. */

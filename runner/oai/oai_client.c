@@ -5,14 +5,28 @@
  * an oai_outcome. The loop that decides when to send stays with the caller
  * (the load generator's schedule, the gate's retries); this file only starts
  * transfers, waits, and reports each end once through on_done.
+ *
+ * It runs libcurl's socket interface on an epoll set: libcurl says which
+ * sockets to watch (on_socket) and when its next timeout is due (on_timer);
+ * oai_client_wait is one epoll_wait, and oai_client_perform hands libcurl
+ * only the sockets that wait found ready, plus CURL_SOCKET_TIMEOUT when the
+ * timer is due. The profile of thousands of streams per second showed
+ * curl_multi_perform walking every transfer and poll() registering on every
+ * socket at each wake as the client's largest cost after JSON parsing.
  */
 #include "runner/oai/oai.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#define OAI_EXTRA_TAG UINT64_MAX /* epoll data of the caller's extra descriptor */
+#define OAI_READY_MAX 256        /* events taken per wait; more stay for the next one */
 
 struct oai_xfer {
 	CURL *easy;                     /* reused across requests (keeps options) */
@@ -28,12 +42,19 @@ struct oai_client {
 	CURLM *multi;                /* the one multi handle */
 	struct curl_slist *headers;  /* shared request headers (the key wiped on free) */
 	char *url;                   /* full endpoint URL */
+	CURLU *curlu;                /* url parsed once, shared read-only by every transfer
+				      * (libcurl parses CURLOPT_URL again at every start) */
 	long timeout_ms;             /* per transfer */
 	long connect_timeout_ms;     /* per connection */
 	struct oai_handlers h;       /* the caller's callbacks */
 	struct oai_xfer **xfers;     /* every transfer made */
 	size_t n_xfers;
 	int in_flight;               /* transfers in the multi handle */
+	int epfd;                    /* epoll set of the sockets libcurl asked to watch */
+	int extra_fd;                /* the caller's descriptor in epfd (oai_client_wait), -1 none */
+	int64_t timer_at;            /* CLOCK_MONOTONIC ns libcurl's timeout is due, -1 none */
+	struct epoll_event ready[OAI_READY_MAX]; /* what the last wait found */
+	int n_ready;                 /* entries of ready not yet handed to libcurl */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -72,6 +93,38 @@ static void free_headers(struct curl_slist *headers)
 	curl_slist_free_all(headers);
 }
 
+/* libcurl's socket callback: keep the epoll set to what it wants watched. */
+static int on_socket(CURL *easy, curl_socket_t fd, int what, void *arg, void *sockp)
+{
+	(void)easy;
+	struct oai_client *c = arg;
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, fd, NULL); /* EBADF: closed, so already gone */
+		return 0;
+	}
+	struct epoll_event ev = { .events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) |
+					    ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u),
+				  .data.u64 = (uint64_t)fd };
+	/* sockp is what curl_multi_assign gave this socket: set once it is in the
+	 * set, and forgotten by libcurl with the socket's REMOVE */
+	if (sockp) {
+		epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev);
+	} else if (!epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev) ||
+		   (errno == EEXIST && !epoll_ctl(c->epfd, EPOLL_CTL_MOD, fd, &ev))) {
+		curl_multi_assign(c->multi, fd, c);
+	}
+	return 0;
+}
+
+/* libcurl's timer callback: when to call it with CURL_SOCKET_TIMEOUT. */
+static int on_timer(CURLM *m, long timeout_ms, void *arg)
+{
+	(void)m;
+	struct oai_client *c = arg;
+	c->timer_at = timeout_ms < 0 ? -1 : rt_now_ns() + (int64_t)timeout_ms * 1000000;
+	return 0;
+}
+
 int oai_client_new(const struct oai_client_cfg *cfg, struct oai_client **out, struct rt_sb *err)
 {
 	oai_global_init();
@@ -79,10 +132,28 @@ int oai_client_new(const struct oai_client_cfg *cfg, struct oai_client **out, st
 	CURLM *m = curl_multi_init();
 	if (!m)
 		return rt_errf(err, RT_EHTTP, "%s: cannot create a curl multi handle", cfg->url);
+	int epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0) {
+		curl_multi_cleanup(m);
+		return rt_errf(err, RT_EIO, "%s: cannot create an epoll set: %s", cfg->url,
+			       strerror(errno));
+	}
 	struct oai_client *c = xcalloc(1, sizeof(*c));
 	c->multi = m;
+	c->epfd = epfd;
+	c->extra_fd = -1;
+	c->timer_at = -1;
+	curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(m, CURLMOPT_SOCKETDATA, c);
+	curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(m, CURLMOPT_TIMERDATA, c);
 	c->headers = make_headers(cfg->api_key, cfg->stream);
 	c->url = xstrdup(cfg->url);
+	c->curlu = curl_url();
+	if (c->curlu && curl_url_set(c->curlu, CURLUPART_URL, c->url, 0) != CURLUE_OK) {
+		curl_url_cleanup(c->curlu); /* libcurl will say what is wrong with it */
+		c->curlu = NULL;
+	}
 	c->timeout_ms = cfg->timeout_ms;
 	c->connect_timeout_ms = cfg->connect_timeout_ms;
 	c->h = cfg->h;
@@ -105,8 +176,10 @@ void oai_client_free(struct oai_client *c)
 		free(x);
 	}
 	free(c->xfers);
-	curl_multi_cleanup(c->multi);
+	curl_multi_cleanup(c->multi); /* may still call on_socket: epfd stays open until here */
+	close(c->epfd);
 	free_headers(c->headers);
+	curl_url_cleanup(c->curlu);
 	free(c->url);
 	free(c);
 }
@@ -147,7 +220,10 @@ struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
 		abort();
 	}
 	CURL *e = x->easy;
-	curl_easy_setopt(e, CURLOPT_URL, c->url);
+	if (c->curlu)
+		curl_easy_setopt(e, CURLOPT_CURLU, c->curlu);
+	else
+		curl_easy_setopt(e, CURLOPT_URL, c->url);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
 	curl_easy_setopt(e, CURLOPT_POST, 1L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
@@ -223,12 +299,36 @@ void oai_xfer_cancel(struct oai_client *c, struct oai_xfer *x)
 		end(c, x, CURLE_ABORTED_BY_CALLBACK, true);
 }
 
-int oai_client_perform(struct oai_client *c, struct rt_sb *err)
+/* Hand libcurl one socket's events (or the timeout); RT_EHTTP when it fails
+ * as a whole (a socket it no longer knows is not a failure). */
+static int act(struct oai_client *c, curl_socket_t fd, int mask, struct rt_sb *err)
 {
 	int running = 0;
-	CURLMcode mc = curl_multi_perform(c->multi, &running);
-	if (mc != CURLM_OK)
+	CURLMcode mc = curl_multi_socket_action(c->multi, fd, mask, &running);
+	if (mc != CURLM_OK && mc != CURLM_BAD_SOCKET)
 		return rt_errf(err, RT_EHTTP, "curl: %s", curl_multi_strerror(mc));
+	return 0;
+}
+
+int oai_client_perform(struct oai_client *c, struct rt_sb *err)
+{
+	int rc = 0;
+	for (int i = 0; i < c->n_ready && !rc; i++) {
+		const struct epoll_event *ev = &c->ready[i];
+		if (ev->data.u64 == OAI_EXTRA_TAG)
+			continue;
+		int mask = ((ev->events & EPOLLIN) ? CURL_CSELECT_IN : 0) |
+			   ((ev->events & EPOLLOUT) ? CURL_CSELECT_OUT : 0) |
+			   ((ev->events & (EPOLLERR | EPOLLHUP)) ? CURL_CSELECT_ERR : 0);
+		rc = act(c, (curl_socket_t)ev->data.u64, mask, err);
+	}
+	c->n_ready = 0;
+	if (!rc && c->timer_at >= 0 && rt_now_ns() >= c->timer_at) {
+		c->timer_at = -1; /* on_timer sets the next one */
+		rc = act(c, CURL_SOCKET_TIMEOUT, 0, err);
+	}
+	if (rc)
+		return rc;
 	CURLMsg *m;
 	int left, n = 0;
 	while ((m = curl_multi_info_read(c->multi, &left))) {
@@ -242,12 +342,34 @@ int oai_client_perform(struct oai_client *c, struct rt_sb *err)
 	return n;
 }
 
+/* Watch the caller's descriptor fd (-1: none) in the epoll set. */
+static void set_extra(struct oai_client *c, int fd)
+{
+	if (fd == c->extra_fd)
+		return;
+	if (c->extra_fd >= 0)
+		epoll_ctl(c->epfd, EPOLL_CTL_DEL, c->extra_fd, NULL);
+	c->extra_fd = fd;
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = OAI_EXTRA_TAG };
+	if (fd >= 0 && epoll_ctl(c->epfd, EPOLL_CTL_ADD, fd, &ev))
+		c->extra_fd = -1; /* not watchable: the timeout still bounds the wait */
+}
+
 void oai_client_wait(struct oai_client *c, int fd, int timeout_ms)
 {
 	if (!c->in_flight && fd < 0)
 		return;
-	struct curl_waitfd wfd = { fd, CURL_WAIT_POLLIN, 0 };
-	curl_multi_poll(c->multi, fd >= 0 ? &wfd : NULL, fd >= 0 ? 1 : 0, timeout_ms, NULL);
+	set_extra(c, fd);
+	if (c->n_ready)
+		return; /* events not yet handed to libcurl: no need to sleep */
+	if (c->timer_at >= 0) {
+		int64_t left = c->timer_at - rt_now_ns();
+		int t = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+		if (timeout_ms < 0 || t < timeout_ms)
+			timeout_ms = t;
+	}
+	int n = epoll_wait(c->epfd, c->ready, OAI_READY_MAX, timeout_ms);
+	c->n_ready = n > 0 ? n : 0;
 }
 
 int oai_client_in_flight(const struct oai_client *c)

@@ -8,6 +8,7 @@
  */
 #include "runner/oai/oai.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,73 +62,311 @@ static bool nonempty(json_t *o, const char *key)
 	return json_is_string(v) && json_string_length(v) > 0;
 }
 
-static bool key_is(const char *k, size_t n, const char *name)
+/*
+ * The fast path. The profile showed jansson's parse (and its mallocs) as the
+ * client's largest cost at thousands of streams per second: every content
+ * chunk, and the first chunk and the usage event of every request. So each
+ * event is first read by one validating pass over its bytes (JSON's grammar,
+ * no tree, no allocation) that picks up what matters on the way: a non-empty
+ * "text", "content", "reasoning_content" or "reasoning" string (content),
+ * the top-level integer "server_ns", and the top-level "usage" object's
+ * integer "prompt_tokens" and "completion_tokens". Anything it does not take
+ * as plain goes to jansson, which then decides and words the error: invalid
+ * JSON, a non-null "error" or odd "usage", a root that is not an object,
+ * nesting over SCAN_DEPTH, integers of 19 digits or more.
+ */
+#define SCAN_DEPTH 64
+
+/* What one scan found. */
+struct scan {
+	int content;           /* 1: a non-empty content string */
+	bool has_server_ns;    /* top-level integer server_ns seen */
+	int64_t server_ns;     /* its value */
+	bool usage;            /* top-level usage is an object */
+	bool has_pt, has_ct;   /* usage.prompt_tokens / completion_tokens integers seen */
+	long long pt, ct;      /* their values */
+};
+
+/* Which key a value belongs to (SK_OTHER: none that matters). */
+enum scan_key { SK_OTHER, SK_CONTENT, SK_SERVER_NS, SK_USAGE, SK_ERROR, SK_PT, SK_CT };
+
+/* The key k (kl bytes) at nesting depth: which one it is. Looked up by
+ * length first: every key of every event passes here. */
+static enum scan_key classify(const char *k, size_t kl, int depth, bool in_usage)
 {
-	return strlen(name) == n && !memcmp(k, name, n);
+	switch (kl) {
+	case 4:
+		return !memcmp(k, "text", 4) ? SK_CONTENT : SK_OTHER;
+	case 5:
+		if (depth != 1)
+			return SK_OTHER;
+		return !memcmp(k, "usage", 5) ? SK_USAGE : !memcmp(k, "error", 5) ? SK_ERROR : SK_OTHER;
+	case 7:
+		return !memcmp(k, "content", 7) ? SK_CONTENT : SK_OTHER;
+	case 9:
+		if (!memcmp(k, "reasoning", 9))
+			return SK_CONTENT;
+		return depth == 1 && !memcmp(k, "server_ns", 9) ? SK_SERVER_NS : SK_OTHER;
+	case 13:
+		return in_usage && depth == 2 && !memcmp(k, "prompt_tokens", 13) ? SK_PT : SK_OTHER;
+	case 17:
+		if (!memcmp(k, "reasoning_content", 17))
+			return SK_CONTENT;
+		return in_usage && depth == 2 && !memcmp(k, "completion_tokens", 17) ? SK_CT
+										       : SK_OTHER;
+	default:
+		return SK_OTHER;
+	}
 }
 
-/*
- * The profile showed jansson's parse (and its mallocs) as the client's
- * largest cost at thousands of streams per second, so ordinary content
- * chunks take this path: one pass that tracks strings and nesting, finds the
- * keys that matter, and checks the event is balanced. Returns 1/0 (content
- * chunk or not), or -2 when jansson must look: unbalanced or odd input
- * (jansson then words the error), a non-null usage or error, a first chunk.
- */
-static int fast_event(struct oai_sse *s, const char *d, size_t n)
+/* Bytes a string scan must stop at: the quote, the backslash, control characters. */
+static const bool string_stop[256] = {
+	[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true,
+};
+
+/* A string at d[i] == '"': index past its closing quote, or 0 if invalid. */
+static size_t scan_string(const char *d, size_t n, size_t i)
 {
-	if (n < 2 || d[0] != '{' || d[n - 1] != '}')
-		return -2;
-	int depth = 0, content = 0;
-	size_t kstart = 0;
-	bool in_str = false;
-	for (size_t i = 0; i < n; i++) {
-		char c = d[i];
-		if (in_str) {
-			if (c == '\\') {
-				i++;
-			} else if (c == '"') {
-				in_str = false;
-				size_t j = i + 1;
-				while (j < n && (d[j] == ' ' || d[j] == '\t'))
-					j++;
-				if (j >= n || d[j] != ':')
-					continue;
-				/* a key: look at its value */
-				const char *k = d + kstart;
-				size_t kl = i - kstart;
-				j++;
-				while (j < n && (d[j] == ' ' || d[j] == '\t'))
-					j++;
-				if (j >= n)
-					return -2;
-				bool null = n - j >= 4 && !memcmp(d + j, "null", 4);
-				if (key_is(k, kl, "usage") || key_is(k, kl, "error")) {
-					if (!null)
-						return -2;
-				} else if (key_is(k, kl, "text") || key_is(k, kl, "content") ||
-					   key_is(k, kl, "reasoning_content") ||
-					   key_is(k, kl, "reasoning")) {
-					if (d[j] == '"' && j + 1 < n && d[j + 1] != '"')
-						content = 1;
-				}
-			}
-		} else if (c == '"') {
-			in_str = true;
-			kstart = i + 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (--depth < 0)
-				return -2;
+	for (i++; i < n; i++) {
+		while (i < n && !string_stop[(unsigned char)d[i]])
+			i++;
+		if (i >= n)
+			return 0;
+		unsigned char c = (unsigned char)d[i];
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\')
+			continue;
+		if (++i >= n)
+			return 0;
+		if (d[i] == 'u') {
+			for (int k = 0; k < 4; k++)
+				if (++i >= n || !isxdigit((unsigned char)d[i]))
+					return 0;
+		} else if (!strchr("\"\\/bfnrt", d[i]) || !d[i]) {
+			return 0;
 		}
 	}
-	if (in_str || depth != 0)
+	return 0;
+}
+
+/* A number at d[i]: index past it, or 0 if invalid. With want, *ival gets
+ * its value and *is_int says so when it is an integer of at most 18 digits.
+ * *big: an integer of more digits (jansson then decides). */
+static size_t scan_number(const char *d, size_t n, size_t i, bool want, long long *ival,
+			  bool *is_int, bool *big)
+{
+	size_t s = i;
+	bool neg = d[i] == '-';
+	if (neg)
+		i++;
+	if (i >= n || !isdigit((unsigned char)d[i]))
+		return 0;
+	long long v = 0;
+	size_t nd = 0;
+	if (d[i] == '0') {
+		i++;
+		nd = 1;
+	} else if (!want) {
+		size_t s0 = i;
+		while (i < n && isdigit((unsigned char)d[i]))
+			i++;
+		nd = i - s0;
+	} else {
+		for (; i < n && isdigit((unsigned char)d[i]); i++, nd++)
+			v = nd < 18 ? v * 10 + (d[i] - '0') : v;
+	}
+	*is_int = true;
+	if (i < n && d[i] == '.') {
+		*is_int = false;
+		if (++i >= n || !isdigit((unsigned char)d[i]))
+			return 0;
+		while (i < n && isdigit((unsigned char)d[i]))
+			i++;
+	}
+	if (i < n && (d[i] == 'e' || d[i] == 'E')) {
+		*is_int = false;
+		if (++i < n && (d[i] == '+' || d[i] == '-'))
+			i++;
+		if (i >= n || !isdigit((unsigned char)d[i]))
+			return 0;
+		while (i < n && isdigit((unsigned char)d[i]))
+			i++;
+	}
+	*ival = neg ? -v : v;
+	*big = *is_int && nd > 18; /* jansson decides: it refuses those past int64 */
+	*is_int = want && *is_int;
+	return i > s ? i : 0;
+}
+
+/* A value's start (d[i], ending at end) against its key. Returns false
+ * when jansson must look. A later duplicate key replaces an earlier one, as
+ * in jansson, so the integers it records are forgotten first. */
+static inline bool take_value(struct scan *sc, enum scan_key key, const char *d, size_t i, size_t end,
+		       bool *usage_open)
+{
+	char c = d[i];
+	switch (key) {
+	case SK_CONTENT:
+		if (c == '"' && end - i > 2)
+			sc->content = 1;
+		return true;
+	case SK_ERROR:
+		return c == 'n';
+	case SK_USAGE:
+		sc->usage = c == '{';
+		sc->has_pt = sc->has_ct = false;
+		*usage_open = sc->usage;
+		return c == 'n' || sc->usage;
+	case SK_SERVER_NS:
+		sc->has_server_ns = false;
+		return true;
+	case SK_PT:
+		sc->has_pt = false;
+		return true;
+	case SK_CT:
+		sc->has_ct = false;
+		return true;
+	default:
+		return true;
+	}
+}
+
+/* An integer value of a key that matters. */
+static void take_int(struct scan *sc, enum scan_key key, long long v)
+{
+	if (key == SK_SERVER_NS) {
+		sc->has_server_ns = true;
+		sc->server_ns = v;
+	} else if (key == SK_PT) {
+		sc->has_pt = true;
+		sc->pt = v;
+	} else if (key == SK_CT) {
+		sc->has_ct = true;
+		sc->ct = v;
+	}
+}
+
+/* A string, number or literal at d[i] (the value of key): index past it,
+ * or 0 if invalid; *iv and *is_int as scan_number's for the keys whose
+ * integers matter, *big when jansson must decide. */
+static size_t scan_scalar(const char *d, size_t n, size_t i, enum scan_key key, long long *iv,
+			  bool *is_int, bool *big)
+{
+	char c = d[i];
+	*is_int = *big = false;
+	if (c == '"')
+		return scan_string(d, n, i);
+	if (c == '-' || isdigit((unsigned char)c))
+		return scan_number(d, n, i, key == SK_SERVER_NS || key == SK_PT || key == SK_CT, iv,
+				   is_int, big);
+	const char *lit = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+	size_t ll = lit ? strlen(lit) : 0;
+	return lit && n - i >= ll && !memcmp(d + i, lit, ll) ? i + ll : 0;
+}
+
+static inline size_t skip_ws(const char *d, size_t n, size_t i)
+{
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* One event's data: 1/0 (content chunk or not) with sc filled, or -2 when
+ * jansson must look. One step per member: its key, the colon and its value;
+ * then a comma or the container's end. */
+static int scan_event(const char *d, size_t n, struct scan *sc)
+{
+	enum { VALUE, MEMBER, AFTER } st = VALUE;
+	char stack[SCAN_DEPTH];
+	int depth = 0, usage_depth = 0;
+	bool first = false; /* a container just opened: it may close at once */
+	enum scan_key key = SK_OTHER;
+	memset(sc, 0, sizeof(*sc));
+	if (!n || d[0] != '{')
 		return -2;
-	if (content && s->n_content == 0)
-		return -2; /* the first content chunk: jansson reads server_ns too */
-	s->n_content += content;
-	return content;
+	for (size_t i = 0;;) {
+		if ((i = skip_ws(d, n, i)) >= n)
+			return -2;
+		char c = d[i];
+		if (st == AFTER) {
+			if (c == '}' || c == ']')
+				goto close;
+			if (c != ',')
+				return -2;
+			st = stack[depth - 1] == '{' ? MEMBER : VALUE;
+			first = false;
+			key = SK_OTHER;
+			i++;
+			continue;
+		}
+		if (st == MEMBER) {
+			if (c == '}' && first)
+				goto close;
+			size_t e = c == '"' ? scan_string(d, n, i) : 0;
+			if (!e)
+				return -2;
+			key = classify(d + i + 1, e - i - 2, depth, usage_depth == depth);
+			if ((i = skip_ws(d, n, e)) >= n || d[i] != ':' || (i = skip_ws(d, n, i + 1)) >= n)
+				return -2;
+			c = d[i];
+			first = false; /* on to its value */
+		}
+		if (c == ']' && first)
+			goto close;
+		if (c == '{' || c == '[') {
+			bool usage_open = false;
+			if (depth == SCAN_DEPTH || !take_value(sc, key, d, i, i + 1, &usage_open))
+				return -2;
+			stack[depth++] = c;
+			if (usage_open)
+				usage_depth = depth;
+			st = c == '{' ? MEMBER : VALUE;
+			first = true;
+			key = SK_OTHER;
+			i++;
+			continue;
+		}
+		long long v = 0;
+		bool is_int, big, usage_open = false;
+		size_t e = scan_scalar(d, n, i, key, &v, &is_int, &big);
+		if (!e || big || !take_value(sc, key, d, i, e, &usage_open))
+			return -2;
+		if (is_int)
+			take_int(sc, key, v);
+		i = e;
+		st = AFTER;
+		continue;
+	close:
+		if ((c == '}') != (stack[depth - 1] == '{'))
+			return -2;
+		if (usage_depth == depth)
+			usage_depth = 0;
+		st = AFTER;
+		i++;
+		if (!--depth) /* the root closed: only white space may follow */
+			return skip_ws(d, n, i) == n ? sc->content : -2;
+	}
+}
+
+/* What a scanned event adds to the stream's state (as the jansson path would). */
+static int apply_scan(struct oai_sse *s, const struct scan *sc)
+{
+	if (sc->content) {
+		if (s->n_content == 0 && sc->has_server_ns)
+			s->first_server_ns = sc->server_ns;
+		s->n_content++;
+	}
+	if (sc->usage) {
+		if (sc->has_pt)
+			s->prompt_tokens = (int)sc->pt;
+		if (sc->has_ct)
+			s->completion_tokens = (int)sc->ct;
+		s->saw_usage = sc->has_ct;
+	}
+	return sc->content;
 }
 
 /* One complete event's data; returns new content chunks (0/1) or -1. */
@@ -139,9 +378,9 @@ static int dispatch(struct oai_sse *s, const char *data, size_t len)
 	}
 	if (s->done)
 		return 0; /* anything after [DONE] is ignored */
-	int f = fast_event(s, data, len);
-	if (f >= 0)
-		return f;
+	struct scan sc;
+	if (scan_event(data, len, &sc) >= 0)
+		return apply_scan(s, &sc);
 	json_error_t jerr;
 	json_t *root = json_loadb(data, len, 0, &jerr);
 	if (!root) {
@@ -196,56 +435,100 @@ static int dispatch(struct oai_sse *s, const char *data, size_t len)
 	return got;
 }
 
+/* The event being assembled is complete: dispatch it. */
+static int flush_event(struct oai_sse *s)
+{
+	if (!s->ev_has)
+		return 0;
+	int r = dispatch(s, s->ev.buf, s->ev.len);
+	rt_sb_reset(&s->ev);
+	s->ev_has = false;
+	return r;
+}
+
+/* Length of the empty line at b[i..len) ("\n" or "\r\n"), 0 if none there. */
+static size_t blank_at(const char *b, size_t len, size_t i)
+{
+	if (i < len && b[i] == '\n')
+		return 1;
+	return i + 1 < len && b[i] == '\r' && b[i + 1] == '\n' ? 2 : 0;
+}
+
+/* One "data:" line's value v (vl bytes) ending at b[end]: an event of one
+ * line followed by its empty line is dispatched where it lies (the usual
+ * case: nothing copied); anything else is assembled in s->ev. Returns new
+ * content chunks or -1, and moves *next past the empty line it consumed. */
+static int data_line(struct oai_sse *s, const char *v, size_t vl, const char *b, size_t len,
+		     size_t end, size_t *next)
+{
+	size_t bl = s->ev_has ? 0 : blank_at(b, len, end + 1);
+	if (bl) {
+		*next = end + 1 + bl;
+		return dispatch(s, v, vl);
+	}
+	if (s->ev_has && rt_sb_addc(&s->ev, '\n'))
+		return fail(s, xasprintf("stream event too large"));
+	if (rt_sb_add(&s->ev, v, vl))
+		return fail(s, xasprintf("stream event larger than the cap"));
+	s->ev_has = true;
+	return 0;
+}
+
+/* The complete lines of b[0..len), looking for line ends from `from`.
+ * Returns where the unconsumed partial line starts, or -1; *got counts
+ * new content chunks. */
+static long take_lines(struct oai_sse *s, const char *b, size_t len, size_t from, int *got)
+{
+	size_t start = 0; /* start of the current (unconsumed) line */
+	for (size_t i = from;;) {
+		const char *nl = memchr(b + i, '\n', len - i);
+		if (!nl)
+			break;
+		size_t end = (size_t)(nl - b), ll = end - start, next = end + 1;
+		const char *line = b + start;
+		if (ll && line[ll - 1] == '\r')
+			ll--;
+		int r = 0;
+		if (ll == 0) {
+			r = flush_event(s);
+		} else if (ll >= 5 && !memcmp(line, "data:", 5)) {
+			size_t sp = ll > 5 && line[5] == ' ';
+			r = data_line(s, line + 5 + sp, ll - 5 - sp, b, len, end, &next);
+		}
+		/* other fields (event:, id:, retry:, comments) carry nothing we need */
+		if (r < 0)
+			return -1;
+		*got += r;
+		start = i = next;
+	}
+	return (long)start;
+}
+
 int oai_sse_feed(struct oai_sse *s, const char *data, size_t n)
 {
 	if (s->error)
 		return -1;
+	int got = 0;
+	if (!s->buf.len) {
+		/* nothing pending: read the lines where curl put them */
+		long rest = take_lines(s, data, n, 0, &got);
+		if (rest < 0)
+			return -1;
+		if ((size_t)rest < n && rt_sb_add(&s->buf, data + rest, n - (size_t)rest))
+			return fail(s, xasprintf("stream event larger than the %zu byte cap", s->buf.cap));
+		s->scan = s->buf.len;
+		return got;
+	}
 	if (rt_sb_add(&s->buf, data, n))
 		return fail(s, xasprintf("stream event larger than the %zu byte cap", s->buf.cap));
-	int got = 0;
-	size_t start = 0; /* start of the current (unconsumed) line */
-	char *b = s->buf.buf;
-	size_t i = s->scan;
-	for (;;) {
-		char *nl = memchr(b + i, '\n', s->buf.len - i);
-		if (!nl)
-			break;
-		size_t end = (size_t)(nl - b);
-		size_t ll = end - start;
-		const char *line = b + start;
-		if (ll && line[ll - 1] == '\r')
-			ll--;
-		if (ll == 0) {
-			if (s->ev_has) {
-				int r = dispatch(s, s->ev.buf, s->ev.len);
-				rt_sb_reset(&s->ev);
-				s->ev_has = false;
-				if (r < 0)
-					return -1;
-				got += r;
-			}
-		} else if (ll >= 5 && !memcmp(line, "data:", 5)) {
-			const char *v = line + 5;
-			size_t vl = ll - 5;
-			if (vl && *v == ' ') {
-				v++;
-				vl--;
-			}
-			if (s->ev_has && rt_sb_addc(&s->ev, '\n'))
-				return fail(s, xasprintf("stream event too large"));
-			if (rt_sb_add(&s->ev, v, vl))
-				return fail(s, xasprintf("stream event larger than the cap"));
-			s->ev_has = true;
-		}
-		/* other fields (event:, id:, retry:, comments) carry nothing we need */
-		start = end + 1;
-		i = start;
-	}
+	long start = take_lines(s, s->buf.buf, s->buf.len, s->scan, &got);
+	if (start < 0)
+		return -1;
 	/* drop consumed lines; keep the partial one */
 	if (start) {
-		memmove(b, b + start, s->buf.len - start);
-		s->buf.len -= start;
-		b[s->buf.len] = 0;
+		memmove(s->buf.buf, s->buf.buf + start, s->buf.len - (size_t)start);
+		s->buf.len -= (size_t)start;
+		s->buf.buf[s->buf.len] = 0;
 	}
 	s->scan = s->buf.len;
 	return got;

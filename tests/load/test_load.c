@@ -1,8 +1,8 @@
 /*
  * Unit tests of the load generator's pure parts: percentile math with known
  * answers, schedules, datasets (ShareGPT, prompt JSONL, JSON array), metrics
- * of a hand-made run, the SLO grammar shared with the spec loader, and the
- * requests table round trip. (The SSE parser's tests are in
+ * of a hand-made run and vLLM's result file of it, the SLO grammar shared
+ * with the spec loader, and the requests table round trip. (The SSE parser's tests are in
  * tests/oai/test_oai.c.)
  */
 #include <setjmp.h>
@@ -253,6 +253,52 @@ static void test_metrics(void **state)
 	run_load_result_release(&r);
 }
 
+/* vLLM's result numbers on the hand-made run: statistics over the
+ * successful requests in ms, numpy's std (divides by n), percentile keys
+ * named as Python prints them, and vLLM's file names. */
+static void test_vllm_result(void **state)
+{
+	(void)state;
+	struct run_load_result r;
+	make_run(&r);
+	double pcts[] = { 50, 99.9 };
+	struct run_load_vllm_run v = { .date = "20260101-000000", .backend = "openai",
+				       .model_id = "org/m", .num_prompts = 4, .request_rate = 10,
+				       .burstiness = 1, .percentile_metrics = "ttft,e2el",
+				       .percentiles = pcts, .n_percentiles = 2 };
+	json_t *o = run_load_vllm_result(&r, &v);
+	assert_float_equal(json_real_value(json_object_get(o, "mean_ttft_ms")), 200, 1e-9);
+	assert_float_equal(json_real_value(json_object_get(o, "std_ttft_ms")), 1e3 * sqrt(0.02 / 3), 1e-9);
+	assert_float_equal(json_real_value(json_object_get(o, "p50_ttft_ms")), 200, 1e-9);
+	assert_non_null(json_object_get(o, "p99.9_e2el_ms"));
+	assert_null(json_object_get(o, "mean_tpot_ms")); /* not asked for */
+	assert_int_equal(json_integer_value(json_object_get(o, "completed")), 3);
+	assert_int_equal(json_integer_value(json_object_get(o, "failed")), 1);
+	assert_true(json_is_null(json_object_get(o, "request_goodput")));
+	json_decref(o);
+	run_load_result_release(&r);
+	static const struct {
+		double rate;      /* request_rate */
+		long conc;        /* max_concurrency */
+		const char *name; /* vLLM's file name */
+	} names[] = {
+		{ INFINITY, 0, "openai-infqps-m-20260101-000000.json" },
+		{ 10, 4, "openai-10.0qps-concurrency4-m-20260101-000000.json" },
+		{ 2.5, 0, "openai-2.5qps-m-20260101-000000.json" },
+		{ 0.1, 0, "openai-0.1qps-m-20260101-000000.json" },
+		{ 1e-05, 0, "openai-1e-05qps-m-20260101-000000.json" },
+		{ 1e16, 0, "openai-1e+16qps-m-20260101-000000.json" },
+		{ 123456.0, 0, "openai-123456.0qps-m-20260101-000000.json" },
+	};
+	for (size_t i = 0; i < RT_ARRAY_SIZE(names); i++) {
+		v.request_rate = names[i].rate;
+		v.max_concurrency = names[i].conc;
+		char *f = run_load_vllm_filename(&v);
+		assert_string_equal(f, names[i].name);
+		free(f);
+	}
+}
+
 /* One SLO grammar: every name the spec loader accepts (spec_slo_parse), the
  * load generator evaluates, and a name it refuses (ttft_p80, which `ratchet
  * check` used to accept) the load generator refuses too. */
@@ -394,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_dataset_prompts),
 		cmocka_unit_test(test_random_prompts),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_vllm_result),
 		cmocka_unit_test(test_slo_grammar),
 		cmocka_unit_test(test_metric_names_match_spec),
 		cmocka_unit_test(test_db_round_trip),

@@ -2,7 +2,9 @@
  * Unit tests of runner/oai's pure parts: the endpoint URL builder (trailing
  * slashes, with and without /v1), request bodies, the parse of a
  * non-streamed completion, and the incremental SSE parser (split anywhere,
- * CRLF, multi-line data, errors, the cap). The HTTP side is tested through
+ * CRLF, multi-line data, errors, the cap; its one-pass scan agrees with
+ * jansson event by event, and a well-formed stream costs no jansson
+ * allocation at all). The HTTP side is tested through
  * its users against real servers (tests/load/test_load_run.c,
  * tests/gate/test_gate_run.c).
  */
@@ -201,6 +203,153 @@ static void test_sse_big_event(void **state)
 	free(ev);
 }
 
+/* What the parser makes of one event, or what jansson's reading of the
+ * OpenAI stream rules makes of it (the reference). */
+struct ev_result {
+	int ret;             /* content chunks, or -1 */
+	int64_t server_ns;   /* first_server_ns */
+	int pt, ct;          /* usage tokens, -1 unknown */
+	bool saw_usage;      /* usage.completion_tokens was an integer */
+};
+
+static struct ev_result by_parser(const char *ev)
+{
+	struct oai_sse s;
+	oai_sse_init(&s, 1 << 20);
+	char *line = malloc(strlen(ev) + 16);
+	sprintf(line, "data: %s\n\n", ev);
+	struct ev_result r = { oai_sse_feed(&s, line, strlen(line)), s.first_server_ns,
+			       s.prompt_tokens, s.completion_tokens, s.saw_usage };
+	free(line);
+	oai_sse_release(&s);
+	return r;
+}
+
+static bool ref_nonempty(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_string(v) && json_string_length(v) > 0;
+}
+
+static struct ev_result by_jansson(const char *ev)
+{
+	struct ev_result r = { 0, 0, -1, -1, false };
+	json_t *root = json_loads(ev, 0, NULL);
+	json_t *e = json_object_get(root, "error");
+	if (!json_is_object(root) || (e && !json_is_null(e))) {
+		json_decref(root);
+		r.ret = -1;
+		return r;
+	}
+	json_t *c0 = json_array_get(json_object_get(root, "choices"), 0);
+	json_t *delta = json_object_get(c0, "delta");
+	r.ret = ref_nonempty(c0, "text") || ref_nonempty(delta, "content") ||
+		ref_nonempty(delta, "reasoning_content") || ref_nonempty(delta, "reasoning");
+	json_t *sn = json_object_get(root, "server_ns");
+	if (r.ret && json_is_integer(sn))
+		r.server_ns = json_integer_value(sn);
+	json_t *u = json_object_get(root, "usage");
+	if (json_is_object(u)) {
+		json_t *pt = json_object_get(u, "prompt_tokens"), *ct = json_object_get(u, "completion_tokens");
+		if (json_is_integer(pt))
+			r.pt = (int)json_integer_value(pt);
+		if (json_is_integer(ct))
+			r.ct = (int)json_integer_value(ct);
+		r.saw_usage = json_is_integer(ct);
+	}
+	json_decref(root);
+	return r;
+}
+
+/* The one-pass scan and jansson agree on every event of OpenAI's stream
+ * shapes, well-formed or broken (vLLM, llama.cpp and simserve chunks,
+ * usage with details, duplicate keys, odd values, grammar errors). */
+static void test_sse_scan_matches_jansson(void **state)
+{
+	(void)state;
+	static const char *const evs[] = {
+		"{\"id\":\"cmpl-1\",\"object\":\"text_completion\",\"created\":1,\"model\":\"m\",\"choices\":[{\"index\":0,\"text\":\" batch\",\"logprobs\":null,\"finish_reason\":null}],\"server_ns\":2874345040276}",
+		"{\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":8,\"total_tokens\":10},\"server_ns\":5}",
+		"{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}",
+		"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\" \\u00e9t\\u00e9 \\\"q\\\" \\\\ \\/\"},\"finish_reason\":null}],\"usage\":null}",
+		"{\"choices\":[{\"delta\":{\"reasoning_content\":\"hm\"}}]}",
+		"{\"choices\":[{\"delta\":{\"reasoning\":\"hm\",\"content\":null}}]}",
+		"{\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"total_tokens\":9,\"completion_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":0,\"completion_tokens\":99}}}",
+		"{\"choices\":[],\"usage\":{\"prompt_tokens\":1.5e1,\"completion_tokens\":3.0}}",
+		"{\"choices\":[],\"usage\":{\"prompt_tokens\":\"7\",\"completion_tokens\":-4}}",
+		"{\"choices\":[],\"usage\":{\"completion_tokens\":1},\"usage\":null}",
+		"{\"choices\":[],\"usage\":null,\"usage\":{\"completion_tokens\":6}}",
+		"{\"choices\":[{\"text\":\"x\"}],\"server_ns\":1,\"server_ns\":\"2\"}",
+		"{\"choices\":[{\"text\":\"x\"}],\"server_ns\":7.0}",
+		"{\"choices\":[{\"text\":\"x\",\"usage\":{\"completion_tokens\":5},\"server_ns\":3}]}",
+		"{\"choices\":[{\"text\":\"x\"}],\"nested\":[[1,2,{\"a\":[true,false,null,-0.5e-3]}]]}",
+		" { \"choices\" : [ { \"text\" : \"y\" } ] , \"usage\" : { \"completion_tokens\" : 1 } } ",
+		"{\"error\":{\"message\":\"boom\"}}",
+		"{\"error\":null,\"choices\":[{\"text\":\"z\"}]}",
+		"{\"choices\":[{\"text\":\"a\"}],}",
+		"{\"choices\":[{\"text\":\"a\"},]}",
+		"{\"choices\" [{\"text\":\"a\"}]}",
+		"{\"choices\":[{\"text\":\"a\\q\"}]}",
+		"{\"choices\":[{\"text\":\"a\"}]",
+		"{\"choices\":[{\"text\":\"a\"}]}}",
+		"{\"choices\":[{\"text\":\"a\"}]} x",
+		"{\"n\":01}",
+		"{\"n\":-}",
+		"{\"n\":1.}",
+		"{\"n\":tru}",
+		"{\"n\":\"\\u12\"}",
+		"{\"n\":\"tab\there\"}",
+		"{\"choices\":[{\"text\":\"abcdefghijklmnop\\\"qrstuvwxyz0123456789 \u00e9\u00e8 \u4e2d\u6587 end\"}]}",
+		"{\"choices\":[{\"text\":\"abcdefghijklmnopqrstu\x01" "vwxyz\"}]}",
+		"{\"choices\":[{\"text\":\"abcdefgh\\\\\"}],\"id\":\"0123456789abcdef0123456789\"}",
+		"{\"choices\":[{\"text\":\"0123456789abcdef\"}],\"usage\":{\"completion_tokens\":12345678901234567}}",
+		"[1,2]",
+		"{\"choices\":[],\"usage\":{\"completion_tokens\":123456789012345678901}}",
+		"{\"choices\":[{\"text\":\"x\"}],\"created\":123456789012345678901}",
+		"{}",
+	};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct ev_result a = by_parser(evs[i]), b = by_jansson(evs[i]);
+		if (a.ret != b.ret || a.server_ns != b.server_ns || a.pt != b.pt || a.ct != b.ct ||
+		    a.saw_usage != b.saw_usage)
+			fail_msg("event %zu %s: parser %d ns=%lld pt=%d ct=%d usage=%d, jansson %d ns=%lld pt=%d ct=%d usage=%d",
+				 i, evs[i], a.ret, (long long)a.server_ns, a.pt, a.ct, a.saw_usage, b.ret,
+				 (long long)b.server_ns, b.pt, b.ct, b.saw_usage);
+	}
+}
+
+static size_t jansson_allocs;
+static void *count_malloc(size_t n)
+{
+	jansson_allocs++;
+	return malloc(n);
+}
+
+/* A well-formed stream, first chunk and usage event included, is read
+ * without jansson: no allocation at all on the client's hot path. */
+static void test_sse_hot_path_without_jansson(void **state)
+{
+	(void)state;
+	static const char st[] =
+		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"text\":\" a\",\"finish_reason\":null}],\"server_ns\":11}\n\n"
+		"data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"text\":\" b\",\"finish_reason\":\"length\"}],\"server_ns\":12}\n\n"
+		"data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":2,\"total_tokens\":6}}\n\n"
+		"data: [DONE]\n\n";
+	struct oai_sse s;
+	oai_sse_init(&s, 1 << 20);
+	json_set_alloc_funcs(count_malloc, free);
+	jansson_allocs = 0;
+	int got = oai_sse_feed(&s, st, strlen(st));
+	json_set_alloc_funcs(malloc, free);
+	assert_int_equal(got, 2);
+	assert_true(s.done);
+	assert_int_equal(s.first_server_ns, 11);
+	assert_int_equal(s.prompt_tokens, 4);
+	assert_int_equal(s.completion_tokens, 2);
+	assert_int_equal(jansson_allocs, 0);
+	oai_sse_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_sse_fast_path),
 		cmocka_unit_test(test_sse_errors),
 		cmocka_unit_test(test_sse_big_event),
+		cmocka_unit_test(test_sse_scan_matches_jansson),
+		cmocka_unit_test(test_sse_hot_path_without_jansson),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,11 @@
  *   - streamed requests/s and tokens/s, closed loop, high concurrency, short outputs;
  *   - send lag p99 (and max) of a 1,000 req/s open loop;
  *   - TTFT error: client's first-chunk time minus the server's own "server_ns"
- *     stamp of that chunk (same CLOCK_MONOTONIC), p50 and p99.
+ *     stamp of that chunk (same CLOCK_MONOTONIC), p50 and p99;
+ *   - client CPU (user + system) per streamed request, ratchet's next to
+ *     wrk's (Debian's wrk, when installed) for the same request body against
+ *     the same server in the same run: a closed loop of BENCH_LOAD_CONNS
+ *     (default 32) connections, 16-token prompts, 8-token streamed outputs.
  * Env: BENCH_LOAD_SECONDS (default 3) per phase.
  */
 #define _GNU_SOURCE /* pipe2 */
@@ -15,10 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runner/base/proc.h"
 #include "runner/load/load.h"
+#include "runner/oai/oai.h"
 #include "runner/stats/stats.h"
 
 static pid_t child;
@@ -81,6 +88,113 @@ static int run_phase(struct spec_load *c, double secs, const char *url, uint64_t
 	return rc ? -1 : 0;
 }
 
+/* CPU per request, in microseconds. */
+struct cpu_cost {
+	double user, sys; /* user and system time per request; user < 0: not measured */
+};
+
+static double tv_s(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+/* (b - a) / n in microseconds; a NULL means from zero. */
+static struct cpu_cost per_req(const struct rusage *a, const struct rusage *b, double n)
+{
+	struct cpu_cost c = { tv_s(b->ru_utime), tv_s(b->ru_stime) };
+	if (a) {
+		c.user -= tv_s(a->ru_utime);
+		c.sys -= tv_s(a->ru_stime);
+	}
+	c.user = c.user / n * 1e6;
+	c.sys = c.sys / n * 1e6;
+	return c;
+}
+
+/* ratchet's client CPU per streamed request (us): a closed loop of conns
+ * connections for secs, user + system time of this process around the run
+ * (the server is another process). -1 on failure. */
+static struct cpu_cost ratchet_cpu_per_req(const char *url, int conns, double secs)
+{
+	struct spec_load c = { .pattern = SPEC_LOAD_CLOSED, .concurrency = conns };
+	struct run_load_result r;
+	struct rusage a, b;
+	struct cpu_cost us = { -1, -1 };
+	getrusage(RUSAGE_SELF, &a);
+	if (run_phase(&c, secs, url, 3, &r))
+		return us;
+	getrusage(RUSAGE_SELF, &b);
+	if (r.n_reqs)
+		us = per_req(&a, &b, (double)r.n_reqs);
+	if (r.failed)
+		fprintf(stderr, "bench_load: client cost run: %d failed\n", r.failed);
+	run_load_result_release(&r);
+	return us;
+}
+
+/* The body ratchet sends in run_phase: 16 random words, max_tokens 8. */
+static char *phase_body(void)
+{
+	struct run_load_dataset ds;
+	run_load_dataset_random(1, 16, 8, 3, &ds);
+	json_t *o = oai_body_new(OAI_COMPLETIONS, "default", json_string(ds.v[0].text), 8, true);
+	char *s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	run_load_dataset_release(&ds);
+	return s;
+}
+
+/* wrk's CPU per request (us) for the same body, conns connections, one
+ * thread, secs: its user and system time from wait4 over the requests it
+ * counted. user -2 when wrk is not installed, -1 on failure. */
+static struct cpu_cost wrk_cpu_per_req(const char *url, int conns, double secs)
+{
+	struct cpu_cost us = { -2, -2 };
+	if (system("command -v wrk >/dev/null 2>&1"))
+		return us;
+	us.user = us.sys = -1;
+	char script[] = "/tmp/bench_load_wrk_XXXXXX";
+	int fd = mkstemp(script);
+	if (fd < 0)
+		return us;
+	char *body = phase_body();
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "wrk.method = \"POST\"\nwrk.body = [==[%s]==]\n"
+		   "wrk.headers[\"Content-Type\"] = \"application/json\"\n"
+		   "wrk.headers[\"Accept\"] = \"text/event-stream\"\n", body);
+	fclose(f);
+	free(body);
+	char c_arg[32], d_arg[32], target[256], outpath[] = "/tmp/bench_load_wrkout_XXXXXX";
+	snprintf(c_arg, sizeof(c_arg), "-c%d", conns);
+	snprintf(d_arg, sizeof(d_arg), "-d%.0fs", secs < 1 ? 1 : secs);
+	snprintf(target, sizeof(target), "%s/v1/completions", url);
+	int ofd = mkstemp(outpath);
+	char *argv[] = { "wrk", "-t1", c_arg, d_arg, "-s", script, target, NULL };
+	struct rt_spawn_opts o = { .stdin_fd = -1, .stdout_fd = ofd, .stderr_fd = ofd };
+	pid_t pid;
+	struct rusage ru;
+	int st;
+	if (ofd >= 0 && !rt_spawn(argv, &o, &pid, NULL) && wait4(pid, &st, 0, &ru) == pid &&
+	    WIFEXITED(st) && !WEXITSTATUS(st)) {
+		char out[4096] = "";
+		ssize_t n = pread(ofd, out, sizeof(out) - 1, 0);
+		out[n > 0 ? n : 0] = 0;
+		const char *at = strstr(out, " requests in ");
+		while (at && at > out && at[-1] >= '0' && at[-1] <= '9')
+			at--;
+		long reqs = at ? atol(at) : 0;
+		if (reqs > 0 && !strstr(out, "Non-2xx"))
+			us = per_req(NULL, &ru, (double)reqs);
+		else
+			fprintf(stderr, "bench_load: wrk: %s\n", out);
+	}
+	if (ofd >= 0)
+		close(ofd);
+	unlink(outpath);
+	unlink(script);
+	return us;
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -137,6 +251,24 @@ int main(void)
 	}
 	free(e);
 	run_load_result_release(&r);
+
+	/* 4. client CPU per streamed request, ratchet's and wrk's */
+	int conns = getenv("BENCH_LOAD_CONNS") ? atoi(getenv("BENCH_LOAD_CONNS")) : 32;
+	struct cpu_cost ours = ratchet_cpu_per_req(url, conns, secs);
+	struct cpu_cost wrk = wrk_cpu_per_req(url, conns, secs);
+	if (ours.user < 0)
+		return 3;
+	double o = ours.user + ours.sys, w = wrk.user + wrk.sys;
+	if (wrk.user == -2)
+		printf("client_cpu_per_request: %.1f us (user %.1f + system %.1f; target: <= wrk's, goal <= 50 us; "
+		       "wrk is not installed: apt-get install wrk to compare)\n", o, ours.user, ours.sys);
+	else if (wrk.user < 0)
+		printf("client_cpu_per_request: %.1f us (user %.1f + system %.1f; target: <= wrk's, goal <= 50 us; "
+		       "wrk failed)\n", o, ours.user, ours.sys);
+	else
+		printf("client_cpu_per_request: %.1f us (user %.1f + system %.1f; target: <= wrk's %.1f us "
+		       "= %.1f + %.1f, goal <= 50 us; closed loop c=%d, 8 streamed tokens)\n",
+		       o, ours.user, ours.sys, w, wrk.user, wrk.sys, conns);
 	stop();
 	return 0;
 }
