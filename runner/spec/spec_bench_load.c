@@ -71,7 +71,7 @@ const struct spec_field spec_load_fields[] = {
 	{ "warmup", SF_INT, SPEC_OFF(struct spec_load, warmup), 0, FL_LO, 0, .help = "warm-up requests" },
 	{ "prompt_tokens", SF_INT, SPEC_OFF(struct spec_load, prompt_tokens), 0, FL_LO | FL_OMIT0, 1,
 	  .help = "random prompt length" },
-	{ "output_tokens", SF_INT, SPEC_OFF(struct spec_load, output_tokens), 0, FL_LO, 1, .help = "max_tokens" },
+	{ "output_tokens", SF_INT, SPEC_OFF(struct spec_load, output_tokens), 0, FL_LO, 0, .help = "max_tokens (0: each dataset record's own)" },
 	{ "dataset", SF_STR, SPEC_OFF(struct spec_load, dataset), 0, FL_PATH | FL_OMIT0, .help = "JSONL prompts" },
 	{ "rates", SF_DBLV, SPEC_OFF(struct spec_load, rates), SPEC_OFF(struct spec_load, n_rates), FL_LOX | FL_OMIT0, 0,
 	  .help = "capacity search bracket (req/s)" },
@@ -127,6 +127,8 @@ void spec_load_post(struct spec_ld *ld, yaml_node_t *lv, const char *path, struc
 		l->prompt_tokens = 128;
 	if (!spec_map_get(ld, lv, "output_tokens") && l->pattern == SPEC_LOAD_PREFILL)
 		l->output_tokens = 1;
+	else if (!spec_map_get(ld, lv, "output_tokens") && l->dataset)
+		l->output_tokens = 0; /* each record's own length (128 where it has none) */
 	if (!spec_map_get(ld, lv, "seeds")) {
 		free(l->seeds);
 		l->seeds = xcalloc(1, sizeof(*l->seeds));

@@ -296,6 +296,29 @@ static const char *const minimal =
 	"    metrics: {v: /v}\n"
 	"objective: {metric: b.v}\n";
 
+/* A dataset's records carry their own lengths: without output_tokens the
+ * spec leaves it 0 (each record's own), and the normalized dump reloads. */
+static void test_dataset_output_tokens(void **state)
+{
+	(void)state;
+	const char *base = "name: d\nbenchmarks:\n  - name: l\n    load: {endpoint: http://127.0.0.1:9, "
+			   "dataset: p.jsonl, requests: 4%s}\nobjective: {metric: l.request_throughput}\n"
+			   "variants: [{name: v, env: {X: '1'}}]\n";
+	char text[512];
+	snprintf(text, sizeof(text), base, "");
+	struct spec *s = load_ok(text);
+	assert_int_equal(s->benches[0].load.output_tokens, 0);
+	struct rt_sb d = RT_SB_INIT;
+	spec_dump(s, &d);
+	spec_free(load_ok(d.buf));
+	rt_sb_release(&d);
+	spec_free(s);
+	snprintf(text, sizeof(text), base, ", output_tokens: 64");
+	s = load_ok(text);
+	assert_int_equal(s->benches[0].load.output_tokens, 64);
+	spec_free(s);
+}
+
 static void test_defaults(void **state)
 {
 	struct spec *s = load_ok(minimal);
@@ -570,6 +593,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_specs),
+		cmocka_unit_test(test_dataset_output_tokens),
 		cmocka_unit_test(test_good_roundtrip),
 		cmocka_unit_test(test_block_values),
 		cmocka_unit_test(test_defaults),
