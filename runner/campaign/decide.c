@@ -40,10 +40,12 @@ int camp_decide_objective(const struct camp *c, const char *variant, struct seri
 		.confidence = c->s->repeats.confidence,
 		.min_repeats = c->s->repeats.min,
 		.max_repeats = c->s->repeats.max,
-		.seed = camp_hash_seed(c->s->seed, variant),
+		.prior = c->noise,
 	};
 	if (run_stats_decide(obj->v[0], obj->n[0], obj->v[1], obj->n[1], &dopt, d))
-		return rt_errf(why, RT_EINVAL, "cannot compare: the objective's median is not positive");
+		return rt_errf(why, RT_EINVAL,
+			       "cannot compare %s: a sample of %s.%s is not a positive number", variant,
+			       ob->bench, ob->metric);
 	return 0;
 }
 
@@ -65,12 +67,14 @@ static double cand_median(struct series *ser, size_t nser, const char *bench, co
 	return s && s->n[1] ? run_stats_median(s->v[1], s->n[1]) : NAN;
 }
 
-enum db_iter_state camp_verdict(const struct camp *c, enum db_iter_role role,
+enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 				const struct run_stats_decision *d, struct series *ser, size_t nser,
 				bool paired, struct db_iteration *it)
 {
-	it->obj_best = d->median_best;
-	it->obj_cand = d->median_cand;
+	/* The objective's noise, for the comparisons still to come. */
+	run_stats_noise_add(&c->noise, &d->noise);
+	it->obj_best = d->centre_best;
+	it->obj_cand = d->centre_cand;
 	it->obj_delta = d->effect;
 	it->obj_ci_lo = d->lo;
 	it->obj_ci_hi = d->hi;
@@ -167,8 +171,9 @@ static int record_series(struct camp *c, int64_t iter, const struct series *s, b
 		.n_best = (int)s->n[0], .n_cand = (int)s->n[1],
 	};
 	int rc = db_metric_stat_add(c->db, iter, &ms, err);
-	/* The client's own send lag says nothing about the change. */
-	if (rc || !strncmp(s->metric, "send_lag", 8) || !(sb.median > 0))
+	/* Every metric, the client's own figures (send lag, a kernel's rsd and
+	 * sample count) too: the reports list those apart from the engine's. */
+	if (rc || !(sb.median > 0))
 		return rc;
 	struct run_stats_regression r;
 	if (run_stats_regression(s->v[0], s->n[0], s->v[1], s->n[1], hib, c->s->repeats.confidence,
