@@ -146,6 +146,14 @@ static const struct db_q_series *find_series(const struct db_q_series *v, size_t
 	return any;
 }
 
+/* Is bench.metric the campaign's objective? */
+static bool is_objective(const struct journal *j, const char *bench, const char *metric)
+{
+	const char *obj = j->base ? j->base->objective : NULL;
+	size_t nb = strlen(bench);
+	return obj && !strncmp(obj, bench, nb) && obj[nb] == '.' && !strcmp(obj + nb + 1, metric);
+}
+
 static double med(const struct db_q_series *s)
 {
 	struct rep_summary m;
@@ -212,17 +220,21 @@ static void title(struct rep_writer *w, const struct journal *j)
 	o->para_end(w);
 }
 
-/* One row of the summary table: a metric's baseline and final medians. */
+/* One row of the summary table: a metric's baseline and final medians, and
+ * its change. The objective's change is its kept changes compounded (the
+ * numbers of the kept list and the waterfall), not final / baseline: those
+ * two medians were measured hours apart and differ by the drift between. */
 static void summary_row(struct rep_writer *w, const struct journal *j, const struct db_q_series *b)
 {
 	const struct rep_writer_ops *o = w->ops;
 	b = find_series(j->bser, j->nbser, b->benchmark, b->metric, "cand");
 	const struct db_q_series *f = find_series(j->fser, j->nfser, b->benchmark, b->metric, "cand");
 	double vb = med(b), vf = med(f);
-	const char *better = NULL;
+	int better = 0;
 	for (size_t k = 0; k < j->nfms; k++)
 		if (!strcmp(j->fms[k].benchmark, b->benchmark) && !strcmp(j->fms[k].metric, b->metric))
-			better = j->fms[k].better;
+			better = !j->fms[k].better ? 0 : !strcmp(j->fms[k].better, "higher") ? 1 : -1;
+	bool objective = is_objective(j, b->benchmark, b->metric);
 	o->cell(w);
 	metric_code(w, b->benchmark, b->metric);
 	if (b->unit)
@@ -232,12 +244,13 @@ static void summary_row(struct rep_writer *w, const struct journal *j, const str
 	o->cell(w);
 	rep_w_num(w, vf);
 	o->cell(w);
-	if (vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb) {
-		rep_w_textf(w, "%+.1f%%", (vf / vb - 1) * 100);
-		if (better) {
-			bool good = (vf > vb) == !strcmp(better, "higher");
-			o->text(w, good ? " (better)" : " (worse)");
-		}
+	if (objective && j->fin != j->base) {
+		int kb;
+		double c = rep_kept_compound(j->it, j->n, &kb);
+		rep_w_change(w, c, NAN, NAN, kb ? kb : better);
+		o->text(w, ", the kept changes compounded");
+	} else if (vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb) {
+		rep_w_change(w, vf / vb - 1, NAN, NAN, better);
 	} else if (!isnan(vb) && vf == vb) {
 		o->text(w, "unchanged");
 	} else {
@@ -262,7 +275,7 @@ static void kept_list(struct rep_writer *w, const struct journal *j)
 		strike(w, it->invalidated, true);
 		iteration_ref(w, it);
 		o->text(w, ": ");
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_w_obj_change(w, it);
 		strike(w, it->invalidated, false);
 		if (it->invalidated)
 			o->text(w, " (invalidated)");
@@ -377,11 +390,14 @@ static void chart_points(struct chart_data *d, const struct journal *j)
 		struct rep_obj_pt *q = &d->p[d->np++];
 		q->seq = it->seq;
 		q->value = it->obj_cand;
-		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
-		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
+		double c, lo, hi;
+		int better;
+		bool known = rep_obj_change(it, &c, &lo, &hi, &better);
+		q->lo = known && !isnan(lo) ? it->obj_best * (1 + lo) : NAN;
+		q->hi = known && !isnan(hi) ? it->obj_best * (1 + hi) : NAN;
 		q->mark = mark(it);
-		if (q->mark == 'k' && !isnan(it->obj_delta))
-			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
+		if (q->mark == 'k' && known) /* the same numbers as rep_kept_compound */
+			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, c, better };
 	}
 }
 
@@ -473,7 +489,7 @@ static void entry_effect(struct rep_writer *w, const struct db_iteration *it)
 		o->text(w, " → ");
 		rep_w_num(w, it->obj_cand);
 		o->text(w, ": ");
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_w_obj_change(w, it);
 		if (!isnan(it->confidence))
 			rep_w_textf(w, " (%.0f%% CI", it->confidence * 100);
 		else
@@ -590,7 +606,7 @@ static void levers_table(struct rep_writer *w, const struct journal *j)
 	for (size_t k = 0; k < RT_ARRAY_SIZE(kinds); k++) {
 		/* tried, then one count per outcome, then the rest */
 		size_t cnt[2 + RT_ARRAY_SIZE(outcomes)] = { 0 };
-		double best = NAN;
+		const struct db_iteration *best = NULL;
 		for (size_t i = 0; i < j->n; i++) {
 			const struct db_iteration *it = &j->it[i];
 			if (strcmp(it->kind, kinds[k]))
@@ -601,8 +617,9 @@ static void levers_table(struct rep_writer *w, const struct journal *j)
 				if (is(it, outcomes[q]))
 					hit = q;
 			cnt[1 + hit]++;
-			if (is(it, DB_ITER_KEPT) && !it->invalidated && !(best >= it->obj_delta))
-				best = it->obj_delta;
+			if (is(it, DB_ITER_KEPT) && !it->invalidated && !isnan(it->obj_delta) &&
+			    (!best || it->obj_delta > best->obj_delta))
+				best = it;
 		}
 		if (!cnt[0])
 			continue;
@@ -613,7 +630,14 @@ static void levers_table(struct rep_writer *w, const struct journal *j)
 			rep_w_textf(w, "%zu", cnt[c]);
 		}
 		o->cell(w);
-		rep_w_delta(w, best, NAN, NAN);
+		if (best) {
+			double c, lo, hi;
+			int better;
+			rep_obj_change(best, &c, &lo, &hi, &better);
+			rep_w_change(w, c, NAN, NAN, better);
+		} else {
+			o->text(w, "—");
+		}
 		o->row_end(w);
 	}
 	o->table_end(w);
@@ -635,7 +659,7 @@ static void lever_item(struct rep_writer *w, const struct journal *j, const stru
 	rep_w_textf(w, " (%s): ", it->kind);
 	bool measured = !isnan(it->obj_delta) && !it->invalidated;
 	if (measured)
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_w_obj_change(w, it);
 	if (it->invalidated) {
 		o->text(w, "invalidated (see its entry)");
 	} else if (!is(it, DB_ITER_KEPT) && !is(it, DB_ITER_REVERTED) && it->reason) {
@@ -682,8 +706,42 @@ static void levers(struct rep_writer *w, const struct journal *j)
 
 /* ---- 4. regressions ---- */
 
+static void regression_item(struct rep_writer *w, const struct db_q_regr *r)
+{
+	const struct rep_writer_ops *o = w->ops;
+	double c, lo, hi;
+	int better;
+	rep_regr_change(r, &c, &lo, &hi, &better);
+	o->item_begin(w, 0, NULL);
+	metric_code(w, r->benchmark, r->metric);
+	o->text(w, ": ");
+	rep_w_num(w, r->before);
+	o->text(w, " → ");
+	rep_w_num(w, r->after);
+	if (r->unit) {
+		o->text(w, " ");
+		o->text(w, r->unit);
+	}
+	o->text(w, ", ");
+	rep_w_change(w, c, lo, hi, better);
+	rep_w_textf(w, ", by iteration %d ", r->seq);
+	o->code(w, r->variant);
+	rep_w_textf(w, " (id %lld)", (long long)r->iteration_id);
+	if (!r->kept)
+		rep_w_textf(w, ", %s", db_iter_state_name(r->state));
+	o->item_end(w);
+}
+
+/* Regressions by what they mean: of kept changes (shipped), of the
+ * client's self-metrics (not the engine's), of changes not kept. */
 static void regressions(struct rep_writer *w, const struct journal *j)
 {
+	static const char *const intro[3] = {
+		"Of kept changes (these shipped, unless invalidated):",
+		"Of the client's self-metrics (send lag, a kernel's rsd and samples: they measure the "
+		"client, not the engine):",
+		"Of changes not kept (not in the final configuration):",
+	};
 	const struct rep_writer_ops *o = w->ops;
 	o->heading(w, 2, "regressions", "Regressions");
 	if (!j->nregr) {
@@ -692,31 +750,24 @@ static void regressions(struct rep_writer *w, const struct journal *j)
 		o->para_end(w);
 		return;
 	}
-	o->list_begin(w, false, NULL);
-	for (size_t i = 0; i < j->nregr; i++) {
-		const struct db_q_regr *r = &j->regr[i];
-		o->item_begin(w, 0, NULL);
-		metric_code(w, r->benchmark, r->metric);
-		o->text(w, ": ");
-		rep_w_num(w, r->before);
-		o->text(w, " → ");
-		rep_w_num(w, r->after);
-		if (r->unit) {
-			o->text(w, " ");
-			o->text(w, r->unit);
+	for (int g = 0; g < 3; g++) {
+		size_t cnt = 0;
+		for (size_t i = 0; i < j->nregr; i++) {
+			const struct db_q_regr *r = &j->regr[i];
+			int rg = rep_self_metric(r->metric) ? 1 : r->kept ? 0 : 2;
+			if (rg != g)
+				continue;
+			if (!cnt++) {
+				o->para_begin(w, NULL);
+				o->text(w, intro[g]);
+				o->para_end(w);
+				o->list_begin(w, false, NULL);
+			}
+			regression_item(w, r);
 		}
-		o->text(w, ", ");
-		rep_w_delta(w, r->delta, r->ci_lo, r->ci_hi);
-		rep_w_textf(w, ", by iteration %d ", r->seq);
-		o->code(w, r->variant);
-		rep_w_textf(w, " (id %lld)", (long long)r->iteration_id);
-		if (r->kept) {
-			o->text(w, ", ");
-			o->strong(w, "kept anyway");
-		}
-		o->item_end(w);
+		if (cnt)
+			o->list_end(w, false);
 	}
-	o->list_end(w, false);
 }
 
 int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,
