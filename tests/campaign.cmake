@@ -36,3 +36,6 @@ rt_add_test(test_apply_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/apply_
 rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/journal_fault.sh
             TIMEOUT 600 LABELS e2e)
 rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/decision_e2e.sh
+            TIMEOUT 300 LABELS e2e)
+set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)

@@ -16,7 +16,8 @@
  *             inconclusive at max), kept here only for the comparison.
  * Prints the goal's figures (wrong keeps at effect <= 0, wrong reverts at
  * effect >= 2.5 x min_gain, mean repeats per arm), then one row per effect
- * with a Wilson 95% interval for each rate.
+ * with a Wilson 95% interval for each rate, then the new rule at other
+ * noise levels.
  * Usage: bench_stats [changes per effect, default 5000] [old rule's bootstrap B, default 500].
  */
 #include <math.h>
@@ -63,12 +64,13 @@ static enum run_stats_verdict old_decide(const double *best, const double *cand,
 }
 
 /* One change's samples: 100 x (1 + effect) for the candidate, lognormal
- * noise, and with p_out a sample is 30% slow. */
-static void draw(struct rt_rand *r, double effect, double p_out, double *best, double *cand)
+ * noise of sd sigma, and with p_out a sample is 30% slow. */
+static void draw(struct rt_rand *r, double sigma, double effect, double p_out, double *best,
+		 double *cand)
 {
 	for (int i = 0; i < MAXR; i++) {
-		best[i] = 100.0 * exp(0.03 * rt_rand_normal(r));
-		cand[i] = 100.0 * (1 + effect) * exp(0.03 * rt_rand_normal(r));
+		best[i] = 100.0 * exp(sigma * rt_rand_normal(r));
+		cand[i] = 100.0 * (1 + effect) * exp(sigma * rt_rand_normal(r));
 		if (rt_rand_uniform(r) < p_out)
 			best[i] /= 1.3;
 		if (rt_rand_uniform(r) < p_out)
@@ -116,7 +118,7 @@ static int simulate(long campaigns, double p_out, int B, uint64_t seed, struct t
 			int e = (int)((j + c) % NEFF), reps;
 			bool keep;
 			double best[MAXR], cand[MAXR];
-			draw(&rng, effects[e], p_out, best, cand);
+			draw(&rng, 0.03, effects[e], p_out, best, cand);
 			if (new_decide(best, cand, &noise, &reps, &keep))
 				return 3;
 			tally_add(&t[NEW][e], reps, keep);
@@ -190,6 +192,39 @@ static void rows(const char *model, struct tally t[NRULES][NEFF])
 	}
 }
 
+/* The new rule in campaigns at other noise levels (clean): the bounds hold
+ * at 3% with 10 repeats; this shows how they degrade, and that less noise
+ * buys fewer repeats. */
+static int sweep(long per_effect)
+{
+	static const double sigmas[] = { 0.01, 0.02, 0.04, 0.06 };
+	printf("# the new rule at other noise levels (clean, campaigns of %d, %ld changes per effect): "
+	       "wrong keeps at 0%%, wrong reverts at +5%%, mean repeats at 0%% and +5%%\n",
+	       PER_CAMPAIGN, per_effect);
+	for (size_t k = 0; k < RT_ARRAY_SIZE(sigmas); k++) {
+		struct rt_rand rng;
+		rt_rand_seed(&rng, 7 + k);
+		struct tally t[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+		for (long c = 0; c < per_effect * 2 / PER_CAMPAIGN; c++) {
+			struct run_stats_noise noise = { 0, 0 };
+			for (int j = 0; j < PER_CAMPAIGN; j++) {
+				double best[MAXR], cand[MAXR];
+				int reps;
+				bool keep;
+				draw(&rng, sigmas[k], j % 2 ? 0.05 : 0, 0, best, cand);
+				if (new_decide(best, cand, &noise, &reps, &keep))
+					return 3;
+				tally_add(&t[j % 2], reps, keep);
+			}
+		}
+		printf("#   noise %.0f%%: wrong keeps %.2f%%, wrong reverts %.2f%%, mean repeats %.2f / %.2f\n",
+		       sigmas[k] * 100, 100.0 * (double)t[0].keep / (double)t[0].n,
+		       100.0 * (double)(t[1].n - t[1].keep) / (double)t[1].n,
+		       (double)t[0].reps / (double)t[0].n, (double)t[1].reps / (double)t[1].n);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long per_effect = argc > 1 ? atol(argv[1]) : 5000;
@@ -208,6 +243,8 @@ int main(int argc, char **argv)
 	figures("outliers", outl, false);
 	rows("clean", clean);
 	rows("outliers (5% of samples 30% slow)", outl);
+	if (sweep(per_effect / 2))
+		return 3;
 	printf("bench_stats_wall: %.1f s (target: informational)\n", rt_now_s() - t0);
 	return 0;
 }
