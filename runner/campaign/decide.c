@@ -149,10 +149,26 @@ static bool better_higher(const struct camp *c, const char *bench, const char *m
 	return spec_metric_better(c->s, bench, metric) != SPEC_BETTER_LOWER;
 }
 
-/* metric_stats of one metric, and its regression row when it got worse. */
-static int record_series(struct camp *c, int64_t iter, const struct series *s, bool kept,
-			 struct rt_sb *err)
+/* Floor of a regression: a metric that moved less than this is not one. */
+#define REGRESSION_FLOOR 0.01
+
+/* The objective's regression row, from the decision's own numbers (the
+ * gain, its interval and the centres it compared), so that a change has
+ * one number for its objective wherever it is shown. */
+static int objective_regression(struct camp *c, const struct db_iteration *it, const struct series *s,
+				bool kept, struct rt_sb *err)
 {
+	if (isnan(it->obj_delta) || !(it->obj_ci_hi < 0) || !(it->obj_delta < -REGRESSION_FLOOR))
+		return 0;
+	return db_regression_add(c->db, it->id, s->bench, s->metric, s->unit, it->obj_best, it->obj_cand,
+				 it->obj_delta, it->obj_ci_lo, it->obj_ci_hi, kept, err);
+}
+
+/* metric_stats of one metric, and its regression row when it got worse. */
+static int record_series(struct camp *c, const struct db_iteration *it, const struct series *s,
+			 bool kept, struct rt_sb *err)
+{
+	int64_t iter = it->id;
 	bool hib = better_higher(c, s->bench, s->metric);
 	struct run_stats_summary sb, sc;
 	run_stats_summarize(s->v[0], s->n[0], &sb);
@@ -175,9 +191,12 @@ static int record_series(struct camp *c, int64_t iter, const struct series *s, b
 	 * sample count) too: the reports list those apart from the engine's. */
 	if (rc || !(sb.median > 0))
 		return rc;
+	const struct spec_objective *ob = &c->s->objective;
+	if (!strcmp(s->bench, ob->bench) && !strcmp(s->metric, ob->metric) && !isnan(it->obj_delta))
+		return objective_regression(c, it, s, kept, err);
 	struct run_stats_regression r;
 	if (run_stats_regression(s->v[0], s->n[0], s->v[1], s->n[1], hib, c->s->repeats.confidence,
-				 0.01, seed, &r) || !r.regressed)
+				 REGRESSION_FLOOR, seed, &r) || !r.regressed)
 		return 0;
 	/* Stored signed so that negative is worse, the interval with it. */
 	double d = hib ? r.delta : -r.delta;
@@ -224,7 +243,7 @@ int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state stat
 	int rc = db_begin(c->db, err);
 	for (size_t i = 0; i < nser && stats && !rc; i++)
 		if (ser[i].n[0] && ser[i].n[1])
-			rc = record_series(c, it->id, &ser[i], state == DB_ITER_KEPT, err);
+			rc = record_series(c, it, &ser[i], state == DB_ITER_KEPT, err);
 	if (!rc)
 		rc = db_iteration_finish(c->db, it, err);
 	if (!rc && best)

@@ -126,7 +126,7 @@ struct run_stats_decision {
 	bool at_max;         /* decided at max_repeats by the nearer end of the zone */
 	bool inconclusive;   /* at max, reverted because the estimate was within the noise of 0 */
 	struct run_stats_noise noise; /* this comparison's noise, for the campaign's prior */
-	char reason[256];    /* one line: verdict, change [interval] (direction), why, n */
+	char reason[256];    /* one line: change [interval] (direction), why, zone, n */
 };
 
 #define RUN_STATS_TEST "sequential paired log-ratio, indifference zone"

@@ -208,16 +208,16 @@ static void explain(struct run_stats_decision *d, const struct cmp *c, double zo
 {
 	struct rt_sb sb = RT_SB_INIT;
 	double mid = zone / 2;
-	rt_sb_addf(&sb, "%s%s: ", run_stats_verdict_name(d->verdict), d->at_max ? " at max" : "");
 	if (!isfinite(c->m)) {
 		rt_sb_addf(&sb, "no samples yet, n=%zu+%zu", nb, nc);
 	} else {
 		add_change(&sb, c->m, c->m - zc * c->se, c->m + zc * c->se, sign);
 		if (d->inconclusive)
-			rt_sb_adds(&sb, ", within the noise of 0");
+			rt_sb_adds(&sb, ", at repeats.max within the noise of 0");
 		else if (d->at_max)
-			rt_sb_adds(&sb, d->verdict == RUN_STATS_KEEP ? ", nearer the zone's far end than 0"
-								   : ", nearer 0 than the zone's far end");
+			rt_sb_adds(&sb, d->verdict == RUN_STATS_KEEP
+						? ", at repeats.max nearer the zone's far end than 0"
+						: ", at repeats.max nearer 0 than the zone's far end");
 		else if ((int)c->k[0] < min_repeats || (int)c->k[1] < min_repeats)
 			rt_sb_addf(&sb, ", fewer than %d usable repeats", min_repeats);
 		else if (!isfinite(line))

@@ -11,7 +11,9 @@
 # interval and the test fails only when the data say the rate is above its
 # bound (the lower end of the 99.9% interval is above it): the old rule's 43%
 # of reverted +5% gains fails it, a rule within the bound passes it all but
-# never by chance. N per effect: $RATCHET_DECISION_N (default 100).
+# never by chance. Also: each change's gain is one number (the ratio of the
+# centres stored with it, repeated by its regression row). N per effect:
+# $RATCHET_DECISION_N (default 100).
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -69,6 +71,15 @@ rc=0
 sqlite3 -separator ' ' c.db "SELECT substr(variant, 2, instr(variant, '-') - 2), state = 'kept', n_cand, state FROM iterations WHERE seq > 0 ORDER BY seq" > decisions.txt
 bad=$(awk '$4 != "kept" && $4 != "reverted"' decisions.txt | wc -l)
 [ "$bad" -eq 0 ] || { awk '$4 != "kept" && $4 != "reverted"' decisions.txt | head; echo "FAIL: $bad changes neither kept nor reverted"; exit 1; }
+
+# One number per change: the gain stored is the ratio of the centres shown
+# with it, and the objective's regression rows (the -3% changes) repeat the
+# decision's own numbers.
+off=$(sqlite3 c.db "SELECT count(*) FROM iterations WHERE seq > 0 AND abs(obj_cand / obj_best - 1 - obj_delta) > 1e-9")
+[ "$off" -eq 0 ] || { echo "FAIL: $off gains differ from the ratio of their centres"; exit 1; }
+nr=$(sqlite3 c.db "SELECT count(*) FROM regressions WHERE metric = 'score'")
+off=$(sqlite3 c.db "SELECT count(*) FROM regressions r JOIN iterations i ON i.id = r.iteration_id WHERE r.metric = 'score' AND (r.delta != i.obj_delta OR r.before != i.obj_best OR r.after != i.obj_cand OR r.ci_lo != i.obj_ci_lo)")
+[ "$nr" -gt 0 ] && [ "$off" -eq 0 ] || { echo "FAIL: $off of $nr objective regressions differ from their decision"; exit 1; }
 
 awk -v secs=$(($(date +%s) - t0)) -v order="0.97 1.00 1.05 1.10" '
 function wilson(k, n, z,   p, d, c, h) {
