@@ -81,6 +81,14 @@ nr=$(sqlite3 c.db "SELECT count(*) FROM regressions WHERE metric = 'score'")
 off=$(sqlite3 c.db "SELECT count(*) FROM regressions r JOIN iterations i ON i.id = r.iteration_id WHERE r.metric = 'score' AND (r.delta != i.obj_delta OR r.before != i.obj_best OR r.after != i.obj_cand OR r.ci_lo != i.obj_ci_lo)")
 [ "$nr" -gt 0 ] && [ "$off" -eq 0 ] || { echo "FAIL: $off of $nr objective regressions differ from their decision"; exit 1; }
 
+# The CLI lists what shipped by default and the -3% changes (not kept) with --all, marked.
+"$RATCHET_BIN" --db c.db regressions > regr.txt
+"$RATCHET_BIN" --db c.db regressions --all > regr_all.txt
+grep -q "more of changes not kept: --all)" regr.txt && ! grep -q "  reverted$" regr.txt ||
+	{ cat regr.txt; echo "FAIL: regressions of changes not kept listed by default"; exit 1; }
+grep -q "b.score .* -[0-9.]*% \[.*\] (worse)  by .*  reverted$" regr_all.txt ||
+	{ head regr_all.txt; echo "FAIL: --all does not list the reverted -3% changes as worse"; exit 1; }
+
 awk -v secs=$(($(date +%s) - t0)) -v order="0.97 1.00 1.05 1.10" '
 function wilson(k, n, z,   p, d, c, h) {
 	p = k / n; d = 1 + z * z / n; c = (p + z * z / (2 * n)) / d
