@@ -53,6 +53,18 @@ static size_t svg_points(const char *doc, const char *id)
 	return n;
 }
 
+/* The array under key of the JSON document text, checked to hold n
+ * entries; *doc receives the document (caller json_decref()s it). */
+static json_t *json_array_of(const char *text, const char *key, size_t n, json_t **doc)
+{
+	json_error_t je;
+	*doc = json_loads(text, 0, &je);
+	assert_non_null(*doc);
+	json_t *arr = json_object_get(*doc, key);
+	assert_int_equal(json_array_size(arr), n);
+	return arr;
+}
+
 /* A fixture database in a fresh temp folder. */
 struct fx {
 	char dir[64];
@@ -444,11 +456,7 @@ static void test_log(void **state)
 	free(out);
 	o = (struct rep_log_opts){ .json = true, .limit = 50 };
 	out = capture_log(f->db, &o, &rc);
-	json_error_t je;
-	json_t *doc = json_loads(out, 0, &je);
-	assert_non_null(doc);
-	json_t *its = json_object_get(doc, "iterations");
-	assert_int_equal(json_array_size(its), 11);
+	json_t *doc, *its = json_array_of(out, "iterations", 11, &doc);
 	json_t *six = json_array_get(its, 6);
 	assert_true(json_is_true(json_object_get(six, "invalidated")));
 	assert_string_equal(json_string_value(json_object_get(six, "state")), "kept");
@@ -545,11 +553,7 @@ static void test_regressions(void **state)
 	assert_true(strstr(buf, "send_lag_p99") < strstr(buf, "e2el_p50"));
 	free(buf);
 	buf = capture_regr(f->db, false, true);
-	json_error_t je;
-	json_t *doc = json_loads(buf, 0, &je);
-	assert_non_null(doc);
-	json_t *arr = json_object_get(doc, "regressions");
-	assert_int_equal(json_array_size(arr), 2);
+	json_t *doc, *arr = json_array_of(buf, "regressions", 2, &doc);
 	json_t *r0 = json_array_get(arr, 0);
 	NEAR(json_real_value(json_object_get(r0, "change")), 0.8797 / 0.8071 - 1, 1e-12);
 	assert_string_equal(json_string_value(json_object_get(r0, "better")), "lower");
@@ -558,8 +562,7 @@ static void test_regressions(void **state)
 	json_decref(doc);
 	free(buf);
 	buf = capture_regr(f->db, true, true);
-	doc = json_loads(buf, 0, &je);
-	assert_int_equal(json_array_size(json_object_get(doc, "regressions")), 3);
+	json_array_of(buf, "regressions", 3, &doc);
 	json_decref(doc);
 	free(buf);
 }
