@@ -66,6 +66,7 @@ struct camp {
 	int total;                         /* planned iterations, for the progress line */
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
+	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
 };
 
 /* ---- loop.c ---- */
@@ -186,9 +187,11 @@ void camp_slot(int j, int min, bool interleave, int *arm, int *rep, bool *decide
 /* Replace it->reason. */
 void camp_reason(struct db_iteration *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The rule (runner/stats) on the objective after a pair, with the
- * campaign's noise so far as its prior. RT_EINVAL, with the reason in why,
- * when the objective was not measured or cannot be compared. */
-int camp_decide_objective(const struct camp *c, const char *variant, struct series *ser, size_t nser,
+ * campaign's noise so far as its prior (read from the store on the first
+ * call of a process, so a resumed campaign decides as an uninterrupted
+ * one). RT_EINVAL, with the reason in why, when the objective was not
+ * measured or cannot be compared, or the store could not be read. */
+int camp_decide_objective(struct camp *c, const char *variant, struct series *ser, size_t nser,
 			  struct run_stats_decision *d, struct rt_sb *why);
 /* The verdict of a decided comparison: the rule, then every constraint on
  * the candidate's medians; a greedy trial that passes is reverted with

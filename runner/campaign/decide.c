@@ -27,14 +27,11 @@ void camp_reason(struct db_iteration *it, const char *fmt, ...)
 	it->reason = rt_sb_detach(&sb, NULL);
 }
 
-int camp_decide_objective(const struct camp *c, const char *variant, struct series *ser, size_t nser,
-			  struct run_stats_decision *d, struct rt_sb *why)
+/* The rule's options for this campaign, with its noise so far. */
+static struct run_stats_decide_opts decide_opts(const struct camp *c)
 {
 	const struct spec_objective *ob = &c->s->objective;
-	struct series *obj = camp_series_find(ser, nser, ob->bench, ob->metric);
-	if (!obj || !obj->n[0] || !obj->n[1])
-		return rt_errf(why, RT_EINVAL, "objective %s.%s was not measured", ob->bench, ob->metric);
-	struct run_stats_decide_opts dopt = {
+	return (struct run_stats_decide_opts){
 		.minimize = ob->goal == SPEC_GOAL_MIN,
 		.min_gain = ob->min_gain,
 		.confidence = c->s->repeats.confidence,
@@ -42,6 +39,58 @@ int camp_decide_objective(const struct camp *c, const char *variant, struct seri
 		.max_repeats = c->s->repeats.max,
 		.prior = c->noise,
 	};
+}
+
+/* One stored comparison's noise added to c->noise, as camp_verdict added
+ * it when it was decided: the rule again on its valid objective samples
+ * (the rule's noise depends on the samples, not on their order). */
+static int replay_noise(struct camp *c, const struct db_iteration *it, struct rt_sb *why)
+{
+	const struct spec_objective *ob = &c->s->objective;
+	struct db_q_series *v = NULL;
+	size_t n = 0;
+	int rc = db_q_series_list(c->db, it->id, &v, &n, why);
+	const struct db_q_series *arm[2] = { NULL, NULL };
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!strcmp(v[i].benchmark, ob->bench) && !strcmp(v[i].metric, ob->metric))
+			arm[!strcmp(v[i].arm, "cand")] = &v[i];
+	struct run_stats_decide_opts o = decide_opts(c);
+	struct run_stats_decision d;
+	if (!rc && arm[0] && arm[1] && !run_stats_decide(arm[0]->v, arm[0]->n, arm[1]->v, arm[1]->n, &o, &d))
+		run_stats_noise_add(&c->noise, &d.noise);
+	db_q_series_free(v, n);
+	return rc;
+}
+
+/* The campaign's noise from the store, once per process: after --resume,
+ * every comparison decided before (in seq order) gives the next decisions
+ * the prior an uninterrupted run would have given them. Interrupted
+ * iterations are measured again, so they do not count. */
+static int load_noise(struct camp *c, struct rt_sb *why)
+{
+	c->noise_loaded = true;
+	struct db_q_iter_filter f = { .campaign_id = c->cid };
+	struct db_iteration *v = NULL;
+	size_t n = 0;
+	int rc = db_q_iters(c->db, &f, &v, &n, why);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (v[i].seq > 0 && v[i].test && db_iter_state_final(v[i].state) &&
+		    v[i].state != DB_ITER_INTERRUPTED)
+			rc = replay_noise(c, &v[i], why);
+	db_iterations_free(v, n);
+	return rc;
+}
+
+int camp_decide_objective(struct camp *c, const char *variant, struct series *ser, size_t nser,
+			  struct run_stats_decision *d, struct rt_sb *why)
+{
+	const struct spec_objective *ob = &c->s->objective;
+	struct series *obj = camp_series_find(ser, nser, ob->bench, ob->metric);
+	if (!obj || !obj->n[0] || !obj->n[1])
+		return rt_errf(why, RT_EINVAL, "objective %s.%s was not measured", ob->bench, ob->metric);
+	if (!c->noise_loaded && load_noise(c, why))
+		return RT_EINVAL;
+	struct run_stats_decide_opts dopt = decide_opts(c);
 	if (run_stats_decide(obj->v[0], obj->n[0], obj->v[1], obj->n[1], &dopt, d))
 		return rt_errf(why, RT_EINVAL,
 			       "cannot compare %s: a sample of %s.%s is not a positive number", variant,
