@@ -12,7 +12,10 @@
 # bound (the lower end of the 99.9% interval is above it): the old rule's 43%
 # of reverted +5% gains fails it, a rule within the bound passes it all but
 # never by chance. Also: each change's gain is one number (the ratio of the
-# centres stored with it, repeated by its regression row). N per effect:
+# centres stored with it, repeated by its regression row); `ratchet
+# regressions` lists kept changes and, with --all, the rest; and a resumed
+# campaign (the deterministic fakebench) decides as an uninterrupted one,
+# its noise prior read back from the store. N per effect:
 # $RATCHET_DECISION_N (default 100).
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
@@ -116,4 +119,23 @@ END {
 	printf "%d changes in %d s\n", NR, secs
 	exit fail
 }' decisions.txt
+
+# The rule's noise prior comes back with --resume: the deterministic
+# benchmark's campaign stopped after 4 iterations and resumed gives the
+# same reasons (their lines and intervals depend on the prior) as one run.
+if [ -n "${RATCHET_BUILD:-}" ] && [ -x "$RATCHET_BUILD/fakebench" ]; then
+	for d in once twice; do
+		mkdir "$W/$d"
+		cp "$RATCHET_SRC/tests/campaign/table.json" "$W/$d/"
+		sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' \
+			"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > "$W/$d/spec.yaml"
+	done
+	(cd "$W/once" && "$RATCHET_BIN" --db c.db run --quiet spec.yaml)
+	(cd "$W/twice" && "$RATCHET_BIN" --db c.db run --quiet --max-iterations 4 spec.yaml &&
+		"$RATCHET_BIN" --db c.db run --quiet --resume spec.yaml)
+	a=$(sqlite3 "$W/once/c.db" "SELECT group_concat(reason, ' | ') FROM iterations")
+	b=$(sqlite3 "$W/twice/c.db" "SELECT group_concat(reason, ' | ') FROM iterations")
+	[ "$a" = "$b" ] || { echo "once:    $a"; echo "resumed: $b"; echo "FAIL: a resumed campaign decides differently"; exit 1; }
+	echo "resume: the same reasons as one run"
+fi
 echo PASS
