@@ -1,7 +1,9 @@
 /*
- * Small formatting helpers shared by every report: state glyphs, signed
- * percentages with confidence intervals, compact numbers, sample summaries,
- * and escaping of database text for terminals, Markdown and HTML.
+ * Small formatting helpers shared by every report: state glyphs, changes of
+ * a metric in one sign convention (the metric's own change, its interval
+ * and its direction in words), which metrics are the client's own, compact
+ * numbers, sample summaries, and escaping of database text for terminals,
+ * Markdown and HTML.
  */
 #include "reports/rep.h"
 
@@ -26,15 +28,83 @@ const char *rep_glyph(enum db_iter_state state, bool invalidated)
 	}
 }
 
-void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi)
+void rep_fmt_change(struct rt_sb *sb, double change, double lo, double hi, int better)
 {
-	if (isnan(d)) {
+	if (isnan(change)) {
 		rt_sb_adds(sb, "—");
 		return;
 	}
-	rt_sb_addf(sb, "%+.1f%%", d * 100 + 0.0);
+	rt_sb_addf(sb, "%+.1f%%", change * 100 + 0.0);
 	if (!isnan(lo) && !isnan(hi))
 		rt_sb_addf(sb, " [%+.1f, %+.1f]", lo * 100 + 0.0, hi * 100 + 0.0);
+	if (better && fabs(change) >= 0.0005)
+		rt_sb_adds(sb, (change > 0) == (better > 0) ? " (better)" : " (worse)");
+}
+
+int rep_obj_better(const struct db_iteration *it)
+{
+	double c = it->obj_cand / it->obj_best - 1, g = it->obj_delta;
+	if (!isfinite(c) || !isfinite(g) || fabs(c) < 1e-12 || fabs(g) < 1e-12)
+		return 0;
+	return (c > 0) == (g > 0) ? 1 : -1;
+}
+
+bool rep_obj_change(const struct db_iteration *it, double *change, double *lo, double *hi,
+		    int *better)
+{
+	*better = rep_obj_better(it);
+	double g = it->obj_delta, glo = it->obj_ci_lo, ghi = it->obj_ci_hi;
+	if (isnan(g)) {
+		*change = *lo = *hi = NAN;
+		return false;
+	}
+	/* higher is better: the gain is the change; lower: its negative */
+	bool neg = *better < 0;
+	*change = neg ? -g : g;
+	*lo = neg ? -ghi : glo;
+	*hi = neg ? -glo : ghi;
+	return true;
+}
+
+double rep_kept_compound(const struct db_iteration *it, size_t n, int *better)
+{
+	double r = 1;
+	*better = 0;
+	for (size_t i = 0; i < n; i++) {
+		double c, lo, hi;
+		int b;
+		if (it[i].state != DB_ITER_KEPT || it[i].invalidated ||
+		    !rep_obj_change(&it[i], &c, &lo, &hi, &b))
+			continue;
+		r *= 1 + c;
+		if (b)
+			*better = b;
+	}
+	return r - 1;
+}
+
+void rep_regr_change(const struct db_q_regr *r, double *change, double *lo, double *hi, int *better)
+{
+	double c = r->after / r->before - 1;
+	/* stored: delta < 0 is worse, so a metric that went up got worse when lower is better */
+	*better = !isfinite(c) || c == 0 ? 0 : (c > 0) == (r->delta > 0) ? 1 : -1;
+	bool neg = *better < 0;
+	*change = isfinite(c) ? c : neg ? -r->delta : r->delta;
+	*lo = neg ? -r->ci_hi : r->ci_lo;
+	*hi = neg ? -r->ci_lo : r->ci_hi;
+}
+
+bool rep_self_metric(const char *metric)
+{
+	static const char *const exact[] = { "rsd", "samples" };
+	if (!metric)
+		return false;
+	if (!strncmp(metric, "send_lag", 8))
+		return true;
+	for (size_t i = 0; i < RT_ARRAY_SIZE(exact); i++)
+		if (!strcmp(metric, exact[i]))
+			return true;
+	return false;
 }
 
 void rep_fmt_num(struct rt_sb *sb, double v)

@@ -205,7 +205,7 @@ static void entry_effect(struct rep_writer *w, const struct db_iteration *it)
 		o->text(w, " → ");
 		rep_w_num(w, it->obj_cand);
 		o->text(w, ": ");
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_w_obj_change(w, it);
 		if (!isnan(it->confidence))
 			rep_w_textf(w, " (%.0f%% CI", it->confidence * 100);
 		else
@@ -323,7 +323,7 @@ static void levers_table(struct rep_writer *w, const struct journal *j)
 	for (size_t k = 0; k < RT_ARRAY_SIZE(kinds); k++) {
 		/* tried, then one count per outcome, then the rest */
 		size_t cnt[2 + RT_ARRAY_SIZE(outcomes)] = { 0 };
-		double best = NAN;
+		const struct db_iteration *best = NULL;
 		for (size_t i = 0; i < j->n; i++) {
 			const struct db_iteration *it = &j->it[i];
 			if (strcmp(it->kind, kinds[k]))
@@ -334,8 +334,9 @@ static void levers_table(struct rep_writer *w, const struct journal *j)
 				if (is(it, outcomes[q]))
 					hit = q;
 			cnt[1 + hit]++;
-			if (is(it, DB_ITER_KEPT) && !it->invalidated && !(best >= it->obj_delta))
-				best = it->obj_delta;
+			if (is(it, DB_ITER_KEPT) && !it->invalidated && !isnan(it->obj_delta) &&
+			    (!best || it->obj_delta > best->obj_delta))
+				best = it;
 		}
 		if (!cnt[0])
 			continue;
@@ -346,7 +347,14 @@ static void levers_table(struct rep_writer *w, const struct journal *j)
 			rep_w_textf(w, "%zu", cnt[c]);
 		}
 		o->cell(w);
-		rep_w_delta(w, best, NAN, NAN);
+		if (best) {
+			double c, lo, hi;
+			int better;
+			rep_obj_change(best, &c, &lo, &hi, &better);
+			rep_w_change(w, c, NAN, NAN, better);
+		} else {
+			o->text(w, "—");
+		}
 		o->row_end(w);
 	}
 	o->table_end(w);
@@ -368,7 +376,7 @@ static void lever_item(struct rep_writer *w, const struct journal *j, const stru
 	rep_w_textf(w, " (%s): ", it->kind);
 	bool measured = !isnan(it->obj_delta) && !it->invalidated;
 	if (measured)
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_w_obj_change(w, it);
 	if (it->invalidated) {
 		o->text(w, "invalidated (see its entry)");
 	} else if (!is(it, DB_ITER_KEPT) && !is(it, DB_ITER_REVERTED) && it->reason) {
@@ -418,8 +426,42 @@ static void levers(struct rep_writer *w, const struct journal *j)
 
 /* ---- 7. regressions ---- */
 
+static void regression_item(struct rep_writer *w, const struct journal *j, const struct db_q_regr *r)
+{
+	const struct rep_writer_ops *o = w->ops;
+	double c, lo, hi;
+	int better;
+	rep_regr_change(r, &c, &lo, &hi, &better);
+	o->item_begin(w, 0, NULL);
+	rep_j_metric_code(w, r->benchmark, r->metric);
+	o->text(w, ": ");
+	rep_w_num(w, r->before);
+	o->text(w, " → ");
+	rep_w_num(w, r->after);
+	if (r->unit) {
+		o->text(w, " ");
+		o->text(w, r->unit);
+	}
+	o->text(w, ", ");
+	rep_w_change(w, c, lo, hi, better);
+	rep_w_textf(w, ", by iteration %lld:%d ", (long long)j->c.id, r->seq);
+	o->code(w, r->variant);
+	rep_w_textf(w, " (id %lld)", (long long)r->iteration_id);
+	if (!r->kept)
+		rep_w_textf(w, ", %s", db_iter_state_name(r->state));
+	o->item_end(w);
+}
+
+/* Regressions by what they mean: of kept changes (shipped), of the
+ * client's self-metrics (not the engine's), of changes not kept. */
 static void regressions(struct rep_writer *w, const struct journal *j)
 {
+	static const char *const intro[3] = {
+		"Of kept changes (these shipped, unless invalidated):",
+		"Of the client's self-metrics (send lag, a kernel's rsd and samples: they measure the "
+		"client, not the engine):",
+		"Of changes not kept (not in the final configuration):",
+	};
 	const struct rep_writer_ops *o = w->ops;
 	o->heading(w, 2, "regressions", "Regressions");
 	if (!j->nregr) {
@@ -428,31 +470,24 @@ static void regressions(struct rep_writer *w, const struct journal *j)
 		o->para_end(w);
 		return;
 	}
-	o->list_begin(w, false, NULL);
-	for (size_t i = 0; i < j->nregr; i++) {
-		const struct db_q_regr *r = &j->regr[i];
-		o->item_begin(w, 0, NULL);
-		rep_j_metric_code(w, r->benchmark, r->metric);
-		o->text(w, ": ");
-		rep_w_num(w, r->before);
-		o->text(w, " → ");
-		rep_w_num(w, r->after);
-		if (r->unit) {
-			o->text(w, " ");
-			o->text(w, r->unit);
+	for (int g = 0; g < 3; g++) {
+		size_t cnt = 0;
+		for (size_t i = 0; i < j->nregr; i++) {
+			const struct db_q_regr *r = &j->regr[i];
+			int rg = rep_self_metric(r->metric) ? 1 : r->kept ? 0 : 2;
+			if (rg != g)
+				continue;
+			if (!cnt++) {
+				o->para_begin(w, NULL);
+				o->text(w, intro[g]);
+				o->para_end(w);
+				o->list_begin(w, false, NULL);
+			}
+			regression_item(w, j, r);
 		}
-		o->text(w, ", ");
-		rep_w_delta(w, r->delta, r->ci_lo, r->ci_hi);
-		rep_w_textf(w, ", by iteration %lld:%d ", (long long)j->c.id, r->seq);
-		o->code(w, r->variant);
-		rep_w_textf(w, " (id %lld)", (long long)r->iteration_id);
-		if (r->kept) {
-			o->text(w, ", ");
-			o->strong(w, "kept anyway");
-		}
-		o->item_end(w);
+		if (cnt)
+			o->list_end(w, false);
 	}
-	o->list_end(w, false);
 }
 
 int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,

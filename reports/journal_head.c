@@ -114,8 +114,12 @@ static void answer_item(struct rep_writer *w, const struct journal *j)
 	if (b && b->unit)
 		rep_w_textf(w, " %s", b->unit);
 	if (j->fin && j->fin != j->base && vb != 0 && !isnan(vb) && !isnan(vf)) {
-		rep_w_textf(w, ", %+.1f%%, with %zu kept change%s of %zu tried; final configuration: ",
-			    (vf / vb - 1) * 100, kept, kept == 1 ? "" : "s", tried);
+		int kb;
+		double c = rep_kept_compound(j->it, j->n, &kb);
+		o->text(w, ", ");
+		rep_w_change(w, c, NAN, NAN, kb);
+		rep_w_textf(w, " (the kept changes compounded), with %zu kept change%s of %zu tried; "
+			    "final configuration: ", kept, kept == 1 ? "" : "s", tried);
 		rep_j_iteration_ref(w, j->fin);
 	} else {
 		rep_w_textf(w, "; no change was kept of %zu tried", tried);
@@ -204,7 +208,7 @@ void rep_j_kept(struct rep_writer *w, const struct journal *j)
 		rep_j_strike(w, it->invalidated, true);
 		rep_j_iteration_ref(w, it);
 		o->text(w, ": ");
-		rep_w_delta(w, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+		rep_w_obj_change(w, it);
 		rep_j_strike(w, it->invalidated, false);
 		if (it->invalidated)
 			o->text(w, " (invalidated)");
@@ -286,11 +290,14 @@ static void chart_points(struct chart_data *d, const struct journal *j)
 		struct rep_obj_pt *q = &d->p[d->np++];
 		q->seq = it->seq;
 		q->value = it->obj_cand;
-		q->lo = isnan(it->obj_ci_lo) ? NAN : it->obj_best * (1 + it->obj_ci_lo);
-		q->hi = isnan(it->obj_ci_hi) ? NAN : it->obj_best * (1 + it->obj_ci_hi);
+		double c, lo, hi;
+		int better;
+		bool known = rep_obj_change(it, &c, &lo, &hi, &better);
+		q->lo = known && !isnan(lo) ? it->obj_best * (1 + lo) : NAN;
+		q->hi = known && !isnan(hi) ? it->obj_best * (1 + hi) : NAN;
 		q->mark = mark(it);
-		if (q->mark == 'k' && !isnan(it->obj_delta))
-			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, it->obj_delta };
+		if (q->mark == 'k' && known) /* the same numbers as rep_kept_compound */
+			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, c, better };
 	}
 }
 
@@ -361,10 +368,19 @@ void rep_j_charts(struct rep_writer *w, const struct journal *j)
  * change did (the campaign keeps it out of the regressions for that reason). */
 static bool client_metric(const struct db_q_series *s)
 {
-	return !strncmp(s->metric, "send_lag", 8);
+	return rep_self_metric(s->metric);
 }
 
-/* One row of a metric table: a metric's baseline and final medians. */
+/* Is bench.metric the campaign's objective? */
+static bool is_objective(const struct journal *j, const char *bench, const char *metric)
+{
+	const char *obj = j->base ? j->base->objective : NULL;
+	size_t nb = strlen(bench);
+	return obj && !strncmp(obj, bench, nb) && obj[nb] == '.' && !strcmp(obj + nb + 1, metric);
+}
+
+/* One row of a metric table: a metric's baseline and final medians, and its
+ * change in the metric's own sign with "(better)" or "(worse)". */
 static bool metric_row(struct rep_writer *w, const struct journal *j, const struct db_q_series *b,
 		       bool write)
 {
@@ -375,10 +391,10 @@ static bool metric_row(struct rep_writer *w, const struct journal *j, const stru
 	bool changed = vb != 0 && !isnan(vb) && !isnan(vf) && vf != vb;
 	if (!write)
 		return changed;
-	const char *better = NULL;
+	int better = 0;
 	for (size_t k = 0; k < j->nfms; k++)
 		if (!strcmp(j->fms[k].benchmark, b->benchmark) && !strcmp(j->fms[k].metric, b->metric))
-			better = j->fms[k].better;
+			better = !j->fms[k].better ? 0 : !strcmp(j->fms[k].better, "higher") ? 1 : -1;
 	o->cell(w);
 	rep_j_metric_code(w, b->benchmark, b->metric);
 	if (b->unit)
@@ -388,10 +404,16 @@ static bool metric_row(struct rep_writer *w, const struct journal *j, const stru
 	o->cell(w);
 	rep_w_num(w, vf);
 	o->cell(w);
-	if (changed) {
-		rep_w_textf(w, "%+.1f%%", (vf / vb - 1) * 100);
-		if (better)
-			o->text(w, (vf > vb) == !strcmp(better, "higher") ? " (better)" : " (worse)");
+	if (is_objective(j, b->benchmark, b->metric) && j->fin && j->fin != j->base) {
+		/* One number per gain: the kept changes compounded, as in the kept
+		 * list and the waterfall, not final / baseline (measured hours
+		 * apart, they differ by the drift between) */
+		int kb;
+		double c = rep_kept_compound(j->it, j->n, &kb);
+		rep_w_change(w, c, NAN, NAN, kb ? kb : better);
+		o->text(w, ", the kept changes compounded");
+	} else if (changed) {
+		rep_w_change(w, vf / vb - 1, NAN, NAN, better);
 	} else {
 		o->text(w, !isnan(vb) && vf == vb ? "unchanged" : "—");
 	}

@@ -2,6 +2,8 @@
  * `ratchet log` and `ratchet regressions`: one line per iteration (or per
  * regression) for the terminal, or one JSON document. A page of the log is
  * the newest N iterations, printed oldest first, read with one indexed query.
+ * Regressions are listed by what they mean: those of kept changes (what
+ * shipped) first, the client's self-metrics apart, the rest with --all.
  */
 #include "reports/rep_int.h"
 
@@ -152,14 +154,21 @@ static const char *state_color(const struct db_iteration *it)
 	}
 }
 
-/* Objective column: the delta with its CI, or the baseline's absolute value. */
+/* Columns of the objective cell: "+10.0% [+7.1, +12.8] (better)". */
+#define OBJ_W 31
+
+/* Objective column: the metric's change with its CI and direction, or the
+ * baseline's absolute value. */
 static void objective_cell(struct rt_sb *sb, const struct db_iteration *it)
 {
 	if (!strcmp(it->kind, "baseline") && !isnan(it->obj_cand)) {
 		rep_fmt_num(sb, it->obj_cand);
 		return;
 	}
-	rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+	double c, lo, hi;
+	int better;
+	rep_obj_change(it, &c, &lo, &hi, &better);
+	rep_fmt_change(sb, c, lo, hi, better);
 }
 
 static void gate_cell(struct rt_sb *sb, const struct db_iteration *it)
@@ -199,7 +208,7 @@ static void log_line(struct rt_sb *sb, const struct db_iteration *it, const stru
 	objective_cell(&cell, it);
 	if (it->invalidated)
 		rt_sb_addf(sb, "%s%s", rep_ansi(color, "dim"), rep_ansi(color, "strike"));
-	rep_pad(sb, cell.buf, 22);
+	rep_pad(sb, cell.buf, OBJ_W);
 	if (it->invalidated)
 		rt_sb_adds(sb, rs);
 	rt_sb_adds(sb, "  ");
@@ -243,8 +252,8 @@ static void log_text(struct rt_sb *sb, const struct db_campaign *c, const struct
 		   rep_ansi(color, "reset"), (long long)c->n_iterations);
 	if (n < (size_t)c->n_iterations)
 		rt_sb_addf(sb, ", showing %zu", n);
-	rt_sb_addf(sb, "\n%s%9s %6s %s  %-28s  %-22s  %s%s\n", rep_ansi(color, "dim"), "iteration",
-		   "id", " ", "change", "objective [CI]", "gate", rep_ansi(color, "reset"));
+	rt_sb_addf(sb, "\n%s%9s %6s %s  %-28s  %-*s  %s%s\n", rep_ansi(color, "dim"), "iteration",
+		   "id", " ", "change", OBJ_W, "objective [CI]", "gate", rep_ansi(color, "reset"));
 	for (size_t i = 0; i < n; i++)
 		log_line(sb, &v[i], v, n, color);
 	if (!n)
@@ -286,61 +295,112 @@ json_t *rep_regr_json(const struct db_q_regr *r, bool with_iteration)
 		json_object_set_new(o, "variant", rep_jstr(r->variant));
 		json_object_set_new(o, "state", json_string(db_iter_state_name(r->state)));
 	}
+	double c, lo, hi;
+	int better;
+	rep_regr_change(r, &c, &lo, &hi, &better);
 	json_object_set_new(o, "benchmark", rep_jstr(r->benchmark));
 	json_object_set_new(o, "metric", rep_jstr(r->metric));
 	json_object_set_new(o, "unit", rep_jstr(r->unit));
 	json_object_set_new(o, "before", rep_jnum(r->before));
 	json_object_set_new(o, "after", rep_jnum(r->after));
+	json_object_set_new(o, "change", rep_jnum(c));
+	json_object_set_new(o, "change_lo", rep_jnum(lo));
+	json_object_set_new(o, "change_hi", rep_jnum(hi));
+	json_object_set_new(o, "better", better ? json_string(better > 0 ? "higher" : "lower") : json_null());
 	json_object_set_new(o, "delta", rep_jnum(r->delta));
 	json_object_set_new(o, "ci_lo", rep_jnum(r->ci_lo));
 	json_object_set_new(o, "ci_hi", rep_jnum(r->ci_hi));
 	json_object_set_new(o, "kept", json_boolean(r->kept));
+	json_object_set_new(o, "self_metric", json_boolean(rep_self_metric(r->metric)));
 	return o;
+}
+
+/* The three groups of `ratchet regressions`, in the order printed. */
+enum regr_group { RG_KEPT, RG_SELF, RG_OTHER, RG_N };
+
+static enum regr_group regr_group_of(const struct db_q_regr *r)
+{
+	if (rep_self_metric(r->metric))
+		return RG_SELF;
+	return r->kept ? RG_KEPT : RG_OTHER;
 }
 
 static void regr_line(struct rt_sb *sb, int64_t campaign_id, const struct db_q_regr *r, bool color)
 {
+	double c, lo, hi;
+	int better;
+	rep_regr_change(r, &c, &lo, &hi, &better);
 	rt_sb_adds(sb, "  ");
 	rep_pad_metric(sb, r->benchmark, r->metric, 22);
 	rt_sb_adds(sb, "  ");
 	rep_term_change(sb, r->before, r->after, r->unit);
 	rt_sb_addf(sb, "  %s", rep_ansi(color, "red"));
-	rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
+	rep_fmt_change(sb, c, lo, hi, better);
 	rt_sb_addf(sb, "%s  by ", rep_ansi(color, "reset"));
 	rep_ref(sb, campaign_id, r->seq);
 	rt_sb_addf(sb, " (id %lld, ", (long long)r->iteration_id);
 	rep_term_escape(sb, r->variant);
 	rt_sb_adds(sb, ")");
-	if (r->kept)
-		rt_sb_addf(sb, "  %sKEPT%s", rep_ansi(color, "yellow"), rep_ansi(color, "reset"));
+	if (!r->kept)
+		rt_sb_addf(sb, "  %s%s%s", rep_ansi(color, "yellow"), db_iter_state_name(r->state),
+			   rep_ansi(color, "reset"));
 	rt_sb_addc(sb, '\n');
 }
 
-int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bool color,
-		    struct rt_sb *err)
+static void regr_text(struct rt_sb *sb, const struct db_campaign *c, const struct db_q_regr *r,
+		      size_t n, const struct rep_regr_opts *o)
+{
+	static const char *const heads[RG_N] = {
+		"of kept changes (in the final configuration unless invalidated)",
+		"of the client's self-metrics (send lag, a kernel's rsd and samples: not the engine's)",
+		"of changes not kept",
+	};
+	size_t cnt[RG_N] = { 0 }, hidden = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o->all || r[i].kept)
+			cnt[regr_group_of(&r[i])]++;
+		else
+			hidden++;
+	}
+	rt_sb_addf(sb, "%scampaign ", rep_ansi(o->color, "bold"));
+	rep_term_escape(sb, c->name);
+	rt_sb_addf(sb, " (#%lld)%s: %zu regression%s of kept changes", (long long)c->id,
+		   rep_ansi(o->color, "reset"), cnt[RG_KEPT], cnt[RG_KEPT] == 1 ? "" : "s");
+	if (hidden)
+		rt_sb_addf(sb, " (%zu more of changes not kept: --all)", hidden);
+	rt_sb_addc(sb, '\n');
+	for (int g = 0; g < RG_N; g++) {
+		if (!cnt[g])
+			continue;
+		if (g != RG_KEPT)
+			rt_sb_addf(sb, "%s%zu %s%s\n", rep_ansi(o->color, "dim"), cnt[g], heads[g],
+				   rep_ansi(o->color, "reset"));
+		for (size_t i = 0; i < n; i++)
+			if (regr_group_of(&r[i]) == (enum regr_group)g && (o->all || r[i].kept))
+				regr_line(sb, c->id, &r[i], o->color);
+	}
+}
+
+int rep_regressions(struct db *db, FILE *out, const struct rep_regr_opts *o, struct rt_sb *err)
 {
 	struct db_campaign c;
-	int rc = db_q_campaign_get(db, campaign_id, &c, err);
+	int rc = db_q_campaign_get(db, o->campaign_id, &c, err);
 	if (rc)
 		return rc;
 	struct db_q_regr *r = NULL;
 	size_t n = 0;
 	if (!(rc = db_q_regrs(db, c.id, 0, &r, &n, err))) {
 		struct rt_sb sb = RT_SB_INIT;
-		if (json) {
+		if (o->json) {
 			json_t *arr = json_array();
 			for (size_t i = 0; i < n; i++)
-				json_array_append_new(arr, rep_regr_json(&r[i], true));
-			rc = rep_json_dump(json_pack("{s:I,s:o}", "campaign_id", (json_int_t)c.id,
-						     "regressions", arr),
+				if (o->all || r[i].kept)
+					json_array_append_new(arr, rep_regr_json(&r[i], true));
+			rc = rep_json_dump(json_pack("{s:I,s:b,s:o}", "campaign_id", (json_int_t)c.id,
+						     "all", o->all, "regressions", arr),
 					   out, err);
 		} else {
-			rt_sb_addf(&sb, "%scampaign ", rep_ansi(color, "bold"));
-			rep_term_escape(&sb, c.name);
-			rt_sb_addf(&sb, " (#%lld)%s: %zu regression%s\n", (long long)c.id,
-				   rep_ansi(color, "reset"), n, n == 1 ? "" : "s");
-			for (size_t i = 0; i < n; i++)
-				regr_line(&sb, c.id, &r[i], color);
+			regr_text(&sb, &c, r, n, o);
 			rc = rep_write_sb(&sb, out, "regressions", err);
 		}
 		rt_sb_release(&sb);

@@ -24,9 +24,37 @@ struct db;
 /* State glyph: ● baseline, ✓ kept, ↩ reverted, ✗ gated, ! failed, ⊘ invalid
  * (also for any invalidated iteration), ⚡ interrupted, … running. */
 const char *rep_glyph(enum db_iter_state state, bool invalidated);
-/* "+6.1% [+4.0, +8.3]" (fractions in, percent out); "—" when d is NAN; the
- * bracket is left out when the CI is unknown. */
-void rep_fmt_delta(struct rt_sb *sb, double d, double lo, double hi);
+/*
+ * One sign convention everywhere: a delta is the metric's own relative
+ * change (after / before - 1), with its direction in words:
+ * "+165.0% [+120.0, +210.0] (worse)", "-29.8% (better)". better: +1 when
+ * the metric is better higher, -1 when lower, 0 when unknown (no words).
+ * Fractions in, percent out; "—" when change is NAN; the bracket is left
+ * out when the interval is unknown, the words when the change rounds to 0.
+ */
+void rep_fmt_change(struct rt_sb *sb, double change, double lo, double hi, int better);
+/* The changes of the kept iterations compounded: prod(1 + change) - 1 over
+ * the kept, valid iterations of it[0..n) (0 when there are none); *better
+ * takes their direction. The one number the summary and the waterfall give
+ * for the kept changes together. */
+double rep_kept_compound(const struct db_iteration *it, size_t n, int *better);
+/* Which way an iteration's objective is better (+1 higher, -1 lower, 0
+ * unknown), read from the row itself: its gain obj_delta is signed so that
+ * + is better, and obj_cand / obj_best - 1 is the metric's change of the
+ * same comparison, so their signs agree exactly when higher is better. */
+int rep_obj_better(const struct db_iteration *it);
+/* The objective's change of an iteration (the metric's, from its gain) with
+ * its interval and direction; false when it has none (baseline, failed). */
+bool rep_obj_change(const struct db_iteration *it, double *change, double *lo, double *hi,
+		    int *better);
+/* A regression row as the metric's change: after / before - 1, its
+ * interval, and the direction (the row's delta is stored signed so that -
+ * is worse, and a regression is worse). */
+void rep_regr_change(const struct db_q_regr *r, double *change, double *lo, double *hi, int *better);
+/* The client's own figures, not the engine's: the load generator's send
+ * lag (send_lag*) and a kernel benchmark's stopping figures (rsd, samples).
+ * Their regressions are recorded but listed apart. */
+bool rep_self_metric(const char *metric);
 /* A number with up to 4 significant digits and no trailing zeros ("1147.6", "0.8797"). */
 void rep_fmt_num(struct rt_sb *sb, double v);
 /* Append s with HTML special characters escaped (& < > " '). NULL appends nothing. */
@@ -66,8 +94,15 @@ struct rep_log_opts {
 int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb *err);
 /* Everything about iteration `id` (iterations.id). RT_ENOENT if there is none. */
 int rep_show(struct db *db, FILE *out, int64_t id, bool json, bool color, struct rt_sb *err);
-int rep_regressions(struct db *db, FILE *out, int64_t campaign_id, bool json, bool color,
-		    struct rt_sb *err);
+struct rep_regr_opts {
+	int64_t campaign_id; /* 0: the latest campaign */
+	bool all;            /* also the regressions of changes that were not kept, marked */
+	bool json;           /* one JSON document instead of text */
+	bool color;          /* ANSI colours */
+};
+/* `ratchet regressions`: the regressions of kept changes (what shipped),
+ * the client's self-metrics apart, with all those of the other changes too. */
+int rep_regressions(struct db *db, FILE *out, const struct rep_regr_opts *o, struct rt_sb *err);
 
 /* ---- the journal (journal.c): Markdown and HTML ---- */
 
@@ -113,10 +148,11 @@ void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, doubl
 struct rep_gain {
 	const char *label; /* variant name */
 	int seq;           /* iteration seq */
-	double gain;       /* relative gain of the objective, fraction */
+	double gain;       /* the objective's change (after / before - 1), fraction */
+	int better;        /* +1: the objective is better higher, -1: lower (colours) */
 };
-/* Waterfall: cumulative gains of the kept changes from the baseline (100%).
- * id "chart-waterfall". */
+/* Waterfall: the kept changes compounded from the baseline (100%); the last
+ * bar is rep_compound() of them. id "chart-waterfall". */
 void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n);
 
 struct rep_dist {

@@ -343,7 +343,10 @@ static void text_objective(const struct db_iteration *it, struct rt_sb *sb)
 	rt_sb_adds(sb, " -> ");
 	rep_fmt_num(sb, it->obj_cand);
 	rt_sb_adds(sb, "  ");
-	rep_fmt_delta(sb, it->obj_delta, it->obj_ci_lo, it->obj_ci_hi);
+	double c, lo, hi;
+	int better;
+	rep_obj_change(it, &c, &lo, &hi, &better);
+	rep_fmt_change(sb, c, lo, hi, better);
 	if (!isnan(it->confidence))
 		rt_sb_addf(sb, " at %.0f%%", it->confidence * 100);
 	rt_sb_addc(sb, '\n');
@@ -437,15 +440,9 @@ static void text_stats(const struct show *s, struct rt_sb *sb, bool color)
 		rep_fmt_num(sb, m->best_median);
 		rt_sb_adds(sb, " -> ");
 		rep_fmt_num(sb, m->cand_median);
-		rt_sb_adds(sb, "  ratio ");
-		rep_fmt_num(sb, m->ratio);
-		if (!isnan(m->ci_lo)) {
-			rt_sb_adds(sb, " [");
-			rep_fmt_num(sb, m->ci_lo);
-			rt_sb_adds(sb, ", ");
-			rep_fmt_num(sb, m->ci_hi);
-			rt_sb_adds(sb, "]");
-		}
+		rt_sb_adds(sb, "  ");
+		int better = !m->better ? 0 : !strcmp(m->better, "higher") ? 1 : -1;
+		rep_fmt_change(sb, m->ratio - 1, m->ci_lo - 1, m->ci_hi - 1, better);
 		if (!isnan(m->p_value))
 			rt_sb_addf(sb, "  p = %.3g", m->p_value);
 		rt_sb_addf(sb, "  n = %d + %d\n", m->n_cand, m->n_best);
@@ -516,6 +513,9 @@ static void text_regressions(const struct show *s, struct rt_sb *sb, bool color)
 	head(sb, color, "regressions");
 	for (size_t i = 0; i < s->nregr; i++) {
 		const struct db_q_regr *r = &s->regr[i];
+		double c, lo, hi;
+		int better;
+		rep_regr_change(r, &c, &lo, &hi, &better);
 		rt_sb_adds(sb, "  ");
 		rep_term_escape(sb, r->benchmark);
 		rt_sb_addc(sb, '.');
@@ -523,7 +523,9 @@ static void text_regressions(const struct show *s, struct rt_sb *sb, bool color)
 		rt_sb_adds(sb, "  ");
 		rep_term_change(sb, r->before, r->after, r->unit);
 		rt_sb_adds(sb, "  ");
-		rep_fmt_delta(sb, r->delta, r->ci_lo, r->ci_hi);
+		rep_fmt_change(sb, c, lo, hi, better);
+		if (rep_self_metric(r->metric))
+			rt_sb_adds(sb, "  (client self-metric)");
 		rt_sb_adds(sb, r->kept ? "  (kept anyway)\n" : "\n");
 	}
 }

@@ -381,7 +381,7 @@ void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n)
 			from = prev;
 			to = prev * (1 + x->gain);
 			prev = to;
-			col = x->gain >= 0 ? C_KEPT : C_GATED;
+			col = (x->gain >= 0) == (x->better >= 0) ? C_KEPT : C_GATED;
 			cls = "pt gain";
 			lab = x->label ? x->label : "?";
 			snprintf(val, sizeof(val), "%+.1f%%", x->gain * 100);

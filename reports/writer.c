@@ -449,10 +449,18 @@ void rep_w_num(struct rep_writer *w, double v)
 	rt_sb_release(&t);
 }
 
-void rep_w_delta(struct rep_writer *w, double d, double lo, double hi)
+void rep_w_change(struct rep_writer *w, double change, double lo, double hi, int better)
 {
 	struct rt_sb t = RT_SB_INIT;
-	rep_fmt_delta(&t, d, lo, hi);
+	rep_fmt_change(&t, change, lo, hi, better);
 	w->ops->text(w, t.buf);
 	rt_sb_release(&t);
+}
+
+void rep_w_obj_change(struct rep_writer *w, const struct db_iteration *it)
+{
+	double c, lo, hi;
+	int better;
+	rep_obj_change(it, &c, &lo, &hi, &better);
+	rep_w_change(w, c, lo, hi, better);
 }

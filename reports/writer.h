@@ -99,8 +99,10 @@ void rep_writer_init(struct rep_writer *w, struct rt_sb *sb, enum rep_format fmt
 
 /* Text built from trusted pieces (numbers, fixed words), escaped all the same. */
 void rep_w_textf(struct rep_writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* rep_fmt_num and rep_fmt_delta as text. */
+/* rep_fmt_num and rep_fmt_change as text. */
 void rep_w_num(struct rep_writer *w, double v);
-void rep_w_delta(struct rep_writer *w, double d, double lo, double hi);
+void rep_w_change(struct rep_writer *w, double change, double lo, double hi, int better);
+/* An iteration's objective change (rep_obj_change), or "—". */
+void rep_w_obj_change(struct rep_writer *w, const struct db_iteration *it);
 
 #endif

@@ -45,3 +45,6 @@ rt_add_test(test_patch_paths COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch
             TIMEOUT 180 LABELS e2e)
 rt_add_test(test_restore_files COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/restore_files.sh
             TIMEOUT 180 LABELS e2e)
+rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/decision_e2e.sh
+            TIMEOUT 300 LABELS e2e)
+set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)

@@ -65,6 +65,8 @@ struct camp {
 	const char *variant;               /* name of the change being measured, for progress */
 	int total;                         /* planned iterations, for the progress line */
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
+	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
+	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
 };
 
 /* ---- loop.c ---- */
@@ -184,14 +186,18 @@ void camp_slot(int j, int min, bool interleave, int *arm, int *rep, bool *decide
 /* ---- decide.c ---- */
 /* Replace it->reason. */
 void camp_reason(struct db_iteration *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Sequential stopping on the objective after a pair. RT_EINVAL, with the
- * reason in why, when the objective was not measured or cannot be compared. */
-int camp_decide_objective(const struct camp *c, const char *variant, struct series *ser, size_t nser,
+/* The rule (runner/stats) on the objective after a pair, with the
+ * campaign's noise so far as its prior (read from the store on the first
+ * call of a process, so a resumed campaign decides as an uninterrupted
+ * one). RT_EINVAL, with the reason in why, when the objective was not
+ * measured or cannot be compared, or the store could not be read. */
+int camp_decide_objective(struct camp *c, const char *variant, struct series *ser, size_t nser,
 			  struct run_stats_decision *d, struct rt_sb *why);
 /* The verdict of a decided comparison: the rule, then every constraint on
  * the candidate's medians; a greedy trial that passes is reverted with
- * passed = 1. Fills it's statistics and reason; returns KEPT or REVERTED. */
-enum db_iter_state camp_verdict(const struct camp *c, enum db_iter_role role,
+ * passed = 1. Fills it's statistics and reason, adds the comparison's noise
+ * to c->noise (the next decisions' prior); returns KEPT or REVERTED. */
+enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 				const struct run_stats_decision *d, struct series *ser, size_t nser,
 				bool paired, struct db_iteration *it);
 /* Run the GSM8K gate on a configuration (starting its engine if needed). */

@@ -27,23 +27,74 @@ void camp_reason(struct db_iteration *it, const char *fmt, ...)
 	it->reason = rt_sb_detach(&sb, NULL);
 }
 
-int camp_decide_objective(const struct camp *c, const char *variant, struct series *ser, size_t nser,
+/* The rule's options for this campaign, with its noise so far. */
+static struct run_stats_decide_opts decide_opts(const struct camp *c)
+{
+	const struct spec_objective *ob = &c->s->objective;
+	return (struct run_stats_decide_opts){
+		.minimize = ob->goal == SPEC_GOAL_MIN,
+		.min_gain = ob->min_gain,
+		.confidence = c->s->repeats.confidence,
+		.min_repeats = c->s->repeats.min,
+		.max_repeats = c->s->repeats.max,
+		.prior = c->noise,
+	};
+}
+
+/* One stored comparison's noise added to c->noise, as camp_verdict added
+ * it when it was decided: the rule again on its valid objective samples
+ * (the rule's noise depends on the samples, not on their order). */
+static int replay_noise(struct camp *c, const struct db_iteration *it, struct rt_sb *why)
+{
+	const struct spec_objective *ob = &c->s->objective;
+	struct db_q_series *v = NULL;
+	size_t n = 0;
+	int rc = db_q_series_list(c->db, it->id, &v, &n, why);
+	const struct db_q_series *arm[2] = { NULL, NULL };
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!strcmp(v[i].benchmark, ob->bench) && !strcmp(v[i].metric, ob->metric))
+			arm[!strcmp(v[i].arm, "cand")] = &v[i];
+	struct run_stats_decide_opts o = decide_opts(c);
+	struct run_stats_decision d;
+	if (!rc && arm[0] && arm[1] && !run_stats_decide(arm[0]->v, arm[0]->n, arm[1]->v, arm[1]->n, &o, &d))
+		run_stats_noise_add(&c->noise, &d.noise);
+	db_q_series_free(v, n);
+	return rc;
+}
+
+/* The campaign's noise from the store, once per process: after --resume,
+ * every comparison decided before (in seq order) gives the next decisions
+ * the prior an uninterrupted run would have given them. Interrupted
+ * iterations are measured again, so they do not count. */
+static int load_noise(struct camp *c, struct rt_sb *why)
+{
+	c->noise_loaded = true;
+	struct db_q_iter_filter f = { .campaign_id = c->cid };
+	struct db_iteration *v = NULL;
+	size_t n = 0;
+	int rc = db_q_iters(c->db, &f, &v, &n, why);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (v[i].seq > 0 && v[i].test && db_iter_state_final(v[i].state) &&
+		    v[i].state != DB_ITER_INTERRUPTED)
+			rc = replay_noise(c, &v[i], why);
+	db_iterations_free(v, n);
+	return rc;
+}
+
+int camp_decide_objective(struct camp *c, const char *variant, struct series *ser, size_t nser,
 			  struct run_stats_decision *d, struct rt_sb *why)
 {
 	const struct spec_objective *ob = &c->s->objective;
 	struct series *obj = camp_series_find(ser, nser, ob->bench, ob->metric);
 	if (!obj || !obj->n[0] || !obj->n[1])
 		return rt_errf(why, RT_EINVAL, "objective %s.%s was not measured", ob->bench, ob->metric);
-	struct run_stats_decide_opts dopt = {
-		.minimize = ob->goal == SPEC_GOAL_MIN,
-		.min_gain = ob->min_gain,
-		.confidence = c->s->repeats.confidence,
-		.min_repeats = c->s->repeats.min,
-		.max_repeats = c->s->repeats.max,
-		.seed = camp_hash_seed(c->s->seed, variant),
-	};
+	if (!c->noise_loaded && load_noise(c, why))
+		return RT_EINVAL;
+	struct run_stats_decide_opts dopt = decide_opts(c);
 	if (run_stats_decide(obj->v[0], obj->n[0], obj->v[1], obj->n[1], &dopt, d))
-		return rt_errf(why, RT_EINVAL, "cannot compare: the objective's median is not positive");
+		return rt_errf(why, RT_EINVAL,
+			       "cannot compare %s: a sample of %s.%s is not a positive number", variant,
+			       ob->bench, ob->metric);
 	return 0;
 }
 
@@ -65,12 +116,14 @@ static double cand_median(struct series *ser, size_t nser, const char *bench, co
 	return s && s->n[1] ? run_stats_median(s->v[1], s->n[1]) : NAN;
 }
 
-enum db_iter_state camp_verdict(const struct camp *c, enum db_iter_role role,
+enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 				const struct run_stats_decision *d, struct series *ser, size_t nser,
 				bool paired, struct db_iteration *it)
 {
-	it->obj_best = d->median_best;
-	it->obj_cand = d->median_cand;
+	/* The objective's noise, for the comparisons still to come. */
+	run_stats_noise_add(&c->noise, &d->noise);
+	it->obj_best = d->centre_best;
+	it->obj_cand = d->centre_cand;
 	it->obj_delta = d->effect;
 	it->obj_ci_lo = d->lo;
 	it->obj_ci_hi = d->hi;
@@ -145,10 +198,26 @@ static bool better_higher(const struct camp *c, const char *bench, const char *m
 	return spec_metric_better(c->s, bench, metric) != SPEC_BETTER_LOWER;
 }
 
-/* metric_stats of one metric, and its regression row when it got worse. */
-static int record_series(struct camp *c, int64_t iter, const struct series *s, bool kept,
-			 struct rt_sb *err)
+/* Floor of a regression: a metric that moved less than this is not one. */
+#define REGRESSION_FLOOR 0.01
+
+/* The objective's regression row, from the decision's own numbers (the
+ * gain, its interval and the centres it compared), so that a change has
+ * one number for its objective wherever it is shown. */
+static int objective_regression(struct camp *c, const struct db_iteration *it, const struct series *s,
+				bool kept, struct rt_sb *err)
 {
+	if (isnan(it->obj_delta) || !(it->obj_ci_hi < 0) || !(it->obj_delta < -REGRESSION_FLOOR))
+		return 0;
+	return db_regression_add(c->db, it->id, s->bench, s->metric, s->unit, it->obj_best, it->obj_cand,
+				 it->obj_delta, it->obj_ci_lo, it->obj_ci_hi, kept, err);
+}
+
+/* metric_stats of one metric, and its regression row when it got worse. */
+static int record_series(struct camp *c, const struct db_iteration *it, const struct series *s,
+			 bool kept, struct rt_sb *err)
+{
+	int64_t iter = it->id;
 	bool hib = better_higher(c, s->bench, s->metric);
 	struct run_stats_summary sb, sc;
 	run_stats_summarize(s->v[0], s->n[0], &sb);
@@ -167,12 +236,16 @@ static int record_series(struct camp *c, int64_t iter, const struct series *s, b
 		.n_best = (int)s->n[0], .n_cand = (int)s->n[1],
 	};
 	int rc = db_metric_stat_add(c->db, iter, &ms, err);
-	/* The client's own send lag says nothing about the change. */
-	if (rc || !strncmp(s->metric, "send_lag", 8) || !(sb.median > 0))
+	/* Every metric, the client's own figures (send lag, a kernel's rsd and
+	 * sample count) too: the reports list those apart from the engine's. */
+	if (rc || !(sb.median > 0))
 		return rc;
+	const struct spec_objective *ob = &c->s->objective;
+	if (!strcmp(s->bench, ob->bench) && !strcmp(s->metric, ob->metric) && !isnan(it->obj_delta))
+		return objective_regression(c, it, s, kept, err);
 	struct run_stats_regression r;
 	if (run_stats_regression(s->v[0], s->n[0], s->v[1], s->n[1], hib, c->s->repeats.confidence,
-				 0.01, seed, &r) || !r.regressed)
+				 REGRESSION_FLOOR, seed, &r) || !r.regressed)
 		return 0;
 	/* Stored signed so that negative is worse, the interval with it. */
 	double d = hib ? r.delta : -r.delta;
@@ -219,7 +292,7 @@ int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state stat
 	int rc = db_begin(c->db, err);
 	for (size_t i = 0; i < nser && stats && !rc; i++)
 		if (ser[i].n[0] && ser[i].n[1])
-			rc = record_series(c, it->id, &ser[i], state == DB_ITER_KEPT, err);
+			rc = record_series(c, it, &ser[i], state == DB_ITER_KEPT, err);
 	if (!rc)
 		rc = db_iteration_finish(c->db, it, err);
 	if (!rc && best)

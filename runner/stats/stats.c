@@ -1,6 +1,7 @@
 /*
- * Decision statistics (see stats.h): summaries, the bootstrap of
- * the ratio of medians, Mann-Whitney U and the sequential keep/revert rule.
+ * Decision statistics (see stats.h): summaries, the bootstrap of the ratio
+ * of medians, Mann-Whitney U and the regression check of any metric (the
+ * keep/revert rule is stats_decide.c).
  * Samples are copied before sorting; scratch space for the bootstrap lives
  * on the heap and is freed before returning.
  */
@@ -290,19 +291,7 @@ double run_stats_mann_whitney(const double *a, size_t na, const double *b, size_
 	return p > 1 ? 1 : p;
 }
 
-/* ---- decision ---- */
-const char *run_stats_verdict_name(enum run_stats_verdict v)
-{
-	switch (v) {
-	case RUN_STATS_KEEP:
-		return "keep";
-	case RUN_STATS_REVERT:
-		return "revert";
-	default:
-		return "continue";
-	}
-}
-
+/* ---- regressions ---- */
 /* snprintf into a fixed reason field; a long reason is cut, not an error. */
 static void set_reason(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_reason(char *dst, size_t n, const char *fmt, ...)
@@ -311,81 +300,6 @@ static void set_reason(char *dst, size_t n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(dst, n, fmt, ap);
 	va_end(ap);
-}
-
-/* "12%" or "2.5%": drop a useless ".0". */
-static void fmt_pct_plain(double f, char *out, size_t n)
-{
-	double p = f * 100;
-	if (fabs(p - round(p)) < 1e-9)
-		snprintf(out, n, "%.0f%%", p);
-	else
-		snprintf(out, n, "%g%%", p);
-}
-
-int run_stats_decide(const double *best, size_t nb, const double *cand, size_t nc,
-		     const struct run_stats_decide_opts *o, struct run_stats_decision *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->test = "bootstrap-median-ratio+mann-whitney";
-	out->n_best = nb;
-	out->n_cand = nc;
-	if (!(o->confidence > 0 && o->confidence < 1) || o->min_repeats < 1 ||
-	    o->max_repeats < o->min_repeats)
-		return RT_EINVAL;
-	size_t n = nb < nc ? nb : nc;
-	if (nb == 0 || nc == 0) {
-		out->verdict = RUN_STATS_CONTINUE;
-		set_reason(out->reason, sizeof(out->reason), "no samples yet, n=%zu+%zu", nb, nc);
-		return 0;
-	}
-	double ratio, rlo, rhi;
-	int rc = run_stats_boot_ratio(best, nb, cand, nc, o->confidence, o->boot_b, o->seed, &ratio,
-				      &rlo, &rhi);
-	if (rc)
-		return rc;
-	out->median_best = run_stats_median(best, nb);
-	out->median_cand = run_stats_median(cand, nc);
-	out->p_value = run_stats_mann_whitney(best, nb, cand, nc, NULL);
-	if (o->minimize) {
-		out->effect = 1 - ratio;
-		out->lo = 1 - rhi;
-		out->hi = 1 - rlo;
-	} else {
-		out->effect = ratio - 1;
-		out->lo = rlo - 1;
-		out->hi = rhi - 1;
-	}
-	char mg[32];
-	fmt_pct_plain(o->min_gain, mg, sizeof(mg));
-	char conf[32];
-	fmt_pct_plain(o->confidence, conf, sizeof(conf));
-	char head[96];
-	snprintf(head, sizeof(head), "%+.1f%% [%+.1f%%, %+.1f%%]", out->effect * 100,
-		 out->lo * 100, out->hi * 100);
-	if ((int)n < o->min_repeats) {
-		out->verdict = RUN_STATS_CONTINUE;
-		set_reason(out->reason, sizeof(out->reason), "%s, n=%zu+%zu < min %d repeats", head, nb,
-			 nc, o->min_repeats);
-	} else if (out->lo >= o->min_gain) {
-		out->verdict = RUN_STATS_KEEP;
-		set_reason(out->reason, sizeof(out->reason), "%s >= %s at %s, n=%zu+%zu", head, mg, conf,
-			 nb, nc);
-	} else if (out->hi < o->min_gain) {
-		out->verdict = RUN_STATS_REVERT;
-		set_reason(out->reason, sizeof(out->reason), "%s < %s at %s, n=%zu+%zu", head, mg, conf,
-			 nb, nc);
-	} else if ((int)n >= o->max_repeats) {
-		out->verdict = RUN_STATS_REVERT;
-		out->inconclusive = true;
-		set_reason(out->reason, sizeof(out->reason),
-			 "inconclusive after %zu repeats: %s straddles %s at %s", n, head, mg, conf);
-	} else {
-		out->verdict = RUN_STATS_CONTINUE;
-		set_reason(out->reason, sizeof(out->reason), "%s straddles %s at %s, n=%zu+%zu", head,
-			 mg, conf, nb, nc);
-	}
-	return 0;
 }
 
 int run_stats_regression(const double *best, size_t nb, const double *cand, size_t nc,

@@ -2,9 +2,10 @@
  * Statistics for decisions: robust summaries (median, MAD, quantiles),
  * mean and standard deviation, NVBench-style relative standard deviation, a
  * percentile bootstrap of the ratio of medians (its draws come from the one
- * PRNG, runner/base/rand.h), the Mann-Whitney U test, and the
- * keep/revert/continue rule with sequential stopping used by the campaign
- * loop, plus the "worse beyond the noise" regression check for any metric.
+ * PRNG, runner/base/rand.h), the Mann-Whitney U test, the "worse beyond the
+ * noise" regression check for any metric (stats.c), and the
+ * keep/revert/continue rule the campaign loop asks after every pair of
+ * samples (stats_decide.c).
  *
  * Nothing here allocates memory the caller must free, and nothing prints.
  * Every function that takes samples leaves them untouched (they are copied
@@ -67,40 +68,72 @@ double run_stats_mann_whitney(const double *a, size_t na, const double *b, size_
 /* Standard normal upper tail P(Z > z). */
 double run_stats_norm_sf(double z);
 
-/* ---- the decision rule ---- */
+/* ---- the decision rule (stats_decide.c) ---- */
+/*
+ * Keep or revert a candidate against the current best, looking after every
+ * pair of samples (interleaved A/B). The question is an indifference zone:
+ * a change whose true gain is <= 0 should be reverted, one whose gain is
+ * >= 2.5 x min_gain should be kept; in between either answer is fine. The
+ * statistic is the mean paired log-ratio log(cand/best) (a sample flagged
+ * as an outlier is left out of its arm's mean), its standard error comes
+ * from the within-arm spread pooled with the campaign's noise so far, and
+ * the rule stops as soon as the estimate is far enough from the middle of
+ * the zone; at repeats.max the nearer end decides. docs/statistics.md
+ * gives the rule, its constants and their calibration (tests/perf/bench_stats.c).
+ */
 enum run_stats_verdict {
-	RUN_STATS_CONTINUE = 0, /* not settled: take more samples */
-	RUN_STATS_KEEP,         /* gain interval entirely >= min_gain */
-	RUN_STATS_REVERT,       /* gain interval entirely < min_gain, or inconclusive at max */
+	RUN_STATS_CONTINUE = 0, /* not settled: take another pair */
+	RUN_STATS_KEEP,         /* the gain is nearer 2.5 x min_gain than 0, clearly or at max */
+	RUN_STATS_REVERT,       /* the gain is nearer 0, clearly or at max, or too noisy at max */
 };
 
+/* Noise of log(sample): the pooled sum of squared deviations from each
+ * arm's mean, outliers left out, and its degrees of freedom (samples minus
+ * arms). A campaign adds every decided comparison's noise and hands the sum
+ * to the next comparison as its prior; all zero is "nothing known yet". */
+struct run_stats_noise {
+	double ss; /* sum of squared deviations of log(sample) */
+	double df; /* degrees of freedom */
+};
+/* The prior's degrees of freedom are kept at most this many: older
+ * comparisons weigh less, and a campaign whose noise drifts follows it. */
+#define RUN_STATS_NOISE_DF_MAX 40.0
+/* Add x to acc, scaling acc down so that it keeps at most RUN_STATS_NOISE_DF_MAX. */
+void run_stats_noise_add(struct run_stats_noise *acc, const struct run_stats_noise *x);
+
 struct run_stats_decide_opts {
-	bool minimize;      /* goal: min (lower is better); false: max */
-	double min_gain;    /* fraction, e.g. 0.02 */
-	double confidence;  /* e.g. 0.95 */
-	int min_repeats;    /* no verdict before both arms have this many samples */
-	int max_repeats;    /* at this many, an unsettled question becomes REVERT */
-	int boot_b;         /* bootstrap resamples; <= 0: 2000 */
-	uint64_t seed;      /* bootstrap seed */
+	bool minimize;                /* goal: min (lower is better); false: max */
+	double min_gain;              /* fraction, e.g. 0.02; the zone is 0 .. 2.5 x min_gain */
+	double confidence;            /* e.g. 0.95: the interval shown, and how wide the lines are */
+	int min_repeats;              /* no verdict before both arms have this many usable samples */
+	int max_repeats;              /* at this many pairs the nearer end of the zone decides */
+	struct run_stats_noise prior; /* the campaign's noise before this comparison (zero: none) */
 };
 
 struct run_stats_decision {
 	enum run_stats_verdict verdict; /* keep, revert or continue */
-	double effect;       /* relative gain, + is better: max: mc/mb - 1; min: 1 - mc/mb */
-	double lo;           /* lower end of the gain interval */
-	double hi;           /* upper end of the gain interval */
-	double p_value;      /* Mann-Whitney U two-sided */
-	const char *test;    /* "bootstrap-median-ratio+mann-whitney" */
-	double median_best;  /* median of the current best's samples */
-	double median_cand;  /* median of the candidate's samples */
-	size_t n_best;       /* samples of the best */
-	size_t n_cand;       /* samples of the candidate */
-	bool inconclusive;   /* REVERT only because max_repeats was reached */
-	char reason[192];    /* one line, e.g. "+6.1% [+4.0%, +8.3%] >= 2% at 95%, n=4+4" */
+	double effect;       /* relative gain, + is better: max: r - 1, min: 1 - r, r = cand / best centres */
+	double lo;           /* interval of the gain at the confidence */
+	double hi;
+	double p_value;      /* Mann-Whitney U two-sided, descriptive (not the rule) */
+	const char *test;    /* RUN_STATS_TEST */
+	double centre_best;  /* geometric mean of the best's samples, outliers left out */
+	double centre_cand;  /* the same of the candidate's */
+	size_t n_best;       /* samples of the best looked at (pairs: min of both arms) */
+	size_t n_cand;       /* samples of the candidate looked at */
+	int outliers;        /* samples left out as outliers */
+	double se;           /* standard error of the mean log-ratio; NAN when unknown */
+	bool at_max;         /* decided at max_repeats by the nearer end of the zone */
+	bool inconclusive;   /* at max, reverted because the estimate was within the noise of 0 */
+	struct run_stats_noise noise; /* this comparison's noise, for the campaign's prior */
+	char reason[256];    /* one line: change [interval] (direction), why, zone, n */
 };
 
-/* Decide on the candidate against the best. Returns 0 or RT_EINVAL (bad
- * options, non-positive medians). */
+#define RUN_STATS_TEST "sequential paired log-ratio, indifference zone"
+
+/* Decide on the candidate against the best, on the first min(nb, nc) pairs.
+ * Returns 0, or RT_EINVAL for bad options or a sample that is not a
+ * positive finite number (the rule works on logarithms). */
 int run_stats_decide(const double *best, size_t nb, const double *cand, size_t nc,
 		     const struct run_stats_decide_opts *o, struct run_stats_decision *out);
 

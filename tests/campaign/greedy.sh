@@ -29,6 +29,10 @@ for v in fill-1024 gt1024-256; do
 done
 echo " $kept " | grep -Eq " m64-(32|33) " || { echo "FAIL: no M_LE_64 fix kept"; exit 1; }
 echo " $kept " | grep -q " m256-128 " && { echo "FAIL: the worse tile was kept"; exit 1; }
-[ "$(q "SELECT count(*) FROM iterations WHERE state='kept'")" -eq 3 ] || { echo "FAIL: expected 3 kept"; exit 1; }
+# m64-32 over m64-33 is +0.4%, inside the rule's indifference zone (0 to
+# 2.5 x min_gain): kept or not, both are right; nothing else may be kept.
+nk=$(q "SELECT count(*) FROM iterations WHERE state='kept'")
+[ "$nk" -eq 3 ] || { [ "$nk" -eq 4 ] && echo " $kept " | grep -q " m64-33 m64-32 "; } ||
+	{ echo "FAIL: expected 3 kept (or 4 with m64-32 after m64-33)"; exit 1; }
 grep -q '"M_LE_1024"' table.json && grep -q '"tile": 256' table.json || { echo "FAIL: table lacks the kept entries"; cat table.json; exit 1; }
 echo PASS

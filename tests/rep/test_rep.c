@@ -3,7 +3,8 @@
  * builders (point counts, scales, empty charts, decimation), the progress
  * line (tty, plain and quiet, with a fake clock into a memstream), and the
  * views over the fixture campaign (log pages and filters, show's links both
- * ways, regressions, the HTML journal's charts and escaping).
+ * ways, regressions grouped by what they mean, the one sign convention, one
+ * number per kept gain, the HTML journal's charts and escaping).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 
 #include "reports/rep_int.h"
 #include "rep_fixture.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
 static size_t count(const char *hay, const char *needle)
 {
@@ -48,6 +51,18 @@ static size_t svg_points(const char *doc, const char *id)
 	size_t n = count(part, "class=\"pt");
 	free(part);
 	return n;
+}
+
+/* The array under key of the JSON document text, checked to hold n
+ * entries; *doc receives the document (caller json_decref()s it). */
+static json_t *json_array_of(const char *text, const char *key, size_t n, json_t **doc)
+{
+	json_error_t je;
+	*doc = json_loads(text, 0, &je);
+	assert_non_null(*doc);
+	json_t *arr = json_object_get(*doc, key);
+	assert_int_equal(json_array_size(arr), n);
+	return arr;
 }
 
 /* A fixture database in a fresh temp folder. */
@@ -127,13 +142,25 @@ static void test_fmt(void **state)
 {
 	(void)state;
 	struct rt_sb sb = RT_SB_INIT;
-	rep_fmt_delta(&sb, 0.061, 0.040, 0.083);
-	assert_string_equal(sb.buf, "+6.1% [+4.0, +8.3]");
+	rep_fmt_change(&sb, 0.061, 0.040, 0.083, 1);
+	assert_string_equal(sb.buf, "+6.1% [+4.0, +8.3] (better)");
 	rt_sb_reset(&sb);
-	rep_fmt_delta(&sb, -0.015, -0.031, NAN);
-	assert_string_equal(sb.buf, "-1.5%");
+	rep_fmt_change(&sb, -0.015, -0.031, NAN, 1);
+	assert_string_equal(sb.buf, "-1.5% (worse)");
 	rt_sb_reset(&sb);
-	rep_fmt_delta(&sb, NAN, 0, 0);
+	rep_fmt_change(&sb, 1.65, 1.2, 2.1, -1);
+	assert_string_equal(sb.buf, "+165.0% [+120.0, +210.0] (worse)");
+	rt_sb_reset(&sb);
+	rep_fmt_change(&sb, -0.298, NAN, NAN, -1);
+	assert_string_equal(sb.buf, "-29.8% (better)");
+	rt_sb_reset(&sb);
+	rep_fmt_change(&sb, 0.0001, NAN, NAN, -1); /* rounds to 0: no direction */
+	assert_string_equal(sb.buf, "+0.0%");
+	rt_sb_reset(&sb);
+	rep_fmt_change(&sb, 0.02, NAN, NAN, 0); /* direction unknown */
+	assert_string_equal(sb.buf, "+2.0%");
+	rt_sb_reset(&sb);
+	rep_fmt_change(&sb, NAN, 0, 0, 1);
 	assert_string_equal(sb.buf, "—");
 	rt_sb_reset(&sb);
 	rep_fmt_num(&sb, 1147.6);
@@ -269,8 +296,8 @@ static void test_svg_gate(void **state)
 static void test_svg_waterfall(void **state)
 {
 	(void)state;
-	struct rep_gain g[] = { { "graphs-256", 1, 0.061 }, { "<b>x</b>", 4, 0.032 },
-				{ "neg", 5, -0.01 } };
+	struct rep_gain g[] = { { "graphs-256", 1, 0.061, 1 }, { "<b>x</b>", 4, 0.032, 1 },
+				{ "neg", 5, -0.01, 1 } };
 	struct rt_sb sb = RT_SB_INIT;
 	rep_svg_waterfall(&sb, g, 3);
 	assert_int_equal(svg_points(sb.buf, "chart-waterfall"), 3);
@@ -529,11 +556,7 @@ static void test_log(void **state)
 	free(out);
 	o = (struct rep_log_opts){ .json = true, .limit = 50 };
 	out = capture_log(f->db, &o, &rc);
-	json_error_t je;
-	json_t *doc = json_loads(out, 0, &je);
-	assert_non_null(doc);
-	json_t *its = json_object_get(doc, "iterations");
-	assert_int_equal(json_array_size(its), 11);
+	json_t *doc, *its = json_array_of(out, "iterations", 11, &doc);
 	json_t *six = json_array_get(its, 6);
 	assert_true(json_is_true(json_object_get(six, "invalidated")));
 	assert_string_equal(json_string_value(json_object_get(six, "state")), "kept");
@@ -588,18 +611,139 @@ static void test_show(void **state)
 	free(out);
 }
 
-static void test_regressions(void **state)
+/* `ratchet regressions` of the fixture into a string (caller frees). */
+static char *capture_regr(struct db *db, bool all, bool json)
 {
-	struct fx *f = *state;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	assert_int_equal(rep_regressions(f->db, m, 0, false, false, NULL), 0);
+	struct rep_regr_opts o = { .all = all, .json = json };
+	assert_int_equal(rep_regressions(db, m, &o, NULL), 0);
 	fclose(m);
-	assert_non_null(strstr(buf, "2 regressions"));
-	assert_int_equal(count(buf, "KEPT"), 1);
-	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  -9.0% [-11.2, -6.8]  by 1:4 (id 5, prefill-chunk-8k)  KEPT"));
+	return buf;
+}
+
+/* Regressions that mean something: by default those of kept changes (what
+ * shipped), the client's self-metrics apart, --all adds the others marked
+ * with their state; every change in the metric's own sign with its
+ * direction in words. */
+static void test_regressions(void **state)
+{
+	struct fx *f = *state;
+	/* A kept change also slowed the client's own send lag: a self-metric. */
+	assert_int_equal(sqlite3_exec(db_sqlite(f->db),
+				      "INSERT INTO regressions (iteration_id, benchmark, metric, unit, "
+				      "before, after, delta, ci_lo, ci_hi, kept, created_at) VALUES "
+				      "(5, 'serve', 'send_lag_p99', 's', 0.001, 0.002, -1.0, -1.2, -0.8, 1, 0)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	char *buf = capture_regr(f->db, false, false);
+	assert_non_null(strstr(buf, "1 regression of kept changes (1 more of changes not kept: --all)"));
+	/* ttft_p95 went up 9%: printed as the metric's change, worse */
+	assert_non_null(strstr(buf, "0.8071 -> 0.8797 s  +9.0% [+6.8, +11.2] (worse)  by 1:4 (id 5, prefill-chunk-8k)\n"));
+	assert_null(strstr(buf, "e2el_p50")); /* reverted: only with --all */
+	char *self = strstr(buf, "1 of the client's self-metrics");
+	assert_non_null(self);
+	assert_non_null(strstr(self, "serve.send_lag_p99"));
+	assert_null(strstr(buf, "-9.0%"));
 	free(buf);
+	buf = capture_regr(f->db, true, false);
+	assert_non_null(strstr(buf, "1 regression of kept changes\n"));
+	assert_non_null(strstr(buf, "1 of changes not kept"));
+	assert_non_null(strstr(buf, "2.24 -> 2.375 s  +6.0% [+3.9, +8.1] (worse)  by 1:10 (id 11, sched-delay-2ms)  reverted"));
+	/* kept ones first, self-metrics next, then the rest */
+	assert_true(strstr(buf, "ttft_p95") < strstr(buf, "send_lag_p99"));
+	assert_true(strstr(buf, "send_lag_p99") < strstr(buf, "e2el_p50"));
+	free(buf);
+	buf = capture_regr(f->db, false, true);
+	json_t *doc, *arr = json_array_of(buf, "regressions", 2, &doc);
+	json_t *r0 = json_array_get(arr, 0);
+	NEAR(json_real_value(json_object_get(r0, "change")), 0.8797 / 0.8071 - 1, 1e-12);
+	assert_string_equal(json_string_value(json_object_get(r0, "better")), "lower");
+	assert_true(json_is_false(json_object_get(r0, "self_metric")));
+	assert_true(json_is_true(json_object_get(json_array_get(arr, 1), "self_metric")));
+	json_decref(doc);
+	free(buf);
+	buf = capture_regr(f->db, true, true);
+	json_array_of(buf, "regressions", 3, &doc);
+	json_decref(doc);
+	free(buf);
+}
+
+/* One sign convention: an objective's stored gain (+ is better) prints as
+ * the metric's change with its direction, for either goal. */
+static void test_sign(void **state)
+{
+	(void)state;
+	struct db_iteration tput = { .obj_best = 1000, .obj_cand = 1061, .obj_delta = 0.061,
+				     .obj_ci_lo = 0.04, .obj_ci_hi = 0.083 };
+	struct db_iteration lat = { .obj_best = 2.0, .obj_cand = 1.404, .obj_delta = 0.298,
+				    .obj_ci_lo = 0.25, .obj_ci_hi = 0.34 };
+	double c, lo, hi;
+	int better;
+	assert_true(rep_obj_change(&tput, &c, &lo, &hi, &better));
+	assert_int_equal(better, 1);
+	NEAR(c, 0.061, 1e-15);
+	assert_true(rep_obj_change(&lat, &c, &lo, &hi, &better));
+	assert_int_equal(better, -1);
+	NEAR(c, -0.298, 1e-15);
+	NEAR(lo, -0.34, 1e-15);
+	NEAR(hi, -0.25, 1e-15);
+	struct rt_sb sb = RT_SB_INIT;
+	rep_fmt_change(&sb, c, lo, hi, better);
+	assert_string_equal(sb.buf, "-29.8% [-34.0, -25.0] (better)");
+	rt_sb_release(&sb);
+	struct db_iteration none = { .obj_best = NAN, .obj_cand = 1000, .obj_delta = NAN };
+	assert_false(rep_obj_change(&none, &c, &lo, &hi, &better));
+	assert_true(isnan(c) && better == 0);
+	/* a regression of a higher-is-better metric: stored and printed alike */
+	struct db_q_regr r = { .before = 100, .after = 90, .delta = -0.1, .ci_lo = -0.12, .ci_hi = -0.08 };
+	rep_regr_change(&r, &c, &lo, &hi, &better);
+	assert_int_equal(better, 1);
+	NEAR(c, -0.1, 1e-12);
+	NEAR(lo, -0.12, 1e-15);
+	/* ... of a lower-is-better one: the stored sign is flipped back */
+	r = (struct db_q_regr){ .before = 1, .after = 2.65, .delta = -1.65, .ci_lo = -2.1, .ci_hi = -1.2 };
+	rep_regr_change(&r, &c, &lo, &hi, &better);
+	assert_int_equal(better, -1);
+	NEAR(c, 1.65, 1e-12);
+	NEAR(lo, 1.2, 1e-15);
+	NEAR(hi, 2.1, 1e-15);
+	assert_true(rep_self_metric("send_lag") && rep_self_metric("send_lag_p99") &&
+		    rep_self_metric("rsd") && rep_self_metric("samples"));
+	assert_false(rep_self_metric("ttft_p95") || rep_self_metric("gflops") ||
+		     rep_self_metric("rsd_total") || rep_self_metric(NULL));
+}
+
+/* One number per gain: the summary table's objective change, the kept
+ * changes compounded, is the waterfall's final bar, and each kept change
+ * shows its own gain and no other. */
+static void test_single_number(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb out = RT_SB_INIT;
+	assert_int_equal(rep_report(f->db, 0, REP_MD, &out, NULL), 0);
+	/* kept and valid: +6.1%, +3.2%, +4.8% -> 1.061 * 1.032 * 1.048 = +14.8% */
+	assert_non_null(strstr(out.buf, "| `serve.tok_s` (tok/s) | 995.8 | 1154.5 | +14.8% (better), the kept "
+					"changes compounded |"));
+	assert_null(strstr(out.buf, "+15.9%")); /* final / baseline medians: not a gain */
+	assert_int_equal(count(out.buf, "+6.1% \\[+4.0, +8.3\\] (better)"), 3); /* kept list, entry, lever */
+	rt_sb_reset(&out);
+	assert_int_equal(rep_report(f->db, 0, REP_HTML, &out, NULL), 0);
+	char *wf = svg_part(out.buf, "chart-waterfall");
+	assert_non_null(wf);
+	assert_non_null(strstr(wf, "the final configuration (+14.8%)"));
+	assert_non_null(strstr(wf, "114.8%"));
+	free(wf);
+	int better;
+	struct db_iteration *its = NULL;
+	size_t n = 0;
+	struct db_q_iter_filter flt = { .campaign_id = 1 };
+	assert_int_equal(db_q_iters(f->db, &flt, &its, &n, NULL), 0);
+	NEAR(rep_kept_compound(its, n, &better), 1.061 * 1.032 * 1.048 - 1, 1e-9);
+	assert_int_equal(better, 1);
+	db_iterations_free(its, n);
+	rt_sb_release(&out);
 }
 
 static void test_html(void **state)
@@ -699,6 +843,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_log, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_show, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_regressions, fx_setup, fx_teardown),
+		cmocka_unit_test(test_sign),
+		cmocka_unit_test_setup_teardown(test_single_number, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_html, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_show_escapes, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_html_objective_unit, fx_setup, fx_teardown),

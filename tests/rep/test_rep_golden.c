@@ -1,8 +1,8 @@
 /*
  * Golden-file tests of the report views on tests/fixtures/report_campaign.sql:
  * the Markdown and HTML journals (the HTML with its version masked), `log`,
- * `show` of a corrected and a correcting iteration, and `regressions`, without
- * and with colour, each compared byte for byte with tests/rep/golden/<name>.
+ * `show` of a corrected and a correcting iteration, and `regressions` (kept
+ * changes only, and --all), without and with colour, each compared byte for byte with tests/rep/golden/<name>.
  * RATCHET_REGEN=1 rewrites the golden files instead (then review the diff
  * with git).
  */
@@ -85,6 +85,7 @@ struct golden {
 	enum { MD, HTML, LOG, SHOW, REGR } view;
 	int64_t id;       /* SHOW: the iteration */
 	bool color;       /* ANSI colours (LOG, SHOW, REGR) */
+	bool all;         /* REGR: --all */
 };
 
 /* The HTML names the ratchet version; the golden file says VERSION instead. */
@@ -110,11 +111,12 @@ static void test_golden(void **state)
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct rep_log_opts o = { .limit = 50, .color = g->color };
+	struct rep_regr_opts ro = { .all = g->all, .color = g->color };
 	int rc = g->view == MD ? rep_report(db, 0, REP_MD, &out, NULL)
 		 : g->view == HTML ? rep_report(db, 0, REP_HTML, &out, NULL)
 		 : g->view == LOG ? rep_log(db, m, &o, NULL)
 		 : g->view == SHOW ? rep_show(db, m, g->id, false, g->color, NULL)
-				   : rep_regressions(db, m, 0, false, g->color, NULL);
+				   : rep_regressions(db, m, &ro, NULL);
 	fclose(m);
 	assert_int_equal(rc, 0);
 	rt_sb_add(&out, buf, len);
@@ -134,6 +136,7 @@ static const struct golden cases[] = {
 	{ "show_9.txt", SHOW, 9, false },  /* corrects iteration 4 */
 	{ "show_4.color.txt", SHOW, 4, true },
 	{ "regressions.txt", REGR, 0, false },
+	{ "regressions_all.txt", REGR, 0, false, true },
 };
 
 int main(void)

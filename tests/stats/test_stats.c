@@ -1,8 +1,10 @@
 /*
- * Unit tests of runner/stats/stats.c with answers computed by hand (or once with
+ * Unit tests of runner/stats/ with answers computed by hand (or once with
  * python3 at development time): quantiles, MAD, standard deviation,
  * Mann-Whitney U (exact and normal approximation with ties), the
- * deterministic bootstrap, the decision rule and the regression check.
+ * deterministic bootstrap, the regression check, and the decision rule
+ * (stats_decide.c: its verdicts and reasons, outliers, the campaign's
+ * noise, and a seeded simulation of looking after every pair).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +15,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "runner/stats/stats.h"
+#include "runner/base/rand.h"
 #include "runner/base/rt.h"
+#include "runner/stats/stats.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 
@@ -102,63 +105,191 @@ static struct run_stats_decide_opts opts(bool minimize)
 {
 	return (struct run_stats_decide_opts){ .minimize = minimize, .min_gain = 0.02,
 					       .confidence = 0.95, .min_repeats = 3,
-					       .max_repeats = 10, .boot_b = 2000, .seed = 1 };
+					       .max_repeats = 10 };
 }
 
 static void test_decide_keep(void **state)
 {
 	double best[] = { 100, 101, 99, 100, 100.5 };
-	double cand[] = { 110, 111, 109, 110, 110.5 };
+	double cand[] = { 110, 111.1, 108.9, 110, 110.55 }; /* 1.1 x best */
 	struct run_stats_decide_opts o = opts(false);
 	struct run_stats_decision d;
 	assert_int_equal(run_stats_decide(best, 5, cand, 5, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_KEEP);
 	NEAR(d.effect, 0.10, 1e-12);
-	assert_true(d.lo >= 0.02 && d.hi > d.lo);
-	assert_non_null(strstr(d.reason, "+10.0% ["));
-	assert_non_null(strstr(d.reason, "] >= 2% at 95%, n=5+5"));
-	assert_true(d.p_value < 0.05); /* complete separation of 5+5 (with ties: normal approx.) */
-	assert_string_equal(d.test, "bootstrap-median-ratio+mann-whitney");
+	/* the centres are geometric means, and their ratio is the gain */
+	NEAR(d.centre_cand / d.centre_best - 1, d.effect, 1e-12);
+	NEAR(d.centre_best, exp((log(100) + log(101) + log(99) + log(100) + log(100.5)) / 5), 1e-9);
+	assert_true(d.lo > 0.05 && d.hi > d.lo && d.lo < d.effect && d.effect < d.hi);
+	assert_true(strncmp(d.reason, "+10.0% [", 8) == 0);
+	assert_non_null(strstr(d.reason, "] (better), past the keep line +"));
+	assert_non_null(strstr(d.reason, "(zone 0 to +5.0%), n=5+5"));
+	assert_false(d.at_max);
+	assert_true(d.p_value < 0.05);
+	assert_string_equal(d.test, RUN_STATS_TEST);
+	assert_true(d.noise.df == 8 && d.noise.ss > 0);
+	/* a clear 10% is kept as soon as min_repeats allow */
+	assert_int_equal(run_stats_decide(best, 3, cand, 3, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
 	/* goal min: the same samples mean the candidate got 10% slower */
 	o = opts(true);
 	assert_int_equal(run_stats_decide(best, 5, cand, 5, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_REVERT);
 	NEAR(d.effect, -0.10, 1e-12);
 	assert_true(d.hi < 0);
-	/* ... and the reverse is a keep with a 1 - 100/110 = 9.1% gain */
+	assert_true(strncmp(d.reason, "+10.0% [", 8) == 0);
+	assert_non_null(strstr(d.reason, "(worse), past the revert line -"));
+	assert_non_null(strstr(d.reason, "(zone 0 to -5.0%)"));
+	/* ... and the reverse is a keep: the metric fell 9.1%, a 1 - 100/110 gain */
 	assert_int_equal(run_stats_decide(cand, 5, best, 5, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_KEEP);
 	NEAR(d.effect, 1 - 100.0 / 110.0, 1e-12);
-	assert_non_null(strstr(d.reason, "+9.1% ["));
+	assert_true(strncmp(d.reason, "-9.1% [", 7) == 0);
+	assert_non_null(strstr(d.reason, "(better)"));
 }
 
-static void test_decide_continue_and_inconclusive(void **state)
+static void test_decide_continue_and_max(void **state)
 {
 	struct run_stats_decide_opts o = opts(false);
 	struct run_stats_decision d;
 	double best[] = { 100, 104, 96, 102, 98, 101, 99, 103, 97, 100 };
-	double cand[] = { 102, 106, 98, 104, 100, 103, 101, 105, 99, 102 };
+	double cand[10], cand2[10], wide[] = { 100, 130, 77, 115, 87, 100, 125, 80, 110, 90 };
+	double wide3[10];
+	for (int i = 0; i < 10; i++) {
+		cand[i] = best[i] * 1.03;
+		cand2[i] = best[i] * 1.02;
+		wide3[i] = wide[i] * 1.03;
+	}
 	/* below min repeats: continue whatever the numbers */
 	assert_int_equal(run_stats_decide(best, 2, cand, 2, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_CONTINUE);
-	assert_non_null(strstr(d.reason, "< min 3 repeats"));
-	/* a +2% shift with 4% spread straddles 2% */
+	assert_non_null(strstr(d.reason, "fewer than 3 usable repeats"));
+	/* +3%, in the zone 0..+5%, with a 3% spread: between the lines */
 	assert_int_equal(run_stats_decide(best, 5, cand, 5, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_CONTINUE);
-	assert_non_null(strstr(d.reason, "straddles 2% at 95%, n=5+5"));
+	assert_true(strncmp(d.reason, "+3.0% [", 7) == 0);
+	assert_non_null(strstr(d.reason, ", between the lines "));
+	/* at max the nearer end decides: +3% is nearer +5% than 0 ... */
 	assert_int_equal(run_stats_decide(best, 10, cand, 10, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(d.at_max && !d.inconclusive);
+	assert_true(strncmp(d.reason, "+3.0% [", 7) == 0);
+	assert_non_null(strstr(d.reason, ", at repeats.max nearer the zone's far end than 0"));
+	/* ... +2% nearer 0 */
+	assert_int_equal(run_stats_decide(best, 10, cand2, 10, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_REVERT);
-	assert_true(d.inconclusive);
-	assert_true(strncmp(d.reason, "inconclusive after 10 repeats: ", 31) == 0);
-	/* clearly nothing: revert before max */
+	assert_true(d.at_max && !d.inconclusive);
+	assert_non_null(strstr(d.reason, ", at repeats.max nearer 0 than the zone's far end"));
+	/* ... and +3% in a 15% spread is within the noise of 0: revert */
+	assert_int_equal(run_stats_decide(wide, 10, wide3, 10, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_REVERT);
+	assert_true(d.at_max && d.inconclusive);
+	assert_non_null(strstr(d.reason, ", at repeats.max within the noise of 0"));
+	/* clearly nothing: revert at min repeats */
 	double same[] = { 100, 100.1, 99.9, 100, 100.05 };
-	assert_int_equal(run_stats_decide(same, 5, same, 5, &o, &d), 0);
+	assert_int_equal(run_stats_decide(same, 3, same, 3, &o, &d), 0);
 	assert_int_equal(d.verdict, RUN_STATS_REVERT);
-	assert_false(d.inconclusive);
-	assert_non_null(strstr(d.reason, "< 2% at 95%, n=5+5"));
-	/* bad options */
+	assert_false(d.at_max);
+	assert_true(strncmp(d.reason, "+0.0% [", 7) == 0);
+	assert_non_null(strstr(d.reason, "past the revert line +"));
+	/* no samples yet */
+	assert_int_equal(run_stats_decide(best, 0, cand, 0, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_CONTINUE);
+	assert_string_equal(d.reason, "no samples yet, n=0+0");
+	/* bad options, and samples the logarithm refuses */
 	o.max_repeats = 1;
 	assert_int_equal(run_stats_decide(best, 5, cand, 5, &o, &d), RT_EINVAL);
+	o = opts(false);
+	o.confidence = 1;
+	assert_int_equal(run_stats_decide(best, 5, cand, 5, &o, &d), RT_EINVAL);
+	o = opts(false);
+	double zero[] = { 100, 0, 100 }, inf[] = { 100, INFINITY, 100 };
+	assert_int_equal(run_stats_decide(best, 3, zero, 3, &o, &d), RT_EINVAL);
+	assert_int_equal(run_stats_decide(inf, 3, best, 3, &o, &d), RT_EINVAL);
+}
+
+/* One sample 30% slow among tight ones is left out, and the rule says so. */
+static void test_decide_outlier(void **state)
+{
+	double best[] = { 100, 101, 99, 100.5, 99.5, 100 };
+	double cand[] = { 110, 111, 109, 110.5, 109.5 / 1.3, 110 };
+	struct run_stats_decide_opts o = opts(false);
+	struct run_stats_decision d;
+	assert_int_equal(run_stats_decide(best, 6, cand, 6, &o, &d), 0);
+	assert_int_equal(d.outliers, 1);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	NEAR(d.effect, 0.10, 0.002);
+	assert_non_null(strstr(d.reason, ", 1 outlier left out"));
+	assert_true(d.noise.df == 9); /* 6 + 5 samples, two arms */
+	/* a 30% slow best sample would have faked a gain: left out too */
+	double flat[] = { 100, 101, 99, 100.5, 99.5, 100 };
+	double slow[] = { 100, 101, 99, 100.5 / 1.3, 99.5, 100 };
+	assert_int_equal(run_stats_decide(slow, 6, flat, 6, &o, &d), 0);
+	assert_int_equal(d.outliers, 1);
+	assert_int_equal(d.verdict, RUN_STATS_REVERT);
+	NEAR(d.effect, 0, 0.005);
+}
+
+/* The campaign's noise so far narrows the lines of a comparison with few
+ * samples, unless this comparison is plainly noisier. */
+static void test_decide_prior(void **state)
+{
+	double best[] = { 100, 102, 98 }, cand[] = { 105, 107.1, 102.9 };
+	struct run_stats_decide_opts o = opts(false);
+	struct run_stats_decision d;
+	assert_int_equal(run_stats_decide(best, 3, cand, 3, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_CONTINUE);
+	double se_alone = d.se;
+	o.prior = (struct run_stats_noise){ 40 * 0.02 * 0.02, 40 };
+	assert_int_equal(run_stats_decide(best, 3, cand, 3, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(d.se < 1.5 * se_alone);
+	/* a prior four times quieter than this comparison is set aside */
+	o.prior = (struct run_stats_noise){ 40 * 0.005 * 0.005, 40 };
+	assert_int_equal(run_stats_decide(best, 3, cand, 3, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_CONTINUE);
+	NEAR(d.se, se_alone, 1e-15);
+	/* the prior keeps at most RUN_STATS_NOISE_DF_MAX degrees of freedom */
+	struct run_stats_noise acc = { 0, 0 }, x = { 1, 30 };
+	run_stats_noise_add(&acc, &x);
+	assert_true(acc.ss == 1 && acc.df == 30);
+	run_stats_noise_add(&acc, &x);
+	NEAR(acc.df, RUN_STATS_NOISE_DF_MAX, 1e-12);
+	NEAR(acc.ss, 2 * RUN_STATS_NOISE_DF_MAX / 60, 1e-12);
+	x = (struct run_stats_noise){ 5, 0 };
+	run_stats_noise_add(&acc, &x); /* nothing to add */
+	NEAR(acc.df, RUN_STATS_NOISE_DF_MAX, 1e-12);
+}
+
+/* Looking after every pair stays within the bounds: a seeded simulation of
+ * lone changes (no prior) at 3% lognormal noise, min_gain 2%, repeats 3..10.
+ * tests/perf/bench_stats.c prints the full figures; this pins that a change
+ * to the rule cannot silently break them. */
+static void test_decide_every_pair(void **state)
+{
+	struct rt_rand r;
+	rt_rand_seed(&r, 15);
+	struct run_stats_decide_opts o = opts(false);
+	const int N = 1500;
+	long wrong[2] = { 0, 0 }, reps = 0;
+	for (int e = 0; e < 2; e++)
+		for (int t = 0; t < N; t++) {
+			double best[10], cand[10];
+			for (int i = 0; i < 10; i++) {
+				best[i] = 100 * exp(0.03 * rt_rand_normal(&r));
+				cand[i] = 100 * (e ? 1.05 : 1.0) * exp(0.03 * rt_rand_normal(&r));
+			}
+			struct run_stats_decision d = { .verdict = RUN_STATS_CONTINUE };
+			int n;
+			for (n = 1; n <= 10 && d.verdict == RUN_STATS_CONTINUE; n++)
+				assert_int_equal(run_stats_decide(best, (size_t)n, cand, (size_t)n, &o, &d), 0);
+			assert_int_not_equal(d.verdict, RUN_STATS_CONTINUE);
+			wrong[e] += e ? d.verdict == RUN_STATS_REVERT : d.verdict == RUN_STATS_KEEP;
+			reps += n - 1;
+		}
+	assert_true(wrong[0] <= N * 6 / 100);
+	assert_true(wrong[1] <= N * 6 / 100);
+	assert_true(reps <= 2 * N * 66 / 10); /* mean repeats <= 6.6 for a lone change */
 }
 
 static void test_regression(void **state)
@@ -190,7 +321,10 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_ties),
 		cmocka_unit_test(test_bootstrap),
 		cmocka_unit_test(test_decide_keep),
-		cmocka_unit_test(test_decide_continue_and_inconclusive),
+		cmocka_unit_test(test_decide_continue_and_max),
+		cmocka_unit_test(test_decide_outlier),
+		cmocka_unit_test(test_decide_prior),
+		cmocka_unit_test(test_decide_every_pair),
 		cmocka_unit_test(test_regression),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
@@ -203,7 +337,13 @@ int main(void)
  *   test_mann_whitney_exact               exact p for small samples without ties
  *   test_mann_whitney_ties                normal approximation with ties (python3 value)
  *   test_bootstrap                        observed ratio, CI bounds, determinism, pinned CI, bad input
- *   test_decide_keep                      keep for max, revert/keep for min, reason text
- *   test_decide_continue_and_inconclusive min repeats, straddle, inconclusive at max
+ *   test_decide_keep                      keep for max, revert/keep for min, centres, reason text
+ *   test_decide_continue_and_max          min repeats, between the lines, the nearer end at max,
+ *                                         within the noise at max, no samples, bad input
+ *   test_decide_outlier                   a 30% slow sample left out (either arm), said in the reason
+ *   test_decide_prior                     the campaign's noise narrows the lines; a quieter prior is
+ *                                         set aside; run_stats_noise_add's cap
+ *   test_decide_every_pair                seeded simulation: error rates and repeats looking after
+ *                                         every pair
  *   test_regression                       worse beyond noise, direction, floor
  */
