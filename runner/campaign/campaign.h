@@ -29,7 +29,9 @@ struct run_campaign_result {
 	int iterations;     /* iterations run by this invocation (baseline included) */
 	int kept;           /* kept changes in the whole campaign */
 	bool finished;      /* the strategy is done */
-	double gain;        /* objective of the best vs the baseline, + is better (NAN if unknown) */
+	double gain;        /* the objective's change, best vs baseline: the kept changes compounded,
+			     * in the metric's own sign (NAN if unknown) */
+	int gain_better;    /* 1: that change is better, -1: worse, 0: unknown */
 };
 
 /* Run (or resume) a campaign. RT_EINTR when a signal stopped it (resumable);

@@ -437,19 +437,15 @@ static void summarize(struct camp *c, struct run_campaign_result *res)
 	size_t nits = 0;
 	if (db_iterations_list(c->db, c->cid, &its, &nits, NULL))
 		return;
-	double base = NAN;
-	double prod = 1;
+	bool base = false;
 	for (size_t i = 0; i < nits; i++) {
-		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE)
-			base = its[i].obj_best;
-		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
-			res->kept++;
-			if (!isnan(its[i].obj_delta))
-				prod *= 1 + its[i].obj_delta;
-		}
+		base |= !strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE;
+		res->kept += its[i].state == DB_ITER_KEPT && !its[i].invalidated;
 	}
-	if (!isnan(base))
-		res->gain = prod - 1;
+	/* The one number of the report and the waterfall: the kept changes'
+	 * objective changes compounded, in the metric's own sign. */
+	if (base)
+		res->gain = rep_kept_compound(its, nits, &res->gain_better);
 	db_iterations_free(its, nits);
 }
 

@@ -1,6 +1,7 @@
 /* `ratchet run SPEC`: run or resume a campaign. */
 #include "runner/campaign/campaign.h"
 #include "runner/cmd/cmd.h"
+#include "reports/rep.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -81,8 +82,12 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 			printf("campaign %lld '%s': %d iteration%s this run, %d kept",
 			       (long long)res.campaign_id, s->name, res.iterations,
 			       res.iterations == 1 ? "" : "s", res.kept);
-			if (!isnan(res.gain))
-				printf(", objective %+.1f%% vs baseline", res.gain * 100);
+			if (!isnan(res.gain)) {
+				struct rt_sb g = RT_SB_INIT;
+				rep_fmt_change(&g, res.gain, NAN, NAN, res.gain_better);
+				printf(", objective %s vs baseline", g.buf);
+				rt_sb_release(&g);
+			}
 			printf("%s\n", res.finished ? "; finished" : "; not finished (--resume continues)");
 			printf("review: ratchet log, ratchet show %lld:SEQ, ratchet report --format html -o report.html\n",
 			       (long long)res.campaign_id);
