@@ -257,9 +257,17 @@ int db_export_json(struct db *db, const struct db_export_opts *o, FILE *out,
 
 /* ---- CSV (RFC 4180) ---- */
 
+/* A text cell that a spreadsheet would run as a formula (OWASP's list: =, +,
+ * -, @, tab, carriage return first) is written quoted behind a single quote,
+ * so it opens as text. */
+static bool csv_formula(const char *s, size_t n)
+{
+	return n && s[0] && strchr("=+-@\t\r", s[0]);
+}
+
 static void csv_field(FILE *out, const char *s, size_t n)
 {
-	bool quote = false;
+	bool formula = csv_formula(s, n), quote = formula;
 	for (size_t i = 0; i < n && !quote; i++)
 		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
 	if (!quote) {
@@ -267,6 +275,8 @@ static void csv_field(FILE *out, const char *s, size_t n)
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"')
 			fputc('"', out);
