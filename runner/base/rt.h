@@ -102,7 +102,8 @@ int rt_sb_vaddf(struct rt_sb *sb, const char *fmt, va_list ap);
 char *rt_sb_detach(struct rt_sb *sb, size_t *len);
 void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
 /* Append s escaped for HTML and XML text and attribute values (& < > " ' as
- * entities; control characters but newline and tab become a space). */
+ * entities; control characters but newline and tab become a space; each
+ * ill-formed UTF-8 sequence becomes U+FFFD, so the output is always UTF-8). */
 void rt_sb_add_markup(struct rt_sb *sb, const char *s);
 
 /* Append a formatted message to err (if non-NULL) and return code. */

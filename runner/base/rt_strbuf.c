@@ -117,9 +117,48 @@ void rt_sb_trim(struct rt_sb *sb)
 		sb->buf[--sb->len] = 0;
 }
 
+/* The length of the well-formed UTF-8 sequence at s (Unicode's table 3-7:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0 when s
+ * does not start one; *bad is then the length of the maximal ill-formed
+ * prefix, which one U+FFFD replaces. */
+static size_t utf8_len(const unsigned char *s, size_t *bad)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t n;
+	*bad = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF)) {
+			*bad = i;
+			return 0;
+		}
+	}
+	return n;
+}
+
 void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 {
-	for (; s && *s; s++) {
+	while (s && *s) {
+		size_t bad, n = utf8_len((const unsigned char *)s, &bad);
+		if (!n) {
+			rt_sb_adds(sb, "\xEF\xBF\xBD"); /* U+FFFD */
+			s += bad;
+			continue;
+		}
+		if (n > 1) {
+			rt_sb_add(sb, s, n);
+			s += n;
+			continue;
+		}
 		switch (*s) {
 		case '&': rt_sb_adds(sb, "&amp;"); break;
 		case '<': rt_sb_adds(sb, "&lt;"); break;
@@ -133,5 +172,6 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 			else
 				rt_sb_addc(sb, *s);
 		}
+		s++;
 	}
 }
