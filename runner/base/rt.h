@@ -105,6 +105,11 @@ void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
  * entities; control characters but newline and tab become a space; each
  * ill-formed UTF-8 sequence becomes U+FFFD, so the output is always UTF-8). */
 void rt_sb_add_markup(struct rt_sb *sb, const char *s);
+/* The length (1 to 4) of the well-formed UTF-8 sequence that starts s, within
+ * its n bytes (Unicode's table 3-7: no overlong forms, no surrogates, nothing
+ * above U+10FFFF); 0 when s does not start one, and then *bad is the length of
+ * the ill-formed part (1 to 3 bytes) that one U+FFFD replaces. */
+size_t rt_utf8_seq(const char *s, size_t n, size_t *bad);
 
 /* Append a formatted message to err (if non-NULL) and return code. */
 int rt_errf(struct rt_sb *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -1,7 +1,8 @@
 /*
  * The growable string buffer struct rt_sb (see rt.h): never NULL, always
  * NUL-terminated, with an optional size cap for untrusted input; detaching
- * hands the contents to the caller.
+ * hands the contents to the caller; the markup escaper and the UTF-8 check
+ * the HTML writers and the SSE parser share.
  */
 #include "runner/base/rt.h"
 
@@ -117,46 +118,49 @@ void rt_sb_trim(struct rt_sb *sb)
 		sb->buf[--sb->len] = 0;
 }
 
-/* The length of the well-formed UTF-8 sequence at s (Unicode's table 3-7:
- * no overlong forms, no surrogates, nothing above U+10FFFF), or 0 when s
- * does not start one; *bad is then the length of the maximal ill-formed
- * prefix, which one U+FFFD replaces. */
-static size_t utf8_len(const unsigned char *s, size_t *bad)
+size_t rt_utf8_seq(const char *str, size_t n, size_t *bad)
 {
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t n;
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t len;
 	*bad = 1;
-	if (c < 0x80)
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
 		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		len = 2;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
 	else
 		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF)) {
+	for (size_t i = 1; i < len; i++) {
+		/* Only the second byte's range depends on the first. */
+		if (i >= n || s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF)) {
 			*bad = i;
 			return 0;
 		}
 	}
-	return n;
+	return len;
 }
 
 void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 {
-	while (s && *s) {
-		size_t bad, n = utf8_len((const unsigned char *)s, &bad);
+	size_t left = s ? strlen(s) : 0;
+	while (left) {
+		size_t bad, n = rt_utf8_seq(s, left, &bad);
 		if (!n) {
 			rt_sb_adds(sb, "\xEF\xBF\xBD"); /* U+FFFD */
 			s += bad;
+			left -= bad;
 			continue;
 		}
 		if (n > 1) {
 			rt_sb_add(sb, s, n);
 			s += n;
+			left -= n;
 			continue;
 		}
 		switch (*s) {
@@ -173,5 +177,6 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 				rt_sb_addc(sb, *s);
 		}
 		s++;
+		left--;
 	}
 }

@@ -8,6 +8,7 @@
  */
 #include "runner/oai/oai.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,16 +68,190 @@ static bool key_is(const char *k, size_t n, const char *name)
 }
 
 /*
+ * Well-formedness for the fast path: true only when jansson would accept the
+ * event too (RFC 8259 with jansson's refusals: \u0000, lone surrogates,
+ * ill-formed UTF-8, integers beyond int64, reals beyond a double). What might
+ * pass one of jansson's limits (deep nesting, long numbers) is false, and
+ * jansson decides. No allocation: the nesting is a small stack.
+ */
+#define WF_MAX_DEPTH 64
+
+static size_t wf_ws(const char *d, size_t n, size_t i)
+{
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	return i;
+}
+
+static bool wf_hex4(const char *d, size_t n, size_t i, unsigned *cp)
+{
+	*cp = 0;
+	for (size_t k = i; k < i + 4; k++) {
+		if (k >= n || !isxdigit((unsigned char)d[k]))
+			return false;
+		unsigned char c = (unsigned char)d[k];
+		*cp = *cp << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return true;
+}
+
+/* The string at d[i] == '"': the index after its closing quote, or 0. */
+static size_t wf_string(const char *d, size_t n, size_t i)
+{
+	for (i++; i < n;) {
+		unsigned char c = (unsigned char)d[i];
+		size_t bad, len;
+		unsigned cp, lo;
+		if (c == '"')
+			return i + 1;
+		if (c < 0x20)
+			return 0;
+		if (c != '\\') {
+			if (!(len = rt_utf8_seq(d + i, n - i, &bad)))
+				return 0;
+			i += len;
+			continue;
+		}
+		if (++i >= n)
+			return 0;
+		if (d[i] != 'u') {
+			if (!d[i] || !strchr("\"\\/bfnrt", d[i]))
+				return 0;
+			i++;
+			continue;
+		}
+		if (!wf_hex4(d, n, i + 1, &cp) || cp == 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
+			return 0;
+		i += 5;
+		if (cp >= 0xD800 && cp <= 0xDBFF) { /* a high surrogate needs its low one */
+			if (i + 1 >= n || d[i] != '\\' || d[i + 1] != 'u' || !wf_hex4(d, n, i + 2, &lo) ||
+			    lo < 0xDC00 || lo > 0xDFFF)
+				return 0;
+			i += 6;
+		}
+	}
+	return 0;
+}
+
+static size_t wf_digits(const char *d, size_t n, size_t i, long *value)
+{
+	for (; i < n && d[i] >= '0' && d[i] <= '9'; i++)
+		if (value && *value < 100000)
+			*value = *value * 10 + (d[i] - '0');
+	return i;
+}
+
+/* The number at d[i]: the index after it, or 0 (also for one that might not
+ * fit jansson's int64 or double). */
+static size_t wf_number(const char *d, size_t n, size_t i)
+{
+	long ex = 0;
+	bool real = false;
+	if (d[i] == '-')
+		i++;
+	size_t s = i;
+	if (i < n && d[i] == '0')
+		i++;
+	else if (i < n && d[i] >= '1' && d[i] <= '9')
+		i = wf_digits(d, n, i, NULL);
+	else
+		return 0;
+	long int_digits = (long)(i - s);
+	if (i < n && d[i] == '.') {
+		real = true;
+		size_t f = ++i;
+		if ((i = wf_digits(d, n, i, NULL)) == f)
+			return 0;
+	}
+	if (i < n && (d[i] == 'e' || d[i] == 'E')) {
+		real = true;
+		bool neg = ++i < n && d[i] == '-';
+		if (i < n && (d[i] == '+' || d[i] == '-'))
+			i++;
+		size_t e = i;
+		if ((i = wf_digits(d, n, i, &ex)) == e)
+			return 0;
+		if (neg)
+			ex = -ex;
+	}
+	if (real ? int_digits + ex > 300 : int_digits > 18)
+		return 0;
+	return i;
+}
+
+static size_t wf_literal(const char *d, size_t n, size_t i)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	for (size_t w = 0; w < 3; w++) {
+		size_t l = strlen(words[w]);
+		if (n - i >= l && !memcmp(d + i, words[w], l))
+			return i + l;
+	}
+	return 0;
+}
+
+static bool json_well_formed(const char *d, size_t n)
+{
+	char stack[WF_MAX_DEPTH]; /* '{' or '[' of each open level */
+	int depth = 0;
+	enum { WANT_VALUE, WANT_KEY, AFTER_VALUE } st = WANT_VALUE;
+	bool may_close = false; /* just after '{' or '[' */
+	size_t i = wf_ws(d, n, 0);
+	if (i >= n || (d[i] != '{' && d[i] != '['))
+		return false; /* jansson wants an object or an array */
+	for (;;) {
+		i = wf_ws(d, n, i);
+		if (st == AFTER_VALUE && depth == 0)
+			return i == n;
+		if (i >= n)
+			return false;
+		char close = depth && stack[depth - 1] == '{' ? '}' : ']';
+		if ((st == AFTER_VALUE || may_close) && d[i] == close) {
+			depth--, i++, st = AFTER_VALUE, may_close = false;
+			continue;
+		}
+		may_close = false;
+		if (st == AFTER_VALUE) {
+			if (d[i] != ',')
+				return false;
+			i++, st = close == '}' ? WANT_KEY : WANT_VALUE;
+		} else if (st == WANT_KEY) {
+			if (d[i] != '"' || !(i = wf_string(d, n, i)))
+				return false;
+			if ((i = wf_ws(d, n, i)) >= n || d[i] != ':')
+				return false;
+			i++, st = WANT_VALUE;
+		} else if (d[i] == '{' || d[i] == '[') {
+			if (depth == WF_MAX_DEPTH)
+				return false;
+			stack[depth++] = d[i];
+			st = d[i++] == '{' ? WANT_KEY : WANT_VALUE, may_close = true;
+		} else {
+			if (d[i] == '"')
+				i = wf_string(d, n, i);
+			else if (d[i] == '-' || (d[i] >= '0' && d[i] <= '9'))
+				i = wf_number(d, n, i);
+			else
+				i = wf_literal(d, n, i);
+			if (!i)
+				return false;
+			st = AFTER_VALUE;
+		}
+	}
+}
+
+/*
  * The profile showed jansson's parse (and its mallocs) as the client's
  * largest cost at thousands of streams per second, so ordinary content
  * chunks take this path: one pass that tracks strings and nesting, finds the
- * keys that matter, and checks the event is balanced. Returns 1/0 (content
- * chunk or not), or -2 when jansson must look: unbalanced or odd input
- * (jansson then words the error), a non-null usage or error, a first chunk.
+ * keys that matter, after json_well_formed said jansson would accept it.
+ * Returns 1/0 (content chunk or not), or -2 when jansson must look: input it
+ * may refuse (jansson then words the error), a non-null usage or error, a
+ * first chunk.
  */
 static int fast_event(struct oai_sse *s, const char *d, size_t n)
 {
-	if (n < 2 || d[0] != '{' || d[n - 1] != '}')
+	if (n < 2 || d[0] != '{' || d[n - 1] != '}' || !json_well_formed(d, n))
 		return -2;
 	int depth = 0, content = 0;
 	size_t kstart = 0;
