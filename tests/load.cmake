@@ -10,6 +10,9 @@ if(MHD_FOUND)
               LIBS rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load)
   add_executable(load_testserver ${CMAKE_SOURCE_DIR}/tests/load/testserver_main.c)
   target_link_libraries(load_testserver PRIVATE rt_load_testserver)
+  # The total cap on response memory across streams.
+  rt_add_test(test_load_memcap SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load_memcap.c
+              LIBS rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load)
   rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
   rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_load.c
                LIBS rt_load rt_load_testserver rt_base)

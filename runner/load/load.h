@@ -92,6 +92,8 @@ struct run_load_opts {
 	int max_connections;    /* curl connection cache; 0: concurrency or 1024 */
 	const char *api_key;    /* sent as Authorization: Bearer, never stored; NULL: none.
 				 * The caller resolves it (library code reads no environment). */
+	size_t resp_total_cap;  /* bytes all streams' parsers may hold together (a stream
+				 * that passes it fails, saying so); 0: 1 GiB */
 };
 
 /*
