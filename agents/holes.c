@@ -462,26 +462,42 @@ static void bk_build(struct near_index *ix)
 	}
 }
 
+/* A BK-tree node to visit, and the least distance its subtree can hold. */
+struct bk_visit {
+	size_t node; /* entry */
+	size_t gap;  /* lower bound on the edit distance of its subtree */
+};
+
+static int by_gap_down(const void *x, const void *y)
+{
+	const struct bk_visit *a = x, *b = y;
+	return (a->gap < b->gap) - (a->gap > b->gap);
+}
+
 /* Every entry is SHAPE_FAR + edit distance from key: the BK-tree skips the
- * subtrees the triangle inequality rules out. */
+ * subtrees the triangle inequality rules out. Nearer subtrees go first, and
+ * each bound is checked again when its turn comes, as the best shrinks. */
 static void bk_search(struct near_index *ix, const char *key, struct near_best *b)
 {
 	if (!ix->ne)
 		return;
 	if (!ix->bk_built)
 		bk_build(ix);
-	size_t *stack = xmalloc((ix->ne + 1) * sizeof(size_t)), top = 0;
-	stack[top++] = 0;
+	struct bk_visit *stack = xmalloc((ix->ne + 1) * sizeof(*stack));
+	size_t top = 0;
+	stack[top++] = (struct bk_visit){ 0, 0 };
 	while (top) {
-		size_t node = stack[--top];
-		size_t d = rt_edit_distance(key, ix->e[node].key);
-		near_offer(b, SHAPE_FAR + (double)d, node);
-		double r = b->d - SHAPE_FAR; /* the radius still worth a look */
-		for (size_t c = ix->bk_child[node]; c != SIZE_MAX; c = ix->bk_next[c]) {
-			double gap = fabs((double)ix->bk_edge[c] - (double)d);
-			if (gap <= r)
-				stack[top++] = c;
+		struct bk_visit v = stack[--top];
+		if (SHAPE_FAR + (double)v.gap > b->d)
+			continue;
+		size_t d = rt_edit_distance(key, ix->e[v.node].key), from = top;
+		near_offer(b, SHAPE_FAR + (double)d, v.node);
+		for (size_t c = ix->bk_child[v.node]; c != SIZE_MAX; c = ix->bk_next[c]) {
+			size_t e = ix->bk_edge[c], gap = e > d ? e - d : d - e;
+			if (SHAPE_FAR + (double)gap <= b->d)
+				stack[top++] = (struct bk_visit){ c, gap };
 		}
+		qsort(stack + from, top - from, sizeof(*stack), by_gap_down);
 	}
 	free(stack);
 }
