@@ -1,7 +1,7 @@
 /*
  * Export every table of the store as JSON (one object {table: [rows]}) or
  * CSV (one RFC 4180 file per table). Blobs are written as their sha256 and
- * size, or in base64 when asked. Reads happen in one transaction, so an
+ * size, or in base64 when asked; text cells are redacted (rt_redact_secrets). Reads happen in one transaction, so an
  * export is a consistent snapshot even while a campaign is writing.
  */
 #ifndef DB_EXPORT_H

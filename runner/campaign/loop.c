@@ -213,9 +213,12 @@ static int open_campaign(struct camp *c, struct rt_sb *err)
 			     "campaign %lld '%s' in %s did not finish; continue it with `ratchet run --resume %s` "
 			     "or put its files back with `ratchet restore`",
 			     (long long)cp.id, s->name, db_path(c->db), s->path);
-	else
-		rc = db_campaign_create(c->db, s->name, s->path, s->text, s->sha256, s->workdir,
+	else {
+		char *text = rt_redacted(s->text); /* the spec's own secrets stay out of the store */
+		rc = db_campaign_create(c->db, s->name, s->path, text, s->sha256, s->workdir,
 					(int64_t)s->seed, &c->cid, err);
+		free(text);
+	}
 	db_campaign_release(&cp);
 	return rc;
 }

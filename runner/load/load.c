@@ -243,11 +243,14 @@ static void launch(struct eng *e, int seq, bool warmup, int64_t intended)
 	launch_body(e, idx, &e->bodies[e->body_i++ % e->n_bodies]);
 }
 
+/* q failed for the reason why (consumed). A reason may quote the server, so
+ * it is redacted here, before anything stores or prints it. */
 static void req_fail(struct run_load_req *q, char *why)
 {
 	q->ok = false;
 	free(q->error);
-	q->error = why;
+	q->error = rt_redacted(why);
+	free(why);
 }
 
 /* "http 500: <body start>" on one line. */
@@ -412,6 +415,8 @@ static int eng_init(struct eng *e, const struct spec_load *cfg, const char *base
 	e->cfg = cfg;
 	e->res = res;
 	e->resp_cap = opts && opts->resp_total_cap ? opts->resp_total_cap : LOAD_RESP_TOTAL_CAP;
+	rt_secret_add(opts ? opts->api_key : NULL); /* a server may echo them */
+	rt_secret_add_url(base_url);
 	e->url = oai_url(base_url, cfg->api == SPEC_API_CHAT ? OAI_CHAT : OAI_COMPLETIONS);
 	double to = cfg->request_timeout_s > 0 ? cfg->request_timeout_s : 600;
 	e->timeout_ms = (long)ceil(to * 1000);

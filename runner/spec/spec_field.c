@@ -376,6 +376,7 @@ static void parse_one_env(struct spec_ld *ld, yaml_node_t *kn, const char *k, ya
 		if (!s || ((d->flags & FL_TMPL) && !spec_check_tmpl(ld, vn, kp, s)))
 			return;
 	}
+	rt_secret_add_env(k, s); /* HF_TOKEN: its value is redacted wherever it is quoted */
 	d->out->v[d->out->n].name = xstrdup(k);
 	d->out->v[d->out->n++].value = xstrdup(s); /* NULL: unset it */
 }
