@@ -338,6 +338,22 @@ void rt_secret_add_env(const char *name, const char *value)
 
 static const char mask[] = "[redacted]";
 
+/* The rewrite is done: out, with the text after its last replacement (from
+ * tail), takes sb's place (count > 0), or is dropped; returns count. */
+static int redact_finish(struct rt_sb *sb, struct rt_sb *out, const char *tail, int count)
+{
+	if (!count) {
+		rt_sb_release(out);
+		return 0;
+	}
+	rt_sb_add(out, tail, (size_t)(sb->buf + sb->len - tail));
+	size_t cap = sb->cap;
+	rt_sb_release(sb);
+	*sb = *out;
+	sb->cap = cap;
+	return count;
+}
+
 /* Replace every occurrence of val in sb with the mask; returns how many. */
 static int redact_value(struct rt_sb *sb, const char *val, size_t vl)
 {
@@ -350,16 +366,7 @@ static int redact_value(struct rt_sb *sb, const char *val, size_t vl)
 		p = hit + vl;
 		count++;
 	}
-	if (!count) {
-		rt_sb_release(&out);
-		return 0;
-	}
-	rt_sb_add(&out, p, (size_t)(end - p));
-	size_t cap = sb->cap;
-	rt_sb_release(sb);
-	*sb = out;
-	sb->cap = cap;
-	return count;
+	return redact_finish(sb, &out, p, count);
 }
 
 static int by_length_down(const void *x, const void *y)
@@ -521,16 +528,7 @@ static int redact_patterns(struct rt_sb *sb)
 		}
 		p = stop > p ? stop : p + 1;
 	}
-	if (!count) {
-		rt_sb_release(&out);
-		return 0;
-	}
-	rt_sb_add(&out, copied, (size_t)(end - copied));
-	size_t cap = sb->cap;
-	rt_sb_release(sb);
-	*sb = out;
-	sb->cap = cap;
-	return count;
+	return redact_finish(sb, &out, copied, count);
 }
 
 void rt_secret_add_url(const char *url)

@@ -104,6 +104,28 @@ static void check_nearest(const struct agent_holes *h, char *const *entries, siz
 	}
 }
 
+/* Write table and profile, find the holes, check each one's nearest entry
+ * against the scan; frees entries[0..ne) and the texts. */
+static void find_and_check(const char *table, struct rt_sb *t, const char *profile,
+			   struct rt_sb *p, const char *const *kc, size_t nkc, const char *weight,
+			   char **entries, size_t ne, struct agent_holes *h)
+{
+	write_file(table, t->buf);
+	write_file(profile, p->buf);
+	struct rt_sb err = RT_SB_INIT;
+	int rc;
+	scale_find_holes(dir, table, profile, kc, nkc, weight, h, &rc, &err);
+	if (rc)
+		fail_msg("%s", err.buf);
+	assert_true(h->n > 1000);
+	check_nearest(h, entries, ne);
+	for (size_t i = 0; i < ne; i++)
+		free(entries[i]);
+	rt_sb_release(t);
+	rt_sb_release(p);
+	rt_sb_release(&err);
+}
+
 /* A CSV table of shapes on a grid of powers of two (ties everywhere), with
  * repeated keys and keys that are not shapes; a profile around it. */
 static void test_csv_matches_the_scan(void **state)
@@ -139,26 +161,13 @@ static void test_csv_matches_the_scan(void **state)
 				   128 << rt_rand_below(&r, 6), 128 << rt_rand_below(&r, 6),
 				   (int)rt_rand_below(&r, 5));
 	}
-	write_file("t.csv", t.buf);
-	write_file("p.csv", p.buf);
-	char *tp = xasprintf("%s/t.csv", dir), *pp = xasprintf("%s/p.csv", dir);
 	static const char *const mnk[] = { "M", "N", "K" };
 	struct agent_holes h;
-	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(agent_holes_find(tp, pp, mnk, 3, "time_us", &h, &err), 0);
-	assert_true(h.n > 1000);
+	find_and_check("t.csv", &t, "p.csv", &p, mnk, 3, "time_us", entries, ne, &h);
 	assert_true(h.covered > 10);
-	check_nearest(&h, entries, ne);
 	for (size_t i = 1; i < h.n; i++) /* largest share first */
 		assert_true(h.v[i - 1].share >= h.v[i].share);
 	agent_holes_release(&h);
-	for (size_t i = 0; i < ne; i++)
-		free(entries[i]);
-	free(tp);
-	free(pp);
-	rt_sb_release(&t);
-	rt_sb_release(&p);
-	rt_sb_release(&err);
 }
 
 /* A JSON table with keys of every arity and string keys. */
@@ -210,24 +219,9 @@ static void test_json_matches_the_scan(void **state)
 			rt_sb_addf(&p, "\"%s\"\n", entries[rt_rand_below(&r, ne)]);
 		}
 	}
-	write_file("t.json", t.buf);
-	write_file("k.csv", p.buf);
-	char *tp = xasprintf("%s/t.json", dir), *pp = xasprintf("%s/k.csv", dir);
 	struct agent_holes h;
-	struct rt_sb err = RT_SB_INIT;
-	int rc = agent_holes_find(tp, pp, NULL, 0, NULL, &h, &err);
-	if (rc)
-		fail_msg("%s", err.buf);
-	assert_true(h.n > 1000);
-	check_nearest(&h, entries, ne);
+	find_and_check("t.json", &t, "k.csv", &p, NULL, 0, NULL, entries, ne, &h);
 	agent_holes_release(&h);
-	for (size_t i = 0; i < ne; i++)
-		free(entries[i]);
-	free(tp);
-	free(pp);
-	rt_sb_release(&t);
-	rt_sb_release(&p);
-	rt_sb_release(&err);
 }
 
 static void test_weights_and_coverage(void **state)
@@ -261,18 +255,14 @@ static void test_weights_and_coverage(void **state)
 static double time_find(const char *table, const char *profile, const char *const *kc,
 			size_t nkc, const char *weight, size_t want_observed)
 {
-	char *tp = xasprintf("%s/%s", dir, table), *pp = xasprintf("%s/%s", dir, profile);
 	struct agent_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	int64_t t0 = rt_now_ns();
-	int rc = agent_holes_find(tp, pp, kc, nkc, weight, &h, &err);
-	double el = (double)(rt_now_ns() - t0) / 1e9;
+	int rc;
+	double el = scale_find_holes(dir, table, profile, kc, nkc, weight, &h, &rc, &err);
 	if (rc)
 		fail_msg("%s", err.buf);
 	assert_true(h.observed >= want_observed);
 	agent_holes_release(&h);
-	free(tp);
-	free(pp);
 	rt_sb_release(&err);
 	return el;
 }

@@ -7,8 +7,6 @@
  *     finish in 5 minutes), each with a duplicate at the end to be found.
  * Each figure is one wall-clock run of the library call.
  */
-#include "agents/holes.h"
-#include "runner/spec/spec.h"
 #include "scale_gen.h"
 
 #include <stdio.h>
@@ -17,43 +15,33 @@
 #include <unistd.h>
 
 /* Load a generated spec; the duplicate at its end must be reported. */
-static double time_spec(const char *what, enum scale_spec_kind kind, size_t n, double target)
+static void time_spec(const char *what, enum scale_spec_kind kind, size_t n, double target)
 {
 	size_t len;
-	char *text = scale_spec(kind, n, true, &len);
-	struct spec *s = NULL;
+	int rc;
 	struct rt_sb err = RT_SB_INIT;
-	int64_t t0 = rt_now_ns();
-	int rc = spec_load_text("scale.yaml", text, len, &s, &err);
-	double el = (double)(rt_now_ns() - t0) / 1e9;
+	double el = scale_load_spec(kind, n, &len, &rc, &err);
 	if (rc != RT_EUSAGE || !strstr(err.buf, "duplicate"))
 		fprintf(stderr, "bench_scale: %s: the duplicate was not reported (rc %d): %.200s\n", what,
 			rc, err.buf);
 	printf("%s: %.3f s for %zu entries, %.1f MB (target: < %g s)\n", what, el, n,
 	       (double)len / 1e6, target);
-	spec_free(s);
 	rt_sb_release(&err);
-	free(text);
-	return el;
 }
 
 static void time_holes(const char *what, const char *dir, const char *table, const char *profile,
 		       const char *const *kc, size_t nkc, const char *weight, double target)
 {
-	char *tp = xasprintf("%s/%s", dir, table), *pp = xasprintf("%s/%s", dir, profile);
 	struct agent_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	int64_t t0 = rt_now_ns();
-	int rc = agent_holes_find(tp, pp, kc, nkc, weight, &h, &err);
-	double el = (double)(rt_now_ns() - t0) / 1e9;
+	int rc;
+	double el = scale_find_holes(dir, table, profile, kc, nkc, weight, &h, &rc, &err);
 	if (rc)
 		fprintf(stderr, "bench_scale: %s: %s\n", what, err.buf);
 	printf("%s: %.3f s, %zu entries, %zu shapes seen, %zu holes (target: < %g s)\n", what, el,
 	       h.entries, h.observed, h.n, target);
 	agent_holes_release(&h);
 	rt_sb_release(&err);
-	free(tp);
-	free(pp);
 }
 
 int main(void)

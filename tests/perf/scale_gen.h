@@ -3,7 +3,8 @@
  * pin the sizes of issue 17 item 9 (tests/spec/test_spec_scale.c,
  * tests/agents/test_holes.c): specs with one very large mapping or list, and
  * a tuned table with a profile of shapes. Everything is seeded, so every run
- * sees the same bytes. Each generator returns memory the caller frees.
+ * sees the same bytes. Each generator returns memory the caller frees; the
+ * two timers run the library call once.
  */
 #ifndef RT_SCALE_GEN_H
 #define RT_SCALE_GEN_H
@@ -11,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agents/holes.h"
 #include "runner/base/rand.h"
 #include "runner/base/rt.h"
+#include "runner/spec/spec.h"
 
 /* The smallest valid spec, before the large part. */
 #define SCALE_SPEC_HEAD                                                                    \
@@ -75,6 +78,31 @@ static inline char *scale_spec(enum scale_spec_kind kind, size_t n, bool dup, si
 	return rt_sb_detach(&sb, len);
 }
 
+/* Open dir/a and dir/b for writing (both NULL when either fails). */
+static inline void scale_open(const char *dir, const char *a, const char *b, FILE **fa, FILE **fb)
+{
+	char *pa = xasprintf("%s/%s", dir, a), *pb = xasprintf("%s/%s", dir, b);
+	*fa = fopen(pa, "w");
+	*fb = fopen(pb, "w");
+	if (!*fa || !*fb) {
+		if (*fa)
+			fclose(*fa);
+		if (*fb)
+			fclose(*fb);
+		*fa = *fb = NULL;
+	}
+	free(pa);
+	free(pb);
+}
+
+/* Close both; -1 when a write failed. */
+static inline int scale_close(FILE *a, FILE *b)
+{
+	int bad = ferror(a) || ferror(b);
+	bad |= fclose(a) | fclose(b);
+	return bad ? -1 : 0;
+}
+
 /* A tuned CSV table (M,N,K,tile) of `entries` distinct shapes and a profile
  * (M,N,K,time_us) of `rows` rows, most of them shapes the table lacks, in
  * folder dir as table.csv and profile.csv. */
@@ -83,11 +111,9 @@ static inline int scale_holes_csv(const char *dir, size_t entries, size_t rows)
 	static const int nk[] = { 1024, 2048, 4096, 8192, 14336 };
 	struct rt_rand r;
 	rt_rand_seed(&r, 9);
-	char *tp = xasprintf("%s/table.csv", dir), *pp = xasprintf("%s/profile.csv", dir);
-	FILE *t = fopen(tp, "w"), *p = fopen(pp, "w");
-	free(tp);
-	free(pp);
-	if (!t || !p)
+	FILE *t, *p;
+	scale_open(dir, "table.csv", "profile.csv", &t, &p);
+	if (!t)
 		return -1;
 	fputs("M,N,K,tile\n", t);
 	/* distinct: M runs through 1..entries */
@@ -99,9 +125,7 @@ static inline int scale_holes_csv(const char *dir, size_t entries, size_t rows)
 		fprintf(p, "%d,%d,%d,%d\n", 1 + (int)rt_rand_below(&r, 100000),
 			nk[rt_rand_below(&r, 5)], 1 + (int)rt_rand_below(&r, 50000),
 			1 + (int)rt_rand_below(&r, 1000));
-	int bad = ferror(t) || ferror(p);
-	bad |= fclose(t) | fclose(p);
-	return bad ? -1 : 0;
+	return scale_close(t, p);
 }
 
 /* A tuned JSON table keyed by strings (dtype_tile_tile_variant) and a
@@ -113,11 +137,9 @@ static inline int scale_holes_json(const char *dir, size_t entries, size_t rows)
 	static const char *const tail[] = { "a", "bb", "ccc", "", "dd" };
 	struct rt_rand r;
 	rt_rand_seed(&r, 10);
-	char *tp = xasprintf("%s/table.json", dir), *pp = xasprintf("%s/keys.csv", dir);
-	FILE *t = fopen(tp, "w"), *p = fopen(pp, "w");
-	free(tp);
-	free(pp);
-	if (!t || !p)
+	FILE *t, *p;
+	scale_open(dir, "table.json", "keys.csv", &t, &p);
+	if (!t)
 		return -1;
 	fputc('{', t);
 	for (size_t i = 0; i < entries; i++) /* distinct: the index is in the key */
@@ -130,9 +152,37 @@ static inline int scale_holes_json(const char *dir, size_t entries, size_t rows)
 		fprintf(p, "%s_%d_%d_%s\n", dt[rt_rand_below(&r, 5)],
 			(int)rt_rand_below(&r, (uint64_t)entries * 2), 1 << rt_rand_below(&r, 13),
 			tail[rt_rand_below(&r, 5)]);
-	int bad = ferror(t) || ferror(p);
-	bad |= fclose(t) | fclose(p);
-	return bad ? -1 : 0;
+	return scale_close(t, p);
+}
+
+/* Load scale_spec(kind, n, with its duplicate); returns the seconds it
+ * took, *len the spec's size, what the loader said in err, its result in *rc. */
+static inline double scale_load_spec(enum scale_spec_kind kind, size_t n, size_t *len, int *rc,
+				     struct rt_sb *err)
+{
+	char *text = scale_spec(kind, n, true, len);
+	struct spec *s = NULL;
+	int64_t t0 = rt_now_ns();
+	*rc = spec_load_text("scale.yaml", text, *len, &s, err);
+	double el = (double)(rt_now_ns() - t0) / 1e9;
+	spec_free(s);
+	free(text);
+	return el;
+}
+
+/* agent_holes_find on dir/table and dir/profile into h; returns the seconds
+ * it took, its result in *rc. */
+static inline double scale_find_holes(const char *dir, const char *table, const char *profile,
+				      const char *const *kc, size_t nkc, const char *weight,
+				      struct agent_holes *h, int *rc, struct rt_sb *err)
+{
+	char *tp = xasprintf("%s/%s", dir, table), *pp = xasprintf("%s/%s", dir, profile);
+	int64_t t0 = rt_now_ns();
+	*rc = agent_holes_find(tp, pp, kc, nkc, weight, h, err);
+	double el = (double)(rt_now_ns() - t0) / 1e9;
+	free(tp);
+	free(pp);
+	return el;
 }
 
 #endif

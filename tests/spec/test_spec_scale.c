@@ -15,26 +15,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/spec/spec.h"
 #include "scale_gen.h"
 
 /* Load the spec; its errors must start with want; returns the seconds taken. */
 static double load(enum scale_spec_kind kind, size_t n, const char *want)
 {
 	size_t len;
-	char *text = scale_spec(kind, n, true, &len);
-	struct spec *s = NULL;
+	int rc;
 	struct rt_sb err = RT_SB_INIT;
-	int64_t t0 = rt_now_ns();
-	int rc = spec_load_text("scale.yaml", text, len, &s, &err);
-	double el = (double)(rt_now_ns() - t0) / 1e9;
+	double el = scale_load_spec(kind, n, &len, &rc, &err);
 	assert_int_equal(rc, RT_EUSAGE);
 	if (strncmp(err.buf, want, strlen(want)))
 		fail_msg("got: %.300s\nwant: %s", err.buf, want);
 	printf("%zu entries, %.1f MB: %.2f s\n", n, (double)len / 1e6, el);
-	spec_free(s);
 	rt_sb_release(&err);
-	free(text);
 	return el;
 }
 
