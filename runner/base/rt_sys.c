@@ -376,35 +376,68 @@ static int by_length_down(const void *x, const void *y)
 }
 
 /* The values to replace: secret environment values and registered ones,
- * longest first (so a value that holds another goes whole); caller frees
- * the array (the strings are copies). */
-static char **secret_values(size_t *n)
+ * copied, longest first (so a value that holds another goes whole). Made
+ * again only when the environment's entries or the registry changed, so an
+ * export of a million cells does not scan the environment a million times.
+ * Guarded by secrets_mu. */
+static struct {
+	char **env;       /* environ's entries when vals was made */
+	size_t n_env;
+	size_t n_secrets; /* registered values then */
+	char **vals;      /* the values (copies) */
+	size_t n_vals;
+	bool made;        /* vals is there */
+} cache;
+
+static bool cache_fresh(void)
 {
 	extern char **environ;
-	size_t cap = 8;
-	char **v = xmalloc(cap * sizeof(*v));
-	*n = 0;
-	pthread_mutex_lock(&secrets_mu);
-	for (size_t i = 0;; i++) {
-		const char *val = NULL;
-		if (i < n_secrets) {
-			val = secrets[i];
-		} else {
-			const char *e = environ ? environ[i - n_secrets] : NULL;
-			if (!e)
-				break;
-			const char *eq = strchr(e, '=');
-			if (!eq || !secret_name(e, (size_t)(eq - e)) || strlen(eq + 1) < SECRET_ENV_MIN)
-				continue;
-			val = eq + 1;
-		}
-		if (*n == cap)
-			v = xrealloc(v, (cap *= 2) * sizeof(*v));
-		v[(*n)++] = xstrdup(val);
+	size_t n = 0;
+	while (environ && environ[n])
+		n++;
+	return cache.made && cache.n_secrets == n_secrets && cache.n_env == n &&
+	       (!n || !memcmp(cache.env, environ, n * sizeof(*environ)));
+}
+
+static void cache_make(void)
+{
+	extern char **environ;
+	for (size_t i = 0; i < cache.n_vals; i++)
+		free(cache.vals[i]);
+	free(cache.vals);
+	free(cache.env);
+	size_t n_env = 0;
+	while (environ && environ[n_env])
+		n_env++;
+	cache.env = xmalloc((n_env + 1) * sizeof(*cache.env));
+	if (n_env)
+		memcpy(cache.env, environ, n_env * sizeof(*environ));
+	cache.n_env = n_env;
+	cache.n_secrets = n_secrets;
+	cache.vals = xmalloc((n_secrets + n_env + 1) * sizeof(*cache.vals));
+	cache.n_vals = 0;
+	for (size_t i = 0; i < n_secrets; i++)
+		cache.vals[cache.n_vals++] = xstrdup(secrets[i]);
+	for (size_t i = 0; i < n_env; i++) {
+		const char *e = environ[i], *eq = strchr(e, '=');
+		if (eq && secret_name(e, (size_t)(eq - e)) && strlen(eq + 1) >= SECRET_ENV_MIN)
+			cache.vals[cache.n_vals++] = xstrdup(eq + 1);
 	}
+	qsort(cache.vals, cache.n_vals, sizeof(*cache.vals), by_length_down);
+	cache.made = true;
+}
+
+/* Replace every secret value in sb; returns how many. */
+static int redact_values(struct rt_sb *sb)
+{
+	int count = 0;
+	pthread_mutex_lock(&secrets_mu);
+	if (!cache_fresh())
+		cache_make();
+	for (size_t i = 0; i < cache.n_vals; i++)
+		count += redact_value(sb, cache.vals[i], strlen(cache.vals[i]));
 	pthread_mutex_unlock(&secrets_mu);
-	qsort(v, *n, sizeof(*v), by_length_down);
-	return v;
+	return count;
 }
 
 /* The end of a credential that starts at p: up to a space, a quote or a
@@ -508,7 +541,14 @@ static int redact_patterns(struct rt_sb *sb)
 	int count = 0;
 	size_t ml = strlen(mask);
 	while (p < end) {
+		/* Only these start a match: a/A (Authorization, api_key), b/B
+		 * (Bearer), ':' (://), and a word in upper case (HF_TOKEN). */
+		unsigned char ch = (unsigned char)*p;
 		bool word = p == sb->buf || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		if (!strchr("aAbB:", ch) && !(word && (isupper(ch) || ch == '_'))) {
+			p++;
+			continue;
+		}
 		const char *stop = NULL, *c = cred_after_name(p, end);
 		if (!c && word)
 			c = cred_after_env_name(p, end);
@@ -561,14 +601,7 @@ void rt_secret_add_url(const char *url)
 
 int rt_redact_secrets(struct rt_sb *sb)
 {
-	size_t n;
-	char **v = secret_values(&n);
-	int count = 0;
-	for (size_t i = 0; i < n; i++) {
-		count += redact_value(sb, v[i], strlen(v[i]));
-		free(v[i]);
-	}
-	free(v);
+	int count = redact_values(sb);
 	return count + redact_patterns(sb);
 }
 

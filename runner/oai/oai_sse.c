@@ -102,6 +102,10 @@ static size_t wf_string(const char *d, size_t n, size_t i)
 		unsigned char c = (unsigned char)d[i];
 		size_t bad, len;
 		unsigned cp, lo;
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			i++; /* the common case first */
+			continue;
+		}
 		if (c == '"')
 			return i + 1;
 		if (c < 0x20)
