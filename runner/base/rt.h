@@ -166,7 +166,7 @@ void rt_secret_add(const char *value);
 void rt_secret_add_env(const char *name, const char *value);
 /* The same for the credentials a URL carries: its password
  * (://user:PASS@) and its api_key, api-key, apikey, key, token and
- * access_token query parameters. */
+ * access_token query parameters (those of 8 characters or more). */
 void rt_secret_add_url(const char *url);
 
 /* ---- misc ---- */

@@ -589,7 +589,8 @@ void rt_secret_add_url(const char *url)
 		const char *val = *eq == '=' ? eq + 1 : eq, *next = val + strcspn(val, "&#");
 		for (size_t i = 0; *eq == '=' && i < RT_ARRAY_SIZE(names); i++) {
 			if (strlen(names[i]) == (size_t)(eq - name) &&
-			    !strncasecmp(name, names[i], (size_t)(eq - name))) {
+			    !strncasecmp(name, names[i], (size_t)(eq - name)) &&
+			    next - val >= SECRET_ENV_MIN) { /* ?key=test is no credential */
 				char *v = xstrndup(val, (size_t)(next - val));
 				rt_secret_add(v);
 				free(v);

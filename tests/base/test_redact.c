@@ -51,10 +51,13 @@ static void test_registered(void **state)
 static void test_url(void **state)
 {
 	(void)state;
-	rt_secret_add_url("https://me:pw-0123@h.example/v1?x=1&api_key=q-key-1&TOKEN=q-tok-2#f");
+	rt_secret_add_url("https://me:pw-0123@h.example/v1?x=1&api_key=q-key-1-abcdef"
+			  "&TOKEN=q-tok-2-abcdef#f");
 	rt_secret_add_url("http://127.0.0.1:8000/v1"); /* nothing to take */
+	rt_secret_add_url("http://h/v1?key=true&token=test");     /* too short to be credentials */
 	rt_secret_add_url(NULL);
-	check("pw-0123 q-key-1 q-tok-2 x=1 8000", "[redacted] [redacted] [redacted] x=1 8000");
+	check("pw-0123 q-key-1-abcdef q-tok-2-abcdef x=1 8000 true test",
+	      "[redacted] [redacted] [redacted] x=1 8000 true test");
 }
 
 static void test_announced(void **state)
