@@ -271,10 +271,13 @@ static void test_scale(void **state)
 {
 	(void)state;
 	static const char *const mnk[] = { "M", "N", "K" };
-	assert_int_equal(scale_holes_csv(dir, 5000, 50000), 0);
-	double el = time_find("table.csv", "profile.csv", mnk, 3, "time_us", 49000);
-	printf("holes: 50000 rows, 5000 entries: %.2f s\n", el);
-	assert_true(el < 20); /* was minutes: every row against every entry */
+	/* Sanitized builds check a fifth of the size and no time: their realloc
+	 * copies every time, which the CSV reader's row list feels. */
+	size_t rows = SCALE_TIMED ? 50000 : 10000;
+	assert_int_equal(scale_holes_csv(dir, 5000, rows), 0);
+	double el = time_find("table.csv", "profile.csv", mnk, 3, "time_us", rows * 49 / 50);
+	printf("holes: %zu rows, 5000 entries: %.2f s\n", rows, el);
+	assert_true(!SCALE_TIMED || el < 20); /* was minutes: every row against every entry */
 }
 
 int main(void)

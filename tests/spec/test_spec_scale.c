@@ -29,7 +29,7 @@ static double load(enum scale_spec_kind kind, size_t n, const char *want)
 		fail_msg("got: %.300s\nwant: %s", err.buf, want);
 	printf("%zu entries, %.1f MB: %.2f s\n", n, (double)len / 1e6, el);
 	rt_sb_release(&err);
-	return el;
+	return SCALE_TIMED ? el : 0;
 }
 
 static void test_40k_keys(void **state)
