@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,60 @@ static int load_table(const char *path, const char *const *kc, size_t nkc, struc
 	return rc;
 }
 
+/* Row order, so equal keys stay in it. */
+struct keyed {
+	const char *key; /* the row's key (borrowed) */
+	size_t i;        /* the row's index */
+};
+
+static int by_key(const void *x, const void *y)
+{
+	return strcmp(((const struct keyed *)x)->key, ((const struct keyed *)y)->key);
+}
+
+static int by_key_then_index(const void *x, const void *y)
+{
+	const struct keyed *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* A sorted index of n keys taken from base with stride size; the caller
+ * frees it. */
+static struct keyed *sort_keys(const void *base, size_t n, size_t size)
+{
+	struct keyed *k = xcalloc(n + 1, sizeof(*k));
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct keyed){ *(char *const *)((const char *)base + i * size), i };
+	qsort(k, n, sizeof(*k), by_key_then_index);
+	return k;
+}
+
+/* One struct seen per row in, one per distinct key out: each key where it
+ * first appeared, its weight summed in row order. Sorting makes it n log n. */
+static void merge_rows(struct seen *s, size_t *n)
+{
+	struct keyed *k = sort_keys(s, *n, sizeof(*s));
+	bool *dropped = xcalloc(*n + 1, sizeof(bool));
+	for (size_t a = 0, b; a < *n; a = b) {
+		struct seen *first = &s[k[a].i];
+		for (b = a + 1; b < *n && !strcmp(k[b].key, k[a].key); b++) {
+			first->weight += s[k[b].i].weight;
+			dropped[k[b].i] = true;
+		}
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (dropped[i])
+			free(s[i].key);
+		else
+			s[m++] = s[i];
+	}
+	*n = m;
+	free(dropped);
+	free(k);
+}
+
 static int load_profile(const char *path, const char *const *kc, size_t nkc, bool table_csv,
 			const char *weight_col, struct seen **out, size_t *n, struct rt_sb *err)
 {
@@ -188,42 +243,294 @@ static int load_profile(const char *path, const char *const *kc, size_t nkc, boo
 				break;
 			}
 		}
-		char *key = row_key(r, idx, nkc);
-		size_t k = 0;
-		while (k < *n && strcmp((*out)[k].key, key))
-			k++;
-		if (k == *n) {
-			*out = xrealloc(*out, (*n + 1) * sizeof(**out));
-			(*out)[k].key = key;
-			(*out)[k].weight = 0;
-			(*n)++;
-		} else {
-			free(key);
-		}
-		(*out)[k].weight += w;
+		*out = *n ? *out : xcalloc(c.n, sizeof(**out));
+		(*out)[*n].key = row_key(r, idx, nkc);
+		(*out)[(*n)++].weight = w;
 	}
 	free(idx);
 	var_csv_release(&c);
+	if (!rc)
+		merge_rows(*out, n);
 	return rc;
 }
 
-/* Distance between two keys: summed |log2| ratios when every part is a
- * positive number (shapes), else the edit distance of the strings. */
-static double key_distance(const char *a, const char *b)
+/* ---- the nearest entry ----
+ * A key whose comma-separated parts are all finite positive numbers is a
+ * shape. Two shapes with the same number of parts are the sum of |log2| of
+ * their parts' ratios apart; any other two keys are SHAPE_FAR plus their edit
+ * distance apart, so a shape of the same arity is always nearer. The nearest
+ * entry is the closest, the first in table order among equals. A k-d tree
+ * over each arity's shapes (in log2 coordinates) and a BK-tree over all keys
+ * (edit distance is a metric) find it without comparing every hole with every
+ * entry: about n log n for shapes.
+ */
+#define SHAPE_FAR 1000.0
+
+/* A key's parts in log2 (owned), or n == 0 when the key is not a shape. */
+struct shape {
+	double *x; /* log2 of each part */
+	size_t n;  /* parts; 0: not a shape */
+};
+
+static struct shape shape_parse(const char *key)
+{
+	struct shape sh = { 0 };
+	size_t parts = 1;
+	for (const char *c = key; *c; c++)
+		parts += *c == ',';
+	sh.x = xcalloc(parts, sizeof(double));
+	for (const char *p = key;; p++) {
+		char *end;
+		double v = strtod(p, &end);
+		if (end == p || !(v > 0) || !isfinite(v) || (*end && *end != ',')) {
+			free(sh.x);
+			return (struct shape){ 0 };
+		}
+		sh.x[sh.n++] = log2(v);
+		if (!*end)
+			return sh;
+		p = end;
+	}
+}
+
+static double shape_distance(const struct shape *a, const struct shape *b)
 {
 	double d = 0;
-	const char *p = a, *q = b;
-	for (;;) {
-		char *ea, *eb;
-		double x = strtod(p, &ea), y = strtod(q, &eb);
-		if (ea == p || eb == q || x <= 0 || y <= 0 || (*ea != ',' && *ea) || (*eb != ',' && *eb))
-			return 1000.0 + (double)rt_edit_distance(a, b);
-		d += fabs(log2(x / y));
-		if (!*ea || !*eb)
-			return *ea == *eb ? d : 1000.0 + (double)rt_edit_distance(a, b);
-		p = ea + 1;
-		q = eb + 1;
+	for (size_t i = 0; i < a->n; i++)
+		d += fabs(a->x[i] - b->x[i]);
+	return d;
+}
+
+/* Every entry, indexed. */
+struct near_index {
+	const struct entry *e;  /* the table's entries (borrowed) */
+	size_t ne;
+	struct shape *sh;       /* each entry's shape */
+	size_t *kd;             /* entries that are shapes, by arity, each arity a k-d tree */
+	size_t nkd;
+	size_t *bk_child;       /* BK-tree: first child of each entry, or SIZE_MAX */
+	size_t *bk_next;        /* next sibling, or SIZE_MAX */
+	size_t *bk_edge;        /* distance to the parent */
+	bool bk_built;          /* the BK-tree is built (only when a key needs it) */
+};
+
+/* The best so far: the least distance, then the first entry. */
+struct near_best {
+	double d;  /* distance */
+	size_t i;  /* entry, SIZE_MAX: none yet */
+};
+
+static void near_offer(struct near_best *b, double d, size_t i)
+{
+	if (d < b->d || (d == b->d && i < b->i))
+		b->d = d, b->i = i;
+}
+
+/* An entry and the value it is sorted by. */
+struct kd_item {
+	double v; /* a coordinate, or the arity */
+	size_t i; /* the entry */
+};
+
+static int by_value(const void *x, const void *y)
+{
+	const struct kd_item *a = x, *b = y;
+	if (a->v != b->v)
+		return (a->v > b->v) - (a->v < b->v);
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* Sort ix->kd[lo, hi) by axis (SIZE_MAX: by arity). */
+static void kd_sort(struct near_index *ix, size_t lo, size_t hi, size_t axis)
+{
+	struct kd_item *t = xmalloc((hi - lo + 1) * sizeof(*t));
+	for (size_t k = lo; k < hi; k++) {
+		const struct shape *sh = &ix->sh[ix->kd[k]];
+		t[k - lo] = (struct kd_item){ axis == SIZE_MAX ? (double)sh->n : sh->x[axis], ix->kd[k] };
 	}
+	qsort(t, hi - lo, sizeof(*t), by_value);
+	for (size_t k = lo; k < hi; k++)
+		ix->kd[k] = t[k - lo].i;
+	free(t);
+}
+
+/* The k-d tree: kd[lo, hi) of one arity, split at the middle on axis depth % n. */
+static void kd_build(struct near_index *ix, size_t lo, size_t hi, size_t depth)
+{
+	if (hi - lo < 2)
+		return;
+	kd_sort(ix, lo, hi, depth % ix->sh[ix->kd[lo]].n);
+	size_t mid = lo + (hi - lo) / 2;
+	kd_build(ix, lo, mid, depth + 1);
+	kd_build(ix, mid + 1, hi, depth + 1);
+}
+
+static void kd_search(const struct near_index *ix, const struct shape *q, size_t lo, size_t hi,
+		      size_t depth, struct near_best *b)
+{
+	if (lo >= hi)
+		return;
+	size_t mid = lo + (hi - lo) / 2, p = ix->kd[mid], axis = depth % q->n;
+	near_offer(b, shape_distance(q, &ix->sh[p]), p);
+	double diff = q->x[axis] - ix->sh[p].x[axis];
+	/* Left of mid lies at or below the split on this axis, right at or
+	 * above: the far side is at least |diff| away (equal may still tie). */
+	if (diff < 0) {
+		kd_search(ix, q, lo, mid, depth + 1, b);
+		if (-diff <= b->d)
+			kd_search(ix, q, mid + 1, hi, depth + 1, b);
+	} else {
+		kd_search(ix, q, mid + 1, hi, depth + 1, b);
+		if (diff <= b->d)
+			kd_search(ix, q, lo, mid, depth + 1, b);
+	}
+}
+
+/* The first and end of the k-d tree of arity n in ix->kd (empty: equal). */
+static void kd_range(const struct near_index *ix, size_t n, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = ix->nkd;
+	while (a < b) { /* the first entry of arity >= n */
+		size_t m = a + (b - a) / 2;
+		if (ix->sh[ix->kd[m]].n < n)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	for (b = ix->nkd; a < b;) { /* the first of arity > n */
+		size_t m = a + (b - a) / 2;
+		if (ix->sh[ix->kd[m]].n <= n)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
+}
+
+static void near_init(struct near_index *ix, const struct entry *e, size_t ne)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->e = e;
+	ix->ne = ne;
+	ix->sh = xcalloc(ne + 1, sizeof(*ix->sh));
+	ix->kd = xcalloc(ne + 1, sizeof(size_t));
+	for (size_t i = 0; i < ne; i++)
+		if ((ix->sh[i] = shape_parse(e[i].key)).n)
+			ix->kd[ix->nkd++] = i;
+	kd_sort(ix, 0, ix->nkd, SIZE_MAX);
+	for (size_t lo = 0, hi; lo < ix->nkd; lo = hi) {
+		kd_range(ix, ix->sh[ix->kd[lo]].n, &lo, &hi);
+		kd_build(ix, lo, hi, 0);
+	}
+}
+
+static void near_release(struct near_index *ix)
+{
+	for (size_t i = 0; i < ix->ne; i++)
+		free(ix->sh[i].x);
+	free(ix->sh);
+	free(ix->kd);
+	free(ix->bk_child);
+	free(ix->bk_next);
+	free(ix->bk_edge);
+}
+
+/* The BK-tree of every key by edit distance, rooted at entry 0. */
+static void bk_build(struct near_index *ix)
+{
+	ix->bk_built = true;
+	ix->bk_child = xmalloc((ix->ne + 1) * sizeof(size_t));
+	ix->bk_next = xmalloc((ix->ne + 1) * sizeof(size_t));
+	ix->bk_edge = xcalloc(ix->ne + 1, sizeof(size_t));
+	for (size_t i = 0; i < ix->ne; i++)
+		ix->bk_child[i] = ix->bk_next[i] = SIZE_MAX;
+	for (size_t i = 1; i < ix->ne; i++) {
+		size_t node = 0;
+		for (;;) {
+			size_t d = rt_edit_distance(ix->e[i].key, ix->e[node].key), c;
+			for (c = ix->bk_child[node]; c != SIZE_MAX && ix->bk_edge[c] != d; c = ix->bk_next[c])
+				;
+			if (c == SIZE_MAX) {
+				ix->bk_edge[i] = d;
+				ix->bk_next[i] = ix->bk_child[node];
+				ix->bk_child[node] = i;
+				break;
+			}
+			node = c;
+		}
+	}
+}
+
+/* A BK-tree node to visit, and the least distance its subtree can hold. */
+struct bk_visit {
+	size_t node; /* entry */
+	size_t gap;  /* lower bound on the edit distance of its subtree */
+};
+
+static int by_gap_down(const void *x, const void *y)
+{
+	const struct bk_visit *a = x, *b = y;
+	return (a->gap < b->gap) - (a->gap > b->gap);
+}
+
+/* Every entry is SHAPE_FAR + edit distance from key: the BK-tree skips the
+ * subtrees the triangle inequality rules out. Nearer subtrees go first, and
+ * each bound is checked again when its turn comes, as the best shrinks. */
+static void bk_search(struct near_index *ix, const char *key, struct near_best *b)
+{
+	if (!ix->ne)
+		return;
+	if (!ix->bk_built)
+		bk_build(ix);
+	struct bk_visit *stack = xmalloc((ix->ne + 1) * sizeof(*stack));
+	size_t top = 0;
+	stack[top++] = (struct bk_visit){ 0, 0 };
+	while (top) {
+		struct bk_visit v = stack[--top];
+		if (SHAPE_FAR + (double)v.gap > b->d)
+			continue;
+		size_t d = rt_edit_distance(key, ix->e[v.node].key), from = top;
+		near_offer(b, SHAPE_FAR + (double)d, v.node);
+		for (size_t c = ix->bk_child[v.node]; c != SIZE_MAX; c = ix->bk_next[c]) {
+			size_t e = ix->bk_edge[c], gap = e > d ? e - d : d - e;
+			if (SHAPE_FAR + (double)gap <= b->d)
+				stack[top++] = (struct bk_visit){ c, gap };
+		}
+		qsort(stack + from, top - from, sizeof(*stack), by_gap_down);
+	}
+	free(stack);
+}
+
+/* The distance of the definition above, for the rare case the trees do not
+ * settle (shapes of the right arity, but SHAPE_FAR or more apart). */
+static double key_distance(const struct near_index *ix, const struct shape *q, const char *key,
+			   size_t j)
+{
+	if (q->n && q->n == ix->sh[j].n)
+		return shape_distance(q, &ix->sh[j]);
+	return SHAPE_FAR + (double)rt_edit_distance(key, ix->e[j].key);
+}
+
+/* The nearest entry to key, or SIZE_MAX for an empty table. */
+static size_t near_find(struct near_index *ix, const char *key)
+{
+	struct near_best b = { INFINITY, SIZE_MAX };
+	struct shape q = shape_parse(key);
+	size_t lo = 0, hi = 0;
+	if (q.n)
+		kd_range(ix, q.n, &lo, &hi);
+	kd_search(ix, &q, lo, hi, 0, &b);
+	if (b.d >= SHAPE_FAR) {
+		if (lo < hi) {
+			for (size_t j = 0; j < ix->ne; j++)
+				near_offer(&b, key_distance(ix, &q, key, j), j);
+		} else {
+			bk_search(ix, key, &b);
+		}
+	}
+	free(q.x);
+	return b.i;
 }
 
 static int by_share(const void *x, const void *y)
@@ -256,11 +563,12 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 	for (size_t i = 0; i < ns; i++)
 		total += s[i].weight;
 	out->v = xcalloc(ns + 1, sizeof(*out->v));
+	struct keyed *sorted = sort_keys(e, ne, sizeof(*e));
+	struct near_index ix;
+	near_init(&ix, e, ne);
 	for (size_t i = 0; i < ns; i++) {
-		size_t k = 0;
-		while (k < ne && strcmp(e[k].key, s[i].key))
-			k++;
-		if (k < ne) {
+		struct keyed want = { s[i].key, 0 };
+		if (bsearch(&want, sorted, ne, sizeof(*sorted), by_key)) {
 			out->covered++;
 			covered += s[i].weight;
 			continue;
@@ -269,18 +577,14 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 		h->key = xstrdup(s[i].key);
 		h->weight = s[i].weight;
 		h->share = total > 0 ? s[i].weight / total : 0;
-		double best = INFINITY;
-		for (size_t j = 0; j < ne; j++) {
-			double d = key_distance(s[i].key, e[j].key);
-			if (d < best) {
-				best = d;
-				h->nearest = e[j].key;
-				h->fields_json = e[j].fields;
-			}
+		size_t j = near_find(&ix, s[i].key);
+		if (j != SIZE_MAX) {
+			h->nearest = xstrdup(e[j].key);
+			h->fields_json = xstrdup(e[j].fields);
 		}
-		h->nearest = xstrdup(h->nearest);
-		h->fields_json = xstrdup(h->fields_json);
 	}
+	near_release(&ix);
+	free(sorted);
 	out->covered_share = total > 0 ? covered / total : 0;
 	qsort(out->v, out->n, sizeof(*out->v), by_share);
 done:

@@ -1,7 +1,8 @@
 /*
  * CSV and JSON export of every table (see export.h). The table list is fixed
  * here, one literal SELECT per table, so no SQL is assembled from input; a
- * unit test checks that it names every table of the schema.
+ * unit test checks that it names every table of the schema. Text cells go
+ * through rt_redact_secrets.
  */
 #include "db/export.h"
 #include "db/db_int.h"
@@ -119,6 +120,14 @@ static void blob_view(sqlite3_stmt *st, int i, bool blobs, struct blob_view *b)
 	b->b64 = blobs ? base64(p ? p : "", b->n) : NULL;
 }
 
+/* A text cell as the export writes it: redacted, since a database from
+ * before redaction (or a spec's own text) may hold a key or a token. */
+static void text_cell(sqlite3_stmt *st, int i, struct rt_sb *t)
+{
+	rt_sb_add(t, sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
+	rt_redact_secrets(t);
+}
+
 /* The shortest %g form that reads back as the same double. */
 static void fmt_real(double v, char out[40])
 {
@@ -173,10 +182,13 @@ static void json_put_value(FILE *out, sqlite3_stmt *st, int i, bool blobs)
 		fputs(num, out);
 		break;
 	}
-	case SQLITE_TEXT:
-		json_put_text(out, (const char *)sqlite3_column_text(st, i),
-			      (size_t)sqlite3_column_bytes(st, i));
+	case SQLITE_TEXT: {
+		struct rt_sb t = RT_SB_INIT;
+		text_cell(st, i, &t);
+		json_put_text(out, t.buf, t.len);
+		rt_sb_release(&t);
 		break;
+	}
 	case SQLITE_BLOB: {
 		struct blob_view b;
 		blob_view(st, i, blobs, &b);
@@ -257,9 +269,17 @@ int db_export_json(struct db *db, const struct db_export_opts *o, FILE *out,
 
 /* ---- CSV (RFC 4180) ---- */
 
+/* A text cell that a spreadsheet would run as a formula (OWASP's list: =, +,
+ * -, @, tab, carriage return first) is written quoted behind a single quote,
+ * so it opens as text. */
+static bool csv_formula(const char *s, size_t n)
+{
+	return n && s[0] && strchr("=+-@\t\r", s[0]);
+}
+
 static void csv_field(FILE *out, const char *s, size_t n)
 {
-	bool quote = false;
+	bool formula = csv_formula(s, n), quote = formula;
 	for (size_t i = 0; i < n && !quote; i++)
 		quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
 	if (!quote) {
@@ -267,6 +287,8 @@ static void csv_field(FILE *out, const char *s, size_t n)
 		return;
 	}
 	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"')
 			fputc('"', out);
@@ -286,10 +308,13 @@ static void csv_value(FILE *out, sqlite3_stmt *st, int i, bool blobs)
 		fmt_real(sqlite3_column_double(st, i), num);
 		fputs(num, out);
 		break;
-	case SQLITE_TEXT:
-		csv_field(out, (const char *)sqlite3_column_text(st, i),
-			  (size_t)sqlite3_column_bytes(st, i));
+	case SQLITE_TEXT: {
+		struct rt_sb t = RT_SB_INIT;
+		text_cell(st, i, &t);
+		csv_field(out, t.buf, t.len);
+		rt_sb_release(&t);
 		break;
+	}
 	case SQLITE_BLOB: {
 		struct blob_view b;
 		blob_view(st, i, blobs, &b);

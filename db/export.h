@@ -1,7 +1,7 @@
 /*
  * Export every table of the store as JSON (one object {table: [rows]}) or
  * CSV (one RFC 4180 file per table). Blobs are written as their sha256 and
- * size, or in base64 when asked. Reads happen in one transaction, so an
+ * size, or in base64 when asked; text cells are redacted (rt_redact_secrets). Reads happen in one transaction, so an
  * export is a consistent snapshot even while a campaign is writing.
  */
 #ifndef DB_EXPORT_H
@@ -34,7 +34,8 @@ int db_export_json(struct db *db, const struct db_export_opts *o, FILE *out,
 		   struct db_export_count *cnt, struct rt_sb *err);
 /* CSV of one table to out: a header row of column names, then one record per
  * row; CRLF line ends; NULL is an empty field; a blob is "size=N sha256=HEX"
- * (or its base64 with blobs). */
+ * (or its base64 with blobs). A text cell that starts with =, +, -, @, tab or
+ * carriage return is quoted behind a ' so spreadsheets do not run it. */
 int db_export_csv(struct db *db, const char *table, bool blobs, FILE *out, size_t *rows,
 		  struct rt_sb *err);
 /* CSV of every table (or o->table) into folder dir (made if missing), as

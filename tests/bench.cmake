@@ -3,3 +3,6 @@
 # need the test kernels.
 rt_add_test(test_bench_cmd SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_cmd.c
             LIBS rt_bench rt_base TIMEOUT 30 LABELS unit)
+# A metric beyond the stdout cap: the error says the output was cut.
+rt_add_test(test_bench_cut SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_cut.c
+            LIBS rt_bench rt_base TIMEOUT 30 LABELS unit)

@@ -24,6 +24,12 @@ if(MHD_FOUND)
   target_link_libraries(gate_fakeserver PRIVATE rt_gate_fakeserver)
   rt_add_test(test_gate_run SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_run.c
               LIBS rt_gate_fakeserver rt_gate rt_db rt_stats rt_base NEEDS_GSM8K TIMEOUT 60 LABELS gate unit)
+  # A server that echoes the key: nothing of it reaches the database.
+  add_library(rt_echo_server STATIC ${CMAKE_SOURCE_DIR}/tests/gate/echo_server.c)
+  target_link_libraries(rt_echo_server PUBLIC rt_base PkgConfig::MHD Threads::Threads)
+  rt_add_test(test_gate_redact SOURCES ${CMAKE_SOURCE_DIR}/tests/gate/test_gate_redact.c
+              LIBS rt_echo_server rt_gate rt_db rt_stats rt_base NEEDS_GSM8K TIMEOUT 60
+              LABELS gate unit)
   rt_add_test(gate_cli_fake COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh
               ${CMAKE_BINARY_DIR}/gate_fakeserver NEEDS_GSM8K TIMEOUT 60 LABELS gate e2e)
   rt_add_test(gate_cli_simserve COMMAND sh ${CMAKE_SOURCE_DIR}/tests/gate/gate_cli.sh

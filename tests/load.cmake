@@ -13,6 +13,15 @@ if(MHD_FOUND)
   target_link_libraries(load_testserver PRIVATE rt_load_testserver)
   rt_add_test(test_load_vllm SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load_vllm.c
               LIBS rt_bench rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load e2e)
+  # The total cap on response memory across streams.
+  rt_add_test(test_load_memcap SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load_memcap.c
+              LIBS rt_load rt_load_testserver rt_db rt_base TIMEOUT 60 LABELS load)
+  # A server that echoes the key (tests/gate/echo_server.c): errors redacted.
+  if(TARGET rt_echo_server)
+    rt_add_test(test_load_redact SOURCES ${CMAKE_SOURCE_DIR}/tests/load/test_load_redact.c
+                LIBS rt_echo_server rt_load rt_db rt_base TIMEOUT 60 LABELS load)
+    target_include_directories(test_load_redact PRIVATE ${CMAKE_SOURCE_DIR}/tests/gate)
+  endif()
   rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
   rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_load.c
                LIBS rt_load rt_load_testserver rt_base)

@@ -102,8 +102,14 @@ int rt_sb_vaddf(struct rt_sb *sb, const char *fmt, va_list ap);
 char *rt_sb_detach(struct rt_sb *sb, size_t *len);
 void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
 /* Append s escaped for HTML and XML text and attribute values (& < > " ' as
- * entities; control characters but newline and tab become a space). */
+ * entities; control characters but newline and tab become a space; each
+ * ill-formed UTF-8 sequence becomes U+FFFD, so the output is always UTF-8). */
 void rt_sb_add_markup(struct rt_sb *sb, const char *s);
+/* The length (1 to 4) of the well-formed UTF-8 sequence that starts s, within
+ * its n bytes (Unicode's table 3-7: no overlong forms, no surrogates, nothing
+ * above U+10FFFF); 0 when s does not start one, and then *bad is the length of
+ * the ill-formed part (1 to 3 bytes) that one U+FFFD replaces. */
+size_t rt_utf8_seq(const char *s, size_t n, size_t *bad);
 
 /* Append a formatted message to err (if non-NULL) and return code. */
 int rt_errf(struct rt_sb *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -135,12 +141,33 @@ bool rt_file_exists(const char *path);
 int rt_mkdirs(const char *path, struct rt_sb *err);
 
 /* ---- secrets ---- */
-/* Replace, in place, every occurrence of the value of an environment
- * variable that looks secret (its name contains KEY, TOKEN, SECRET,
- * PASSWORD or CREDENTIAL, and its value has at least 8 characters) with
- * "[redacted]". Applied to engine logs, build logs and benchmark output before
- * they are stored. Returns how many occurrences were replaced. */
+/* Replace, in place, with "[redacted]":
+ *   - every occurrence of the value of an environment variable that looks
+ *     secret (its name contains KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL in
+ *     any case, and its value has at least 8 characters);
+ *   - every occurrence of a value given to rt_secret_add or rt_secret_add_env;
+ *   - the credential after Authorization (and its scheme word), Bearer,
+ *     api_key, api-key or apikey followed by ':' or '=' (quoted or not, as in
+ *     headers, URLs, JSON and YAML), a URL's password (://user:PASS@), and
+ *     the value of an upper-case NAME that looks secret, set with ':' or '='
+ *     (HF_TOKEN: x, HF_TOKEN=x), when the value has at least 8 characters.
+ * The one redaction function: applied to whatever is stored or printed that
+ * may quote a server, a benchmark, an engine or the spec (logs, outputs,
+ * errors, answers, change descriptions, exports). Returns how many
+ * replacements it made. */
 int rt_redact_secrets(struct rt_sb *sb);
+/* A copy of s through rt_redact_secrets (the caller frees it); NULL for NULL. */
+char *rt_redacted(const char *s);
+/* Remember value (copied) as a secret for the rest of the process; values
+ * under 4 bytes are ignored. The API key, from whoever is handed it. */
+void rt_secret_add(const char *value);
+/* The same for a NAME=value setting (the spec's engine.env, a variant's env)
+ * when the environment rule above would call it secret. */
+void rt_secret_add_env(const char *name, const char *value);
+/* The same for the credentials a URL carries: its password
+ * (://user:PASS@) and its api_key, api-key, apikey, key, token and
+ * access_token query parameters (those of 8 characters or more). */
+void rt_secret_add_url(const char *url);
 
 /* ---- misc ---- */
 /* Levenshtein distance, for did-you-mean suggestions. */

@@ -1,7 +1,8 @@
 /*
  * The growable string buffer struct rt_sb (see rt.h): never NULL, always
  * NUL-terminated, with an optional size cap for untrusted input; detaching
- * hands the contents to the caller.
+ * hands the contents to the caller; the markup escaper and the UTF-8 check
+ * the HTML writers and the SSE parser share.
  */
 #include "runner/base/rt.h"
 
@@ -117,9 +118,51 @@ void rt_sb_trim(struct rt_sb *sb)
 		sb->buf[--sb->len] = 0;
 }
 
+size_t rt_utf8_seq(const char *str, size_t n, size_t *bad)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned char lo = 0x80, hi = 0xBF;
+	size_t len;
+	*bad = 1;
+	if (!n)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		len = 2;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		len = 3, lo = s[0] == 0xE0 ? 0xA0 : 0x80, hi = s[0] == 0xED ? 0x9F : 0xBF;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		len = 4, lo = s[0] == 0xF0 ? 0x90 : 0x80, hi = s[0] == 0xF4 ? 0x8F : 0xBF;
+	else
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		/* Only the second byte's range depends on the first. */
+		if (i >= n || s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xBF)) {
+			*bad = i;
+			return 0;
+		}
+	}
+	return len;
+}
+
 void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 {
-	for (; s && *s; s++) {
+	size_t left = s ? strlen(s) : 0;
+	while (left) {
+		size_t bad, n = rt_utf8_seq(s, left, &bad);
+		if (!n) {
+			rt_sb_adds(sb, "\xEF\xBF\xBD"); /* U+FFFD */
+			s += bad;
+			left -= bad;
+			continue;
+		}
+		if (n > 1) {
+			rt_sb_add(sb, s, n);
+			s += n;
+			left -= n;
+			continue;
+		}
 		switch (*s) {
 		case '&': rt_sb_adds(sb, "&amp;"); break;
 		case '<': rt_sb_adds(sb, "&lt;"); break;
@@ -133,5 +176,7 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 			else
 				rt_sb_addc(sb, *s);
 		}
+		s++;
+		left--;
 	}
 }

@@ -184,7 +184,7 @@ int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
 				     t->buf);
 		} else {
 			struct run_bcmd_metrics m = { 0 };
-			rc = run_bcmd_extract(cb, cwd, &r.out, &m, err);
+			rc = run_bcmd_extract(cb, cwd, &r, &m, err);
 			for (size_t i = 0; !rc && i < m.n; i++)
 				run_bench_out_add(out, m.v[i].name, m.v[i].value, metric_unit(cb, m.v[i].name));
 			run_bcmd_metrics_release(&m);

@@ -40,8 +40,9 @@ static int cloexec_pipe(int p[2])
 	return 0;
 }
 
-/* read what is there; returns false at EOF or error */
-static bool drain(int fd, struct rt_sb *sb, bool *truncated)
+/* read what is there; returns false at EOF or error; *cut is set when bytes
+ * past the cap were dropped */
+static bool drain(int fd, struct rt_sb *sb, bool *cut)
 {
 	char buf[65536];
 	ssize_t n = read(fd, buf, sizeof(buf));
@@ -53,7 +54,7 @@ static bool drain(int fd, struct rt_sb *sb, bool *truncated)
 		/* keep what fits, drop the rest but keep draining */
 		size_t room = sb->cap > sb->len ? sb->cap - sb->len : 0;
 		rt_sb_add(sb, buf, room < (size_t)n ? room : (size_t)n);
-		*truncated = true;
+		*cut = true;
 	}
 	return true;
 }
@@ -129,7 +130,11 @@ int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, con
 				if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
 					continue;
 				bool is_o = fds[i].fd == po[0];
-				if (!drain(fds[i].fd, is_o ? &r->out : &r->err, &r->truncated)) {
+				bool cut = false;
+				bool more = drain(fds[i].fd, is_o ? &r->out : &r->err, &cut);
+				r->truncated |= cut;
+				r->out_cut |= cut && is_o;
+				if (!more) {
 					if (is_o)
 						open_o = false;
 					else

@@ -21,6 +21,7 @@ struct run_bcmd_result {
 	int status;          /* exit status, or 128 + signal when killed by one */
 	bool timed_out;      /* killed because the timeout passed */
 	bool truncated;      /* stdout or stderr hit the cap */
+	bool out_cut;        /* stdout hit the cap: what came after it was dropped */
 	double wall_s;       /* wall time from start to exit */
 	struct rt_sb out;    /* stdout (capped) */
 	struct rt_sb err;    /* stderr (capped) */
@@ -82,9 +83,12 @@ int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metr
 int run_bcmd_vllm_bench_serve(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err);
 
-/* Every metric of a command benchmark from one finished run: the built-in
- * format's, then the explicit ones. Files are relative to cwd. */
-int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd, const struct rt_sb *stdout_text,
-		     struct run_bcmd_metrics *out, struct rt_sb *err);
+/* Every metric of a command benchmark from one finished run (r->out is its
+ * stdout): the built-in format's, then the explicit ones. Files are relative
+ * to cwd. When a metric read from stdout is missing and stdout was cut at its
+ * cap (r->out_cut), the message says so. */
+int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd,
+		     const struct run_bcmd_result *r, struct run_bcmd_metrics *out,
+		     struct rt_sb *err);
 
 #endif

@@ -468,9 +468,27 @@ static int read_rel(const char *cwd, const char *file, char **data, size_t *len,
 	return rc;
 }
 
-int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd, const struct rt_sb *so,
-		     struct run_bcmd_metrics *out, struct rt_sb *err)
+/* A metric missing from a stdout that was cut at its cap may be in the part
+ * dropped: say so after the extractor's own message. */
+static int cut_note(int rc, const struct run_bcmd_result *r, struct rt_sb *err)
 {
+	if (!rc || !r->out_cut || !err)
+		return rc;
+	size_t cap = r->out.cap;
+	if (cap >= (1u << 20) && !(cap & ((1u << 20) - 1)))
+		rt_sb_addf(err, "; stdout was cut at its %zu MiB cap", cap >> 20);
+	else
+		rt_sb_addf(err, "; stdout was cut at its %zu-byte cap", cap);
+	rt_sb_adds(err, " and the rest dropped, so the metric may be in what was cut "
+			"(write it to a file and read it with file:)");
+	return rc;
+}
+
+int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd,
+		     const struct run_bcmd_result *r, struct run_bcmd_metrics *out,
+		     struct rt_sb *err)
+{
+	const struct rt_sb *so = &r->out;
 	int rc = 0;
 	if (b->format != SPEC_FMT_NONE && b->format != SPEC_FMT_JSON) {
 		char *fdata = NULL;
@@ -501,7 +519,7 @@ int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd, const stru
 		}
 		free(fdata);
 		if (rc)
-			return rc;
+			return b->format_file ? rc : cut_note(rc, r, err);
 	}
 	for (size_t i = 0; i < b->n_metrics; i++) {
 		const struct spec_metric *m = &b->metrics[i];
@@ -520,7 +538,7 @@ int run_bcmd_extract(const struct spec_cmd_bench *b, const char *cwd, const stru
 		rc = run_bcmd_extract_metric(m, text, len, src, &v, err);
 		free(fdata);
 		if (rc)
-			return rc;
+			return m->file ? rc : cut_note(rc, r, err);
 		put(out, m->name, v);
 	}
 	return 0;

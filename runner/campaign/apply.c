@@ -75,6 +75,8 @@ int camp_plan(struct camp *c, const struct var_def *v, struct var_config *cand, 
 	int rc = ops->plan(v, &x, plan, err);
 	if (!rc)
 		rc = ops->describe(v, &x, plan, desc, err);
+	if (!rc) /* stored and printed: an env variant may set HF_TOKEN */
+		rt_redact_secrets(desc);
 	if (!rc)
 		rc = ops->fingerprint(v, &x, change_sha, err);
 	if (!rc && !camp_touches_files(v))

@@ -292,8 +292,10 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 	if (rc) {
 		; /* the store could not be read, a live runner holds it, or it could not be closed */
 	} else if (closed || (!c->o->resume && !running)) {
-		rc = db_campaign_create(c->db, s->name, s->path, s->text, s->sha256, s->workdir,
+		char *text = rt_redacted(s->text); /* the spec's own secrets stay out of the store */
+		rc = db_campaign_create(c->db, s->name, s->path, text, s->sha256, s->workdir,
 					(int64_t)s->seed, &c->cid, err);
+		free(text);
 		if (!rc)
 			rc = camp_lease_take(lease, c->cid, s->name, err);
 	} else if (!running) {

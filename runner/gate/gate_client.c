@@ -57,10 +57,13 @@ struct loop {
 	bool stopped;                    /* the callback said stop */
 };
 
+/* r failed for the reason why (consumed), redacted: it may quote the server,
+ * and it is stored and printed. */
 static void set_failed(struct run_gate_req *r, char *why)
 {
 	free(r->error);
-	r->error = why;
+	r->error = rt_redacted(why);
+	free(why);
 	r->failed = true;
 	r->done = true;
 }

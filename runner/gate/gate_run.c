@@ -359,7 +359,8 @@ static int store(struct db *db, struct run_state *s, const struct db_gate_run *r
 			rt_sha256_hex(r->ans.text, strlen(r->ans.text), a.response_sha256);
 		bool keep = r->failed || sl->flip ||
 			    (sl->scored && !deciding_correct(s->cfg, sl->c_strict, sl->c_flex));
-		a.response = keep ? r->ans.text : NULL;
+		char *response = keep ? rt_redacted(r->ans.text) : NULL; /* may echo the key */
+		a.response = response;
 		a.extracted_strict = sl->strict;
 		a.extracted_flex = sl->flex;
 		a.target = s->test->v[sl->idx].target;
@@ -373,6 +374,7 @@ static int store(struct db *db, struct run_state *s, const struct db_gate_run *r
 		a.error = r->error;
 		a.latency_s = r->attempts ? r->latency_s : NAN;
 		rc = db_gate_answer_add(db, &a, err);
+		free(response);
 	}
 	if (!rc)
 		rc = db_gate_run_finish(db, row, err);
@@ -509,7 +511,9 @@ static void row_init(struct db_gate_run *row, const struct run_state *s, const c
 	memset(row, 0, sizeof(*row));
 	row->iteration_id = iteration_id;
 	row->label = (char *)s->opts->label;
-	row->endpoint = run_gate_strip_credentials(base_url);
+	char *endpoint = run_gate_strip_credentials(base_url);
+	row->endpoint = rt_redacted(endpoint); /* ?api_key= too */
+	free(endpoint);
 	row->model = (char *)model;
 	row->api = cfg->api == SPEC_API_CHAT ? "chat" : "completions";
 	row->format = (char *)gsm8k_format_name(cfg->format);
@@ -736,6 +740,8 @@ int run_gate_run_opts(struct db *db, const struct spec_gate *cfg, const struct r
 		      int64_t baseline_run_id, struct run_gate_result *out, struct rt_sb *err)
 {
 	result_init(out);
+	rt_secret_add(opts->api_key); /* a server may echo them */
+	rt_secret_add_url(base_url);
 	int64_t t0 = rt_now_ns();
 	double cpu0 = cpu_now();
 	if (cfg->format == SPEC_GSM8K_CHAT && cfg->api != SPEC_API_CHAT)

@@ -25,6 +25,11 @@
 #include <unistd.h>
 
 #define LOAD_RESP_CAP ((size_t)256 << 20) /* per response: SSE bytes buffered */
+/* All responses together: what the parsers of every stream hold. Without it
+ * 64 streams at the per-response cap could ask for 16 GiB. */
+#define LOAD_RESP_TOTAL_CAP ((size_t)1 << 30)
+/* A parser that grew past this gives its memory back when its request ends. */
+#define LOAD_RESP_KEEP ((size_t)1 << 20)
 #define LOAD_POOL_BYTES ((size_t)256 << 20) /* request bodies kept in memory */
 
 struct eng;
@@ -39,6 +44,7 @@ struct slot {
 	size_t n_itl, itl_alloc;  /* used / allocated entries */
 	int64_t last_chunk;       /* abs ns of the last content chunk */
 	int64_t last_byte;        /* abs ns of the last byte */
+	size_t held;              /* bytes sse holds, as counted in e->resp_held */
 };
 
 struct body {
@@ -63,6 +69,8 @@ struct eng {
 	long timeout_ms;             /* per request */
 	int tfd;                     /* timerfd for the next scheduled send */
 	int64_t deadline;            /* abs ns the run must end by, 0: none */
+	size_t resp_held;            /* bytes the parsers of every slot hold */
+	size_t resp_cap;             /* limit on resp_held (LOAD_RESP_TOTAL_CAP or the opts') */
 };
 
 /* What one run will do, decided before the clock starts. */
@@ -116,12 +124,40 @@ static void push_gap(struct slot *s, double g)
 	s->itl[s->n_itl++] = g;
 }
 
+/* Count what s's parser holds now into the total; false when the total is
+ * over the cap (checked after each read, so one stream's last growth may
+ * pass it before that stream is stopped). */
+static bool resp_account(struct slot *s)
+{
+	struct eng *e = s->e;
+	size_t held = s->sse.buf.alloc + s->sse.ev.alloc;
+	e->resp_held = e->resp_held - s->held + held;
+	s->held = held;
+	return e->resp_held <= e->resp_cap;
+}
+
+/* A request ended: a parser that grew large gives its memory back. */
+static void resp_trim(struct slot *s)
+{
+	if (s->held <= LOAD_RESP_KEEP)
+		return;
+	oai_sse_release(&s->sse);
+	oai_sse_init(&s->sse, LOAD_RESP_CAP);
+	resp_account(s);
+}
+
 static int on_data(void *ud, const char *p, size_t n)
 {
 	int64_t now = rt_now_ns();
 	struct slot *s = ud;
 	s->last_byte = now;
 	int got = oai_sse_feed(&s->sse, p, n);
+	if (!resp_account(s) && !s->sse.error) {
+		s->sse.error = xasprintf("responses in flight hold %zu MiB, over the %zu MiB "
+					 "total cap for all streams together; this stream stopped",
+					 s->e->resp_held >> 20, s->e->resp_cap >> 20);
+		got = -1;
+	}
 	if (got < 0)
 		return -1; /* abort the transfer: the reason is in s->sse.error */
 	if (got > 0) {
@@ -207,11 +243,14 @@ static void launch(struct eng *e, int seq, bool warmup, int64_t intended)
 	launch_body(e, idx, &e->bodies[e->body_i++ % e->n_bodies]);
 }
 
+/* q failed for the reason why (consumed). A reason may quote the server, so
+ * it is redacted here, before anything stores or prints it. */
 static void req_fail(struct run_load_req *q, char *why)
 {
 	q->ok = false;
 	free(q->error);
-	q->error = why;
+	q->error = rt_redacted(why);
+	free(why);
 }
 
 /* "http 500: <body start>" on one line. */
@@ -298,6 +337,7 @@ static void on_done(void *ud, const struct oai_done *d)
 		}
 	}
 	pool_gaps(e->res, q, s);
+	resp_trim(s);
 	s->req = -1;
 	e->idle[e->n_idle++] = s;
 }
@@ -374,6 +414,9 @@ static int eng_init(struct eng *e, const struct spec_load *cfg, const char *base
 	memset(e, 0, sizeof(*e));
 	e->cfg = cfg;
 	e->res = res;
+	e->resp_cap = opts && opts->resp_total_cap ? opts->resp_total_cap : LOAD_RESP_TOTAL_CAP;
+	rt_secret_add(opts ? opts->api_key : NULL); /* a server may echo them */
+	rt_secret_add_url(base_url);
 	e->url = oai_url(base_url, cfg->api == SPEC_API_CHAT ? OAI_CHAT : OAI_COMPLETIONS);
 	double to = cfg->request_timeout_s > 0 ? cfg->request_timeout_s : 600;
 	e->timeout_ms = (long)ceil(to * 1000);

@@ -96,6 +96,8 @@ struct run_load_opts {
 				 * The caller resolves it (library code reads no environment). */
 	int default_max_tokens; /* max_tokens of dataset records without one (and of random
 				 * prompts) when cfg->output_tokens is 0; 0: 128 */
+	size_t resp_total_cap;  /* bytes all streams' parsers may hold together (a stream
+				 * that passes it fails, saying so); 0: 1 GiB */
 };
 
 /*

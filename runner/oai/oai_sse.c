@@ -119,12 +119,28 @@ static enum scan_key classify(const char *k, size_t kl, int depth, bool in_usage
 	}
 }
 
-/* Bytes a string scan must stop at: the quote, the backslash, control characters. */
+/* Bytes a string scan must stop at: the quote, the backslash, control
+ * characters, and the start of a multi-byte UTF-8 sequence (checked). */
 static const bool string_stop[256] = {
-	[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true,
+	[0 ... 0x1f] = true, ['"'] = true, ['\\'] = true, [0x80 ... 0xff] = true,
 };
 
-/* A string at d[i] == '"': index past its closing quote, or 0 if invalid. */
+/* Four hex digits at d[i]; false when they are not. */
+static bool hex4(const char *d, size_t n, size_t i, unsigned *cp)
+{
+	*cp = 0;
+	for (size_t k = i; k < i + 4; k++) {
+		if (k >= n || !isxdigit((unsigned char)d[k]))
+			return false;
+		unsigned char c = (unsigned char)d[k];
+		*cp = *cp << 4 | (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	return true;
+}
+
+/* A string at d[i] == '"': index past its closing quote, or 0 if jansson
+ * might refuse it (then jansson decides): ill-formed UTF-8, \u0000, a lone
+ * surrogate, a control character, a bad escape. */
 static size_t scan_string(const char *d, size_t n, size_t i)
 {
 	for (i++; i < n; i++) {
@@ -137,15 +153,27 @@ static size_t scan_string(const char *d, size_t n, size_t i)
 			return i + 1;
 		if (c < 0x20)
 			return 0;
-		if (c != '\\')
+		if (c >= 0x80) {
+			size_t bad, len = rt_utf8_seq(d + i, n - i, &bad);
+			if (!len)
+				return 0;
+			i += len - 1;
 			continue;
+		}
 		if (++i >= n)
 			return 0;
 		if (d[i] == 'u') {
-			for (int k = 0; k < 4; k++)
-				if (++i >= n || !isxdigit((unsigned char)d[i]))
+			unsigned cp, lo;
+			if (!hex4(d, n, i + 1, &cp) || cp == 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
+				return 0;
+			i += 4;
+			if (cp >= 0xD800 && cp <= 0xDBFF) { /* a high surrogate needs its low one */
+				if (i + 2 >= n || d[i + 1] != '\\' || d[i + 2] != 'u' ||
+				    !hex4(d, n, i + 3, &lo) || lo < 0xDC00 || lo > 0xDFFF)
 					return 0;
-		} else if (!strchr("\"\\/bfnrt", d[i]) || !d[i]) {
+				i += 6;
+			}
+		} else if (!d[i] || !strchr("\"\\/bfnrt", d[i])) {
 			return 0;
 		}
 	}
@@ -192,9 +220,14 @@ static size_t scan_number(const char *d, size_t n, size_t i, bool want, long lon
 			i++;
 		if (i >= n || !isdigit((unsigned char)d[i]))
 			return 0;
+		size_t e0 = i;
 		while (i < n && isdigit((unsigned char)d[i]))
 			i++;
+		if (i - e0 > 2)
+			return 0; /* an exponent of 100 or more may overflow a double: jansson decides */
 	}
+	if (nd > 300)
+		return 0; /* the same for a mantissa of over 300 digits */
 	*ival = neg ? -v : v;
 	*big = *is_int && nd > 18; /* jansson decides: it refuses those past int64 */
 	*is_int = want && *is_int;

@@ -337,6 +337,7 @@ int spec_load_text(const char *name, const char *text, size_t len, struct spec *
 	yaml_parser_set_input_string(&pr, (const unsigned char *)s->text, len);
 	if (yaml_parser_load(&pr, &doc)) {
 		load_root(&ld, yaml_document_get_root_node(&doc), name);
+		spec_names_release(&ld);
 		yaml_document_delete(&doc);
 	} else {
 		syntax_error(&ld, &pr, s->text, len);

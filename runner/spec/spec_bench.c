@@ -202,22 +202,12 @@ static void parse_other_bench(struct spec_ld *ld, yaml_node_t *it, const char *i
 	free(kp);
 }
 
-static bool bench_taken(const struct spec *s, const char *name, struct rt_pos *first)
-{
-	for (size_t i = 0; i < s->n_benches; i++)
-		if (s->benches[i].name && !strcmp(s->benches[i].name, name)) {
-			*first = s->benches[i].pos;
-			return true;
-		}
-	return false;
-}
-
 static void parse_one_bench(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
 {
 	struct spec *s = arg;
 	struct spec_bench *b = &s->benches[s->n_benches++];
 	b->pos = spec_node_pos(it);
-	b->name = spec_item_name(ld, it, ip, "benchmark", "-", bench_taken);
+	b->name = spec_item_name(ld, it, ip, "benchmark", "-", &ld->bench_names);
 	if (b->name && !strcmp(b->name, "log")) {
 		char *np = spec_path_join(ip, "name");
 		spec_lerr(ld, spec_map_get(ld, it, "name"), np, "'log' is reserved for log event counts");

@@ -6,6 +6,7 @@
  * placeholders and regexes. Section files (spec_*.c) describe their keys
  * with tables of struct spec_field and call spec_parse_fields().
  */
+#define _GNU_SOURCE /* tdestroy */
 #include "runner/spec/spec_int.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -13,6 +14,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,17 +160,40 @@ static bool in_list(const char *const *list, const char *key)
 	return false;
 }
 
-/* The earlier key of map equal to pair p's, or NULL. */
-static yaml_node_t *earlier_key(struct spec_ld *ld, yaml_node_t *map, yaml_node_pair_t *p,
-				const char *k)
+/* A key of a mapping and where it is. */
+struct key_at {
+	const char *k; /* the key */
+	size_t i;      /* its pair */
+};
+
+static int by_key_then_pair(const void *x, const void *y)
 {
-	for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
-		yaml_node_t *qn = spec_node(ld, q->key);
-		const char *qk = spec_scalar(qn);
-		if (qk && !strcmp(qk, k))
-			return qn;
+	const struct key_at *a = x, *b = y;
+	int c = strcmp(a->k, b->k);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* For each pair of map: the key node of the first pair with the same key
+ * when this pair repeats it, else NULL. Sorting the keys makes it n log n, so
+ * a mapping of 100k keys is checked in well under a second. The caller frees
+ * the array. */
+static yaml_node_t **earlier_keys(struct spec_ld *ld, yaml_node_t *map)
+{
+	size_t n = spec_map_len(map), m = 0;
+	yaml_node_pair_t *pairs = map->data.mapping.pairs.start;
+	yaml_node_t **first = xcalloc(n + 1, sizeof(*first));
+	struct key_at *keys = xcalloc(n + 1, sizeof(*keys));
+	for (size_t i = 0; i < n; i++) {
+		const char *k = spec_scalar(spec_node(ld, pairs[i].key));
+		if (k)
+			keys[m++] = (struct key_at){ k, i };
 	}
-	return NULL;
+	qsort(keys, m, sizeof(*keys), by_key_then_pair);
+	for (size_t a = 0, b; a < m; a = b)
+		for (b = a + 1; b < m && !strcmp(keys[b].k, keys[a].k); b++)
+			first[keys[b].i] = spec_node(ld, pairs[keys[a].i].key);
+	free(keys);
+	return first;
 }
 
 static void unknown_key(struct spec_ld *ld, yaml_node_t *kn, const char *path, const char *k,
@@ -193,23 +218,34 @@ static void unknown_key(struct spec_ld *ld, yaml_node_t *kn, const char *path, c
 	free(cands);
 }
 
-/* Report unknown and duplicate keys of a mapping; with neither tbl nor extra,
- * every key is allowed and only duplicates are reported. */
-void spec_check_keys(struct spec_ld *ld, yaml_node_t *map, const char *path,
-		     const struct spec_field *tbl, const char *const *extra)
+/* Report unknown and duplicate keys of a mapping (see spec_check_keys); returns
+ * earlier_keys(), which the caller frees. */
+static yaml_node_t **check_keys(struct spec_ld *ld, yaml_node_t *map, const char *path,
+				const struct spec_field *tbl, const char *const *extra)
 {
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *kn = spec_node(ld, p->key), *first;
+	yaml_node_t **earlier = earlier_keys(ld, map);
+	for (size_t i = 0; i < spec_map_len(map); i++) {
+		yaml_node_pair_t *p = &map->data.mapping.pairs.start[i];
+		yaml_node_t *kn = spec_node(ld, p->key), *first = earlier[i];
 		const char *k = spec_scalar(kn);
 		if (!k) {
 			spec_lerr(ld, kn, path, "keys must be strings");
-		} else if ((first = earlier_key(ld, map, p, k))) {
+		} else if (first) {
 			spec_lerr(ld, kn, path, "duplicate key '%s' (first at %d:%d)", k,
 				  (int)first->start_mark.line + 1, (int)first->start_mark.column + 1);
 		} else if ((tbl || extra) && !spec_in_table(tbl, k) && !in_list(extra, k)) {
 			unknown_key(ld, kn, path, k, tbl, extra);
 		}
 	}
+	return earlier;
+}
+
+/* Report unknown and duplicate keys of a mapping; with neither tbl nor extra,
+ * every key is allowed and only duplicates are reported. */
+void spec_check_keys(struct spec_ld *ld, yaml_node_t *map, const char *path,
+		     const struct spec_field *tbl, const char *const *extra)
+{
+	free(check_keys(ld, map, path, tbl, extra));
 }
 
 static bool bounds_ok(struct spec_ld *ld, yaml_node_t *v, const char *path,
@@ -293,16 +329,19 @@ size_t spec_map_len(const yaml_node_t *map)
 void spec_map_each(struct spec_ld *ld, yaml_node_t *map, const char *path, spec_entry_fn fn,
 		   void *arg)
 {
-	spec_check_keys(ld, map, path, NULL, NULL); /* duplicates only: every name is allowed */
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+	/* duplicates only: every name is allowed */
+	yaml_node_t **earlier = check_keys(ld, map, path, NULL, NULL);
+	for (size_t i = 0; i < spec_map_len(map); i++) {
+		yaml_node_pair_t *p = &map->data.mapping.pairs.start[i];
 		yaml_node_t *kn = spec_node(ld, p->key), *vn = spec_node(ld, p->value);
 		const char *k = spec_scalar(kn);
-		if (!k || spec_map_get(ld, map, k) != vn)
-			continue; /* reported by spec_check_keys */
+		if (!k || earlier[i])
+			continue; /* reported by check_keys */
 		char *kp = spec_path_join(path, k);
 		fn(ld, kn, k, vn, path, kp, arg);
 		free(kp);
 	}
+	free(earlier);
 }
 
 void spec_seq_each(struct spec_ld *ld, yaml_node_t *seq, const char *path, spec_item_fn fn,
@@ -337,6 +376,7 @@ static void parse_one_env(struct spec_ld *ld, yaml_node_t *kn, const char *k, ya
 		if (!s || ((d->flags & FL_TMPL) && !spec_check_tmpl(ld, vn, kp, s)))
 			return;
 	}
+	rt_secret_add_env(k, s); /* HF_TOKEN: its value is redacted wherever it is quoted */
 	d->out->v[d->out->n].name = xstrdup(k);
 	d->out->v[d->out->n++].value = xstrdup(s); /* NULL: unset it */
 }
@@ -647,8 +687,52 @@ int spec_which_keys(struct spec_ld *ld, yaml_node_t *map, const char *const *key
 	return count;
 }
 
+/* A name in spec_item_name's tree: the name and where its item starts. */
+struct named {
+	char *name;       /* owned */
+	struct rt_pos at; /* the item's position */
+};
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct named *)x)->name, ((const struct named *)y)->name);
+}
+
+static void named_free(void *p)
+{
+	struct named *n = p;
+	free(n->name);
+	free(n);
+}
+
+void spec_names_release(struct spec_ld *ld)
+{
+	tdestroy(ld->bench_names, named_free);
+	tdestroy(ld->variant_names, named_free);
+	ld->bench_names = ld->variant_names = NULL;
+}
+
+/* true when name was given to an earlier item (*first: where); else it is
+ * added, at the position of item it. */
+static bool name_taken(void **seen, const char *name, const yaml_node_t *it, struct rt_pos *first)
+{
+	struct named *n = xcalloc(1, sizeof(*n));
+	n->name = xstrdup(name);
+	n->at = spec_node_pos(it);
+	struct named **got = tsearch(n, seen, by_name);
+	if (!got) {
+		fprintf(stderr, "ratchet: out of memory\n");
+		abort();
+	}
+	if (*got == n)
+		return false;
+	*first = (*got)->at;
+	named_free(n);
+	return true;
+}
+
 char *spec_item_name(struct spec_ld *ld, yaml_node_t *it, const char *ip, const char *what,
-		     const char *extra, spec_taken_fn taken)
+		     const char *extra, void **seen)
 {
 	yaml_node_t *nn = spec_map_get(ld, it, "name");
 	if (!nn) {
@@ -666,7 +750,7 @@ char *spec_item_name(struct spec_ld *ld, yaml_node_t *it, const char *ip, const 
 		spec_lerr(ld, nn, np, "'%s': a %s name may hold only letters, digits, _%s", name, what,
 			  chars.buf);
 		rt_sb_release(&chars);
-	} else if (name && taken(ld->s, name, &first)) {
+	} else if (name && name_taken(seen, name, it, &first)) {
 		spec_lerr(ld, nn, np, "duplicate %s name '%s' (first at %d:%d)", what, name, first.line,
 			  first.col);
 		r = xstrdup(name);

@@ -101,6 +101,8 @@ struct spec_ld {
 	int dropped;            /* errors past SPEC_MAX_ERRORS, counted in one last line */
 	struct spec *s;         /* being filled */
 	bool goal_given;        /* objective.goal was written (else it follows the metric) */
+	void *bench_names;      /* benchmark names so far (spec_item_name's tree) */
+	void *variant_names;    /* variant names so far (spec_item_name's tree) */
 };
 
 /* ---- tables (one file per section, see above) ---- */
@@ -225,11 +227,14 @@ void spec_seq_each(struct spec_ld *ld, yaml_node_t *seq, const char *path, spec_
 		   void *arg);
 /* The name: of a list item (a benchmark, a variant): present, made of
  * letters, digits, _ and the characters of extra, and not taken by an
- * earlier item (taken() gives that item's position). A new string, or NULL
- * after reporting; a duplicate is reported and still returned. */
-typedef bool (*spec_taken_fn)(const struct spec *s, const char *name, struct rt_pos *first);
+ * earlier item of the same list (*seen: the names so far, a search tree
+ * that spec_names_release frees, so a list of n items costs n log n). A new
+ * string, or NULL after reporting; a duplicate is reported and still
+ * returned. */
 char *spec_item_name(struct spec_ld *ld, yaml_node_t *it, const char *ip, const char *what,
-		     const char *extra, spec_taken_fn taken);
+		     const char *extra, void **seen);
+/* Free the name trees of spec_item_name. */
+void spec_names_release(struct spec_ld *ld);
 /* Which of keys[0..n) the mapping has: the first in *first, the second in
  * *second (-1 when none); returns how many. nodes[i] gets each value or NULL. */
 int spec_which_keys(struct spec_ld *ld, yaml_node_t *map, const char *const *keys, int n,

@@ -183,16 +183,6 @@ static void parse_var_kind(struct spec_ld *ld, yaml_node_t *kv, const char *kp, 
 	}
 }
 
-static bool variant_taken(const struct spec *s, const char *name, struct rt_pos *first)
-{
-	for (size_t i = 0; i < s->n_variants; i++)
-		if (s->variants[i].name && !strcmp(s->variants[i].name, name)) {
-			*first = s->variants[i].pos;
-			return true;
-		}
-	return false;
-}
-
 static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
 {
 	struct spec *s = arg;
@@ -201,7 +191,7 @@ static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *i
 	int first, second;
 	var->pos = spec_node_pos(it);
 	spec_check_keys(ld, it, ip, variant_keys, NULL);
-	var->name = spec_item_name(ld, it, ip, "variant", "-.+:", variant_taken);
+	var->name = spec_item_name(ld, it, ip, "variant", "-.+:", &ld->variant_names);
 	yaml_node_t *dn = spec_map_get(ld, it, "description");
 	if (dn && !spec_is_null(dn)) {
 		char *dp = spec_path_join(ip, "description");

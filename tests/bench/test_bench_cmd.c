@@ -225,14 +225,15 @@ static void test_extract_spec(void **state)
 				      .expr = "generated ([0-9]+) tokens" } };
 	struct spec_cmd_bench b = { .format = SPEC_FMT_VLLM_BENCH_SERVE,
 				    .format_file = "vllm_bench_serve.json", .metrics = mt, .n_metrics = 1 };
-	struct rt_sb so = RT_SB_INIT;
-	rt_sb_adds(&so, "generated 4096 tokens\n");
+	struct run_bcmd_result so;
+	run_bcmd_result_init(&so, 0);
+	rt_sb_adds(&so.out, "generated 4096 tokens\n");
 	struct run_bcmd_metrics m = { 0 };
 	assert_int_equal(run_bcmd_extract(&b, cwd, &so, &m, NULL), 0);
 	NEAR(*run_bcmd_metric_get(&m, "gen"), 4096, 0);
 	NEAR(*run_bcmd_metric_get(&m, "ttft_median"), 0.2, 1e-12);
 	run_bcmd_metrics_release(&m);
-	rt_sb_release(&so);
+	run_bcmd_result_release(&so);
 	free(cwd);
 }
 

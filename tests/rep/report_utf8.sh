@@ -1,0 +1,38 @@
+#!/bin/sh
+# The HTML report is well-formed UTF-8 whatever the database holds: a small
+# campaign, then ill-formed bytes written into a change description, a
+# decision reason and a note (overlong forms, a surrogate, stray and cut
+# sequences). The report must decode as strict UTF-8, with U+FFFD where the
+# bad bytes were, and keep the good multi-byte text as it was.
+set -eu
+: "${RATCHET_BIN:?}"
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
+command -v python3 >/dev/null || { echo "python3 missing (make deps installs it)"; exit 1; }
+W=$(mktemp -d /tmp/ratchet-utf8-XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+cat > spec.yaml <<'Y'
+name: utf8
+benchmarks:
+  - name: b
+    command: [sh, -c, 'echo "{\"x\": 1}"']
+    metrics: {x: /x}
+objective: {metric: b.x, goal: max}
+repeats: {min: 2, max: 2}
+variants:
+  - {name: v1, env: {A: "1"}}
+strategy: list
+Y
+"$RATCHET_BIN" --db c.db run --quiet spec.yaml > out.txt 2>&1 || { cat out.txt; echo "FAIL: run"; exit 1; }
+sqlite3 c.db "UPDATE iterations SET change_text = CAST(X'636166C3A920C0AF20EDA08020E282' AS TEXT) WHERE seq = 1;
+              UPDATE iterations SET reason = CAST(X'726561736F6E2080FF2DF09F98' AS TEXT) WHERE seq = 1;"
+"$RATCHET_BIN" --db c.db note 2 "$(printf 'note \303\251 \200\201 end')" >> out.txt 2>&1
+"$RATCHET_BIN" --db c.db report --format html > report.html 2>> out.txt || { cat out.txt; echo "FAIL: report"; exit 1; }
+python3 - report.html <<'P' || { echo "FAIL: the report is not well-formed UTF-8"; exit 1; }
+import sys
+t = open(sys.argv[1], 'rb').read().decode('utf-8')  # strict: raises on a bad byte
+assert 'caf\u00e9' in t, 'good text lost'
+assert '\ufffd' in t, 'no U+FFFD where the bad bytes were'
+assert 'reason' in t and 'note \u00e9' in t, 'reason or note missing'
+P
+echo PASS
