@@ -16,6 +16,8 @@ void var_csv_release(struct var_csv *c)
 		free(c->rows[i].f);
 	}
 	free(c->rows);
+	c->rows = NULL;
+	c->n = 0;
 }
 
 int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c, struct rt_sb *err)
@@ -38,6 +40,7 @@ int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c
 						for (size_t k = 0; k < r.n; k++)
 							free(r.f[k].value);
 						free(r.f);
+						var_csv_release(c); /* and the rows parsed so far */
 						return rt_errf(err, RT_EPARSE, "%s:%d: unterminated quoted field",
 							       file, r.line);
 					}

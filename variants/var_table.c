@@ -270,11 +270,14 @@ static bool csv_is_key(const struct csv_edit *x, size_t j)
 }
 
 /* The matching row rewritten (or dropped on delete); every other byte kept.
- * A set keeps the raw bytes of the cells it does not change. */
+ * A set keeps the raw bytes of the cells it does not change. The new entry
+ * becomes the row as it will read back (key cells kept, a replace empties
+ * the cells it does not name), so describe shows what the file will hold. */
 static int csv_rewrite_row(const struct var_def_table *t, const struct csv_edit *x, const char *d,
 			   size_t len, struct edit *e, struct rt_sb *err)
 {
 	const struct var_csv_row *r = &x->c.rows[x->row];
+	json_t *back = e->new_entry ? json_object() : NULL;
 	rt_sb_add(&e->out, d, r->start);
 	for (size_t j = 0; e->new_entry && j < x->ncols; j++) {
 		json_t *nv = csv_is_key(x, j) ? NULL : json_object_get(t->value, x->cols[j]);
@@ -285,13 +288,19 @@ static int csv_rewrite_row(const struct var_def_table *t, const struct csv_edit 
 			rt_sb_addc(&e->out, ',');
 		if (keep_raw) {
 			rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
+			json_object_set_new(back, x->cols[j], json_string(r->f[j].value));
 			continue;
 		}
-		if (nv && (rc = cell_text(t->file, x->cols[j], nv, &txt, err)))
+		if (nv && (rc = cell_text(t->file, x->cols[j], nv, &txt, err))) {
+			json_decref(back);
 			return rc;
+		}
 		csv_cell(&e->out, txt ? txt : "", j < r->n && r->f[j].quoted);
+		json_object_set_new(back, x->cols[j], json_string(txt ? txt : ""));
 		free(txt);
 	}
+	json_decref(e->new_entry);
+	e->new_entry = back;
 	if (e->new_entry) /* the row's own terminator */
 		rt_sb_add(&e->out, d + r->term, r->end - r->term);
 	rt_sb_add(&e->out, d + r->end, len - r->end);

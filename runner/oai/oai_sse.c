@@ -66,6 +66,37 @@ static bool key_is(const char *k, size_t n, const char *name)
 	return strlen(name) == n && !memcmp(k, name, n);
 }
 
+/* Where the fast path is in an event: the levels whose keys matter. */
+enum fp_role { FP_OTHER, FP_ROOT, FP_CHOICES, FP_CHOICE0, FP_DELTA };
+#define FP_LEVELS 5 /* root, choices, choices[0], delta: deeper levels do not matter */
+
+/* The keys that matter, each at its level: their bit in the seen mask. */
+enum fp_key { FP_KEY_CHOICES, FP_KEY_TEXT, FP_KEY_DELTA, FP_KEY_CONTENT };
+
+/* Which key k is at a level of role r (-1: one that does not matter);
+ * FP_KEY_CONTENT + 0..2 are delta's three content keys. */
+static int fp_key(enum fp_role r, const char *k, size_t n)
+{
+	static const char *const content[] = { "content", "reasoning_content", "reasoning" };
+	if (r == FP_ROOT)
+		return key_is(k, n, "choices") ? FP_KEY_CHOICES : -1;
+	if (r == FP_CHOICE0)
+		return key_is(k, n, "text") ? FP_KEY_TEXT : key_is(k, n, "delta") ? FP_KEY_DELTA : -1;
+	for (int i = 0; r == FP_DELTA && i < 3; i++)
+		if (key_is(k, n, content[i]))
+			return FP_KEY_CONTENT + i;
+	return -1;
+}
+
+/* The index of the first byte at or after i that is not JSON whitespace
+ * (the data: lines of one event are joined with '\n'). */
+static size_t json_ws(const char *d, size_t n, size_t i)
+{
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	return i;
+}
+
 /*
  * The profile showed jansson's parse (and its mallocs) as the client's
  * largest cost at thousands of streams per second, so ordinary content
@@ -81,44 +112,67 @@ static int fast_event(struct oai_sse *s, const char *d, size_t n)
 	int depth = 0, content = 0;
 	size_t kstart = 0;
 	bool in_str = false;
+	/* Where each open level is (jansson reads content at choices[0].text and
+	 * choices[0].delta.{content,reasoning_content,reasoning} only), the role
+	 * the next container opened takes, the index in choices, and the keys
+	 * that matter already seen (jansson takes the last of a repeated key: a
+	 * repeat is left to it, as is a key written with escapes). */
+	enum fp_role role[FP_LEVELS] = { FP_OTHER };
+	enum fp_role next = FP_ROOT;
+	int choice = 0;
+	unsigned seen = 0;
+	bool kesc = false;
 	for (size_t i = 0; i < n; i++) {
 		char c = d[i];
+		enum fp_role here = depth < FP_LEVELS ? role[depth] : FP_OTHER;
 		if (in_str) {
 			if (c == '\\') {
+				kesc = true;
 				i++;
 			} else if (c == '"') {
 				in_str = false;
-				size_t j = i + 1;
-				while (j < n && (d[j] == ' ' || d[j] == '\t'))
-					j++;
+				size_t j = json_ws(d, n, i + 1);
 				if (j >= n || d[j] != ':')
 					continue;
 				/* a key: look at its value */
 				const char *k = d + kstart;
 				size_t kl = i - kstart;
-				j++;
-				while (j < n && (d[j] == ' ' || d[j] == '\t'))
-					j++;
-				if (j >= n)
+				j = json_ws(d, n, j + 1);
+				if (j >= n || kesc)
 					return -2;
 				bool null = n - j >= 4 && !memcmp(d + j, "null", 4);
+				int key = fp_key(here, k, kl);
+				if (key >= 0 && (seen & 1u << key))
+					return -2;
+				if (key >= 0)
+					seen |= 1u << key;
+				next = key == FP_KEY_CHOICES ? FP_CHOICES : key == FP_KEY_DELTA ? FP_DELTA
+											   : FP_OTHER;
 				if (key_is(k, kl, "usage") || key_is(k, kl, "error")) {
 					if (!null)
 						return -2;
-				} else if (key_is(k, kl, "text") || key_is(k, kl, "content") ||
-					   key_is(k, kl, "reasoning_content") ||
-					   key_is(k, kl, "reasoning")) {
+				} else if (key == FP_KEY_TEXT || key >= FP_KEY_CONTENT) {
 					if (d[j] == '"' && j + 1 < n && d[j + 1] != '"')
 						content = 1;
 				}
 			}
 		} else if (c == '"') {
 			in_str = true;
+			kesc = false;
 			kstart = i + 1;
 		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if (c == '}' || c == ']') {
-			if (--depth < 0)
+			/* the role of the level it opens: choices is an array, the rest objects */
+			enum fp_role r = here == FP_CHOICES ? (choice == 0 && c == '{' ? FP_CHOICE0 : FP_OTHER)
+				       : (next == FP_CHOICES) == (c == '[') ? next : FP_OTHER;
+			if (++depth < FP_LEVELS)
+				role[depth] = r;
+			next = FP_OTHER;
+		} else if (c == '}' || c == ']' || c == ',') {
+			/* a role is only ever given to the value right after its key */
+			next = FP_OTHER;
+			if (c == ',')
+				choice += here == FP_CHOICES;
+			else if (--depth < 0)
 				return -2;
 		}
 	}
