@@ -216,9 +216,10 @@ static double key_distance(const char *a, const char *b)
 	for (;;) {
 		char *ea, *eb;
 		double x = strtod(p, &ea), y = strtod(q, &eb);
-		if (ea == p || eb == q || x <= 0 || y <= 0 || (*ea != ',' && *ea) || (*eb != ',' && *eb))
+		if (ea == p || eb == q || !(x > 0 && y > 0 && isfinite(x) && isfinite(y)) ||
+		    (*ea != ',' && *ea) || (*eb != ',' && *eb))
 			return 1000.0 + (double)rt_edit_distance(a, b);
-		d += fabs(log2(x / y));
+		d += fabs(log2(x) - log2(y)); /* finite for any finite x, y > 0; x / y may overflow */
 		if (!*ea || !*eb)
 			return *ea == *eb ? d : 1000.0 + (double)rt_edit_distance(a, b);
 		p = ea + 1;

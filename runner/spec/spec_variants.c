@@ -35,7 +35,7 @@ static const struct spec_field variant_keys[] = {
 	{ "patch", SF_CUSTOM }, { "file", SF_CUSTOM }, { 0 }
 };
 static const char *const var_kinds[] = { "table", "flag", "env", "patch", "file" };
-static const char *const tbl_ops[] = { "set", "replace", "delete" };
+static const char *const tbl_ops[] = { "set", "replace", "delete", NULL }; /* NULL: read as a list */
 
 /* set: {KEY: {fields}} or replace: {KEY: {fields}}: exactly one entry */
 static void parse_table_entry(struct spec_ld *ld, yaml_node_t *on, const char *op,
