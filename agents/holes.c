@@ -4,6 +4,7 @@
  */
 #include "agents/holes.h"
 
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -256,6 +257,11 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 	double total = 0, covered = 0;
 	for (size_t i = 0; i < ns; i++)
 		total += s[i].weight;
+	if (!isfinite(total)) { /* each weight is finite, their sum may not be */
+		rc = rt_errf(err, RT_EINVAL, "%s: column '%s': the weights add up beyond %g",
+			     profile_path, weight_col ? weight_col : "", DBL_MAX);
+		goto done;
+	}
 	out->v = xcalloc(ns + 1, sizeof(*out->v));
 	for (size_t i = 0; i < ns; i++) {
 		size_t k = 0;
