@@ -20,9 +20,11 @@ endif
 # Debian/Ubuntu packages the build and tests need.
 DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl4-openssl-dev \
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
-DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium
+# Optional: GPU runtimes, the browser of the HTML report test, and clang with
+# its libFuzzer runtime for `make fuzz` (without them those steps skip).
+DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium clang libclang-rt-14-dev
 
-.PHONY: all build quiet-build deps demo demo-serving check bench install clean
+.PHONY: all build quiet-build deps demo demo-serving check bench fuzz install clean
 
 all: build
 
@@ -55,5 +57,10 @@ bench: deps build
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
+# Every fuzz harness under libFuzzer, ASan and UBSan for FUZZ_TIME seconds
+# each (tools/fuzz.sh; clang only: it says so and skips without it).
+fuzz: deps
+	sh tools/fuzz.sh
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-asan build-fuzz

@@ -562,6 +562,11 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 	double total = 0, covered = 0;
 	for (size_t i = 0; i < ns; i++)
 		total += s[i].weight;
+	if (!isfinite(total)) { /* found by the holes fuzzer: shares would be NaN */
+		rc = rt_errf(err, RT_EINVAL, "%s: the weights in column '%s' add up beyond a double",
+			     profile_path, weight_col ? weight_col : "(count)");
+		goto done;
+	}
 	out->v = xcalloc(ns + 1, sizeof(*out->v));
 	struct keyed *sorted = sort_keys(e, ne, sizeof(*e));
 	struct near_index ix;

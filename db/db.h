@@ -9,7 +9,7 @@
  *   open.c          the connection, migrations, transactions (no table)
  *   campaigns.c     campaigns                    iterations.c  iterations
  *   leases.c        campaigns' owner columns (the lease)
- *   intents.c       originals, intents           journal.c     recovery queries over them
+ *   intents.c       originals, intents, blobs    journal.c     recovery queries over them
  *   measurements.c  measurements, metric_stats, regressions
  *   facts.c         env_facts, artifacts         notes.c       notes
  *   gate.c          gate_runs, gate_answers      requests.c    requests

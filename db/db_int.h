@@ -61,6 +61,13 @@ void db_col_sha(sqlite3_stmt *st, int i, char out[65]);
  * ratchet's) reads as pending rather than failing the whole read. */
 enum db_iter_state db_col_state(sqlite3_stmt *st, int i);
 
+/* ---- file bytes, stored once (db/intents.c) ---- */
+/* Store bytes in blobs under their sha256 unless they are there already;
+ * sha gets the hex ("" and nothing stored when !exists). Errors name what
+ * (the row the bytes are for: "insert into intents (apply /x)"). */
+int db_blob_put(struct db *db, bool exists, const void *p, size_t len, char sha[65],
+		struct rt_sb *err, const char *what);
+
 /* ---- shared look-ups ---- */
 /* 0 when iteration id exists, RT_ENOENT (nothing in err) when not, RT_EDB
  * (db/iterations.c). */

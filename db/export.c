@@ -20,8 +20,18 @@ static const struct {
 } tables[] = {
 	{ "campaigns", "SELECT * FROM campaigns ORDER BY id" },
 	{ "iterations", "SELECT * FROM iterations ORDER BY id" },
-	{ "originals", "SELECT * FROM originals ORDER BY id" },
-	{ "intents", "SELECT * FROM intents ORDER BY id" },
+	/* The journal's bytes are stored once in blobs (version 4); these two
+	 * show each row with its bytes, as rows written before version 4 hold them. */
+	{ "originals", "SELECT o.id, o.campaign_id, o.path, o.existed, "
+		       "COALESCE(o.content, b.content) AS content, o.sha256, o.mode, o.created_at, "
+		       "o.content_blob FROM originals o LEFT JOIN blobs b ON b.sha256 = o.content_blob "
+		       "ORDER BY o.id" },
+	{ "intents", "SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, "
+		     "COALESCE(t.before, b.content) AS before, t.before_sha256, t.after_exists, "
+		     "COALESCE(t.after, a.content) AS after, t.after_sha256, t.state, t.created_at, "
+		     "t.closed_at, t.before_blob, t.after_blob FROM intents t "
+		     "LEFT JOIN blobs b ON b.sha256 = t.before_blob "
+		     "LEFT JOIN blobs a ON a.sha256 = t.after_blob ORDER BY t.id" },
 	{ "measurements", "SELECT * FROM measurements ORDER BY id" },
 	{ "metric_stats", "SELECT * FROM metric_stats ORDER BY id" },
 	{ "regressions", "SELECT * FROM regressions ORDER BY id" },
@@ -33,12 +43,13 @@ static const struct {
 	{ "notes", "SELECT * FROM notes ORDER BY id" },
 	{ "device_peaks", "SELECT * FROM device_peaks ORDER BY id" },
 	{ "findings", "SELECT * FROM findings ORDER BY id" },
+	{ "blobs", "SELECT * FROM blobs ORDER BY rowid" },
 };
 
 const char *const db_export_tables[] = {
 	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
 	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
-	"device_peaks", "findings",
+	"device_peaks", "findings", "blobs",
 };
 const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
 

@@ -1,8 +1,11 @@
 /*
  * The crash-safety journal's tables: originals (a file's pre-campaign bytes,
- * recorded on its first touch in a campaign) and intents (a file write about
- * to happen, with the bytes before and after, open until done or undone).
- * The recovery queries over them live in db/journal.c.
+ * recorded on its first touch in a campaign), intents (a file write about
+ * to happen, with the bytes before and after, open until done or undone)
+ * and blobs, where those bytes live, each content once, keyed by its
+ * sha256. Rows written before version 4 hold their bytes inline; every
+ * reader here takes the inline bytes when present, else the blob. The
+ * recovery queries over them live in db/journal.c.
  */
 #include "db/db_int.h"
 
@@ -10,18 +13,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bind a file's bytes at i and their sha256 at i + 1 (both NULL when the
- * file does not exist). */
-static void bind_bytes(sqlite3_stmt *st, int i, bool exists, const void *p, size_t len)
+/* ---- blobs ---- */
+
+int db_blob_put(struct db *db, bool exists, const void *p, size_t len, char sha[65],
+		struct rt_sb *err, const char *what)
 {
-	db_bind_blob(st, i, p, len, exists);
-	if (!exists) {
-		sqlite3_bind_null(st, i + 1);
-		return;
-	}
-	char sha[65];
-	rt_sha256_hex(p ? p : "", p ? len : 0, sha);
-	db_bind_text(st, i + 1, sha);
+	sha[0] = 0;
+	if (!exists)
+		return 0;
+	if (!p)
+		len = 0;
+	rt_sha256_hex(p ? p : "", len, sha);
+	/* OR IGNORE: the same bytes are already there, under the same key. */
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT OR IGNORE INTO blobs (sha256, size, content, created_at) "
+		"VALUES (?1, ?2, ?3, ?4)", err);
+	if (!st)
+		return RT_EDB;
+	db_bind_text(st, 1, sha);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)len);
+	db_bind_blob(st, 3, p, len, true);
+	sqlite3_bind_int64(st, 4, rt_wall_ms());
+	return db_step_done(db, st, err, what);
+}
+
+/* Bind a blob's key at i and i + 1 (the sha256 column and the reference to
+ * blobs), both NULL when the file does not exist (sha is ""). */
+static void bind_key(sqlite3_stmt *st, int i, const char *sha)
+{
+	db_bind_text(st, i, *sha ? sha : NULL);
+	db_bind_text(st, i + 1, *sha ? sha : NULL);
 }
 
 /* ---- originals ---- */
@@ -29,23 +50,27 @@ static void bind_bytes(sqlite3_stmt *st, int i, bool exists, const void *p, size
 int db_original_record(struct db *db, int64_t campaign_id, const char *path, bool existed,
 		       const void *content, size_t len, int mode, struct rt_sb *err)
 {
-	/* OR IGNORE: only the first touch of a path in a campaign is kept, so
-	 * the row always holds the pre-campaign bytes. */
-	sqlite3_stmt *st = db_prepare(db,
-		"INSERT OR IGNORE INTO originals (campaign_id, path, existed, content, sha256, mode, "
-		"created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
-	if (!st)
-		return RT_EDB;
-	sqlite3_bind_int64(st, 1, campaign_id);
-	db_bind_text(st, 2, path);
-	sqlite3_bind_int(st, 3, existed ? 1 : 0);
-	bind_bytes(st, 4, existed, content, len);
-	if (existed)
-		sqlite3_bind_int(st, 6, mode);
-	sqlite3_bind_int64(st, 7, rt_wall_ms());
 	struct rt_sb what = RT_SB_INIT;
 	rt_sb_addf(&what, "insert into originals (%s)", path ? path : "(null)");
-	int rc = db_step_done(db, st, err, what.buf);
+	char sha[65];
+	int rc = db_blob_put(db, existed, content, len, sha, err, what.buf);
+	/* OR IGNORE: only the first touch of a path in a campaign is kept, so
+	 * the row always holds the pre-campaign bytes. */
+	sqlite3_stmt *st = rc ? NULL : db_prepare(db,
+		"INSERT OR IGNORE INTO originals (campaign_id, path, existed, sha256, content_blob, "
+		"mode, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
+	if (!rc && !st)
+		rc = RT_EDB;
+	if (st) {
+		sqlite3_bind_int64(st, 1, campaign_id);
+		db_bind_text(st, 2, path);
+		sqlite3_bind_int(st, 3, existed ? 1 : 0);
+		bind_key(st, 4, sha);
+		if (existed)
+			sqlite3_bind_int(st, 6, mode);
+		sqlite3_bind_int64(st, 7, rt_wall_ms());
+		rc = db_step_done(db, st, err, what.buf);
+	}
 	rt_sb_release(&what);
 	return rc;
 }
@@ -81,8 +106,9 @@ int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **o
 		      struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT path, existed, content, sha256, mode FROM originals WHERE campaign_id = ?1 "
-		"ORDER BY id", err);
+		"SELECT o.path, o.existed, COALESCE(o.content, b.content), o.sha256, o.mode "
+		"FROM originals o LEFT JOIN blobs b ON b.sha256 = o.content_blob "
+		"WHERE o.campaign_id = ?1 ORDER BY o.id", err);
 	if (st)
 		sqlite3_bind_int64(st, 1, campaign_id);
 	void *v;
@@ -97,24 +123,30 @@ int db_intent_open(struct db *db, int64_t iteration_id, const char *action, cons
 		   bool before_exists, const void *before, size_t before_len, bool after_exists,
 		   const void *after, size_t after_len, int64_t *id, struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"INSERT INTO intents (iteration_id, action, path, before_exists, before, "
-		"before_sha256, after_exists, after, after_sha256, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
-	if (!st)
-		return RT_EDB;
-	sqlite3_bind_int64(st, 1, iteration_id);
-	db_bind_text(st, 2, action);
-	db_bind_text(st, 3, path);
-	sqlite3_bind_int(st, 4, before_exists ? 1 : 0);
-	bind_bytes(st, 5, before_exists, before, before_len);
-	sqlite3_bind_int(st, 7, after_exists ? 1 : 0);
-	bind_bytes(st, 8, after_exists, after, after_len);
-	sqlite3_bind_int64(st, 10, rt_wall_ms());
 	struct rt_sb what = RT_SB_INIT;
 	rt_sb_addf(&what, "insert into intents (%s %s)", action ? action : "(null)",
 		   path ? path : "(null)");
-	int rc = db_step_insert(db, st, id, err, what.buf);
+	char bsha[65], asha[65];
+	int rc = db_blob_put(db, before_exists, before, before_len, bsha, err, what.buf);
+	if (!rc)
+		rc = db_blob_put(db, after_exists, after, after_len, asha, err, what.buf);
+	sqlite3_stmt *st = rc ? NULL : db_prepare(db,
+		"INSERT INTO intents (iteration_id, action, path, before_exists, before_sha256, "
+		"before_blob, after_exists, after_sha256, after_blob, created_at) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
+	if (!rc && !st)
+		rc = RT_EDB;
+	if (st) {
+		sqlite3_bind_int64(st, 1, iteration_id);
+		db_bind_text(st, 2, action);
+		db_bind_text(st, 3, path);
+		sqlite3_bind_int(st, 4, before_exists ? 1 : 0);
+		bind_key(st, 5, bsha);
+		sqlite3_bind_int(st, 7, after_exists ? 1 : 0);
+		bind_key(st, 8, asha);
+		sqlite3_bind_int64(st, 10, rt_wall_ms());
+		rc = db_step_insert(db, st, id, err, what.buf);
+	}
 	rt_sb_release(&what);
 	return rc;
 }
@@ -189,9 +221,12 @@ int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **
 			 struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, t.before, "
-		"t.before_sha256, t.after_exists, t.after, t.after_sha256 FROM intents t "
+		"SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, "
+		"COALESCE(t.before, b.content), t.before_sha256, t.after_exists, "
+		"COALESCE(t.after, a.content), t.after_sha256 FROM intents t "
 		"JOIN iterations i ON i.id = t.iteration_id "
+		"LEFT JOIN blobs b ON b.sha256 = t.before_blob "
+		"LEFT JOIN blobs a ON a.sha256 = t.after_blob "
 		"WHERE i.campaign_id = ?1 AND t.state = 'open' ORDER BY t.id", err);
 	if (st)
 		sqlite3_bind_int64(st, 1, campaign_id);

@@ -1,4 +1,6 @@
-/* Journal queries for crash recovery (see journal.h). */
+/* Journal queries for crash recovery (see journal.h). Bytes are read as
+ * db/intents.c reads them: inline when a row before version 4 holds them,
+ * else from blobs. */
 #include "db/journal.h"
 #include "db/db_int.h"
 
@@ -8,25 +10,19 @@
 int db_intent_set_after(struct db *db, int64_t intent_id, bool exists, const void *bytes,
 			size_t len, struct rt_sb *err)
 {
+	char sha[65];
+	int rc = db_blob_put(db, exists, bytes, len, sha, err, "record bytes after change");
+	if (rc)
+		return rc;
 	sqlite3_stmt *st = db_prepare(db,
-		"UPDATE intents SET after_exists = ?, after = ?, after_sha256 = ? WHERE id = ?", err);
+		"UPDATE intents SET after_exists = ?1, after = NULL, after_sha256 = ?2, "
+		"after_blob = ?2 WHERE id = ?3", err);
 	if (!st)
 		return RT_EDB;
-	char sha[65];
-	rt_sha256_hex(bytes ? bytes : "", exists ? len : 0, sha);
 	sqlite3_bind_int(st, 1, exists);
-	if (exists)
-		sqlite3_bind_blob(st, 2, bytes ? bytes : "", (int)len, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 2);
-	if (exists)
-		sqlite3_bind_text(st, 3, sha, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, intent_id);
-	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, err, "record bytes after change");
-	sqlite3_reset(st);
-	return rc;
+	db_bind_text(st, 2, exists ? sha : NULL);
+	sqlite3_bind_int64(st, 3, intent_id);
+	return db_step_done(db, st, err, "record bytes after change");
 }
 
 static int take_blob(sqlite3_stmt *st, int col_exists, int col_blob, bool *exists, void **bytes,
@@ -46,8 +42,9 @@ int db_best_bytes(struct db *db, int64_t campaign_id, const char *path, bool *ex
 		  void **bytes, size_t *len, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT i.after_exists, i.after FROM intents i "
+		"SELECT i.after_exists, COALESCE(i.after, b.content) FROM intents i "
 		"JOIN iterations it ON it.id = i.iteration_id "
+		"LEFT JOIN blobs b ON b.sha256 = i.after_blob "
 		"WHERE it.campaign_id = ? AND it.state = 'kept' AND i.path = ? "
 		"AND i.action = 'apply' AND i.state = 'done' "
 		"ORDER BY it.seq DESC, i.id DESC LIMIT 1", err);
@@ -64,8 +61,10 @@ int db_best_bytes(struct db *db, int64_t campaign_id, const char *path, bool *ex
 	sqlite3_reset(st);
 	if (r != SQLITE_DONE)
 		return db_fail(db, err, "best bytes");
-	st = db_prepare(db, "SELECT existed, content FROM originals WHERE campaign_id = ? AND path = ?",
-			err);
+	st = db_prepare(db,
+		"SELECT o.existed, COALESCE(o.content, b.content) FROM originals o "
+		"LEFT JOIN blobs b ON b.sha256 = o.content_blob "
+		"WHERE o.campaign_id = ? AND o.path = ?", err);
 	if (!st)
 		return RT_EDB;
 	sqlite3_bind_int64(st, 1, campaign_id);

@@ -68,16 +68,28 @@ CREATE TABLE iterations (
 CREATE INDEX iterations_campaign ON iterations(campaign_id, seq);
 CREATE INDEX iterations_state ON iterations(state);
 
+-- File bytes the journal keeps, each content stored once whatever the
+-- number of rows that refer to it (originals.content_blob,
+-- intents.before_blob and after_blob): an A/B schedule that switches a large
+-- table back and forth adds rows, not copies.
+CREATE TABLE blobs (
+  sha256        TEXT PRIMARY KEY,             -- hex sha256 of content
+  size          INTEGER NOT NULL,             -- bytes
+  content       BLOB NOT NULL,
+  created_at    INTEGER NOT NULL
+);
+
 -- Pre-campaign bytes of every file a campaign touched (first touch only).
 CREATE TABLE originals (
   id            INTEGER PRIMARY KEY,
   campaign_id   INTEGER NOT NULL REFERENCES campaigns(id),
   path          TEXT NOT NULL,                -- absolute
   existed       INTEGER NOT NULL,             -- 0: the file did not exist before
-  content       BLOB,
+  content       BLOB,                         -- inline bytes (rows written before version 4)
   sha256        TEXT,
   mode          INTEGER,
   created_at    INTEGER NOT NULL,
+  content_blob  TEXT REFERENCES blobs(sha256), -- the bytes (version 4 on); NULL: inline or none
   UNIQUE (campaign_id, path)
 );
 
@@ -89,14 +101,16 @@ CREATE TABLE intents (
   action        TEXT NOT NULL CHECK (action IN ('apply', 'revert')),
   path          TEXT NOT NULL,
   before_exists INTEGER NOT NULL,
-  before        BLOB,
+  before        BLOB,                         -- inline bytes (rows written before version 4)
   before_sha256 TEXT,
   after_exists  INTEGER NOT NULL,
-  after         BLOB,
+  after         BLOB,                         -- inline bytes (rows written before version 4)
   after_sha256  TEXT,
   state         TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'done', 'undone')),
   created_at    INTEGER NOT NULL,
-  closed_at     INTEGER
+  closed_at     INTEGER,
+  before_blob   TEXT REFERENCES blobs(sha256), -- the bytes before (version 4 on)
+  after_blob    TEXT REFERENCES blobs(sha256)  -- the bytes after (version 4 on)
 );
 CREATE INDEX intents_open ON intents(state);
 

@@ -23,3 +23,12 @@ rt_add_test(db_private_header COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_private
             TIMEOUT 30 LABELS db unit)
 rt_add_test(test_db_export_safe SOURCES ${CMAKE_SOURCE_DIR}/tests/db/test_db_export_safe.c
             LIBS rt_db rt_base TIMEOUT 30 LABELS db unit)
+
+# The journal stores each file content once (blobs, issue 17 item 14): the
+# make bench program measures the database of a campaign on three 100k-line
+# tables, and the test runs it with --check (at most 3x the tables' size).
+rt_add_bench(db_size SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_db_size.c)
+add_dependencies(bench_db_size ratchet)
+rt_add_test(db_size_journal COMMAND $<TARGET_FILE:bench_db_size> --check TIMEOUT 120 LABELS db e2e)
+rt_add_test(db_e2e_migrate_blobs COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_migrate_blobs.sh
+            TIMEOUT 30 LABELS db e2e)

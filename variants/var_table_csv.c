@@ -100,6 +100,10 @@ static int csv_keys(const struct var_def_table *t, struct csv_edit *x, struct rt
 		int rc = csv_column(x, t->file, "table.key_columns", t->key_columns.v[k], &x->kidx[k], err);
 		if (rc)
 			return rc;
+		for (size_t e = 0; e < k; e++) /* one column twice: no row could match both values */
+			if (x->kidx[e] == x->kidx[k])
+				return rt_errf(err, RT_EINVAL, "%s: table.key_columns: column '%s' given twice",
+					       t->file, t->key_columns.v[k]);
 	}
 	size_t nvals = 0;
 	for (const char *p = t->key;;) {

@@ -162,7 +162,7 @@ json_t *rt_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, struct rt_yaml_err
 
 void rt_yaml_real_text(double x, char *out, size_t n)
 {
-	if (x == (double)(long long)x && x > -1e15 && x < 1e15) {
+	if (x > -1e15 && x < 1e15 && x == (double)(long long)x) { /* the cast only in range */
 		snprintf(out, n, "%.0f", x);
 		return;
 	}

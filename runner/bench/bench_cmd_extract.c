@@ -204,7 +204,7 @@ int run_bcmd_extract_metric(const struct spec_metric *m, const char *text, size_
 	} else {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		int g = n > 1 ? 1 : 0;
-		const char *s = text + ov[2 * g];
+		const char *s = ov[2 * g] == PCRE2_UNSET ? "" : text + ov[2 * g];
 		size_t sl = ov[2 * g] == PCRE2_UNSET ? 0 : ov[2 * g + 1] - ov[2 * g];
 		if (ov[2 * g] == PCRE2_UNSET || run_bcmd_parse_number(s, sl, out)) {
 			rc = rt_errf(err, RT_EPARSE, "metric %s: regex /%s/ captured a non-number in %s",

@@ -95,22 +95,22 @@ enum scan_key { SK_OTHER, SK_CONTENT, SK_SERVER_NS, SK_USAGE, SK_ERROR, SK_PT, S
 static enum scan_key classify(const char *k, size_t kl, int depth, bool in_usage)
 {
 	switch (kl) {
-	case 4:
-		return !memcmp(k, "text", 4) ? SK_CONTENT : SK_OTHER;
+	case 4: /* choices[i].text: root 1, choices 2, the choice 3 */
+		return depth == 3 && !memcmp(k, "text", 4) ? SK_CONTENT : SK_OTHER;
 	case 5:
 		if (depth != 1)
 			return SK_OTHER;
 		return !memcmp(k, "usage", 5) ? SK_USAGE : !memcmp(k, "error", 5) ? SK_ERROR : SK_OTHER;
-	case 7:
-		return !memcmp(k, "content", 7) ? SK_CONTENT : SK_OTHER;
+	case 7: /* choices[i].delta.content: depth 4 */
+		return depth == 4 && !memcmp(k, "content", 7) ? SK_CONTENT : SK_OTHER;
 	case 9:
-		if (!memcmp(k, "reasoning", 9))
+		if (depth == 4 && !memcmp(k, "reasoning", 9))
 			return SK_CONTENT;
 		return depth == 1 && !memcmp(k, "server_ns", 9) ? SK_SERVER_NS : SK_OTHER;
 	case 13:
 		return in_usage && depth == 2 && !memcmp(k, "prompt_tokens", 13) ? SK_PT : SK_OTHER;
 	case 17:
-		if (!memcmp(k, "reasoning_content", 17))
+		if (depth == 4 && !memcmp(k, "reasoning_content", 17))
 			return SK_CONTENT;
 		return in_usage && depth == 2 && !memcmp(k, "completion_tokens", 17) ? SK_CT
 										       : SK_OTHER;
