@@ -383,6 +383,8 @@ void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, doubl
 
 /* More kept changes than WATERFALL_CAP: each bar compounds k consecutive
  * ones, labelled by their seq range. */
+static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size_t per_bar);
+
 static void waterfall_grouped(struct rt_sb *sb, const struct rep_gain *g, size_t n)
 {
 	size_t k = (n + WATERFALL_CAP / 2 - 1) / (WATERFALL_CAP / 2), ng = (n + k - 1) / k;
@@ -396,7 +398,7 @@ static void waterfall_grouped(struct rt_sb *sb, const struct rep_gain *g, size_t
 		lab[i] = xasprintf("seq %d–%d (%zu)", g[a].seq, g[e - 1].seq, e - a);
 		b[i] = (struct rep_gain){ lab[i], g[a].seq, f - 1, g[a].better };
 	}
-	rep_svg_waterfall(sb, b, ng);
+	waterfall(sb, b, ng, k);
 	for (size_t i = 0; i < ng; i++)
 		free(lab[i]);
 	free(lab);
@@ -405,10 +407,15 @@ static void waterfall_grouped(struct rt_sb *sb, const struct rep_gain *g, size_t
 
 void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n)
 {
-	if (n > WATERFALL_CAP) {
+	if (n > WATERFALL_CAP)
 		waterfall_grouped(sb, g, n);
-		return;
-	}
+	else
+		waterfall(sb, g, n, 1);
+}
+
+/* The bars g[0..n), each per_bar kept changes compounded (1: one each). */
+static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size_t per_bar)
+{
 	double cum = 1, lo = 1, hi = 1;
 	for (size_t i = 0; i < n; i++) {
 		cum *= 1 + g[i].gain;
@@ -418,9 +425,12 @@ void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n)
 	double pad = fmax((hi - lo) * 0.15, 0.01);
 	double dlo = lo - pad * 2, dhi = hi + pad;
 	struct rt_sb desc = RT_SB_INIT;
-	rt_sb_addf(&desc, "Objective relative to the baseline (100%%) after each of the %zu kept "
-		   "changes, compounded; the last bar is the final configuration (%+.1f%%).", n,
-		   (cum - 1) * 100);
+	rt_sb_addf(&desc, "Objective relative to the baseline (100%%) after each of the %zu %s, "
+		   "compounded; the last bar is the final configuration (%+.1f%%).", n,
+		   per_bar > 1 ? "groups of kept changes" : "kept changes", (cum - 1) * 100);
+	if (per_bar > 1)
+		rt_sb_addf(&desc, " Each bar compounds %zu consecutive kept changes (the last bar "
+			   "the rest).", per_bar);
 	struct chart c;
 	begin(&c, sb, "chart-waterfall", "Waterfall of the kept changes", desc.buf, W, H + 40);
 	size_t bars = n + 2;

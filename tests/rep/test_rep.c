@@ -330,6 +330,7 @@ static void test_svg_waterfall(void **state)
 	rep_svg_waterfall(&sb, m, 1000);
 	assert_int_equal(svg_points(sb.buf, "chart-waterfall"), 30);
 	assert_non_null(strstr(sb.buf, "seq 1–34 (34)"));
+	assert_non_null(strstr(sb.buf, "each of the 30 groups of kept changes"));
 	assert_non_null(strstr(sb.buf, "271.7%")); /* 1.001^1000 */
 	free(m);
 	rt_sb_release(&sb);
