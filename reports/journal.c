@@ -307,6 +307,75 @@ static void entry(struct rep_writer *w, const struct journal *j, const struct db
 	free(was);
 }
 
+/* ---- 5b. a large campaign: the first and last entries, the rest counted ---- */
+
+/* Iterations at each end written in full when a campaign has more than
+ * 2 * REP_J_EDGE + REP_J_SLACK of them; lever groups list REP_J_GROUP items. */
+#define REP_J_EDGE 100
+#define REP_J_SLACK 50
+#define REP_J_GROUP 100
+
+/* The iterations not written in full, by kind and state, with counts. */
+static void entries_omitted(struct rep_writer *w, const struct journal *j, size_t from, size_t to)
+{
+	static const struct rep_col cols[] = {
+		{ "kind", false }, { "state", false }, { "iterations", true }, { "seq range", false },
+	};
+	const struct rep_writer_ops *o = w->ops;
+	o->para_begin(w, "omitted");
+	rep_w_textf(w, "Showing the first %zu and the last %zu of %zu iterations; the %zu between "
+		    "them are counted below by kind and state. To see one: ",
+		    from, j->n - to, j->n, to - from);
+	char *cmd = xasprintf("ratchet show %lld:SEQ", (long long)j->c.id);
+	o->code(w, cmd);
+	free(cmd);
+	o->text(w, ".");
+	o->para_end(w);
+	o->table_begin(w, cols, RT_ARRAY_SIZE(cols));
+	bool *done = xcalloc(to - from, sizeof(*done));
+	for (size_t a = from; a < to; a++) {
+		if (done[a - from])
+			continue;
+		const struct db_iteration *x = &j->it[a];
+		size_t cnt = 0;
+		int lo = x->seq, hi = x->seq;
+		for (size_t b = a; b < to; b++) {
+			const struct db_iteration *y = &j->it[b];
+			if (done[b - from] || y->state != x->state || y->invalidated != x->invalidated ||
+			    strcmp(y->kind, x->kind))
+				continue;
+			done[b - from] = true;
+			cnt++;
+			hi = y->seq > hi ? y->seq : hi;
+			lo = y->seq < lo ? y->seq : lo;
+		}
+		o->cell(w);
+		o->text(w, x->kind);
+		o->cell(w);
+		rep_w_textf(w, "%s%s", db_iter_state_name(x->state), x->invalidated ? " (invalidated)" : "");
+		o->cell(w);
+		rep_w_textf(w, "%zu", cnt);
+		o->cell(w);
+		rep_w_textf(w, "%d–%d", lo, hi);
+		o->row_end(w);
+	}
+	free(done);
+	o->table_end(w);
+}
+
+static void entries(struct rep_writer *w, const struct journal *j)
+{
+	w->ops->heading(w, 2, "iterations", "Iterations");
+	bool paged = j->n > 2 * REP_J_EDGE + REP_J_SLACK;
+	size_t from = paged ? REP_J_EDGE : j->n, to = paged ? j->n - REP_J_EDGE : j->n;
+	for (size_t i = 0; i < from; i++)
+		entry(w, j, &j->it[i]);
+	if (paged)
+		entries_omitted(w, j, from, to);
+	for (size_t i = to; i < j->n; i++)
+		entry(w, j, &j->it[i]);
+}
+
 /* ---- 6. the map of levers ---- */
 
 static void levers_table(struct rep_writer *w, const struct journal *j)
@@ -417,10 +486,21 @@ static void levers(struct rep_writer *w, const struct journal *j)
 				o->heading(w, 3, groups[g].id, groups[g].title);
 				o->list_begin(w, false, NULL);
 			}
-			lever_item(w, j, &j->it[i]);
+			if (cnt <= REP_J_GROUP)
+				lever_item(w, j, &j->it[i]);
 		}
 		if (cnt)
 			o->list_end(w, false);
+		if (cnt > REP_J_GROUP) {
+			o->para_begin(w, "omitted");
+			rep_w_textf(w, "… and %zu more (the first %d are listed); to see one: ",
+				    cnt - REP_J_GROUP, REP_J_GROUP);
+			char *cmd = xasprintf("ratchet show %lld:SEQ", (long long)j->c.id);
+			o->code(w, cmd);
+			free(cmd);
+			o->text(w, ".");
+			o->para_end(w);
+		}
 	}
 }
 
@@ -508,9 +588,7 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 	rep_j_kept(&w, &j);
 	rep_j_charts(&w, &j);
 	rep_j_metrics(&w, &j);
-	w.ops->heading(&w, 2, "iterations", "Iterations");
-	for (size_t i = 0; i < j.n; i++)
-		entry(&w, &j, &j.it[i]);
+	entries(&w, &j);
 	levers(&w, &j);
 	regressions(&w, &j);
 	w.ops->doc_end(&w);

@@ -194,17 +194,34 @@ void rep_j_objective(struct rep_writer *w, const struct journal *j)
 
 /* ---- the kept changes ---- */
 
+/* Kept changes listed before the rest is folded (a large campaign's list
+ * would otherwise be most of the page's layout). */
+#define KEPT_SHOWN 100
+#define KEPT_SLACK 50
+
 void rep_j_kept(struct rep_writer *w, const struct journal *j)
 {
 	const struct rep_writer_ops *o = w->ops;
 	o->heading(w, 2, "kept", "Kept changes");
+	size_t total = 0;
+	for (size_t i = 0; i < j->n; i++)
+		total += j->it[i].state == DB_ITER_KEPT;
+	bool fold = total > KEPT_SHOWN + KEPT_SLACK;
 	o->list_begin(w, true, "kept");
 	size_t nk = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		const struct db_iteration *it = &j->it[i];
 		if (it->state != DB_ITER_KEPT)
 			continue;
-		o->item_begin(w, ++nk, NULL);
+		if (fold && nk == KEPT_SHOWN) {
+			o->list_end(w, true);
+			char *sum = xasprintf("The other %zu kept changes", total - KEPT_SHOWN);
+			o->details_begin(w, "kept-rest", sum);
+			free(sum);
+			o->list_begin(w, false, "kept");
+		}
+		o->item_begin(w, fold && nk >= KEPT_SHOWN ? 0 : nk + 1, NULL);
+		nk++;
 		rep_j_strike(w, it->invalidated, true);
 		rep_j_iteration_ref(w, it);
 		o->text(w, ": ");
@@ -219,7 +236,9 @@ void rep_j_kept(struct rep_writer *w, const struct journal *j)
 		o->text(w, "none: the final configuration is the baseline");
 		o->item_end(w);
 	}
-	o->list_end(w, true);
+	o->list_end(w, !fold);
+	if (fold)
+		o->details_end(w);
 }
 
 /* ---- the charts (the Markdown writer leaves them out) ---- */

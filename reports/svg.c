@@ -205,6 +205,31 @@ static bool keep_point(size_t i, size_t n, char mark, size_t cap)
 	return i % k == 0;
 }
 
+/* A large campaign's points: one path per kind of mark, each point a round
+ * dot ("M x y h0"), no CI bar and no tooltip, so that 20,000 kept points
+ * stay a few hundred kilobytes. */
+static void objective_dots(struct rt_sb *sb, const struct chart *c, const struct rep_obj_pt *p,
+			   size_t n, size_t cap)
+{
+	static const char marks[] = { 'r', 'g', 'i', 'o', 'k', 'b' };
+	for (size_t m = 0; m < RT_ARRAY_SIZE(marks); m++) {
+		bool any = false;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i].mark != marks[m] || !keep_point(i, n, p[i].mark, cap))
+				continue;
+			if (!any)
+				rt_sb_addf(sb, "<path class=\"pts %s\" stroke=\"%s\" stroke-width=\"5\" "
+					   "stroke-linecap=\"round\" fill=\"none\" d=\"",
+					   mark_name(marks[m]), mark_color(marks[m]));
+			any = true;
+			rt_sb_addf(sb, "M%.1f %.1fh0", rep_scale_map(&c->x, p[i].seq),
+				   rep_scale_map(&c->y, p[i].value));
+		}
+		if (any)
+			rt_sb_adds(sb, "\"/>");
+	}
+}
+
 void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, const char *metric,
 		       const char *unit)
 {
@@ -257,26 +282,30 @@ void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, c
 			rt_sb_addf(sb, "H%.1f", rep_scale_map(&c.x, maxseq + 0.5));
 		(void)last_y;
 		rt_sb_adds(sb, "\"/>");
-		for (size_t i = 0; i < n; i++) {
-			if (!keep_point(i, n, p[i].mark, cap))
-				continue;
-			double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].value);
-			const char *col = mark_color(p[i].mark);
-			if (!isnan(p[i].lo) && !isnan(p[i].hi))
-				rt_sb_addf(sb, "<path class=\"ci\" d=\"M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8\" "
-					   "stroke=\"%s\" fill=\"none\"/>", px, rep_scale_map(&c.y, p[i].lo),
-					   rep_scale_map(&c.y, p[i].hi), px - 4,
-					   rep_scale_map(&c.y, p[i].lo), px - 4,
-					   rep_scale_map(&c.y, p[i].hi), col);
-			bool hollow = p[i].mark == 'r' || p[i].mark == 'i';
-			rt_sb_addf(sb, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" "
-				   "stroke=\"%s\" stroke-width=\"2\"><title>seq %d: ",
-				   mark_name(p[i].mark), px, py, n > 200 ? "2.5" : "5",
-				   hollow ? "#fff" : col, col, p[i].seq);
-			struct rt_sb t = RT_SB_INIT;
-			rep_fmt_num(&t, p[i].value);
-			rt_sb_addf(sb, "%s (%s)</title></circle>", t.buf, mark_name(p[i].mark));
-			rt_sb_release(&t);
+		if (n > cap) {
+			objective_dots(sb, &c, p, n, cap);
+		} else {
+			for (size_t i = 0; i < n; i++) {
+				if (!keep_point(i, n, p[i].mark, cap))
+					continue;
+				double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].value);
+				const char *col = mark_color(p[i].mark);
+				if (!isnan(p[i].lo) && !isnan(p[i].hi))
+					rt_sb_addf(sb, "<path class=\"ci\" d=\"M%.1f %.1fV%.1fM%.1f %.1fh8M%.1f %.1fh8\" "
+						   "stroke=\"%s\" fill=\"none\"/>", px, rep_scale_map(&c.y, p[i].lo),
+						   rep_scale_map(&c.y, p[i].hi), px - 4,
+						   rep_scale_map(&c.y, p[i].lo), px - 4,
+						   rep_scale_map(&c.y, p[i].hi), col);
+				bool hollow = p[i].mark == 'r' || p[i].mark == 'i';
+				rt_sb_addf(sb, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" "
+					   "stroke=\"%s\" stroke-width=\"2\"><title>seq %d: ",
+					   mark_name(p[i].mark), px, py, n > 200 ? "2.5" : "5",
+					   hollow ? "#fff" : col, col, p[i].seq);
+				struct rt_sb t = RT_SB_INIT;
+				rep_fmt_num(&t, p[i].value);
+				rt_sb_addf(sb, "%s (%s)</title></circle>", t.buf, mark_name(p[i].mark));
+				rt_sb_release(&t);
+			}
 		}
 	}
 	static const char marks[] = { 'b', 'k', 'r', 'g', 'i' };
@@ -294,6 +323,11 @@ void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, c
 
 /* ---- gate ---- */
 
+/* Gate runs drawn at most (about): every k-th past it. */
+#define GATE_CAP 1500
+/* Waterfall bars at most: past it, runs of consecutive kept changes share a bar. */
+#define WATERFALL_CAP 60
+
 void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, double threshold)
 {
 	double lo = isnan(threshold) ? 1 : threshold, hi = isnan(threshold) ? 0 : threshold;
@@ -310,6 +344,8 @@ void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, doubl
 	rt_sb_addf(&desc, "GSM8K accuracy of %zu gate runs with Wilson intervals", n);
 	if (!isnan(threshold))
 		rt_sb_addf(&desc, "; the dashed line is the minimum accuracy %.1f%%", threshold * 100);
+	if (n > GATE_CAP)
+		rt_sb_addf(&desc, ". Showing every %zu-th run", (n + GATE_CAP - 1) / GATE_CAP);
 	struct chart c;
 	begin(&c, sb, "chart-gate", "Gate accuracy per iteration (GSM8K)", desc.buf, W, H);
 	axes(&c, ML, W - MR, H - MB, MT, -0.5, maxseq + 0.5, fmax(0, lo - pad), fmin(1, hi + pad),
@@ -326,6 +362,8 @@ void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, doubl
 	if (!n)
 		empty_note(&c, "no gate runs recorded");
 	for (size_t i = 0; i < n; i++) {
+		if (!keep_point(i, n, '-', GATE_CAP))
+			continue;
 		double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].accuracy);
 		const char *col = p[i].passed ? C_KEPT : C_GATED;
 		if (!isnan(p[i].lo) && !isnan(p[i].hi))
@@ -343,7 +381,40 @@ void rep_svg_gate(struct rt_sb *sb, const struct rep_gate_pt *p, size_t n, doubl
 
 /* ---- waterfall ---- */
 
+/* More kept changes than WATERFALL_CAP: each bar compounds k consecutive
+ * ones, labelled by their seq range. */
+static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size_t per_bar);
+
+static void waterfall_grouped(struct rt_sb *sb, const struct rep_gain *g, size_t n)
+{
+	size_t k = (n + WATERFALL_CAP / 2 - 1) / (WATERFALL_CAP / 2), ng = (n + k - 1) / k;
+	struct rep_gain *b = xcalloc(ng, sizeof(*b));
+	char **lab = xcalloc(ng, sizeof(*lab));
+	for (size_t i = 0; i < ng; i++) {
+		size_t a = i * k, e = a + k < n ? a + k : n;
+		double f = 1;
+		for (size_t q = a; q < e; q++)
+			f *= 1 + g[q].gain;
+		lab[i] = xasprintf("seq %d–%d (%zu)", g[a].seq, g[e - 1].seq, e - a);
+		b[i] = (struct rep_gain){ lab[i], g[a].seq, f - 1, g[a].better };
+	}
+	waterfall(sb, b, ng, k);
+	for (size_t i = 0; i < ng; i++)
+		free(lab[i]);
+	free(lab);
+	free(b);
+}
+
 void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n)
+{
+	if (n > WATERFALL_CAP)
+		waterfall_grouped(sb, g, n);
+	else
+		waterfall(sb, g, n, 1);
+}
+
+/* The bars g[0..n), each per_bar kept changes compounded (1: one each). */
+static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size_t per_bar)
 {
 	double cum = 1, lo = 1, hi = 1;
 	for (size_t i = 0; i < n; i++) {
@@ -354,9 +425,12 @@ void rep_svg_waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n)
 	double pad = fmax((hi - lo) * 0.15, 0.01);
 	double dlo = lo - pad * 2, dhi = hi + pad;
 	struct rt_sb desc = RT_SB_INIT;
-	rt_sb_addf(&desc, "Objective relative to the baseline (100%%) after each of the %zu kept "
-		   "changes, compounded; the last bar is the final configuration (%+.1f%%).", n,
-		   (cum - 1) * 100);
+	rt_sb_addf(&desc, "Objective relative to the baseline (100%%) after each of the %zu %s, "
+		   "compounded; the last bar is the final configuration (%+.1f%%).", n,
+		   per_bar > 1 ? "groups of kept changes" : "kept changes", (cum - 1) * 100);
+	if (per_bar > 1)
+		rt_sb_addf(&desc, " Each bar compounds %zu consecutive kept changes (the last bar "
+			   "the rest).", per_bar);
 	struct chart c;
 	begin(&c, sb, "chart-waterfall", "Waterfall of the kept changes", desc.buf, W, H + 40);
 	size_t bars = n + 2;

@@ -15,6 +15,8 @@ rt_add_test(rep_golden SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep_golden.c L
             TIMEOUT 30 LABELS rep)
 target_compile_definitions(rep_golden PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
 
+rt_add_test(rep_big SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep_big.c LIBS ${REP_LIBS} TIMEOUT 120
+            LABELS rep)
 rt_add_test(rep_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/chromium.sh TIMEOUT 180
             LABELS rep e2e)
 set_tests_properties(rep_chromium PROPERTIES SKIP_RETURN_CODE 77)

@@ -267,9 +267,14 @@ static void test_svg_objective(void **state)
 		m[i] = (struct rep_obj_pt){ (int)i, 1000 + (double)(i % 7), NAN, NAN,
 					    i % 1000 == 1 ? 'k' : 'r' };
 	rep_svg_objective(&sb, m, n, "x.y", NULL);
-	size_t pts = svg_points(sb.buf, "chart-objective");
+	/* past the cap, each point is a dot "Mx yh0" in one path per decision */
+	size_t pts = count(sb.buf, "h0");
 	assert_true(pts <= 1600 && pts >= 1000);
-	assert_int_equal(count(sb.buf, "class=\"pt kept\""), 10);
+	const char *kept = strstr(sb.buf, "class=\"pts kept\"");
+	assert_non_null(kept);
+	char *kd = xstrndup(kept, (size_t)(strstr(kept, "/>") - kept));
+	assert_int_equal(count(kd, "h0"), 10);
+	free(kd);
 	assert_non_null(strstr(sb.buf, "of 10000 points"));
 	free(m);
 	rt_sb_release(&sb);
@@ -290,6 +295,17 @@ static void test_svg_gate(void **state)
 	rep_svg_gate(&sb, NULL, 0, NAN);
 	assert_int_equal(svg_points(sb.buf, "chart-gate"), 0);
 	assert_non_null(strstr(sb.buf, "no gate runs recorded"));
+	/* 10,000 gate runs: every k-th drawn, about 1500 */
+	size_t n = 10000;
+	struct rep_gate_pt *m = xcalloc(n, sizeof(*m));
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct rep_gate_pt){ (int)i * 10, 0.97, 0.96, 0.98, i % 3 != 0 };
+	rt_sb_reset(&sb);
+	rep_svg_gate(&sb, m, n, 0.965);
+	size_t pts = svg_points(sb.buf, "chart-gate");
+	assert_true(pts >= 1000 && pts <= 1600);
+	assert_non_null(strstr(sb.buf, "Showing every 7-th run"));
+	free(m);
 	rt_sb_release(&sb);
 }
 
@@ -306,6 +322,17 @@ static void test_svg_waterfall(void **state)
 	assert_non_null(strstr(sb.buf, "&lt;b&gt;x&lt;/b&gt;"));
 	/* compounded: 1.061 * 1.032 * 0.99 = 1.0840 */
 	assert_non_null(strstr(sb.buf, "108.4%"));
+	/* 1000 kept changes of +0.1%: 30 bars of 34 (the last of 14), still compounded */
+	struct rep_gain *m = xcalloc(1000, sizeof(*m));
+	for (int i = 0; i < 1000; i++)
+		m[i] = (struct rep_gain){ "v", i + 1, 0.001, 1 };
+	rt_sb_reset(&sb);
+	rep_svg_waterfall(&sb, m, 1000);
+	assert_int_equal(svg_points(sb.buf, "chart-waterfall"), 30);
+	assert_non_null(strstr(sb.buf, "seq 1–34 (34)"));
+	assert_non_null(strstr(sb.buf, "each of the 30 groups of kept changes"));
+	assert_non_null(strstr(sb.buf, "271.7%")); /* 1.001^1000 */
+	free(m);
 	rt_sb_release(&sb);
 }
 
