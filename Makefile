@@ -59,8 +59,9 @@ install: build
 
 # Every fuzz harness under libFuzzer, ASan and UBSan for FUZZ_TIME seconds
 # each (tools/fuzz.sh; clang only: it says so and skips without it).
+# FUZZ_NAMES: only these harnesses (default: every one).
 fuzz: deps
-	sh tools/fuzz.sh
+	sh tools/fuzz.sh $(FUZZ_NAMES)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan build-fuzz

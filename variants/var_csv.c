@@ -22,7 +22,7 @@ void var_csv_release(struct var_csv *c)
 
 int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c, struct rt_sb *err)
 {
-	size_t i = 0;
+	size_t i = 0, cap = 0;
 	int line = 1;
 	c->rows = NULL;
 	c->n = 0;
@@ -81,7 +81,10 @@ int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c
 			i++;
 		line++;
 		r.end = i;
-		c->rows = xrealloc(c->rows, (c->n + 1) * sizeof(*c->rows));
+		if (c->n == cap) { /* doubling: a row at a time made a 100k-row table quadratic */
+			cap = cap ? 2 * cap : 64;
+			c->rows = xrealloc(c->rows, cap * sizeof(*c->rows));
+		}
 		c->rows[c->n++] = r;
 	}
 	return 0;
