@@ -2,7 +2,7 @@
 # and against a brute-force scan. The strategies are tested end to end in
 # campaign.cmake.
 rt_add_test(test_holes_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_holes.c
-            LIBS rt_agents rt_var rt_db rt_base TIMEOUT 120 LABELS unit)
+            LIBS rt_research rt_var rt_db rt_base TIMEOUT 120 LABELS unit)
 if(TARGET test_holes_unit)
   target_include_directories(test_holes_unit PRIVATE ${CMAKE_SOURCE_DIR}/tests/perf)
 endif()

@@ -40,7 +40,7 @@ rt_add_fuzz(table_json SOURCE fuzz_table.c LIBS rt_var rt_base DEFS FUZZ_TABLE_F
 rt_add_fuzz(table_csv SOURCE fuzz_table.c LIBS rt_var rt_base DEFS FUZZ_TABLE_FORMAT=VAR_TBL_CSV)
 rt_add_fuzz(table_yaml SOURCE fuzz_table.c LIBS rt_var rt_base DEFS FUZZ_TABLE_FORMAT=VAR_TBL_YAML)
 rt_add_fuzz(csv SOURCE fuzz_csv.c LIBS rt_var rt_base)
-rt_add_fuzz(holes SOURCE fuzz_holes.c LIBS rt_agents rt_var rt_db rt_base)
+rt_add_fuzz(holes SOURCE fuzz_holes.c LIBS rt_research rt_var rt_db rt_base)
 rt_add_fuzz(sse SOURCE fuzz_sse.c LIBS rt_oai rt_base)
 rt_add_fuzz(extract SOURCE fuzz_extract.c LIBS rt_bench rt_spec rt_base)
 rt_add_fuzz(gsm8k SOURCE fuzz_gsm8k.c LIBS rt_gate rt_spec rt_base)

@@ -10,17 +10,18 @@ runner/base:
 db: runner/base
 variants: runner/base
 reports: runner/base db
-agents: runner/base db variants
+agents/research: runner/base db variants
+agents: runner/base runner/stats runner/oai db variants agents/research
 runner/stats: runner/base
 runner/oai: runner/base
 runner/device: runner/base
-runner/spec: runner/base variants agents
+runner/spec: runner/base variants agents agents/research
 runner/load: runner/base runner/oai runner/stats runner/spec db
 runner/gate: runner/base runner/oai runner/stats runner/spec db
 runner/engine: runner/base runner/oai runner/spec
 runner/bench: runner/base runner/load runner/device runner/stats runner/spec runner/oai db
-runner/campaign: runner/base runner/spec runner/stats runner/oai runner/load runner/gate runner/engine runner/bench runner/device db variants reports agents
-runner/cmd: runner/base runner/spec runner/stats runner/oai runner/load runner/gate runner/engine runner/bench runner/device runner/campaign db variants reports agents
+runner/campaign: runner/base runner/spec runner/stats runner/oai runner/load runner/gate runner/engine runner/bench runner/device db variants reports agents agents/research
+runner/cmd: runner/base runner/spec runner/stats runner/oai runner/load runner/gate runner/engine runner/bench runner/device runner/campaign db variants reports agents agents/research
 '
 git ls-files '*.c' '*.h' | grep -E '^(runner|db|variants|reports|agents)/' |
 while read -r f; do
@@ -39,7 +40,7 @@ BEGIN {
 }
 function module_of(p,   parts, k) {
 	k = split(p, parts, "/")
-	if (parts[1] == "runner" && k > 2) return parts[1] "/" parts[2]
+	if ((parts[1] == "runner" || parts[1] == "agents") && k > 2) return parts[1] "/" parts[2]
 	return parts[1]
 }
 {

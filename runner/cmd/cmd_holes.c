@@ -1,5 +1,5 @@
 /* `ratchet holes TABLE --profile FILE`: the shapes a tuned table has no entry for. */
-#include "agents/holes.h"
+#include "agents/research/holes.h"
 #include "runner/cmd/cmd.h"
 #include "db/findings.h"
 

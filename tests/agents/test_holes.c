@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agents/holes.h"
+#include "agents/research/holes.h"
 #include "scale_gen.h"
 
 static char dir[64];

@@ -21,7 +21,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "agents/holes.h"
+#include "agents/research/holes.h"
 
 static void check(const struct agent_holes *h)
 {

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "agents/holes.h"
+#include "agents/research/holes.h"
 #include "runner/base/rand.h"
 #include "runner/base/rt.h"
 #include "runner/spec/spec.h"

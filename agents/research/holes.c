@@ -2,7 +2,7 @@
  * Table-coverage holes (see holes.h): which shapes a profile saw that a
  * tuned table has no entry for, ranked by the most filling each could gain.
  */
-#include "agents/holes.h"
+#include "agents/research/holes.h"
 
 #include <jansson.h>
 #include <math.h>
