@@ -9,7 +9,7 @@ if(RT_NVCC)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/cuda
       COMMAND ${RT_NVCC} -arch=sm_90 -cubin -O3 -o ${CMAKE_BINARY_DIR}/cuda/${k}.cubin
               ${CMAKE_SOURCE_DIR}/experiments/cuda-${k}/${k}.cu
-      DEPENDS ${CMAKE_SOURCE_DIR}/experiments/cuda-${k}/${k}.cu
+      DEPENDS ${CMAKE_SOURCE_DIR}/experiments/cuda-${k}/${k}.cu ${CMAKE_SOURCE_DIR}/experiments/cuda-sgemm/sgemm_tile.cuh
       COMMENT "nvcc ${k}.cu -> ${k}.cubin (sm_90)")
   endforeach()
   add_custom_target(cuda_cubins ALL DEPENDS ${CMAKE_BINARY_DIR}/cuda/saxpy.cubin
