@@ -22,7 +22,7 @@ DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
 # Optional: GPU runtimes, the browser of the HTML report test, and clang with
 # its libFuzzer runtime for `make fuzz` (without them those steps skip).
-DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium clang libclang-rt-14-dev
+DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium clang libclang-rt-14-dev slurm-wlm munge
 
 .PHONY: all build quiet-build deps demo demo-serving check bench fuzz install clean
 
