@@ -215,6 +215,29 @@ static void confidence_cell(struct rep_writer *w, const struct db_iteration *it)
 		rep_w_textf(w, " (%s)", it->test);
 }
 
+/* The three cells of one campaign's try: decision, effect, confidence. */
+static void try_cells(struct rep_writer *w, const struct db_iteration *it, size_t tries)
+{
+	w->ops->cell(w);
+	decision_cell(w, it, tries);
+	w->ops->cell(w);
+	effect_cell(w, it);
+	w->ops->cell(w);
+	confidence_cell(w, it);
+}
+
+/* End a table that got rows; without any, say so instead. */
+static void table_or_none(struct rep_writer *w, size_t rows, const char *none)
+{
+	if (rows) {
+		w->ops->table_end(w);
+		return;
+	}
+	w->ops->para_begin(w, NULL);
+	w->ops->text(w, none);
+	w->ops->para_end(w);
+}
+
 /* ---- 1. the answer ---- */
 
 static void answer(struct rep_writer *w, const struct cmp *c)
@@ -361,23 +384,11 @@ static void shared_levers(struct rep_writer *w, const struct cmp *c)
 			rep_w_textf(w, "partly, kept in %zu of %zu", l->nkept, l->ncamp);
 		else
 			rep_w_textf(w, "no, kept in none of %zu", l->ncamp);
-		for (size_t k = 0; k < c->n; k++) {
-			o->cell(w);
-			decision_cell(w, l->at[k], l->tries[k]);
-			o->cell(w);
-			effect_cell(w, l->at[k]);
-			o->cell(w);
-			confidence_cell(w, l->at[k]);
-		}
+		for (size_t k = 0; k < c->n; k++)
+			try_cells(w, l->at[k], l->tries[k]);
 		o->row_end(w);
 	}
-	if (rows) {
-		o->table_end(w);
-	} else {
-		o->para_begin(w, NULL);
-		o->text(w, "None: no change was tried in more than one of these campaigns.");
-		o->para_end(w);
-	}
+	table_or_none(w, rows, "None: no change was tried in more than one of these campaigns.");
 	for (size_t i = 0; i < ncols; i++)
 		free(names[i]);
 	free(names);
@@ -411,21 +422,10 @@ static void single_levers(struct rep_writer *w, const struct cmp *c)
 		o->text(w, it->kind);
 		o->cell(w);
 		campaign_ref(w, &c->j[k]);
-		o->cell(w);
-		decision_cell(w, it, l->tries[k]);
-		o->cell(w);
-		effect_cell(w, it);
-		o->cell(w);
-		confidence_cell(w, it);
+		try_cells(w, it, l->tries[k]);
 		o->row_end(w);
 	}
-	if (rows) {
-		o->table_end(w);
-	} else {
-		o->para_begin(w, NULL);
-		o->text(w, "None: every change was tried in more than one of these campaigns.");
-		o->para_end(w);
-	}
+	table_or_none(w, rows, "None: every change was tried in more than one of these campaigns.");
 }
 
 int rep_parse_campaigns(const char *s, int64_t **ids, size_t *n, struct rt_sb *err)
