@@ -407,6 +407,48 @@ static char *make_body(const struct spec_load *cfg, const char *model, const cha
 	return s;
 }
 
+/* What the template's prompt is while its frame is serialized: control
+ * characters, so jansson writes it as one unmistakable escaped run. */
+#define BODY_MARK "\x01ratchet-prompt\x02"
+#define BODY_MARK_JSON "\"\\u0001ratchet-prompt\\u0002\""
+
+char *run_load_body(const struct spec_load *cfg, const char *model, const char *prompt,
+		    int max_tokens, struct run_load_body_tmpl *t, size_t *len)
+{
+	json_t *str = json_string(prompt);
+	char *quoted = str ? json_dumps(str, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	json_decref(str);
+	if (!quoted) /* not UTF-8: the slow path, as it always behaved */
+		return make_body(cfg, model, prompt, max_tokens, len);
+	if (!t->frame || t->max_tokens != max_tokens) {
+		free(t->frame);
+		size_t n;
+		t->frame = make_body(cfg, model, BODY_MARK, max_tokens, &n);
+		t->max_tokens = max_tokens;
+		char *at = strstr(t->frame, BODY_MARK_JSON);
+		/* exactly one mark, or no template (the model's name holding it) */
+		t->at = at && !strstr(at + 1, BODY_MARK_JSON) ? (size_t)(at - t->frame) : SIZE_MAX;
+	}
+	if (t->at == SIZE_MAX) {
+		free(quoted);
+		return make_body(cfg, model, prompt, max_tokens, len);
+	}
+	size_t nq = strlen(quoted), nm = strlen(BODY_MARK_JSON), nf = strlen(t->frame);
+	*len = nf - nm + nq;
+	char *s = xmalloc(*len + 1);
+	memcpy(s, t->frame, t->at);
+	memcpy(s + t->at, quoted, nq);
+	memcpy(s + t->at + nq, t->frame + t->at + nm, nf - t->at - nm + 1);
+	free(quoted);
+	return s;
+}
+
+void run_load_body_tmpl_release(struct run_load_body_tmpl *t)
+{
+	free(t->frame);
+	memset(t, 0, sizeof(*t));
+}
+
 static int eng_init(struct eng *e, const struct spec_load *cfg, const char *base_url,
 		    const struct run_load_opts *opts, struct run_load_result *res,
 		    struct rt_sb *err)
@@ -580,9 +622,11 @@ static int make_bodies(struct eng *e, const struct plan *p, const struct run_loa
 		return rc;
 	e->n_bodies = ds.n;
 	e->bodies = xcalloc(ds.n, sizeof(*e->bodies));
+	struct run_load_body_tmpl t = { 0 };
 	for (size_t i = 0; i < ds.n; i++)
-		e->bodies[i].data = make_body(cfg, p->model, ds.v[i].text,
-					      p->prefill ? 1 : ds.v[i].max_tokens, &e->bodies[i].len);
+		e->bodies[i].data = run_load_body(cfg, p->model, ds.v[i].text,
+						  p->prefill ? 1 : ds.v[i].max_tokens, &t, &e->bodies[i].len);
+	run_load_body_tmpl_release(&t);
 	run_load_dataset_release(&ds);
 	return 0;
 }
