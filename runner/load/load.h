@@ -225,7 +225,7 @@ json_t *run_load_vllm_result(const struct run_load_result *r, const struct run_l
  * "inf", "10.0"). Caller frees. */
 char *run_load_vllm_filename(const struct run_load_vllm_run *v);
 
-/* ---- request bodies (load.c) ---- */
+/* ---- request bodies (load_body.c) ---- */
 
 /*
  * The bodies of a run differ only in their prompt (and a record's own
