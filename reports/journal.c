@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void journal_release(struct journal *j)
+void rep_j_release(struct journal *j)
 {
 	db_campaign_release(&j->c);
 	db_iterations_free(j->it, j->n);
@@ -44,7 +44,7 @@ static bool is(const struct db_iteration *it, enum db_iter_state state)
 	return it->state == state;
 }
 
-static int journal_load(struct db *db, int64_t campaign_id, struct journal *j, struct rt_sb *err)
+int rep_j_load(struct db *db, int64_t campaign_id, struct journal *j, struct rt_sb *err)
 {
 	memset(j, 0, sizeof(*j));
 	j->threshold = j->max_drop = NAN;
@@ -574,9 +574,9 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 	       struct rt_sb *err)
 {
 	struct journal j;
-	int rc = journal_load(db, campaign_id, &j, err);
+	int rc = rep_j_load(db, campaign_id, &j, err);
 	if (rc) {
-		journal_release(&j);
+		rep_j_release(&j);
 		return rc;
 	}
 	struct rep_writer w;
@@ -592,6 +592,6 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 	levers(&w, &j);
 	regressions(&w, &j);
 	w.ops->doc_end(&w);
-	journal_release(&j);
+	rep_j_release(&j);
 	return 0;
 }

@@ -16,9 +16,9 @@
 
 /* ---- the objective, from the spec as it was run ---- */
 
-/* The spec's top mapping as JSON (a new reference), or NULL when it does not parse. */
-static json_t *spec_json(const char *text)
+json_t *rep_j_spec(const struct journal *j)
 {
+	const char *text = j->c.spec_text;
 	if (!text)
 		return NULL;
 	yaml_parser_t p;
@@ -48,8 +48,7 @@ static void value_text(struct rt_sb *sb, const json_t *v)
 	}
 }
 
-/* "higher is better" from the spec's goal, else from the final metric_stats. */
-static const char *direction(const struct journal *j, const json_t *obj, const char *metric)
+const char *rep_j_direction(const struct journal *j, const json_t *obj, const char *metric)
 {
 	const char *goal = json_string_value(json_object_get(obj, "goal"));
 	if (goal)
@@ -72,7 +71,7 @@ static void objective_item(struct rep_writer *w, const struct journal *j, const 
 		o->code(w, metric);
 	else
 		o->text(w, "not recorded");
-	const char *dir = direction(j, obj, metric);
+	const char *dir = rep_j_direction(j, obj, metric);
 	if (dir)
 		rep_w_textf(w, ", %s", dir);
 	const json_t *gain = json_object_get(obj, "min_gain");
@@ -86,22 +85,36 @@ static void objective_item(struct rep_writer *w, const struct journal *j, const 
 	o->item_end(w);
 }
 
+bool rep_j_answer(const struct journal *j, double *vb, double *vf, const char **unit)
+{
+	const char *obj = j->base ? j->base->objective : NULL;
+	const char *dot = obj ? strchr(obj, '.') : NULL;
+	*vb = *vf = NAN;
+	*unit = NULL;
+	if (!dot)
+		return false;
+	char *bench = xstrndup(obj, (size_t)(dot - obj));
+	const struct db_q_series *b = rep_j_series(j->bser, j->nbser, bench, dot + 1, "cand");
+	const struct db_q_series *f = rep_j_series(j->fser, j->nfser, bench, dot + 1, "cand");
+	free(bench);
+	*vb = rep_j_median(b);
+	*vf = j->fin && j->fin != j->base ? rep_j_median(f) : *vb;
+	*unit = b ? b->unit : NULL;
+	return true;
+}
+
 /* Baseline -> final of the objective, and where the final configuration is. */
 static void answer_item(struct rep_writer *w, const struct journal *j)
 {
 	const struct rep_writer_ops *o = w->ops;
 	rep_j_item(w, "Result:");
-	const char *obj = j->base ? j->base->objective : NULL;
-	const char *dot = obj ? strchr(obj, '.') : NULL;
-	if (!j->base || !dot) {
+	double vb, vf;
+	const char *unit;
+	if (!rep_j_answer(j, &vb, &vf, &unit)) {
 		o->text(w, "no baseline was measured.");
 		o->item_end(w);
 		return;
 	}
-	char *bench = xstrndup(obj, (size_t)(dot - obj));
-	const struct db_q_series *b = rep_j_series(j->bser, j->nbser, bench, dot + 1, "cand");
-	const struct db_q_series *f = rep_j_series(j->fser, j->nfser, bench, dot + 1, "cand");
-	double vb = rep_j_median(b), vf = rep_j_median(f);
 	size_t kept = 0, tried = 0;
 	for (size_t i = 0; i < j->n; i++) {
 		tried += j->it[i].seq > 0;
@@ -110,9 +123,9 @@ static void answer_item(struct rep_writer *w, const struct journal *j)
 	o->text(w, "baseline ");
 	rep_w_num(w, vb);
 	o->text(w, " → final ");
-	rep_w_num(w, j->fin && j->fin != j->base ? vf : vb);
-	if (b && b->unit)
-		rep_w_textf(w, " %s", b->unit);
+	rep_w_num(w, vf);
+	if (unit)
+		rep_w_textf(w, " %s", unit);
 	if (j->fin && j->fin != j->base && vb != 0 && !isnan(vb) && !isnan(vf)) {
 		int kb;
 		double c = rep_kept_compound(j->it, j->n, &kb);
@@ -126,7 +139,6 @@ static void answer_item(struct rep_writer *w, const struct journal *j)
 	}
 	o->text(w, ".");
 	o->item_end(w);
-	free(bench);
 }
 
 static void constraints_item(struct rep_writer *w, const json_t *cons)
@@ -181,7 +193,7 @@ void rep_j_objective(struct rep_writer *w, const struct journal *j)
 	o->code(w, j->c.spec_path ? j->c.spec_path : "?");
 	o->text(w, ".");
 	o->para_end(w);
-	json_t *spec = spec_json(j->c.spec_text);
+	json_t *spec = rep_j_spec(j);
 	o->heading(w, 2, "objective", "Objective and constraints");
 	o->list_begin(w, false, "answer");
 	objective_item(w, j, json_object_get(spec, "objective"));

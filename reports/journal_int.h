@@ -36,6 +36,11 @@ struct journal {
 	size_t nlat[4];                   /* how many each */
 };
 
+/* Load campaign_id (0: the latest) into j; RT_ENOENT names an unknown
+ * campaign. rep_j_release frees j, also after a failed load. */
+int rep_j_load(struct db *db, int64_t campaign_id, struct journal *j, struct rt_sb *err);
+void rep_j_release(struct journal *j);
+
 /* The series of benchmark b, metric m, arm (any arm when that one is missing), or NULL. */
 const struct db_q_series *rep_j_series(const struct db_q_series *v, size_t n, const char *b,
 				       const char *m, const char *arm);
@@ -54,6 +59,16 @@ void rep_j_strike(struct rep_writer *w, bool on, bool open);
 /* The title, the objective with the answer (baseline -> final), the
  * constraints and the gate. */
 void rep_j_objective(struct rep_writer *w, const struct journal *j);
+/* The spec as it was run (campaigns.spec_text) as JSON, a new reference, or
+ * NULL when it does not parse. */
+json_t *rep_j_spec(const struct journal *j);
+/* "higher is better" or "lower is better" for the objective metric, from the
+ * spec's objective (obj) or else the final metric_stats; NULL when unknown. */
+const char *rep_j_direction(const struct journal *j, const json_t *obj, const char *metric);
+/* The objective's answer: its median at the baseline (*vb) and in the final
+ * configuration (*vf, the baseline's when nothing was kept), its unit (NULL
+ * when unknown; points into j). False when no baseline was measured. */
+bool rep_j_answer(const struct journal *j, double *vb, double *vf, const char **unit);
 /* The kept changes, in order. */
 void rep_j_kept(struct rep_writer *w, const struct journal *j);
 /* The charts that have data (HTML only). */

@@ -111,6 +111,18 @@ enum rep_format { REP_MD, REP_HTML };
 int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,
 	       struct rt_sb *err);
 
+/* ---- campaigns compared (compare.c) ---- */
+
+/* Parse --campaigns "3,4[,...]": at least two distinct positive ids into
+ * *ids (the caller frees it). RT_EUSAGE, naming the bad piece, otherwise. */
+int rep_parse_campaigns(const char *s, int64_t **ids, size_t *n, struct rt_sb *err);
+/* `ratchet report --campaigns`: the campaigns ids[0..n) side by side, which
+ * levers carried over from one to the others (matched by variant name or by
+ * the change's fingerprint), in Markdown or HTML. RT_ENOENT names an unknown
+ * campaign. */
+int rep_compare(struct db *db, const int64_t *ids, size_t n, enum rep_format fmt, struct rt_sb *out,
+		struct rt_sb *err);
+
 /* ---- SVG charts (svg.c); each writes one <svg> with a stable id, and one
  * element with class "pt" per data point ---- */
 

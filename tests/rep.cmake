@@ -23,3 +23,7 @@ set_tests_properties(rep_chromium PROPERTIES SKIP_RETURN_CODE 77)
 add_dependencies(rep_mkfixture rt_rep)
 
 rt_add_bench(rep SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_rep.c LIBS ${REP_LIBS})
+# Two real simserve campaigns in one database, compared (--campaigns), also
+# rendered in headless Chromium when it is installed.
+rt_add_test(rep_compare_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/compare_e2e.sh TIMEOUT 240
+            LABELS rep e2e)

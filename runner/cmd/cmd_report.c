@@ -1,26 +1,33 @@
-/* `ratchet report`: the campaign journal as Markdown or self-contained HTML (reports/journal.c). */
+/* `ratchet report`: the campaign journal as Markdown or self-contained HTML
+ * (reports/journal.c), or with --campaigns several campaigns compared
+ * (reports/compare.c). */
 #include "runner/cmd/cmd.h"
 #include "reports/rep.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cmd_report(int argc, char **argv, struct rt_ctx *ctx)
 {
 	long campaign = 0;
-	const char *format = NULL, *outp = NULL;
+	const char *format = NULL, *outp = NULL, *several = NULL;
 	bool html = false;
 	const struct rt_opt opts[] = {
 		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "campaign id (default: the latest)" },
+		{ "campaigns", 0, RT_OPT_STR, &several, "ID,ID...",
+		  "compare campaigns: which levers carried over between them" },
 		{ "format", 'f', RT_OPT_STR, &format, "md|html", "output format (default: from -o's extension, else md)" },
 		{ "html", 0, RT_OPT_FLAG, &html, NULL, "same as --format html" },
 		{ "output", 'o', RT_OPT_STR, &outp, "FILE", "write here (atomically); default stdout" },
 		{ 0 },
 	};
 	const struct rt_cmd_help help = {
-		"ratchet report [--campaign ID] --format md|html [-o FILE]",
+		"ratchet report [--campaign ID | --campaigns ID,ID...] --format md|html [-o FILE]",
 		"write the campaign journal: summary, numbered iterations with corrections beside\n"
-		"them, dead ends by kind, regressions; HTML adds SVG charts and needs no network",
+		"them, dead ends by kind, regressions; HTML adds SVG charts and needs no network.\n"
+		"--campaigns compares campaigns (models, machines): each lever's decision, effect\n"
+		"and confidence in each, the levers tried in one campaign only apart",
 		NULL,
 	};
 	int npos, code;
@@ -48,7 +55,20 @@ int cmd_report(int argc, char **argv, struct rt_ctx *ctx)
 			fmt = REP_HTML;
 	}
 	struct rt_sb err = RT_SB_INIT, doc = RT_SB_INIT;
-	int rc = rep_report(ctx->db, campaign, fmt, &doc, &err);
+	int64_t *ids = NULL;
+	size_t nids = 0;
+	if (several && campaign) {
+		cmd_error(ctx, "report: --campaign and --campaigns: give one of them");
+		return RT_EXIT_USAGE;
+	}
+	if (several && rep_parse_campaigns(several, &ids, &nids, &err)) {
+		cmd_error(ctx, "report: %s", err.buf);
+		rt_sb_release(&err);
+		return RT_EXIT_USAGE;
+	}
+	int rc = several ? rep_compare(ctx->db, ids, nids, fmt, &doc, &err)
+			 : rep_report(ctx->db, campaign, fmt, &doc, &err);
+	free(ids);
 	if (!rc && outp && strcmp(outp, "-"))
 		rc = rt_write_file_atomic(outp, doc.buf, doc.len, 0644, &err);
 	else if (!rc && fwrite(doc.buf, 1, doc.len, stdout) != doc.len)

@@ -391,22 +391,6 @@ static void wait_io(struct eng *e, int64_t until)
 	}
 }
 
-/* ---- request bodies ---- */
-
-static char *make_body(const struct spec_load *cfg, const char *model, const char *prompt,
-		       int max_tokens, size_t *len)
-{
-	enum oai_api api = cfg->api == SPEC_API_CHAT ? OAI_CHAT : OAI_COMPLETIONS;
-	json_t *in = api == OAI_CHAT ? oai_chat_user(prompt) : json_string(prompt);
-	json_t *o = oai_body_new(api, model, in, max_tokens, true);
-	if (cfg->ignore_eos)
-		json_object_set_new(o, "ignore_eos", json_true());
-	char *s = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	*len = strlen(s);
-	return s;
-}
-
 static int eng_init(struct eng *e, const struct spec_load *cfg, const char *base_url,
 		    const struct run_load_opts *opts, struct run_load_result *res,
 		    struct rt_sb *err)
@@ -545,7 +529,9 @@ static int random_prompts(struct eng *e, const struct plan *p, size_t total,
 		struct run_load_dataset one;
 		run_load_dataset_random(1, words, 1, p->seed ^ 0xca11b, &one);
 		struct body b;
-		b.data = make_body(cfg, p->model, one.v[0].text, 1, &b.len);
+		struct run_load_body_tmpl t = { 0 };
+		b.data = run_load_body(cfg, p->model, one.v[0].text, 1, &t, &b.len);
+		run_load_body_tmpl_release(&t);
 		int pt = probe(e, &b, err);
 		free(b.data);
 		run_load_dataset_release(&one);
@@ -580,9 +566,11 @@ static int make_bodies(struct eng *e, const struct plan *p, const struct run_loa
 		return rc;
 	e->n_bodies = ds.n;
 	e->bodies = xcalloc(ds.n, sizeof(*e->bodies));
+	struct run_load_body_tmpl t = { 0 };
 	for (size_t i = 0; i < ds.n; i++)
-		e->bodies[i].data = make_body(cfg, p->model, ds.v[i].text,
-					      p->prefill ? 1 : ds.v[i].max_tokens, &e->bodies[i].len);
+		e->bodies[i].data = run_load_body(cfg, p->model, ds.v[i].text,
+						  p->prefill ? 1 : ds.v[i].max_tokens, &t, &e->bodies[i].len);
+	run_load_body_tmpl_release(&t);
 	run_load_dataset_release(&ds);
 	return 0;
 }

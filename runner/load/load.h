@@ -225,6 +225,28 @@ json_t *run_load_vllm_result(const struct run_load_result *r, const struct run_l
  * "inf", "10.0"). Caller frees. */
 char *run_load_vllm_filename(const struct run_load_vllm_run *v);
 
+/* ---- request bodies (load_body.c) ---- */
+
+/*
+ * The bodies of a run differ only in their prompt (and a record's own
+ * max_tokens): the frame is serialized once per max_tokens around a mark,
+ * and each prompt, escaped by jansson, takes the mark's place. The bytes
+ * are those json_dumps writes for the whole object (oai_body_new, plus
+ * ignore_eos), at a fraction of its cost: building and dumping an object
+ * per request was a sixth of a count-bound run's client instructions.
+ */
+struct run_load_body_tmpl {
+	char *frame;    /* a body with the mark for its prompt, NULL before the first */
+	int max_tokens; /* the frame's max_tokens */
+	size_t at;      /* offset of the mark in frame; SIZE_MAX: no template (the slow path) */
+};
+/* The body of prompt for cfg's API (caller frees; *len its length). t
+ * caches the frame across calls; start it zeroed, free it with
+ * run_load_body_tmpl_release. */
+char *run_load_body(const struct spec_load *cfg, const char *model, const char *prompt,
+		    int max_tokens, struct run_load_body_tmpl *t, size_t *len);
+void run_load_body_tmpl_release(struct run_load_body_tmpl *t);
+
 /* ---- datasets (load_data.c) ---- */
 
 /* One prompt to send. */

@@ -27,12 +27,18 @@
 
 #define OAI_EXTRA_TAG UINT64_MAX /* epoll data of the caller's extra descriptor */
 #define OAI_READY_MAX 256        /* events taken per wait; more stay for the next one */
+/* libcurl (7.88 checked) adds "Expect: 100-continue" to a POST body larger
+ * than this, never to a smaller one: only those transfers carry the
+ * "Expect:" header that turns it off (every custom header costs libcurl a
+ * scan of the list at each of its own header checks, per request). */
+#define OAI_EXPECT_THRESHOLD (1024 * 1024)
 
 struct oai_xfer {
 	CURL *easy;                     /* reused across requests (keeps options) */
 	struct oai_client *c;           /* owner */
 	void *ud;                       /* the caller's, handed to every callback */
 	bool busy;                      /* in the multi handle */
+	struct curl_slist *headers;     /* the list CURLOPT_HTTPHEADER points at now */
 	long status;                    /* HTTP status once the body starts, else 0 */
 	struct rt_sb errbody;           /* start of a non-200 body */
 	char curl_err[CURL_ERROR_SIZE]; /* libcurl's detail for a failed transfer */
@@ -41,6 +47,7 @@ struct oai_xfer {
 struct oai_client {
 	CURLM *multi;                /* the one multi handle */
 	struct curl_slist *headers;  /* shared request headers (the key wiped on free) */
+	struct curl_slist *headers_big; /* the same plus "Expect:", for bodies over OAI_EXPECT_THRESHOLD */
 	char *url;                   /* full endpoint URL */
 	CURLU *curlu;                /* url parsed once, shared read-only by every transfer
 				      * (libcurl parses CURLOPT_URL again at every start) */
@@ -69,13 +76,14 @@ void oai_global_init(void)
 	pthread_once(&curl_once, curl_init_once);
 }
 
-/* The request headers; the key goes in only here. */
-static struct curl_slist *make_headers(const char *api_key, bool stream)
+/* The request headers (with "Expect:" when big); the key goes in only here. */
+static struct curl_slist *make_headers(const char *api_key, bool stream, bool big)
 {
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	if (stream)
 		h = curl_slist_append(h, "Accept: text/event-stream");
-	h = curl_slist_append(h, "Expect:");
+	if (big)
+		h = curl_slist_append(h, "Expect:");
 	if (api_key && *api_key) {
 		char *line = xasprintf("Authorization: Bearer %s", api_key);
 		h = curl_slist_append(h, line);
@@ -147,7 +155,8 @@ int oai_client_new(const struct oai_client_cfg *cfg, struct oai_client **out, st
 	curl_multi_setopt(m, CURLMOPT_SOCKETDATA, c);
 	curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(m, CURLMOPT_TIMERDATA, c);
-	c->headers = make_headers(cfg->api_key, cfg->stream);
+	c->headers = make_headers(cfg->api_key, cfg->stream, false);
+	c->headers_big = make_headers(cfg->api_key, cfg->stream, true);
 	c->url = xstrdup(cfg->url);
 	c->curlu = curl_url();
 	if (c->curlu && curl_url_set(c->curlu, CURLUPART_URL, c->url, 0) != CURLUE_OK) {
@@ -179,6 +188,7 @@ void oai_client_free(struct oai_client *c)
 	curl_multi_cleanup(c->multi); /* may still call on_socket: epfd stays open until here */
 	close(c->epfd);
 	free_headers(c->headers);
+	free_headers(c->headers_big);
 	curl_url_cleanup(c->curlu);
 	free(c->url);
 	free(c);
@@ -208,6 +218,25 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *arg)
 	return sz * nm;
 }
 
+/*
+ * No proxy variable is set, so libcurl would use none: it reads, at every
+ * request, http_proxy for http (never HTTP_PROXY), https_proxy or
+ * HTTPS_PROXY for https, then all_proxy or ALL_PROXY, and no_proxy only
+ * unless CURLOPT_NOPROXY is set (lib/url.c, create_conn_helper_init_proxy
+ * and detect_proxy, in 7.88). Setting CURLOPT_PROXY and CURLOPT_NOPROXY to
+ * "" then changes nothing but saves those five getenv scans per request.
+ */
+static bool no_proxy_env(void)
+{
+	static const char *const vars[] = { "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
+					    "ALL_PROXY" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		if (getenv(vars[i]))
+			return false; /* even set to "": libcurl's reading of it stays */
+	}
+	return true;
+}
+
 struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
 {
 	struct oai_xfer *x = xcalloc(1, sizeof(*x));
@@ -225,6 +254,11 @@ struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
 	else
 		curl_easy_setopt(e, CURLOPT_URL, c->url);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
+	x->headers = c->headers;
+	if (no_proxy_env()) { /* what libcurl would find, without its lookups */
+		curl_easy_setopt(e, CURLOPT_PROXY, "");
+		curl_easy_setopt(e, CURLOPT_NOPROXY, "");
+	}
 	curl_easy_setopt(e, CURLOPT_POST, 1L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
@@ -247,6 +281,11 @@ void oai_xfer_start(struct oai_client *c, struct oai_xfer *x, const char *body, 
 	x->status = 0;
 	rt_sb_reset(&x->errbody);
 	x->curl_err[0] = 0;
+	struct curl_slist *h = len > OAI_EXPECT_THRESHOLD ? c->headers_big : c->headers;
+	if (h != x->headers) {
+		curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, h);
+		x->headers = h;
+	}
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	curl_multi_add_handle(c->multi, x->easy);

@@ -20,6 +20,7 @@
 #include "db/db_int.h" /* db_sqlite: checks the stored rows */
 #include "db/requests.h"
 #include "runner/load/load.h"
+#include "runner/oai/oai.h"
 #include "runner/stats/stats.h"
 
 /* The load generator's percentiles are run_stats_quantile's (numpy's linear
@@ -381,6 +382,46 @@ static void test_metric_names_match_spec(void **state)
 	rt_sb_release(&err);
 }
 
+/* The templated body is byte for byte what json_dumps writes for the whole
+ * object, for both APIs, with and without ignore_eos and a model, for
+ * prompts that need escaping, the template's own mark, invalid UTF-8 (the
+ * slow path), a model name holding the mark, and max_tokens changing. */
+static void test_body_template(void **state)
+{
+	(void)state;
+	static const char *const prompts[] = {
+		"", "say \"hi\"\n\tnow", "é 漢字 😀 \x7f", "a/b\\c", "\x01ratchet-prompt\x02",
+		"\xff\xfe not utf-8", "plain words",
+	};
+	static const char *const models[] = { NULL, "m", "\x01ratchet-prompt\x02" };
+	static const int max_tokens[] = { 5, 7, 5 };
+	for (int api = 0; api < 2; api++)
+		for (int eos = 0; eos < 2; eos++)
+			for (size_t m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
+				struct spec_load cfg = { .api = api ? SPEC_API_CHAT : SPEC_API_COMPLETIONS,
+							 .ignore_eos = eos };
+				struct run_load_body_tmpl t = { 0 };
+				for (size_t k = 0; k < 3; k++)
+					for (size_t i = 0; i < sizeof(prompts) / sizeof(prompts[0]); i++) {
+						const char *pr = prompts[i];
+						json_t *in = api ? oai_chat_user(pr) : json_string(pr);
+						json_t *o = oai_body_new(api ? OAI_CHAT : OAI_COMPLETIONS,
+									 models[m], in, max_tokens[k], true);
+						if (eos)
+							json_object_set_new(o, "ignore_eos", json_true());
+						char *want = json_dumps(o, JSON_COMPACT);
+						json_decref(o);
+						size_t len;
+						char *got = run_load_body(&cfg, models[m], pr, max_tokens[k], &t, &len);
+						assert_string_equal(got, want);
+						assert_int_equal(len, strlen(want));
+						free(got);
+						free(want);
+					}
+				run_load_body_tmpl_release(&t);
+			}
+}
+
 static void test_db_round_trip(void **state)
 {
 	(void)state;
@@ -443,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_vllm_result),
 		cmocka_unit_test(test_slo_grammar),
 		cmocka_unit_test(test_metric_names_match_spec),
+		cmocka_unit_test(test_body_template),
 		cmocka_unit_test(test_db_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,17 @@
  * with its keys in that code's order; the values are made up (no GPU here).
  * (tests/fixtures/formats/vllm_bench_serve.json is an older, hand-made
  * shape without failed, label, the per-request lists or the peak figures.)
+ *
+ * tests/load/vllm_bench_serve_real.json is a result file that a real
+ * `vllm bench serve --save-result` (vLLM 0.25.1, facebook/opt-125m, 8
+ * prompts, --max-concurrency 2, default metrics) wrote, kept byte for byte
+ * from github.com/er0080/vllm-benchmarking, path
+ * packages/protocol/tests/fixtures/bench_serve_v0.25.1.json, commit
+ * 35d37799380d8acc17607202959a5f17999ef30e (its keys come sorted there).
+ * Every key it has must be in ours, with the same JSON type. It has no
+ * per-request list (no --save-detailed); ours without --save-detailed keeps
+ * latencies and queue_times, as the serve.py read above does, and nothing
+ * else beyond ratchet's extras.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -113,13 +124,18 @@ static json_t *only_file(const char *dir, char *name, size_t n)
 	return o;
 }
 
-static json_t *fixture(void)
+static json_t *fixture_named(const char *name)
 {
-	char *p = xasprintf("%s/tests/load/vllm_bench_serve_result.json", getenv("RATCHET_SRC"));
+	char *p = xasprintf("%s/tests/load/%s", getenv("RATCHET_SRC"), name);
 	json_t *o = json_load_file(p, 0, NULL);
 	free(p);
 	assert_non_null(o);
 	return o;
+}
+
+static json_t *fixture(void)
+{
+	return fixture_named("vllm_bench_serve_result.json");
 }
 
 /* The extras ratchet writes besides vLLM's keys. */
@@ -198,6 +214,44 @@ static void test_result_keys_match_vllm(void **state)
 	free(rtext);
 	json_decref(ours);
 	json_decref(ref);
+}
+
+/* The same type in JSON, integers and reals both numbers. */
+static bool same_type(const json_t *a, const json_t *b)
+{
+	return json_typeof(a) == json_typeof(b) || (json_is_number(a) && json_is_number(b));
+}
+
+/* The file a real `vllm bench serve --save-result` wrote: each of its keys
+ * is in ours, with its type; ours has only ratchet's extras and the two
+ * per-request lists vLLM keeps without --save-detailed besides. */
+static void test_result_keys_match_real_file(void **state)
+{
+	(void)state;
+	int rc = ratchet("--model facebook/opt-125m --num-prompts 8 --max-concurrency 2 "
+			 "--random-input-len 32 --random-output-len 16 --save-result --result-dir %s/res3", tmp);
+	assert_int_equal(rc, 0);
+	char dir[96], name[256];
+	snprintf(dir, sizeof(dir), "%s/res3", tmp);
+	json_t *ours = only_file(dir, name, sizeof(name));
+	json_t *real = fixture_named("vllm_bench_serve_real.json");
+	const char *k;
+	json_t *v;
+	json_object_foreach(real, k, v) {
+		json_t *o = json_object_get(ours, k);
+		if (!o)
+			fail_msg("the real file's key '%s' is missing", k);
+		if (!same_type(o, v) && !json_is_null(v) && !json_is_null(o))
+			fail_msg("key '%s': type %d, the real file's %d", k, json_typeof(o), json_typeof(v));
+	}
+	json_object_foreach(ours, k, v)
+		if (!json_object_get(real, k) && !ratchet_extra(k) && strcmp(k, "latencies") &&
+		    strcmp(k, "queue_times"))
+			fail_msg("key '%s' is in ours, not in the real file", k);
+	assert_string_equal(json_string_value(json_object_get(ours, "request_rate")), "inf");
+	assert_int_equal(json_integer_value(json_object_get(ours, "completed")), 8);
+	json_decref(ours);
+	json_decref(real);
 }
 
 /* Without --save-detailed vLLM drops the per-request lists but keeps
@@ -335,6 +389,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_result_keys_match_vllm),
+		cmocka_unit_test(test_result_keys_match_real_file),
 		cmocka_unit_test(test_result_defaults_and_append),
 		cmocka_unit_test(test_record_lengths),
 		cmocka_unit_test(test_burstiness_pattern),

@@ -28,11 +28,6 @@ chrome dom --dump-dom "file://$W/report.html" >"$W/dom.html" 2>"$W/dom.err" ||
 	fail "chromium --dump-dom failed: $(tail -3 "$W/dom.err")"
 chrome desk --screenshot="$W/desktop.png" --window-size=1200,3000 \
 	"file://$W/report.html" >/dev/null 2>"$W/shot.err" || fail "chromium --screenshot failed"
-# Headless Chromium lays a window narrower than 500 px out at 500: the phone
-# is an iframe 390 px wide.
-phone_frame() { # phone_frame PAGE EXTRA_HTML > wrapper
-	printf '<!DOCTYPE html><html><body style="margin:0"><iframe src="%s" style="width:390px;height:6000px;border:0"></iframe>%s</body></html>\n' "$1" "$2"
-}
 phone_frame report.html "" >"$W/phone-frame.html"
 chrome phone --screenshot="$W/phone.png" --window-size=390,2400 \
 	"file://$W/phone-frame.html" >/dev/null 2>>"$W/shot.err" || fail "chromium phone screenshot failed"
@@ -88,19 +83,8 @@ chrome nogate --dump-dom "file://$W/nogate.html" >"$W/nogate-dom.html" 2>/dev/nu
 grep -q 'Gate:</b> none' "$W/nogate-dom.html" || no "the objective section does not say there is no gate"
 
 # A phone: with the metric tables open, nothing is wider than 390 px, and no
-# code in a table cell may break mid-word. The probe runs in a copy of the
-# report inside the 390 px frame and posts what it measured to the wrapper.
-probe='<script>(function(){var W=innerWidth,bad=[];
-if(document.documentElement.scrollWidth>W)bad.push("page "+document.documentElement.scrollWidth);
-document.querySelectorAll("svg.chart").forEach(function(s){var r=s.getBoundingClientRect();if(r.right>W+0.5)bad.push(s.id+" "+r.right)});
-document.querySelectorAll(".tw").forEach(function(t,i){if(t.scrollWidth>t.clientWidth)bad.push("table "+i+" "+t.scrollWidth+">"+t.clientWidth)});
-document.querySelectorAll("td code").forEach(function(c){var w=getComputedStyle(c).overflowWrap;if(w!=="normal")bad.push("td code "+w)});
-parent.postMessage(W+":"+(bad.length?bad.join(";"):"ok"),"*")})()</script>'
-sed 's/<details id=/<details open id=/g' "$W/report.html" >"$W/probe.html"
-printf '%s\n' "$probe" >>"$W/probe.html"
-phone_frame probe.html '<script>addEventListener("message",function(e){document.body.setAttribute("data-narrow",e.data)})</script>' >"$W/probe-frame.html"
-narrow=$(chrome probe --virtual-time-budget=5000 --window-size=800,2000 --dump-dom "file://$W/probe-frame.html" 2>/dev/null |
-	sed -n 's/.*data-narrow="\([^"]*\)".*/\1/p')
+# code in a table cell may break mid-word.
+narrow=$(phone_probe report.html)
 [ "$narrow" = "390:ok" ] && echo "ok: at 390 px everything fits, tables wrap by cell" || no "at 390 px: ${narrow:-no answer from the probe}"
 [ -n "$KEEP" ] && echo "kept $W (desktop.png, phone.png, dom.html)"
 exit $status
