@@ -48,3 +48,4 @@ rt_add_test(test_restore_files COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/res
 rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/decision_e2e.sh
             TIMEOUT 300 LABELS e2e)
 set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)
+rt_add_test(test_flag_key COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/flag_key.sh TIMEOUT 120 LABELS e2e)
