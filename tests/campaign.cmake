@@ -50,3 +50,4 @@ rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/deci
 set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_flag_key COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/flag_key.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_atomic COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/atomic.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_budget COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/budget.sh TIMEOUT 180 LABELS e2e)

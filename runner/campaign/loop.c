@@ -409,9 +409,10 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 	for (;;) {
 		if (camp_stop_requested)
 			return RT_EINTR;
-		if ((c->o->max_iterations && res->iterations >= c->o->max_iterations) ||
-		    (s->max_iterations && c->seq > s->max_iterations))
-			return 0;
+		bool go;
+		int b = camp_budget_allows(c, res->iterations, &go, &res->stopped, err);
+		if (b || !go)
+			return b;
 		struct agent_attempt *hist = NULL;
 		size_t nh = 0;
 		struct agent_proposal p;
