@@ -43,6 +43,26 @@ struct run_campaign_result {
 int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_opts *o,
 		 struct run_campaign_result *res, struct rt_sb *err);
 
+/* What `ratchet recipe` wrote. */
+struct run_recipe_result {
+	int64_t campaign_id;   /* the campaign */
+	int best_seq;          /* seq of its best iteration (0: the baseline) */
+	int kept;              /* kept changes in it */
+	int files;             /* files written under files/ */
+	int patches;           /* patches written under patches/ */
+	char config_sha256[65]; /* the best configuration's fingerprint, "" when not recorded */
+};
+
+/* Write what campaign id (0: the latest) kept into dir, so that it can be
+ * reproduced without ratchet: files/ (the best configuration's bytes of
+ * every file a kept change touched, by path under the workdir), patches/
+ * (the kept patches, in order), apply.sh (copies files/ into a workdir,
+ * removes what the best removed, runs the kept builds), run.sh (the
+ * environment and the command line with the kept flags) and README.txt.
+ * The spec is read from the store, as the campaign ran it. */
+int run_campaign_recipe(struct db *db, int64_t id, const char *dir, struct run_recipe_result *res,
+			struct rt_sb *err);
+
 /* --until HH:MM[:SS]: the next time the local clock shows it after now
  * (Unix s): later today, or tomorrow when that time has passed. RT_EINVAL
  * for anything else. */

@@ -75,6 +75,9 @@ int camp_fatal(struct camp *c, int rc);
 /* A warning line on stderr (even with --quiet): a best-effort write failed. */
 void camp_warn(struct camp *c, const char *what, const struct rt_sb *why);
 uint64_t camp_hash_seed(uint64_t seed, const char *s);
+/* Mark variant kept in c->kept and replay it onto c->cfg when it is a flag
+ * or env change (its files are the journal's business). */
+int camp_rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err);
 
 /* ---- budget.c ---- */
 /* Whether another iteration may start after done iterations of this run:
