@@ -349,9 +349,9 @@ int run_campaign_recipe(struct db *db, int64_t id, const char *dir, struct run_r
 	r.res = res;
 	var_config_init(&r.c.cfg);
 	struct rt_sb patches = RT_SB_INIT;
-	int rc = check_dir(dir, err);
+	int rc = load(&r, id, err);
 	if (!rc)
-		rc = load(&r, id, err);
+		rc = check_dir(dir, err);
 	if (!rc) {
 		res->campaign_id = r.cp.id;
 		res->best_seq = r.best->seq;

@@ -5,7 +5,8 @@
 # its run.sh, started with recipe_fp in place of the engine, gives exactly
 # the configuration fingerprint the campaign recorded for its best. A
 # recipe is also written after `ratchet restore` (from the store alone),
-# and a non-empty folder or a missing campaign is refused.
+# and a non-empty folder or a missing campaign is refused. A kept patch:
+# the recipe holds it, files/ the patched bytes, and apply.sh runs its build.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -92,4 +93,44 @@ rc=0; "$RATCHET_BIN" --db c.db recipe --campaign 9 -o rec3 > none.out 2>&1 || rc
 [ $rc -eq 2 ] || { cat none.out; echo "FAIL: a missing campaign exited $rc"; exit 1; }
 rc=0; "$RATCHET_BIN" --db c.db recipe > noout.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q -- '-o DIR is required' noout.out || { cat noout.out; echo "FAIL: no -o ($rc)"; exit 1; }
+# a kept patch with a build
+command -v git >/dev/null || { echo "git missing"; exit 1; }
+mkdir "$W/p" && cd "$W/p"
+mkdir src
+(
+	cd src
+	git init -q
+	echo 100 > speed.txt
+	cp speed.txt built.txt
+	git add .
+	git -c user.email=t@example.com -c user.name=t commit -qm init
+	echo 130 > speed.txt && git diff > ../faster.diff && git checkout -q speed.txt
+)
+cp -a "$W/p" "$W/p-pristine"
+cat > spec.yaml <<'Y'
+name: recipe-patch
+benchmarks:
+  - name: app
+    command: [sh, -c, "printf '{\"gflops\": %s}' $(cat src/built.txt)"]
+    metrics: {gflops: /gflops}
+objective: {metric: app.gflops, goal: max, min_gain: 5%}
+repeats: {min: 3, max: 3}
+variants:
+  - name: faster
+    patch: {file: faster.diff, dir: src}
+    build: [sh, -c, "cp speed.txt built.txt"]
+Y
+"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || { cat run.out; echo "FAIL: the patch campaign"; exit 1; }
+"$RATCHET_BIN" --db c.db recipe -o rec > recipe.out || { cat recipe.out; echo "FAIL: recipe of the patch campaign"; exit 1; }
+cat rec/apply.sh
+cmp rec/patches/01-faster.diff faster.diff || { echo "FAIL: the kept patch is not in the recipe"; exit 1; }
+grep -q 'patches/01-faster.diff: git apply in ' rec/README.txt || { echo "FAIL: README lacks the patch"; exit 1; }
+[ "$(cat rec/files/src/speed.txt)" = 130 ] || { echo "FAIL: files/ lacks the patched bytes"; exit 1; }
+rm -rf "$W/p-fresh" && cp -a "$W/p-pristine" "$W/p-fresh"
+sh rec/apply.sh "$W/p-fresh"
+[ "$(cat "$W/p-fresh/src/speed.txt")" = 130 ] && [ "$(cat "$W/p-fresh/src/built.txt")" = 130 ] ||
+	{ echo "FAIL: apply.sh did not patch and build the fresh copy"; exit 1; }
+# the patch itself carries the change to another checkout
+(cd "$W/p-pristine/src" && git apply "$W/p/rec/patches/01-faster.diff") && [ "$(cat "$W/p-pristine/src/speed.txt")" = 130 ] ||
+	{ echo "FAIL: the recipe's patch does not apply"; exit 1; }
 echo PASS
