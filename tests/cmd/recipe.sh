@@ -8,7 +8,7 @@
 # and a non-empty folder or a missing campaign is refused. A kept patch:
 # the recipe holds it, files/ the patched bytes, and apply.sh runs its build.
 set -eu
-: "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
+: "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "SKIP: simserve not built"; exit 77; }
 W=$(mktemp -d /tmp/ratchet-recipe-XXXXXX)
@@ -95,27 +95,11 @@ rc=0; "$RATCHET_BIN" --db c.db recipe > noout.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q -- '-o DIR is required' noout.out || { cat noout.out; echo "FAIL: no -o ($rc)"; exit 1; }
 # a kept patch with a build
 command -v git >/dev/null || { echo "git missing"; exit 1; }
+. "$RATCHET_SRC/tests/campaign/patch_common.sh"
 mkdir "$W/p" && cd "$W/p"
-mkdir src
-(
-	cd src
-	git init -q
-	echo 100 > speed.txt
-	cp speed.txt built.txt
-	git add .
-	git -c user.email=t@example.com -c user.name=t commit -qm init
-	echo 130 > speed.txt && git diff > ../faster.diff && git checkout -q speed.txt
-)
+patch_repo
 cp -a "$W/p" "$W/p-pristine"
-cat > spec.yaml <<'Y'
-name: recipe-patch
-benchmarks:
-  - name: app
-    command: [sh, -c, "printf '{\"gflops\": %s}' $(cat src/built.txt)"]
-    metrics: {gflops: /gflops}
-objective: {metric: app.gflops, goal: max, min_gain: 5%}
-repeats: {min: 3, max: 3}
-variants:
+patch_spec recipe-patch src/built.txt <<'Y'
   - name: faster
     patch: {file: faster.diff, dir: src}
     build: [sh, -c, "cp speed.txt built.txt"]
