@@ -49,3 +49,6 @@ rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/deci
             TIMEOUT 300 LABELS e2e)
 set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_slurm_smoke COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_smoke.sh TIMEOUT 120 LABELS e2e slurm)
+rt_add_test(test_flag_key COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/flag_key.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_atomic COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/atomic.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_budget COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/budget.sh TIMEOUT 180 LABELS e2e)

@@ -10,3 +10,8 @@ rt_add_test(cmd_engine_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/engine_fail
 set_tests_properties(cmd_engine_fail PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(cmd_gate_dead_port COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/gate_dead_port.sh
             NEEDS_GSM8K TIMEOUT 60 LABELS cmd e2e)
+add_executable(recipe_fp ${CMAKE_SOURCE_DIR}/tests/cmd/recipe_fp.c)
+target_link_libraries(recipe_fp PRIVATE rt_var rt_base)
+target_include_directories(recipe_fp PRIVATE ${CMAKE_SOURCE_DIR})
+rt_add_test(cmd_recipe COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/recipe.sh TIMEOUT 300 LABELS cmd e2e)
+set_tests_properties(cmd_recipe PROPERTIES SKIP_RETURN_CODE 77)

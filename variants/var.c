@@ -3,13 +3,15 @@
  * and after bytes), atomic restore, the build step, the effective engine
  * configuration (argv + environment overrides) and its fingerprint.
  */
-#include "variants/var.h"
+#include "variants/var_table_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "runner/base/rt_json.h"
 
 const struct var_ops *var_ops_for(enum var_kind kind)
 {
@@ -172,9 +174,11 @@ void var_config_release(struct var_config *c)
 			free(c->flags[i].v[j]);
 		free(c->flags[i].v);
 		free(c->flag_owner[i]);
+		free(c->flag_key[i]);
 	}
 	free(c->flags);
 	free(c->flag_owner);
+	free(c->flag_key);
 	for (size_t i = 0; i < c->n_env; i++) {
 		free(c->env[i].name);
 		free(c->env[i].value);
@@ -191,9 +195,11 @@ void var_config_copy(struct var_config *dst, const struct var_config *src)
 	dst->n_flags = src->n_flags;
 	dst->flags = xcalloc(src->n_flags + 1, sizeof(*dst->flags));
 	dst->flag_owner = xcalloc(src->n_flags + 1, sizeof(char *));
+	dst->flag_key = xcalloc(src->n_flags + 1, sizeof(char *));
 	for (size_t i = 0; i < src->n_flags; i++) {
 		strv_copy(&dst->flags[i], &src->flags[i]);
 		dst->flag_owner[i] = xstrdup(src->flag_owner[i]);
+		dst->flag_key[i] = src->flag_key[i] ? xstrdup(src->flag_key[i]) : NULL;
 	}
 	dst->n_env = src->n_env;
 	dst->env = xcalloc(src->n_env + 1, sizeof(*dst->env));
@@ -228,9 +234,75 @@ bool var_argv_is_option(const char *s)
 	return s[0] == '-' && s[1] != 0 && !(s[1] >= '0' && s[1] <= '9') && s[1] != '.';
 }
 
-/* Apply one flag group to a growable argv (v, n). */
-static void apply_group(char ***pv, size_t *pn, const struct rt_strv *g)
+const char *var_argv_value(char **argv, size_t n, const char *name, bool want_value)
 {
+	bool eq = false;
+	long at = var_argv_find_opt(argv, n, name, &eq);
+	if (at < 0)
+		return NULL;
+	if (eq)
+		return strchr(argv[at], '=') + 1;
+	if (want_value && (size_t)at + 1 < n && !var_argv_is_option(argv[at + 1]))
+		return argv[at + 1];
+	return "";
+}
+
+int var_flag_key_value(char **argv, const char *name, const char *key, const char *value,
+		       json_t **old, char **out, struct rt_sb *err)
+{
+	size_t n = 0;
+	while (argv && argv[n])
+		n++;
+	*old = NULL;
+	*out = NULL;
+	const char *cur = var_argv_value(argv, n, name, true);
+	json_error_t je;
+	json_t *doc = cur && *cur ? json_loads(cur, 0, &je) : json_object();
+	json_t *val = json_loads(value, JSON_DECODE_ANY, NULL);
+	struct rt_strv path = { 0 };
+	int rc = rt_json_path_split(key, &path, err);
+	if (!rc && !json_is_object(doc))
+		rc = rt_errf(err, RT_EINVAL, "%s: its value is not a JSON object (%.80s)", name, cur);
+	if (!rc && !val)
+		rc = rt_errf(err, RT_EINVAL, "%s: the value for %s is not JSON (%.80s)", name, key, value);
+	json_t *was = NULL;
+	for (size_t i = 0; !rc && i < path.n; i++)
+		was = rt_json_step(i ? was : doc, path.v[i]);
+	json_incref(was); /* the set below drops the document's reference */
+	if (!rc && !(rc = rt_json_set_path(doc, &path, val, err))) {
+		*old = was;
+		*out = var_json_text(doc, 0, false);
+	} else {
+		json_decref(was);
+	}
+	json_decref(val);
+	json_decref(doc);
+	rt_strv_release(&path);
+	return rc;
+}
+
+static void apply_group(char ***pv, size_t *pn, const struct rt_strv *g, const char *key);
+
+/* A group that sets one key inside the JSON value of its option. */
+static void apply_key_group(char ***pv, size_t *pn, const struct rt_strv *g, const char *key)
+{
+	char *text = NULL;
+	json_t *old = NULL;
+	if (g->n != 2 || var_flag_key_value(*pv, g->v[0], key, g->v[1], &old, &text, NULL))
+		return; /* refused when planned */
+	json_decref(old);
+	struct rt_strv set = { .v = (char *[]){ g->v[0], text, NULL }, .n = 2 };
+	apply_group(pv, pn, &set, NULL);
+	free(text);
+}
+
+/* Apply one flag group to a growable argv (v, n). */
+static void apply_group(char ***pv, size_t *pn, const struct rt_strv *g, const char *key)
+{
+	if (key) {
+		apply_key_group(pv, pn, g, key);
+		return;
+	}
 	char **v = *pv;
 	size_t n = *pn;
 	for (size_t i = 0; i < g->n;) {
@@ -274,7 +346,7 @@ char **var_config_argv(const struct var_config *c, char *const *base_argv)
 	for (size_t i = 0; i < n; i++)
 		v[i] = xstrdup(base_argv[i]);
 	for (size_t i = 0; c && i < c->n_flags; i++)
-		apply_group(&v, &n, &c->flags[i]);
+		apply_group(&v, &n, &c->flags[i], c->flag_key ? c->flag_key[i] : NULL);
 	return v;
 }
 

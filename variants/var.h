@@ -37,6 +37,8 @@ typedef int (*var_exec_fn)(char *const *argv, const char *cwd, double timeout_s,
 struct var_config {
 	struct rt_strv *flags; /* flag groups of kept variants + candidate, in order (owned) */
 	char **flag_owner;       /* name of the variant that added each group (owned) */
+	char **flag_key;         /* per group: NULL, or the key the group sets inside its option's
+				  * JSON value (the group is then [option, value as JSON]) (owned) */
 	size_t n_flags;          /* number of groups */
 	struct rt_env *env;    /* overrides in order; value NULL = unset (owned) */
 	char **env_owner;        /* name of the variant that added each override (owned) */
@@ -49,8 +51,11 @@ void var_config_release(struct var_config *c);
 void var_config_copy(struct var_config *dst, const struct var_config *src);
 /* base argv (NULL-terminated) + every flag group, in order: "[--x, v]"
  * replaces the value of an existing --x (or --x=v keeps the = form), else
- * appends; a lone "--x" is appended when absent. Returns a NULL-terminated
- * argv the caller frees with rt_argv_free(). */
+ * appends; a lone "--x" is appended when absent. A group with a flag_key
+ * sets that key inside the JSON object --x holds at that point (absent:
+ * {}), keeping every other key; a value that is not a JSON object is left
+ * as it is (var_flag_key_value refuses it when planned). Returns a
+ * NULL-terminated argv the caller frees with rt_argv_free(). */
 char **var_config_argv(const struct var_config *c, char *const *base_argv);
 /* Effective overrides: base (spec.engine.env, may be NULL) then the config's,
  * one entry per name (the last wins), sorted by name. Caller frees with
@@ -65,6 +70,8 @@ struct var_ctx {
 	const char *workdir;            /* spec->workdir, absolute */
 	struct var_config *cfg;         /* config the flag/env kinds edit */
 	char *const *base_argv;         /* spec.engine.command (NULL-terminated) or NULL */
+	char *const *flag_argv;         /* the command line a flag's key form reads: base_argv, or
+					 * without an engine the first command benchmark's; may be NULL */
 	const struct rt_envv *base_env; /* spec.engine.env or NULL */
 	var_exec_fn exec;               /* process runner for git and build commands */
 	double build_timeout_s;         /* build and git timeout; 0: 3600 */
@@ -166,6 +173,17 @@ int var_plan_add(struct var_plan *p, const char *abs, const char *rel, struct rt
 /* The same for paths a tool other than ratchet writes (git apply): a
  * symbolic link is refused with RT_EINVAL. */
 int var_plan_add_nofollow(struct var_plan *p, const char *abs, const char *rel, struct rt_sb *err);
+
+/* The value of option name in argv (NULL-terminated) after key is set to
+ * value (JSON text) inside it: *old gets the key's value before (NULL when
+ * absent; a new reference), *out the option's new JSON text (caller frees).
+ * An absent option starts from {}; a value that is not a JSON object is
+ * RT_EINVAL naming the option. */
+int var_flag_key_value(char **argv, const char *name, const char *key, const char *value,
+		       json_t **old, char **out, struct rt_sb *err);
+/* The current value of option name in argv (n entries): NULL when absent,
+ * "" when given without a value (or want_value is false). Borrowed. */
+const char *var_argv_value(char **argv, size_t n, const char *name, bool want_value);
 
 /* Index of option name in argv (n entries) as "--x" or "--x=v" (*eq_form
  * true), or -1. */

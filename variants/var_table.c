@@ -105,6 +105,25 @@ int var_tbl_readback_err(const struct var_def_table *t, struct rt_sb *err)
 }
 
 /* ---- ops ---- */
+
+/* Edits in the change: the entries of an atomic one, else one. */
+static size_t n_edits(const struct var_def *v)
+{
+	return v->table.atomic ? v->table.n_entries : 1;
+}
+
+/* Edit i of v as a change of its own (a shallow copy: nothing to free). */
+static struct var_def edit_def(const struct var_def *v, size_t i)
+{
+	struct var_def one = *v;
+	if (v->table.atomic) {
+		one.table.key = v->table.entries[i].key;
+		one.table.value = v->table.entries[i].value;
+		one.table.atomic = false;
+	}
+	return one;
+}
+
 static int edit_file(const struct var_def *v, const struct var_ctx *ctx, const char *data,
 		     size_t len, struct var_tbl_edit *e, struct rt_sb *err)
 {
@@ -146,17 +165,30 @@ static int table_plan(const struct var_def *v, const struct var_ctx *ctx, struct
 		var_plan_release(out);
 		return rt_errf(err, RT_ENOENT, "%s: table.file: table file missing", v->table.file);
 	}
-	struct var_tbl_edit e;
-	rc = edit_file(v, ctx, f->before, f->before_len, &e, err);
+	/* every edit on the bytes the one before wrote: one file, one write */
+	size_t len = f->before_len;
+	char *data = xmalloc(len + 1);
+	memcpy(data, f->before, len);
+	for (size_t i = 0; i < n_edits(v) && !rc; i++) {
+		struct var_def one = edit_def(v, i);
+		struct var_tbl_edit e;
+		rc = edit_file(&one, ctx, data, len, &e, err);
+		if (!rc) {
+			if (!e.out.len)
+				rt_sb_adds(&e.out, ""); /* an empty result is still a buffer */
+			free(data);
+			data = rt_sb_detach(&e.out, &len);
+		}
+		edit_release(&e);
+	}
 	if (!rc) {
 		f->has_after = true;
-		if (!e.out.len)
-			rt_sb_adds(&e.out, ""); /* an empty result is still a buffer */
-		f->after = rt_sb_detach(&e.out, &f->after_len);
+		f->after = data;
+		f->after_len = len;
 	} else {
+		free(data);
 		var_plan_release(out);
 	}
-	edit_release(&e);
 	return rc;
 }
 
@@ -179,62 +211,52 @@ static const char *const op_names[] = { "set", "replace", "delete" };
 static int table_fingerprint(const struct var_def *v, const struct var_ctx *ctx, char out[65],
 			     struct rt_sb *err)
 {
-	const struct var_def_table *t = &v->table;
 	struct rt_sb sb = RT_SB_INIT;
-	rt_sb_addf(&sb, "table%c%s%c%d%c%s%c%s%c", 0, t->file ? t->file : "", 0,
-		   (int)var_table_format_of(t), 0, op_names[t->op], 0, t->key ? t->key : "", 0);
-	for (size_t i = 0; i < t->key_columns.n; i++)
-		rt_sb_addf(&sb, "%s,", t->key_columns.v[i]);
-	rt_sb_addc(&sb, 0);
-	if (t->value) {
-		char *s = json_dumps(t->value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
-		rt_sb_adds(&sb, s);
-		free(s);
+	for (size_t k = 0; k < n_edits(v); k++) {
+		struct var_def one = edit_def(v, k);
+		const struct var_def_table *e = &one.table;
+		rt_sb_addf(&sb, "%stable%c%s%c%d%c%s%c%s%c", k ? "\n" : "", 0, e->file ? e->file : "", 0,
+			   (int)var_table_format_of(e), 0, op_names[e->op], 0, e->key ? e->key : "", 0);
+		for (size_t i = 0; i < e->key_columns.n; i++)
+			rt_sb_addf(&sb, "%s,", e->key_columns.v[i]);
+		rt_sb_addc(&sb, 0);
+		if (e->value) {
+			char *s = json_dumps(e->value, JSON_ENCODE_ANY | JSON_COMPACT | JSON_SORT_KEYS);
+			rt_sb_adds(&sb, s);
+			free(s);
+		}
 	}
 	rt_sha256_hex(sb.buf, sb.len, out);
 	rt_sb_release(&sb);
 	return 0;
 }
 
-static int table_describe(const struct var_def *v, const struct var_ctx *ctx,
-			  const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
+/* One edit's line: what the entry was and becomes. */
+static void describe_edit(const struct var_def *v, const struct var_ctx *ctx, const struct var_tbl_edit *e,
+			  struct rt_sb *out)
 {
 	const struct var_def_table *t = &v->table;
-	char *abs = var_path(ctx, t->file);
-	char *data = NULL;
-	size_t len = 0;
-	int rc = rt_read_file(abs, &data, &len, NULL);
-	free(abs);
-	if (rc)
-		return rt_errf(err, rc, "%s: table.file: table file missing", t->file);
-	struct var_tbl_edit e;
-	rc = edit_file(v, ctx, data, len, &e, err);
-	free(data);
-	if (rc) {
-		edit_release(&e);
-		return rc;
-	}
-	if (!e.old_entry) {
-		char *s = json_dumps(e.new_entry, JSON_ENCODE_ANY | JSON_COMPACT);
+	if (!e->old_entry) {
+		char *s = json_dumps(e->new_entry, JSON_ENCODE_ANY | JSON_COMPACT);
 		rt_sb_addf(out, "%s: + \"%s\" %s", var_display_path(ctx, t->file), t->key, s);
 		free(s);
-	} else if (!e.new_entry) {
+	} else if (!e->new_entry) {
 		rt_sb_addf(out, "%s: - \"%s\"", var_display_path(ctx, t->file), t->key);
-	} else if (json_is_object(e.old_entry) && json_is_object(e.new_entry)) {
+	} else if (json_is_object(e->old_entry) && json_is_object(e->new_entry)) {
 		rt_sb_addf(out, "%s: \"%s\": ", var_display_path(ctx, t->file), t->key);
 		int shown = 0;
 		const char *k;
 		json_t *x;
 		/* fields in the old order, then fields only in the new entry */
 		for (int pass = 0; pass < 2; pass++) {
-			json_t *src = pass ? e.new_entry : e.old_entry;
+			json_t *src = pass ? e->new_entry : e->old_entry;
 			json_object_foreach(src, k, x)
 			{
-				if (pass && json_object_get(e.old_entry, k))
+				if (pass && json_object_get(e->old_entry, k))
 					continue;
-				char *a = var_tbl_val_text(json_object_get(e.old_entry, k));
-				char *b = var_tbl_val_text(json_object_get(e.new_entry, k));
-				if (!json_object_get(e.new_entry, k)) {
+				char *a = var_tbl_val_text(json_object_get(e->old_entry, k));
+				char *b = var_tbl_val_text(json_object_get(e->new_entry, k));
+				if (!json_object_get(e->new_entry, k)) {
 					free(b);
 					b = xstrdup("unset");
 				}
@@ -247,13 +269,45 @@ static int table_describe(const struct var_def *v, const struct var_ctx *ctx,
 		if (!shown)
 			rt_sb_adds(out, "no change");
 	} else {
-		char *a = var_tbl_val_text(e.old_entry), *b = var_tbl_val_text(e.new_entry);
+		char *a = var_tbl_val_text(e->old_entry), *b = var_tbl_val_text(e->new_entry);
 		rt_sb_addf(out, "%s: \"%s\": %s -> %s", var_display_path(ctx, t->file), t->key, a, b);
 		free(a);
 		free(b);
 	}
-	edit_release(&e);
-	return 0;
+}
+
+/* One line per edit; an atomic change says so first and indents its edits,
+ * each compared with the bytes the edits before it left. */
+static int table_describe(const struct var_def *v, const struct var_ctx *ctx,
+			  const struct var_plan *p, struct rt_sb *out, struct rt_sb *err)
+{
+	const struct var_def_table *t = &v->table;
+	char *abs = var_path(ctx, t->file);
+	char *data = NULL;
+	size_t len = 0;
+	int rc = rt_read_file(abs, &data, &len, NULL);
+	free(abs);
+	if (rc)
+		return rt_errf(err, rc, "%s: table.file: table file missing", t->file);
+	if (t->atomic)
+		rt_sb_addf(out, "%s: %zu entries as one change", var_display_path(ctx, t->file), n_edits(v));
+	for (size_t i = 0; i < n_edits(v) && !rc; i++) {
+		struct var_def one = edit_def(v, i);
+		struct var_tbl_edit e;
+		rc = edit_file(&one, ctx, data, len, &e, err);
+		if (!rc) {
+			if (t->atomic)
+				rt_sb_adds(out, "\n  ");
+			describe_edit(&one, ctx, &e, out);
+			if (!e.out.len)
+				rt_sb_adds(&e.out, "");
+			free(data);
+			data = rt_sb_detach(&e.out, &len);
+		}
+		edit_release(&e);
+	}
+	free(data);
+	return rc;
 }
 
 const struct var_ops var_table_ops = {

@@ -101,6 +101,8 @@ int rt_sb_vaddf(struct rt_sb *sb, const char *fmt, va_list ap);
 /* Hands the contents to the caller (who frees them) and leaves sb empty. */
 char *rt_sb_detach(struct rt_sb *sb, size_t *len);
 void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
+/* Append s as one single-quoted POSIX shell word ('it'\''s'). */
+int rt_sb_add_shq(struct rt_sb *sb, const char *s);
 /* Append s escaped for HTML and XML text and attribute values (& < > " ' as
  * entities; control characters but newline and tab become a space; each
  * ill-formed UTF-8 sequence becomes U+FFFD, so the output is always UTF-8). */

@@ -180,3 +180,11 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 		left--;
 	}
 }
+
+int rt_sb_add_shq(struct rt_sb *sb, const char *s)
+{
+	int rc = rt_sb_addc(sb, '\'');
+	for (; s && *s && !rc; s++)
+		rc = *s == '\'' ? rt_sb_adds(sb, "'\\''") : rt_sb_addc(sb, *s);
+	return rc ? rc : rt_sb_addc(sb, '\'');
+}

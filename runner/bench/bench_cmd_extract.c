@@ -11,6 +11,7 @@
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "runner/bench/bench_cmd.h"
+#include "runner/base/rt_json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -91,56 +92,21 @@ static void seen(struct rt_sb *err, const char *text, size_t len)
 
 json_t *run_bcmd_json_pointer(json_t *root, const char *ptr, struct rt_sb *err)
 {
-	if (!ptr || !*ptr)
-		return root;
-	if (*ptr != '/') {
-		rt_errf(err, RT_EINVAL, "json pointer \"%s\" must start with '/'", ptr);
+	struct rt_strv tok;
+	if (rt_json_pointer_split(ptr, &tok, err))
 		return NULL;
-	}
 	json_t *cur = root;
-	const char *p = ptr;
-	while (*p == '/') {
-		p++;
-		const char *e = strchr(p, '/');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		/* unescape ~1 -> '/', ~0 -> '~' (in that order, per RFC 6901) */
-		char *tok = xmalloc(n + 1);
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (p[i] == '~' && i + 1 < n && (p[i + 1] == '0' || p[i + 1] == '1')) {
-				tok[k++] = p[i + 1] == '0' ? '~' : '/';
-				i++;
-			} else if (p[i] == '~') {
-				rt_errf(err, RT_EINVAL, "json pointer \"%s\": bad escape", ptr);
-				free(tok);
-				return NULL;
-			} else {
-				tok[k++] = p[i];
-			}
-		}
-		tok[k] = 0;
-		json_t *next = NULL;
-		if (json_is_object(cur)) {
-			next = json_object_get(cur, tok);
-		} else if (json_is_array(cur)) {
-			char *end;
-			bool digits = k > 0 && (k == 1 || tok[0] != '0');
-			for (size_t i = 0; i < k; i++)
-				digits &= isdigit((unsigned char)tok[i]) != 0;
-			unsigned long idx = digits ? strtoul(tok, &end, 10) : 0;
-			if (digits)
-				next = json_array_get(cur, idx);
-		}
-		if (!next) {
-			rt_errf(err, RT_ENOENT, "json pointer \"%s\": no \"%s\" at \"%.*s\"", ptr, tok,
-				(int)(p - 1 - ptr), ptr);
-			free(tok);
-			return NULL;
-		}
-		free(tok);
+	/* the prefix walked so far names where a token was missing */
+	size_t at = 0;
+	for (size_t i = 0; i < tok.n && cur; i++) {
+		json_t *next = rt_json_step(cur, tok.v[i]);
+		if (!next)
+			rt_errf(err, RT_ENOENT, "json pointer \"%s\": no \"%s\" at \"%.*s\"", ptr, tok.v[i],
+				(int)at, ptr);
+		at += strcspn(ptr + at + 1, "/") + 1;
 		cur = next;
-		p += n;
 	}
+	rt_strv_release(&tok);
 	return cur;
 }
 

@@ -19,6 +19,10 @@ void camp_var_ctx(const struct camp *c, struct var_config *cfg, struct var_ctx *
 	x->cfg = cfg;
 	x->base_argv = c->s->engine.present ? c->s->engine.command.v : NULL;
 	x->base_env = c->s->engine.present ? &c->s->engine.env : NULL;
+	x->flag_argv = x->base_argv;
+	for (size_t i = 0; !x->flag_argv && i < c->s->n_benches; i++)
+		if (c->s->benches[i].kind == SPEC_BENCH_COMMAND)
+			x->flag_argv = c->s->benches[i].cmd.command.v;
 	x->exec = run_bcmd_exec_simple; /* git and build commands */
 }
 

@@ -19,6 +19,8 @@ struct run_campaign_opts {
 	bool quiet;         /* no progress output */
 	bool tty;           /* progress as one live line */
 	int max_iterations; /* stop after this many new iterations (0: no cap) */
+	double deadline;    /* Unix time (s) the run must end by, at an iteration boundary; 0: none */
+	const char *deadline_text; /* how it was given ("--until 07:00"), for the stop reason */
 	FILE *out;          /* progress and summary */
 	const char *api_key; /* for the load benchmarks and the gate; NULL: none; never stored */
 	long fault_journal; /* testing hook (RATCHET_FAULT_JOURNAL): the nth journal write fails; 0: none */
@@ -29,6 +31,7 @@ struct run_campaign_result {
 	int iterations;     /* iterations run by this invocation (baseline included) */
 	int kept;           /* kept changes in the whole campaign */
 	bool finished;      /* the strategy is done */
+	char *stopped;      /* why the budget stopped the run first (owned: free it), or NULL */
 	double gain;        /* the objective's change, best vs baseline: the kept changes compounded,
 			     * in the metric's own sign (NAN if unknown) */
 	int gain_better;    /* 1: that change is better, -1: worse, 0: unknown */
@@ -39,6 +42,31 @@ struct run_campaign_result {
  * with the files as the journal describes them (resumable too). */
 int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_opts *o,
 		 struct run_campaign_result *res, struct rt_sb *err);
+
+/* What `ratchet recipe` wrote. */
+struct run_recipe_result {
+	int64_t campaign_id;   /* the campaign */
+	int best_seq;          /* seq of its best iteration (0: the baseline) */
+	int kept;              /* kept changes in it */
+	int files;             /* files written under files/ */
+	int patches;           /* patches written under patches/ */
+	char config_sha256[65]; /* the best configuration's fingerprint, "" when not recorded */
+};
+
+/* Write what campaign id (0: the latest) kept into dir, so that it can be
+ * reproduced without ratchet: files/ (the best configuration's bytes of
+ * every file a kept change touched, by path under the workdir), patches/
+ * (the kept patches, in order), apply.sh (copies files/ into a workdir,
+ * removes what the best removed, runs the kept builds), run.sh (the
+ * environment and the command line with the kept flags) and README.txt.
+ * The spec is read from the store, as the campaign ran it. */
+int run_campaign_recipe(struct db *db, int64_t id, const char *dir, struct run_recipe_result *res,
+			struct rt_sb *err);
+
+/* --until HH:MM[:SS]: the next time the local clock shows it after now
+ * (Unix s): later today, or tomorrow when that time has passed. RT_EINVAL
+ * for anything else. */
+int run_budget_until(const char *hhmm, double now, double *out);
 
 /* Restore every file campaign `id` (0: the latest) touched to its
  * pre-campaign bytes. *n receives the number of files written. */

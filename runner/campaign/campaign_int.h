@@ -75,6 +75,19 @@ int camp_fatal(struct camp *c, int rc);
 /* A warning line on stderr (even with --quiet): a best-effort write failed. */
 void camp_warn(struct camp *c, const char *what, const struct rt_sb *why);
 uint64_t camp_hash_seed(uint64_t seed, const char *s);
+/* Mark variant kept in c->kept and replay it onto c->cfg when it is a flag
+ * or env change (its files are the journal's business). */
+int camp_rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err);
+
+/* ---- budget.c ---- */
+/* Whether another iteration may start after done iterations of this run:
+ * --max-iterations, the spec's max_iterations, and the deadline against
+ * the next iteration's expected length. When not, *why says which (owned).
+ * RT_EDB when the iterations could not be read. */
+int camp_budget_allows(struct camp *c, int done, bool *allowed, char **why, struct rt_sb *err);
+/* The next iteration's expected wall time in s (NAN: unknown), and in how
+ * the rule that gave it ("the 90th percentile of 7 finished iterations"). */
+int camp_budget_estimate(struct camp *c, double *next_s, struct rt_sb *how, struct rt_sb *err);
 
 /* ---- journal.c ---- */
 /* The journal's writes, replaceable as SQLite's aSyscall: every write the

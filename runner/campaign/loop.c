@@ -342,7 +342,7 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, s
 }
 
 /* A kept variant: flag and env changes live in the config, replayed here. */
-static int rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err)
+int camp_rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err)
 {
 	for (size_t j = 0; j < c->s->n_variants; j++) {
 		const struct var_def *v = &c->s->variants[j];
@@ -378,7 +378,7 @@ static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 			c->baseline_gate = its[i].gate_run_id;
 		}
 		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
-			rc = rebuild_kept(c, its[i].variant, err);
+			rc = camp_rebuild_kept(c, its[i].variant, err);
 			c->best_iter = its[i].id;
 		}
 	}
@@ -409,9 +409,10 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 	for (;;) {
 		if (camp_stop_requested)
 			return RT_EINTR;
-		if ((c->o->max_iterations && res->iterations >= c->o->max_iterations) ||
-		    (s->max_iterations && c->seq > s->max_iterations))
-			return 0;
+		bool go;
+		int b = camp_budget_allows(c, res->iterations, &go, &res->stopped, err);
+		if (b || !go)
+			return b;
 		struct agent_attempt *hist = NULL;
 		size_t nh = 0;
 		struct agent_proposal p;

@@ -58,7 +58,15 @@ static void variant_free(struct var_def *v)
 	free(v->table.key);
 	json_decref(v->table.value);
 	rt_strv_release(&v->table.key_columns);
+	for (size_t i = 0; i < v->table.n_entries; i++) {
+		free(v->table.entries[i].key);
+		json_decref(v->table.entries[i].value);
+	}
+	free(v->table.entries);
 	rt_strv_release(&v->flag);
+	free(v->flag_key.name);
+	free(v->flag_key.key);
+	json_decref(v->flag_key.value);
 	rt_envv_release(&v->env);
 	free(v->patch.file);
 	free(v->patch.dir);

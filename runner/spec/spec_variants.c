@@ -4,6 +4,7 @@
  * Exactly one kind and one change per variant; names are unique.
  */
 #include "runner/spec/spec_int.h"
+#include "runner/base/rt_json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@ const struct spec_field spec_table_fields[] = {
 	  .help = "auto (from the extension), json, csv or yaml" },
 	{ "key_columns", SF_STRV, SPEC_OFF(struct var_def_table, key_columns), 0, FL_OMIT0,
 	  .help = "CSV: the columns that form the key" },
+	{ "atomic", SF_BOOL, SPEC_OFF(struct var_def_table, atomic), 0, FL_OMIT0,
+	  .help = "several entries (set/replace: a mapping of them, delete: a list of keys) as one change" },
 	{ 0 }
 };
 
@@ -38,6 +41,45 @@ static const char *const var_kinds[] = { "table", "flag", "env", "patch", "file"
 /* NULL-terminated: spec_parse_fields reads it as a list of extra keys. */
 static const char *const tbl_ops[] = { "set", "replace", "delete", NULL };
 #define N_TBL_OPS ((int)RT_ARRAY_SIZE(tbl_ops) - 1)
+
+/* One entry of an atomic change: KEY: {fields}. */
+static void parse_atomic_entry(struct spec_ld *ld, yaml_node_t *kn, const char *key, yaml_node_t *vn,
+			       const char *path, const char *kpath, void *arg)
+{
+	struct var_def_table *t = arg;
+	char buf[80];
+	if (vn->type != YAML_MAPPING_NODE) {
+		spec_lerr(ld, vn, kpath, "expected a mapping of fields, got %s", spec_got(vn, buf, sizeof(buf)));
+		return;
+	}
+	t->entries = xrealloc(t->entries, (t->n_entries + 1) * sizeof(*t->entries));
+	t->entries[t->n_entries++] = (struct var_def_tbl_entry){ xstrdup(key), spec_node_json(ld, vn, kpath) };
+}
+
+/* atomic: set/replace: {KEY: {fields}, ...}, delete: [KEY, ...]; one at least. */
+static void parse_atomic(struct spec_ld *ld, yaml_node_t *on, const char *op, struct var_def_table *t)
+{
+	if (t->op != VAR_TBL_DELETE) {
+		if (spec_want_map(ld, on, op))
+			spec_map_each(ld, on, op, parse_atomic_entry, t);
+	} else if (spec_want_seq(ld, on, op)) {
+		for (size_t i = 0; i < spec_seq_len(on); i++) {
+			char *ip = spec_path_index(op, i);
+			const char *k = spec_want_scalar(ld, spec_seq_item(ld, on, i), ip, "an entry key");
+			if (k) {
+				t->entries = xrealloc(t->entries, (t->n_entries + 1) * sizeof(*t->entries));
+				t->entries[t->n_entries++] = (struct var_def_tbl_entry){ xstrdup(k), NULL };
+			}
+			free(ip);
+		}
+	}
+	for (size_t i = 0; t->op == VAR_TBL_DELETE && i < t->n_entries; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->entries[i].key, t->entries[j].key))
+				spec_lerr(ld, on, op, "entry '%s' given twice", t->entries[i].key);
+	if (!t->n_entries)
+		spec_lerr(ld, on, op, "an atomic change needs one entry at least");
+}
 
 /* set: {KEY: {fields}} or replace: {KEY: {fields}}: exactly one entry */
 static void parse_table_entry(struct spec_ld *ld, yaml_node_t *on, const char *op,
@@ -105,12 +147,15 @@ static void table_key_columns(struct spec_ld *ld, yaml_node_t *tv, yaml_node_t *
 		spec_lerr(ld, tv, tp, "a CSV table needs key_columns");
 		return;
 	}
-	size_t parts = 1;
-	for (const char *c = t->key; c && *c; c++)
-		parts += *c == ',';
-	if (t->key && parts != t->key_columns.n)
-		spec_lerr(ld, on, tp, "key '%s' has %zu values but key_columns has %zu", t->key, parts,
-			  t->key_columns.n);
+	for (size_t i = 0; i < (t->atomic ? t->n_entries : 1); i++) {
+		const char *key = t->atomic ? t->entries[i].key : t->key;
+		size_t parts = 1;
+		for (const char *c = key; c && *c; c++)
+			parts += *c == ',';
+		if (key && parts != t->key_columns.n)
+			spec_lerr(ld, on, tp, "key '%s' has %zu values but key_columns has %zu", key, parts,
+				  t->key_columns.n);
+	}
 }
 
 static void parse_var_table(struct spec_ld *ld, yaml_node_t *tv, const char *tp, struct var_def_table *t)
@@ -132,7 +177,9 @@ static void parse_var_table(struct spec_ld *ld, yaml_node_t *tv, const char *tp,
 	}
 	t->op = (enum var_table_op)first;
 	char *op = spec_path_join(tp, tbl_ops[first]);
-	if (t->op == VAR_TBL_DELETE) {
+	if (t->atomic) {
+		parse_atomic(ld, ops[first], op, t);
+	} else if (t->op == VAR_TBL_DELETE) {
 		const char *k = spec_want_scalar(ld, ops[first], op, "an entry key");
 		if (k)
 			t->key = xstrdup(k);
@@ -144,12 +191,47 @@ static void parse_var_table(struct spec_ld *ld, yaml_node_t *tv, const char *tp,
 	table_key_columns(ld, tv, ops[first], tp, t);
 }
 
+static const struct spec_field flag_key_fields[] = {
+	{ "name", SF_STR, SPEC_OFF(struct var_def_flag_key, name), 0, FL_REQ,
+	  .help = "the option whose value is a JSON object, e.g. --compilation-config" },
+	{ "key", SF_STR, SPEC_OFF(struct var_def_flag_key, key), 0, FL_REQ,
+	  .help = "the key inside it: a dotted path (a.b) or a JSON pointer (/a/b)" },
+	{ 0 }
+};
+static const char *const flag_key_extra[] = { "value", NULL };
+
+/* flag: {name, key, value}: one key inside a JSON-valued flag. */
+static void parse_flag_key(struct spec_ld *ld, yaml_node_t *kv, const char *kp, struct var_def_flag_key *k)
+{
+	spec_parse_fields(ld, kv, kp, k, flag_key_fields, flag_key_extra);
+	yaml_node_t *vn = spec_map_get(ld, kv, "value");
+	char *vp = spec_path_join(kp, "value");
+	if (!vn)
+		spec_lerr(ld, kv, kp, "missing 'value' (what the key is set to)");
+	else
+		k->value = spec_node_json(ld, vn, vp);
+	free(vp);
+	if (k->name && (k->name[0] != '-' || strchr(k->name, '=')))
+		spec_lerr(ld, spec_map_get(ld, kv, "name"), kp, "name '%s' is not an option such as --x",
+			  k->name);
+	struct rt_sb why = RT_SB_INIT;
+	struct rt_strv path;
+	if (k->key && rt_json_path_split(k->key, &path, &why))
+		spec_lerr(ld, spec_map_get(ld, kv, "key"), kp, "%s", why.buf);
+	else if (k->key)
+		rt_strv_release(&path);
+	rt_sb_release(&why);
+}
+
 /* Without an engine, flags go to the command benchmarks' argv. */
 static void parse_var_flag(struct spec_ld *ld, yaml_node_t *kv, const char *kp, struct var_def *var)
 {
 	const struct spec *s = ld->s;
 	bool cmd = false;
-	spec_parse_strv(ld, kv, kp, FL_TMPL, &var->flag);
+	if (kv->type == YAML_MAPPING_NODE)
+		parse_flag_key(ld, kv, kp, &var->flag_key);
+	else
+		spec_parse_strv(ld, kv, kp, FL_TMPL, &var->flag);
 	if (kv->type == YAML_SEQUENCE_NODE && !var->flag.n)
 		spec_lerr(ld, kv, kp, "an empty flag list changes nothing");
 	for (size_t i = 0; i < s->n_benches; i++)
@@ -247,7 +329,17 @@ json_t *spec_dump_variants(const void *base, const struct spec_field *f)
 		switch (v->kind) {
 		case VAR_KIND_TABLE: {
 			k = spec_fields_json(&v->table, spec_table_fields);
-			if (v->table.op == VAR_TBL_DELETE) {
+			if (v->table.atomic) {
+				json_t *e = v->table.op == VAR_TBL_DELETE ? json_array() : json_object();
+				for (size_t j = 0; j < v->table.n_entries; j++) {
+					const struct var_def_tbl_entry *en = &v->table.entries[j];
+					if (json_is_array(e))
+						json_array_append_new(e, json_string(en->key));
+					else
+						json_object_set(e, en->key, en->value);
+				}
+				json_object_set_new(k, tbl_ops[v->table.op], e);
+			} else if (v->table.op == VAR_TBL_DELETE) {
 				json_object_set_new(k, "delete", json_string(v->table.key));
 			} else {
 				json_t *e = json_object();
@@ -258,7 +350,12 @@ json_t *spec_dump_variants(const void *base, const struct spec_field *f)
 			break;
 		}
 		case VAR_KIND_FLAG:
-			k = spec_strv_json(&v->flag);
+			if (v->flag_key.name) {
+				k = spec_fields_json(&v->flag_key, flag_key_fields);
+				json_object_set(k, "value", v->flag_key.value);
+			} else {
+				k = spec_strv_json(&v->flag);
+			}
 			break;
 		case VAR_KIND_ENV:
 			k = spec_envv_json(&v->env);

@@ -5,7 +5,12 @@
  * uninterrupted one. Each table key has a true best "tile"; the speed of a
  * configuration is the product of per-key factors, with 3% seeded noise.
  *
- * usage: fakebench TABLE.json [SLEEP_MS]
+ * usage: fakebench TABLE.json [SLEEP_MS] [--config JSON]
+ *
+ * --config stands for a JSON-valued engine flag (vLLM's
+ * --compilation-config): without "level": 3 the speed halves, and a
+ * "sizes" list reaching 8 is 25% faster. FAKEBENCH_BOOST=1 in the
+ * environment is 20% faster. Neither changes the noise.
  */
 #include <jansson.h>
 #include <math.h>
@@ -71,6 +76,21 @@ int main(int argc, char **argv)
 		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 		nanosleep(&ts, NULL);
 	}
+	for (int i = 3; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--config"))
+			continue;
+		json_t *c = json_loads(argv[i + 1], 0, NULL);
+		json_t *sizes = c ? json_object_get(c, "sizes") : NULL;
+		if (!c || json_integer_value(json_object_get(c, "level")) != 3)
+			speed *= 0.5;
+		if (json_array_size(sizes) &&
+		    json_integer_value(json_array_get(sizes, json_array_size(sizes) - 1)) >= 8)
+			speed *= 1.25;
+		json_decref(c);
+	}
+	const char *boost = getenv("FAKEBENCH_BOOST");
+	if (boost && !strcmp(boost, "1"))
+		speed *= 1.2;
 	printf("{\"gflops\": %.6f, \"table_keys\": %zu}\n", speed, json_object_size(t));
 	json_decref(t);
 	return 0;

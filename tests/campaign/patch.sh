@@ -11,15 +11,9 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs
 W=$(mktemp -d /tmp/ratchet-patch-XXXXXX)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
-mkdir src
+patch_repo
 (
 	cd src
-	git init -q
-	echo 100 > speed.txt
-	cp speed.txt built.txt
-	git add .
-	git -c user.email=t@example.com -c user.name=t commit -qm init
-	echo 130 > speed.txt && git diff > ../faster.diff && git checkout -q speed.txt
 	echo BROKEN > speed.txt && git diff > ../broken.diff && git checkout -q speed.txt
 	# a patch that cannot apply: its context no longer matches
 	sed 's/^-100$/-7/' ../faster.diff > ../stale.diff

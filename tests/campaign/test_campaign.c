@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "db/journal.h"
@@ -259,12 +260,34 @@ static void test_journal_fault_hook(void **state)
 	assert_int_equal(open_intents(f), 0);
 }
 
+/* --until: the next occurrence of a local time, today or tomorrow; bad text refused. */
+static void test_budget_until(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	double now = 1764532800.0; /* 2025-11-30 20:00:00 UTC */
+	double at;
+	assert_int_equal(run_budget_until("21:30", now, &at), 0);
+	assert_true(at == now + 5400);
+	assert_int_equal(run_budget_until("07:00", now, &at), 0);
+	assert_true(at == now + 11 * 3600); /* tomorrow */
+	assert_int_equal(run_budget_until("20:00", now, &at), 0);
+	assert_true(at == now + 86400); /* now is not after now */
+	assert_int_equal(run_budget_until("20:00:01", now, &at), 0);
+	assert_true(at == now + 1);
+	const char *bad[] = { "24:00", "7", "07:60", "07:00:00x", "", "ab:cd" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(run_budget_until(bad[i], now, &at), RT_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_state_moves),
 		cmocka_unit_test(test_state_refused),
 		cmocka_unit_test(test_fingerprint_collisions),
+		cmocka_unit_test(test_budget_until),
 		cmocka_unit_test_setup_teardown(test_journal_entry_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_fault_hook, setup, teardown),
 	};
@@ -276,6 +299,7 @@ int main(void)
  *   test_state_moves             final states never move; running ones may fail or be interrupted
  *   test_state_refused           an illegal move is RT_ESTATE, writes nothing, stops the campaign
  *   test_fingerprint_collisions  inputs the old encoding confused get different fingerprints
+ *   test_budget_until            --until: today or tomorrow at that local time; bad text refused
  *   test_journal_entry_replaced  a failing write entry: the error, the open intent, recovery
  *   test_journal_fault_hook      the nth journal write fails, named; recovery after each
  */

@@ -542,6 +542,103 @@ static void test_fingerprints(void **state)
 	assert_string_equal(f1, f2);
 }
 
+/* One key inside a JSON-valued flag: the other keys stay, the = form stays,
+ * an absent flag starts from {}, a pointer reaches a nested key, revert
+ * pops it, and a value that is not an object is refused when planned. */
+static void test_flag_key(void **state)
+{
+	char *base[] = { "vllm", "serve", "m", "--compilation-config={\"level\":3,\"cudagraph_capture_sizes\":[1,2,4]}",
+			 NULL };
+	struct var_config cfg;
+	var_config_init(&cfg);
+	struct var_ctx ctx = ctx_for(&cfg, base);
+	struct var_def v1 = { .name = "cg8", .kind = VAR_KIND_FLAG,
+			      .flag_key = { "--compilation-config", "cudagraph_capture_sizes",
+					    json_pack("[iiii]", 1, 2, 4, 8) } };
+	struct var_def v2 = { .name = "kc", .kind = VAR_KIND_FLAG,
+			      .flag_key = { "--kernel-config", "/moe/block~1m", json_real(0.1) } };
+	struct var_plan p1 = { 0 }, p2 = { 0 };
+	char *d = do_apply(&v1, &ctx, &p1, 0);
+	assert_string_equal(d, "--compilation-config .cudagraph_capture_sizes: [1,2,4] -> [1,2,4,8]");
+	free(d);
+	d = do_apply(&v2, &ctx, &p2, 0);
+	assert_string_equal(d, "--kernel-config /moe/block~1m: unset -> 0.1");
+	free(d);
+	char **argv = var_config_argv(&cfg, base);
+	assert_string_equal(argv[3], "--compilation-config={\"level\":3,\"cudagraph_capture_sizes\":[1,2,4,8]}");
+	assert_string_equal(argv[4], "--kernel-config");
+	assert_string_equal(argv[5], "{\"moe\":{\"block/m\":0.1}}");
+	assert_null(argv[6]);
+	rt_argv_free(argv);
+	/* the change fingerprint holds the key and the value */
+	char f1[65], f2[65];
+	assert_int_equal(var_flag_ops.fingerprint(&v1, &ctx, f1, NULL), 0);
+	assert_int_equal(var_flag_ops.fingerprint(&v2, &ctx, f2, NULL), 0);
+	assert_string_not_equal(f1, f2);
+	do_revert(&v1, &ctx, &p1);
+	argv = var_config_argv(&cfg, base);
+	assert_string_equal(argv[3], base[3]);
+	rt_argv_free(argv);
+	do_revert(&v2, &ctx, &p2);
+	/* a flag whose value is not a JSON object is refused, naming it */
+	char *bad[] = { "vllm", "--compilation-config", "3", NULL };
+	struct var_ctx bctx = ctx_for(&cfg, bad);
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(var_flag_ops.plan(&v1, &bctx, &p1, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "--compilation-config: its value is not a JSON object"));
+	rt_sb_release(&err);
+	json_decref(v1.flag_key.value);
+	json_decref(v2.flag_key.value);
+	var_config_release(&cfg);
+}
+
+/* atomic: two new entries and a changed one as one change: one write, one
+ * revert, every other byte kept, each entry's before and after described. */
+static void test_table_atomic(void **state)
+{
+	put_file("attn.json", attn_json);
+	struct var_def_tbl_entry en[] = {
+		{ "D_GEQ_1024.Q_GEQ_256", json_pack("{s:i}", "BLOCK_M", 256) },
+		{ "D_GEQ_128.Q_GEQ_64", json_pack("{s:i}", "BLOCK_N", 32) },
+		{ "D_GEQ_2048", json_pack("{s:i}", "BLOCK_M", 512) },
+	};
+	struct var_def v = { .name = "two-new", .kind = VAR_KIND_TABLE };
+	v.table = (struct var_def_table){ .file = "attn.json", .op = VAR_TBL_SET, .atomic = true,
+					  .entries = en, .n_entries = 3 };
+	struct var_config cfg;
+	var_config_init(&cfg);
+	struct var_ctx ctx = ctx_for(&cfg, NULL);
+	struct var_plan p = { 0 };
+	char *d = do_apply(&v, &ctx, &p, 0);
+	assert_string_equal(d, "attn.json: 3 entries as one change\n"
+			       "  attn.json: + \"D_GEQ_1024.Q_GEQ_256\" {\"BLOCK_M\":256}\n"
+			       "  attn.json: \"D_GEQ_128.Q_GEQ_64\": BLOCK_N 16 -> 32\n"
+			       "  attn.json: + \"D_GEQ_2048\" {\"BLOCK_M\":512}");
+	free(d);
+	assert_int_equal(p.n, 1); /* one file, one journaled write */
+	char *now = get_file("attn.json");
+	/* the untouched entry keeps its bytes */
+	assert_non_null(strstr(now, "    \"D_GEQ_512.Q_GEQ_256\": {\n        \"BLOCK_M\": 64,\n        \"BLOCK_N\": 32\n    },"));
+	assert_non_null(strstr(now, "\"D_GEQ_2048\""));
+	free(now);
+	do_revert(&v, &ctx, &p);
+	now = get_file("attn.json");
+	assert_string_equal(now, attn_json);
+	free(now);
+	/* one entry missing for a delete refuses the whole change, nothing written */
+	struct var_def_tbl_entry del[] = { { "D_GEQ_128.Q_GEQ_64", NULL }, { "nope", NULL } };
+	struct var_def vd = { .name = "del", .kind = VAR_KIND_TABLE };
+	vd.table = (struct var_def_table){ .file = "attn.json", .op = VAR_TBL_DELETE, .atomic = true,
+					   .entries = del, .n_entries = 2 };
+	assert_null(do_apply(&vd, &ctx, &p, RT_ENOENT));
+	now = get_file("attn.json");
+	assert_string_equal(now, attn_json);
+	free(now);
+	for (size_t i = 0; i < 3; i++)
+		json_decref(en[i].value);
+	var_config_release(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,6 +648,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_yaml, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_yaml_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flag_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_env, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_patch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_file, setup, teardown),
@@ -567,6 +666,8 @@ int main(void)
  *   test_table_yaml         libyaml round trip: set/replace/delete, strings stay strings
  *   test_table_yaml_types   entries read with the spec's typing rule: an unchanged set is "no change"
  *   test_flag               replace "--x v" and "--x=v", append lone flag, negative value, revert
+ *   test_flag_key           one key in a JSON-valued flag: others kept, = form, pointer, revert, refusal
+ *   test_table_atomic       several entries as one write: others byte-identical, described, reverted as one
  *   test_env                unset -> value, value -> unset, effective env, revert
  *   test_patch              real git repo: plan files, apply+build, revert+build, build failure, no-apply
  *   test_file               swap and restore, describe hashes, missing source
