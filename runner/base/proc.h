@@ -12,6 +12,7 @@
 #ifndef RT_PROC_H
 #define RT_PROC_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runner/base/rt.h"
@@ -72,6 +73,9 @@ struct rt_proc_stat {
 /* Read /proc/PID/stat; RT_ENOENT when there is no such process, RT_EPARSE
  * when the file is not in the expected form. */
 int rt_proc_stat(pid_t pid, struct rt_proc_stat *out);
+/* Resident bytes of a process now (VmRSS of /proc/PID/status), 0 when it
+ * is gone or a kernel thread. */
+uint64_t rt_proc_rss(pid_t pid);
 
 /*
  * A process tree: a child started by rt_spawn (the leader, in its own

@@ -206,6 +206,21 @@ void rt_describe_status(int status, char *out, size_t n)
 		snprintf(out, n, "status %#x", status);
 }
 
+uint64_t rt_proc_rss(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
 int rt_proc_stat(pid_t pid, struct rt_proc_stat *out)
 {
 	char path[64], buf[1024];

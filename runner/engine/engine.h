@@ -1,15 +1,18 @@
 /*
- * The engine supervisor: starts the serving engine of one measurement from
- * argv in its own process group, captures its output into a size-capped log
- * while counting log events, waits for readiness, proves that what answers on
- * the port is the engine it started (listening socket owned by the child's
- * process tree, the per-launch nonce echoed, the expected model id), and
- * stops it by group.
+ * The engine supervisor: starts the serving engine of one or more
+ * measurements from argv in its own process group, captures its output into
+ * a size-capped log while counting log events, waits for readiness, proves
+ * that what answers on the port is the engine it started (listening socket
+ * owned by the child's process tree, the expected served name listed, the
+ * per-launch nonce echoed when there is one), asks its version, measures
+ * what it costs (ready time, the tree's peak RSS), records its provenance
+ * (engine_prov.c), and stops it by group.
  */
 #ifndef RT_ENGINE_H
 #define RT_ENGINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runner/base/proc.h"
@@ -27,6 +30,7 @@ struct run_engine_cfg {
 	const char *identity_path;   /* e.g. /v1/models; NULL: no model check */
 	const char *expected_model;  /* NULL: accept the first model seen */
 	const char *nonce;           /* NULL: no nonce check */
+	bool no_port_owner;          /* skip the port-owner proof (containers: see engine_ident.c) */
 	double stop_grace_s;         /* SIGTERM -> SIGKILL */
 	size_t log_cap;              /* bytes of log kept (events are counted on all of it) */
 	const char *const *event_names;  /* log-event counters */
@@ -53,6 +57,26 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err);
  * mismatch, RT_EPROC when the engine died. The model id seen is kept and
  * returned by run_engine_model(). */
 int run_engine_verify(struct run_engine *e, struct rt_sb *err);
+
+/* Ask the engine its version (vLLM GET /version, llama-server GET /props,
+ * SGLang GET /get_server_info; the first that answers), keep it and return
+ * it ("vllm 0.8.5"), or NULL when none answered. */
+const char *run_engine_fetch_version(struct run_engine *e);
+/* The version kept by run_engine_fetch_version, or NULL. */
+const char *run_engine_version(const struct run_engine *e);
+/* The version in the answer to GET path (one of the three above):
+ * "ENGINE VERSION", a new string; NULL when the answer has none. */
+char *run_engine_version_parse(const char *path, const char *body, size_t len);
+
+/* Seconds from start to the first 200 on ready_path; NAN before. */
+double run_engine_ready_s(const struct run_engine *e);
+/* Start a new window for the tree's peak RSS (one sample of a campaign). */
+void run_engine_rss_reset(struct run_engine *e);
+/* The largest RSS of the whole tree (bytes, VmRSS summed over its live
+ * processes, read every 100 ms) since the last reset. */
+uint64_t run_engine_rss_peak(struct run_engine *e);
+/* The live processes of the tree (a new array the caller frees); the count. */
+size_t run_engine_pids(struct run_engine *e, pid_t **out);
 
 /* Is it still answering? GET ready_path within timeout_s; RT_EPROC with
  * "engine stopped answering" (hung) or how it ended (crashed). */

@@ -23,7 +23,16 @@
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
-/* ---- engine: a server started for every measurement ---- */
+/* ---- engine: the server the benchmarks measure ---- */
+
+/* When a running engine is stopped and a new one started (engine.restart). */
+enum spec_restart {
+	SPEC_RESTART_ARM,    /* reused by consecutive samples of one arm within an iteration (default) */
+	SPEC_RESTART_SAMPLE, /* a fresh engine for every sample */
+	SPEC_RESTART_SWITCH, /* reused until the configuration under test changes, across iterations */
+};
+extern const char *const spec_restart_names[];
+
 struct spec_engine {
 	bool present;              /* false when the spec has no engine: */
 	struct rt_strv command;  /* argv; placeholders allowed */
@@ -37,6 +46,10 @@ struct spec_engine {
 	bool nonce_check;          /* identity must echo {nonce} (default: true when command uses {nonce}) */
 	double stop_grace_s;       /* SIGTERM -> SIGKILL grace, default 10 */
 	size_t log_cap_bytes;      /* engine log cap, default 64 MiB */
+	bool port_owner;           /* prove the port's owner is the engine's tree (default true; false for containers) */
+	enum spec_restart restart; /* engine lifetime, default arm */
+	int concurrent;            /* engines kept up at once (1 or 2: best and candidate), default 1 */
+	struct rt_strv provenance; /* optional command whose output is stored with each launch (pip freeze) */
 	struct rt_pos pos;
 };
 

@@ -82,6 +82,7 @@ void spec_free(struct spec *s)
 	free(e->ready_http);
 	free(e->identity_http);
 	free(e->model);
+	rt_strv_release(&e->provenance);
 	for (size_t i = 0; i < s->n_benches; i++)
 		bench_free(&s->benches[i]);
 	free(s->benches);
