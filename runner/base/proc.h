@@ -41,6 +41,11 @@ struct rt_spawn_opts {
  * "command not found") in err. */
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
 
+/* name resolved as execvp would through path (a PATH value; NULL: the
+ * default /usr/local/bin:/usr/bin:/bin): a new string, or NULL when not
+ * found. A name with a '/' is returned as it is. */
+char *rt_find_program(const char *name, const char *path);
+
 /* Wait up to timeout_s for pid; returns 1 and *status when it exited, 0 when
  * still running after the timeout. timeout_s < 0 waits forever. */
 int rt_wait_timeout(pid_t pid, double timeout_s, int *status);

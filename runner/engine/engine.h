@@ -98,6 +98,49 @@ long run_engine_event_count(struct run_engine *e, size_t i);
 /* How the engine ended ("exited with status 70"), or "" while running. */
 const char *run_engine_exit_text(struct run_engine *e);
 
+/* ---- provenance (engine_prov.c) ---- */
+
+/* Run argv in cwd with a timeout: stdout and stderr in out, the exit status
+ * in *status; 0, or an RT_E* when it could not run (the command benchmark's
+ * runner, run_bcmd_exec_simple, has this shape). */
+typedef int (*run_engine_exec_fn)(char *const *argv, const char *cwd, double timeout_s,
+				  struct rt_sb *out, int *status, struct rt_sb *err);
+
+/* What provenance is collected from. */
+struct run_engine_prov_in {
+	char *const *argv;          /* the launch's expanded argv */
+	const char *path;           /* the engine's PATH, NULL: the default */
+	const char *cwd;            /* its working folder */
+	const char *const *repos;   /* folders the campaign touches (workdir, patch dirs) */
+	size_t n_repos;             /* entries in repos */
+	char *const *command;       /* engine.provenance argv, or NULL */
+	run_engine_exec_fn exec;    /* runs git, docker/podman and the command */
+};
+
+/* A launch's provenance; every string owned, NULL when unknown. */
+struct run_engine_prov {
+	char *exe_path;             /* argv[0] resolved on PATH */
+	char exe_sha256[65];        /* of its bytes, "" when unreadable */
+	char *image_ref;            /* docker/podman run: the image as written */
+	char *image_digest;         /* its RepoDigests[0] or Id from `image inspect` */
+	char *repos;                /* JSON [{"path", "head", "dirty"}] of the git repositories */
+	char *extra;                /* engine.provenance's output, secrets redacted */
+	struct rt_sb note;          /* what could not be recorded, "; "-separated */
+};
+
+/* Collect (never fails: what is missing is said in p->note). Release with
+ * run_engine_prov_release. */
+void run_engine_prov_collect(const struct run_engine_prov_in *in, struct run_engine_prov *p);
+void run_engine_prov_release(struct run_engine_prov *p);
+/* How p differs from the campaign's first launch, appended to out ("" when
+ * it does not). built: the change under test rebuilds the engine, so its
+ * version, executable and repository heads are the change, not a drift. */
+void run_engine_prov_diff(const struct run_engine_prov *first, const char *first_version,
+			  const struct run_engine_prov *p, const char *version, bool built, struct rt_sb *out);
+/* The image of `docker run ...` / `podman run ...` (argv[0]'s base name
+ * docker or podman, argv[1] run), *tool set to argv[0]; NULL otherwise. */
+const char *run_engine_container_image(char *const *argv, const char **tool);
+
 /* Stops it if needed and frees everything. */
 void run_engine_free(struct run_engine *e);
 

@@ -245,17 +245,21 @@ static int check_model(struct run_engine *e, const struct oai_resp *r, const cha
 	json_t *data = root ? json_object_get(root, "data") : NULL;
 	const char *found = NULL;
 	struct rt_sb seen = RT_SB_INIT;
+	size_t nseen = 0;
 	for (size_t i = 0; json_is_array(data) && i < json_array_size(data) && !found; i++) {
 		const char *id = json_string_value(json_object_get(json_array_get(data, i), "id"));
 		if (!id)
 			continue;
-		rt_sb_addf(&seen, "%s'%s'", seen.len ? ", " : "", id);
+		rt_sb_addf(&seen, "%s'%s'", nseen++ ? ", " : "", id);
 		if (!e->cfg.expected_model || !strcmp(id, e->cfg.expected_model))
 			found = id;
 	}
 	int rc = 0;
-	if (!seen.len) {
+	if (!nseen) {
 		rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s: no data[].id in the answer", url);
+	} else if (!found && nseen == 1) {
+		rc = rt_errf(err, RT_EIDENTITY, "identity: model is %s, expected '%s'", seen.buf,
+			     e->cfg.expected_model);
 	} else if (!found) {
 		rc = rt_errf(err, RT_EIDENTITY, "identity: served models are %s, expected '%s'", seen.buf,
 			     e->cfg.expected_model);

@@ -417,6 +417,24 @@ const struct spec_bench *spec_bench_find(const struct spec *s, const char *name)
 /* Metric names a benchmark produces (explicit metrics, a built-in format's
  * metrics, the load generator's or the kernel benchmark's). */
 size_t spec_bench_metrics(const struct spec_bench *b, const char ***names);
+/* The engine's own cost, stored per sample under benchmark "engine" and
+ * usable in constraints (engine.ready_s <= 60s): name, unit. */
+#define SPEC_ENGINE_METRICS(X)                                   \
+	X(SPEC_EM_READY_S, "ready_s", "s")       /* start to ready */ \
+	X(SPEC_EM_RSS_PEAK, "rss_peak", "bytes") /* the tree's peak RSS during the sample */ \
+	X(SPEC_EM_DEVICE_MEM, "device_mem", "bytes") /* device memory of the tree's processes */
+enum spec_engine_metric {
+#define EM(e, name, unit) e,
+	SPEC_ENGINE_METRICS(EM)
+#undef EM
+	SPEC_EM_N
+};
+/* Name and unit of an engine metric. */
+const char *spec_engine_metric_name(enum spec_engine_metric m);
+const char *spec_engine_metric_unit(enum spec_engine_metric m);
+/* Its index, or -1 when there is no such engine metric. */
+int spec_engine_metric_find(const char *name);
+
 /* Which way is better for bench.metric. */
 enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric);
 
