@@ -70,7 +70,8 @@ struct camp_launch {
 
 /* An engine kept up between samples (pool.c). */
 struct camp_held {
-	struct camp_launch l;   /* the launch; l.eng runs */
+	bool up;                /* the slot holds a running engine */
+	struct camp_launch l;   /* the launch; l.eng runs (never moved: the engine points into it) */
 	char key[65];           /* its configuration: files' iteration, argv and env (sha256) */
 	int64_t iter;           /* iteration that last used it: its log is stored there */
 	uint64_t used;          /* tick of its last use: the oldest is stopped first */
@@ -79,8 +80,8 @@ struct camp_held {
 
 /* The engines up (at most engine.concurrent, 2). */
 struct camp_pool {
-	struct camp_held h[2];  /* the engines, h[0..n) */
-	size_t n;               /* engines up */
+	struct camp_held h[2];  /* slots, at most engine.concurrent of them up */
+	size_t n;               /* slots up */
 	uint64_t tick;          /* uses so far */
 	int launches;           /* engines started by this run */
 };

@@ -56,7 +56,8 @@ static void config_key(struct camp *c, int64_t key_iter, const struct var_config
 	rt_sb_release(&sb);
 }
 
-/* Stop held engine i, store its log where it was last used, forget it. */
+/* Stop held engine i, store its log where it was last used, free its slot.
+ * Slots never move: the engine keeps pointers into its launch (the nonce). */
 static void drop(struct camp *c, size_t i)
 {
 	struct camp_held *h = &c->pool.h[i];
@@ -64,14 +65,15 @@ static void drop(struct camp *c, size_t i)
 	if (h->log_name)
 		camp_store_engine_log(c, h->iter, h->l.eng, h->log_name);
 	camp_launch_release(&h->l);
-	c->pool.h[i] = c->pool.h[--c->pool.n];
-	memset(&c->pool.h[c->pool.n], 0, sizeof(c->pool.h[0]));
+	memset(h, 0, sizeof(*h));
+	c->pool.n--;
 }
 
 void camp_engines_stop(struct camp *c)
 {
-	while (c->pool.n)
-		drop(c, c->pool.n - 1);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(c->pool.h); i++)
+		if (c->pool.h[i].up)
+			drop(c, i);
 }
 
 /* Room for one more engine: under restart: arm, engines of an earlier
@@ -79,13 +81,14 @@ void camp_engines_stop(struct camp *c)
 static void make_room(struct camp *c, int64_t iter)
 {
 	const struct spec_engine *en = &c->s->engine;
-	for (size_t i = c->pool.n; i-- > 0;)
-		if (en->restart == SPEC_RESTART_ARM && c->pool.h[i].iter != iter)
+	const size_t slots = RT_ARRAY_SIZE(c->pool.h);
+	for (size_t i = 0; i < slots; i++)
+		if (c->pool.h[i].up && en->restart == SPEC_RESTART_ARM && c->pool.h[i].iter != iter)
 			drop(c, i);
 	while (c->pool.n && c->pool.n >= (size_t)en->concurrent) {
-		size_t old = 0;
-		for (size_t i = 1; i < c->pool.n; i++)
-			if (c->pool.h[i].used < c->pool.h[old].used)
+		size_t old = slots;
+		for (size_t i = 0; i < slots; i++)
+			if (c->pool.h[i].up && (old == slots || c->pool.h[i].used < c->pool.h[old].used))
 				old = i;
 		drop(c, old);
 	}
@@ -98,19 +101,21 @@ int camp_engine_get(struct camp *c, int64_t iter, int arm, const struct var_conf
 	char key[65];
 	config_key(c, key_iter, cfg, key);
 	struct camp_held *h = NULL;
-	for (size_t i = 0; i < c->pool.n && !h; i++)
-		if (!strcmp(c->pool.h[i].key, key) &&
+	for (size_t i = 0; i < RT_ARRAY_SIZE(c->pool.h) && !h; i++)
+		if (c->pool.h[i].up && !strcmp(c->pool.h[i].key, key) &&
 		    (c->s->engine.restart != SPEC_RESTART_ARM || c->pool.h[i].iter == iter))
 			h = &c->pool.h[i];
 	if (!h) {
 		make_room(c, iter);
-		h = &c->pool.h[c->pool.n];
-		memset(h, 0, sizeof(*h));
+		for (size_t i = 0; i < RT_ARRAY_SIZE(c->pool.h) && !h; i++)
+			if (!c->pool.h[i].up)
+				h = &c->pool.h[i];
 		int rc = camp_launch_engine(c, iter, arm, cfg, &h->l, err);
 		if (rc) {
 			camp_launch_release(&h->l);
 			return rc;
 		}
+		h->up = true;
 		c->pool.n++;
 		c->pool.launches++;
 		memcpy(h->key, key, sizeof(h->key));
@@ -124,8 +129,8 @@ int camp_engine_get(struct camp *c, int64_t iter, int arm, const struct var_conf
 
 void camp_engine_put(struct camp *c, struct camp_launch *l, bool failed, const char *log_name)
 {
-	for (size_t i = 0; i < c->pool.n; i++) {
-		if (&c->pool.h[i].l != l)
+	for (size_t i = 0; i < RT_ARRAY_SIZE(c->pool.h); i++) {
+		if (!c->pool.h[i].up || &c->pool.h[i].l != l)
 			continue;
 		c->pool.h[i].log_name = log_name;
 		if (failed || c->s->engine.restart == SPEC_RESTART_SAMPLE)
