@@ -73,7 +73,7 @@ double run_engine_ready_s(const struct run_engine *e);
 /* Start a new window for the tree's peak RSS (one sample of a campaign). */
 void run_engine_rss_reset(struct run_engine *e);
 /* The largest RSS of the whole tree (bytes, VmRSS summed over its live
- * processes, read every 100 ms) since the last reset. */
+ * processes, read every 200 ms) since the last reset. */
 uint64_t run_engine_rss_peak(struct run_engine *e);
 /* The live processes of the tree (a new array the caller frees); the count. */
 size_t run_engine_pids(struct run_engine *e, pid_t **out);

@@ -45,20 +45,33 @@ static struct run_engine_cfg sim_cfg(char **argv, int port)
 	return cfg;
 }
 
+/* The supervisor's simserve serving model, started and ready; the engine
+ * keeps pointers into cfg and argv: both are the caller's, static here. */
+static struct run_engine *start_sim(const char *model)
+{
+	static char ps[16], mod[64];
+	static char *argv[] = { NULL, "--port", ps, "--model", mod, NULL };
+	static struct run_engine_cfg cfg;
+	int port;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(run_engine_pick_port("127.0.0.1", &port, &err), 0);
+	snprintf(ps, sizeof(ps), "%d", port);
+	snprintf(mod, sizeof(mod), "%s", model);
+	argv[0] = simserve;
+	cfg = sim_cfg(argv, port);
+	struct run_engine *e;
+	assert_int_equal(run_engine_start(&cfg, &e, &err), 0);
+	assert_int_equal(run_engine_wait_ready(e, &err), 0);
+	rt_sb_release(&err);
+	return e;
+}
+
 /* The supervisor's own simserve: proven without a nonce. */
 static void test_own_engine_proven(void **state)
 {
 	(void)state;
-	int port;
 	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(run_engine_pick_port("127.0.0.1", &port, &err), 0);
-	char ps[16];
-	snprintf(ps, sizeof(ps), "%d", port);
-	char *argv[] = { simserve, "--port", ps, "--model", "served-x", NULL };
-	struct run_engine_cfg cfg = sim_cfg(argv, port);
-	struct run_engine *e;
-	assert_int_equal(run_engine_start(&cfg, &e, &err), 0);
-	assert_int_equal(run_engine_wait_ready(e, &err), 0);
+	struct run_engine *e = start_sim("served-x");
 	assert_int_equal(run_engine_verify(e, &err), 0);
 	assert_string_equal(run_engine_model(e), "served-x");
 	assert_true(run_engine_ready_s(e) > 0 && run_engine_ready_s(e) < 10);
@@ -128,16 +141,8 @@ static void test_foreign_server_refused(void **state)
 static void test_wrong_served_name(void **state)
 {
 	(void)state;
-	int port;
 	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(run_engine_pick_port("127.0.0.1", &port, &err), 0);
-	char ps[16];
-	snprintf(ps, sizeof(ps), "%d", port);
-	char *argv[] = { simserve, "--port", ps, "--model", "other", NULL };
-	struct run_engine_cfg cfg = sim_cfg(argv, port);
-	struct run_engine *e;
-	assert_int_equal(run_engine_start(&cfg, &e, &err), 0);
-	assert_int_equal(run_engine_wait_ready(e, &err), 0);
+	struct run_engine *e = start_sim("other");
 	assert_int_equal(run_engine_verify(e, &err), RT_EIDENTITY);
 	assert_non_null(strstr(err.buf, "model is 'other', expected 'served-x'"));
 	run_engine_free(e);
