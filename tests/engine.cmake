@@ -18,3 +18,9 @@ endif()
 # end against simserve; prints each policy's wall-clock.
 rt_add_test(test_engine_lifetime COMMAND sh ${CMAKE_SOURCE_DIR}/tests/engine/lifetime.sh
             TIMEOUT 300 LABELS e2e)
+
+# Each launch's provenance through a stand-in docker: image and digest (or
+# the reference alone, and why), executable sha256, git HEAD, the
+# provenance command's output redacted, and a changed launch flagged.
+rt_add_test(test_engine_provenance COMMAND sh ${CMAKE_SOURCE_DIR}/tests/engine/provenance.sh
+            TIMEOUT 180 LABELS e2e)

@@ -75,9 +75,12 @@ static bool run_one(run_engine_exec_fn exec, char *const *argv, const char *cwd,
 	rt_sb_reset(out);
 	int rc = exec(argv, cwd, 30, out, &status, &why);
 	bool ok = !rc && status == 0;
-	if (!ok)
-		rt_sb_addf(note, "%s`%s %s` %s", note->len ? "; " : "", argv[0], argv[1] ? argv[1] : "",
-			   rc ? why.buf : "failed");
+	if (!ok && rc)
+		rt_sb_addf(note, "%s`%s %s` could not run: %s", note->len ? "; " : "", argv[0],
+			   argv[1] ? argv[1] : "", why.buf);
+	else if (!ok)
+		rt_sb_addf(note, "%s`%s %s` exited with status %d: %.*s", note->len ? "; " : "", argv[0],
+			   argv[1] ? argv[1] : "", status, (int)strcspn(out->buf, "\n"), out->buf);
 	while (out->len && (out->buf[out->len - 1] == '\n' || out->buf[out->len - 1] == ' '))
 		out->buf[--out->len] = 0;
 	rt_sb_release(&why);
@@ -109,6 +112,8 @@ static void prov_image(struct run_engine_prov *p, char *const *argv, run_engine_
 	const char *img = run_engine_container_image(argv, &tool);
 	if (!img)
 		return;
+	if (p->exe_path)
+		tool = p->exe_path; /* the one the engine's PATH gave */
 	p->image_ref = xstrdup(img);
 	char *const inspect[] = { (char *)tool, "image", "inspect", "--format",
 				  "{{if .RepoDigests}}{{index .RepoDigests 0}}{{else}}{{.Id}}{{end}}",
@@ -209,12 +214,33 @@ static void diff_field(const char *what, const char *a, const char *b, struct rt
 	rt_sb_addf(out, "%s%s %.40s -> %.40s", out->len ? "; " : "", what, a ? a : "(none)", b ? b : "(none)");
 }
 
+/* Multi-line text (pip freeze): the first line that differs. */
+static void diff_lines(const char *what, const char *a, const char *b, struct rt_sb *out)
+{
+	if ((!a && !b) || (a && b && !strcmp(a, b)))
+		return;
+	a = a ? a : "";
+	b = b ? b : "";
+	int line = 1;
+	for (;;) {
+		size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+		if (la != lb || memcmp(a, b, la) || !a[la] || !b[lb]) {
+			rt_sb_addf(out, "%s%s, line %d: '%.*s' -> '%.*s'", out->len ? "; " : "", what, line,
+				   (int)(la < 60 ? la : 60), a, (int)(lb < 60 ? lb : 60), b);
+			return;
+		}
+		a += la + 1;
+		b += lb + 1;
+		line++;
+	}
+}
+
 void run_engine_prov_diff(const struct run_engine_prov *first, const char *first_version,
 			  const struct run_engine_prov *p, const char *version, bool built, struct rt_sb *out)
 {
 	diff_field("image", first->image_digest ? first->image_digest : first->image_ref,
 		   p->image_digest ? p->image_digest : p->image_ref, out);
-	diff_field("provenance output", first->extra, p->extra, out);
+	diff_lines("provenance output", first->extra, p->extra, out);
 	if (built)
 		return; /* the change under test rebuilt the engine: its bytes and HEADs are the change */
 	diff_field("engine version", first_version, version, out);
