@@ -307,9 +307,32 @@ CREATE TABLE findings (
   created_at    INTEGER NOT NULL
 );
 
+-- Every engine launch and its provenance (migration 006).
+CREATE TABLE launches (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER NOT NULL REFERENCES campaigns(id),
+  iteration_id  INTEGER REFERENCES iterations(id),
+  arm           TEXT NOT NULL,                -- best | cand
+  pgid          INTEGER,                      -- process group at launch
+  port          INTEGER NOT NULL,
+  ready_s       REAL,                         -- start to ready, seconds
+  version       TEXT,                         -- self-reported: GET /version, /props, /get_server_info
+  exe_path      TEXT,                         -- argv[0] resolved on PATH
+  exe_sha256    TEXT,
+  image_ref     TEXT,                         -- docker/podman run: the image as written
+  image_digest  TEXT,                         -- from `image inspect`, NULL when it could not run
+  repos         TEXT,                         -- JSON [{path, head, dirty}]
+  extra         TEXT,                         -- engine.provenance output, redacted
+  note          TEXT,                         -- what could not be recorded
+  differs       TEXT,                         -- vs the campaign's first launch, NULL: same
+  created_at    INTEGER NOT NULL
+);
+
 -- Indexes for `ratchet show` and the reports.
 CREATE INDEX regressions_iteration ON regressions(iteration_id);
 CREATE INDEX env_facts_iteration ON env_facts(iteration_id);
 CREATE INDEX artifacts_iteration ON artifacts(iteration_id);
 CREATE INDEX notes_by ON notes(by_iteration_id);
 CREATE INDEX intents_iteration ON intents(iteration_id);
+CREATE INDEX launches_campaign ON launches(campaign_id);
+CREATE INDEX launches_iteration ON launches(iteration_id);

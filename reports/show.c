@@ -3,12 +3,16 @@
  * its diff, every measurement summarised per metric and arm (n, median, MAD,
  * min, max), the statistics used for the decision, the gate run with its
  * flips against the baseline run, regressions, environment facts, log-event
- * counts, artifacts, notes, and the corrections and invalidations linked both
+ * counts, the engine launches with their provenance (flagged when one
+ * differs from the campaign's first), artifacts, notes, and the corrections and invalidations linked both
  * ways ("corrected by M" on N, "corrects N" on M). Text or one JSON document.
  */
 #include "reports/rep_int.h"
 
+#include <math.h>
 #include <string.h>
+
+#include "db/launches.h"
 
 /* Everything show prints, loaded up front. */
 struct show {
@@ -31,6 +35,8 @@ struct show {
 	size_t nnotes;
 	int64_t *note_cid;        /* per note: the campaign of its other iteration */
 	int parent_seq;           /* seq of the iteration it was applied on, -1: none */
+	struct db_launch *launches; /* engines it started, with their provenance */
+	size_t nlaunches;
 };
 
 static void show_release(struct show *s)
@@ -43,6 +49,7 @@ static void show_release(struct show *s)
 	db_q_flips_free(s->flips, s->nflips);
 	db_q_regrs_free(s->regr, s->nregr);
 	db_q_kvs_free(s->facts, s->nfacts);
+	db_launches_free(s->launches, s->nlaunches);
 	db_q_kvs_free(s->arts, s->narts);
 	db_notes_free(s->notes, s->nnotes);
 	free(s->note_cid);
@@ -95,6 +102,7 @@ static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *er
 	    (rc = db_q_regrs(db, cid, id, &s->regr, &s->nregr, err)) ||
 	    (rc = db_q_facts(db, cid, id, &s->facts, &s->nfacts, err)) ||
 	    (rc = db_q_artifacts(db, id, &s->arts, &s->narts, err)) ||
+	    (rc = db_launches_of(db, id, &s->launches, &s->nlaunches, err)) ||
 	    (rc = db_q_notes(db, cid, id, &s->notes, &s->nnotes, err)) ||
 	    (rc = load_refs(db, s, err)))
 		return rc;
@@ -258,6 +266,18 @@ static json_t *show_json(const struct show *s)
 						    (json_int_t)s->arts[i].size, "sha256",
 						    s->arts[i].sha256, "truncated", s->arts[i].truncated));
 	json_object_set_new(doc, "artifacts", ar);
+	json_t *la = json_array();
+	for (size_t i = 0; i < s->nlaunches; i++) {
+		const struct db_launch *l = &s->launches[i];
+		json_array_append_new(la, json_pack("{s:s?,s:I,s:o,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
+						    "arm", l->arm, "port", (json_int_t)l->port, "ready_s",
+						    isnan(l->ready_s) ? json_null() : json_real(l->ready_s),
+						    "version", l->version, "exe", l->exe_path, "exe_sha256",
+						    l->exe_sha256, "image", l->image_ref, "image_digest",
+						    l->image_digest, "repos", l->repos, "provenance", l->extra, "note", l->note,
+						    "differs", l->differs));
+	}
+	json_object_set_new(doc, "launches", la);
 	notes_json(s, doc);
 	return doc;
 }
@@ -557,6 +577,45 @@ static void text_env(const struct show *s, struct rt_sb *sb, bool color)
 	}
 }
 
+/* One provenance line, when there is something to say. */
+static void prov_line(struct rt_sb *sb, const char *what, const char *v)
+{
+	if (!v)
+		return;
+	rt_sb_addf(sb, "    %-13s", what);
+	rep_term_escape(sb, v);
+	rt_sb_adds(sb, "\n");
+}
+
+/* The engines the iteration started, each with its provenance. */
+static void text_launches(const struct show *s, struct rt_sb *sb, bool color)
+{
+	if (s->nlaunches)
+		head(sb, color, "engine launches");
+	for (size_t i = 0; i < s->nlaunches; i++) {
+		const struct db_launch *l = &s->launches[i];
+		rt_sb_addf(sb, "  %s, port %d", l->arm, l->port);
+		if (!isnan(l->ready_s))
+			rt_sb_addf(sb, ", ready in %.2fs", l->ready_s);
+		rt_sb_adds(sb, "\n");
+		if (l->differs) {
+			rt_sb_addf(sb, "    %sDIFFERS from the campaign's first launch:%s ", rep_ansi(color, "red"),
+				   rep_ansi(color, "reset"));
+			rep_term_escape(sb, l->differs);
+			rt_sb_adds(sb, "\n");
+		}
+		prov_line(sb, "version", l->version ? l->version : "(the engine did not say)");
+		prov_line(sb, "executable", l->exe_path);
+		prov_line(sb, "sha256", l->exe_sha256);
+		prov_line(sb, "image", l->image_ref);
+		prov_line(sb, "image digest", l->image_digest);
+		prov_line(sb, "repositories", l->repos);
+		prov_line(sb, "not recorded", l->note);
+		if (l->extra)
+			rt_sb_addf(sb, "    %-13s%zu bytes (show --json)\n", "provenance", strlen(l->extra));
+	}
+}
+
 /* Notes, and corrections and invalidations linked both ways. */
 static void text_notes(const struct show *s, struct rt_sb *sb, bool color)
 {
@@ -599,6 +658,7 @@ static void show_text(const struct show *s, struct rt_sb *sb, bool color)
 	text_gate(s, sb, color);
 	text_regressions(s, sb, color);
 	text_env(s, sb, color);
+	text_launches(s, sb, color);
 	text_notes(s, sb, color);
 }
 

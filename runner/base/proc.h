@@ -12,6 +12,7 @@
 #ifndef RT_PROC_H
 #define RT_PROC_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runner/base/rt.h"
@@ -39,6 +40,11 @@ struct rt_spawn_opts {
  * one) before exec and becomes the tree's leader. Returns 0 and *pid, or RT_EPROC with the reason (including
  * "command not found") in err. */
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
+
+/* name resolved as execvp would through path (a PATH value; NULL: the
+ * default /usr/local/bin:/usr/bin:/bin): a new string, or NULL when not
+ * found. A name with a '/' is returned as it is. */
+char *rt_find_program(const char *name, const char *path);
 
 /* Wait up to timeout_s for pid; returns 1 and *status when it exited, 0 when
  * still running after the timeout. timeout_s < 0 waits forever. */
@@ -72,6 +78,9 @@ struct rt_proc_stat {
 /* Read /proc/PID/stat; RT_ENOENT when there is no such process, RT_EPARSE
  * when the file is not in the expected form. */
 int rt_proc_stat(pid_t pid, struct rt_proc_stat *out);
+/* Resident bytes of a process now (VmRSS of /proc/PID/status), 0 when it
+ * is gone or a kernel thread. */
+uint64_t rt_proc_rss(pid_t pid);
 
 /*
  * A process tree: a child started by rt_spawn (the leader, in its own

@@ -52,15 +52,12 @@ static char **make_env(const struct rt_envmod *env, size_t n_env)
 	return e;
 }
 
-/* argv[0] resolved through the child's PATH, or NULL. */
-static char *find_program(const char *name, char **envp)
+char *rt_find_program(const char *name, const char *path)
 {
 	if (strchr(name, '/'))
 		return xstrdup(name);
-	const char *path = "/usr/local/bin:/usr/bin:/bin";
-	for (char **p = envp; *p; p++)
-		if (strncmp(*p, "PATH=", 5) == 0)
-			path = *p + 5;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
 	for (const char *s = path;;) {
 		const char *c = strchr(s, ':');
 		size_t n = c ? (size_t)(c - s) : strlen(s);
@@ -72,6 +69,16 @@ static char *find_program(const char *name, char **envp)
 			return NULL;
 		s = c + 1;
 	}
+}
+
+/* argv[0] resolved through the child's PATH, or NULL. */
+static char *find_program(const char *name, char **envp)
+{
+	const char *path = NULL;
+	for (char **p = envp; *p; p++)
+		if (strncmp(*p, "PATH=", 5) == 0)
+			path = *p + 5;
+	return rt_find_program(name, path);
 }
 
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err)
@@ -204,6 +211,21 @@ void rt_describe_status(int status, char *out, size_t n)
 		snprintf(out, n, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
 		snprintf(out, n, "status %#x", status);
+}
+
+uint64_t rt_proc_rss(pid_t pid)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
 }
 
 int rt_proc_stat(pid_t pid, struct rt_proc_stat *out)

@@ -8,6 +8,10 @@
  *              back (journaled moves, patches, builds)
  *   measure.c  samples: the engine started and proven, every benchmark run
  *              once, stored; the A/B schedule of slots
+ *   pool.c     the engines kept up between samples (engine.restart,
+ *              engine.concurrent)
+ *   prov.c     each launch's provenance, stored and compared with the
+ *              campaign's first
  *   decide.c   the decision rule, constraints, a greedy trial's role, the
  *              gate, and recording an iteration's end in one transaction
  *   iter.c     the iteration state machine, the baseline, and one iteration
@@ -48,6 +52,40 @@ struct series {
 	size_t alloc[2]; /* room in each arm */
 };
 
+/* One launch of the engine. */
+struct camp_launch {
+	struct run_engine *eng; /* running engine, or NULL */
+	struct spec_vars vars;  /* placeholder values of this launch */
+	char nonce[33];         /* per-launch nonce */
+	char **argv;            /* expanded engine argv (owned) */
+	struct rt_envmod *env;  /* engine env (owned strings) */
+	size_t n_env;           /* entries in env */
+	const char **ev_names;  /* log-event names (owned array, borrowed strings) */
+	const char **ev_regex;  /* their patterns, likewise */
+	char *ready_path;       /* engine.ready.http, expanded (owned) */
+	char *identity_path;    /* engine.identity.http, expanded, or NULL (owned) */
+	char *model;            /* engine.identity.model, expanded, or NULL (owned) */
+	long *ev_counted;       /* per log event: the count already given to its samples (owned) */
+};
+
+/* An engine kept up between samples (pool.c). */
+struct camp_held {
+	bool up;                /* the slot holds a running engine */
+	struct camp_launch l;   /* the launch; l.eng runs (never moved: the engine points into it) */
+	char key[65];           /* its configuration: files' iteration, argv and env (sha256) */
+	int64_t iter;           /* iteration that last used it: its log is stored there */
+	uint64_t used;          /* tick of its last use: the oldest is stopped first */
+	const char *log_name;   /* name its log is stored under when stopped, NULL: not stored */
+};
+
+/* The engines up (at most engine.concurrent, 2). */
+struct camp_pool {
+	struct camp_held h[2];  /* slots, at most engine.concurrent of them up */
+	size_t n;               /* slots up */
+	uint64_t tick;          /* uses so far */
+	int launches;           /* engines started by this run */
+};
+
 /* The state of one running campaign. */
 struct camp {
 	struct db *db;                     /* the store */
@@ -67,6 +105,9 @@ struct camp {
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
+	struct camp_pool pool;             /* engines kept up between samples */
+	bool devmem_said;                  /* why device memory is unavailable was recorded */
+	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
 };
 
 /* ---- loop.c ---- */
@@ -163,27 +204,37 @@ struct series *camp_series_get(struct series **v, size_t *n, const char *bench, 
 struct series *camp_series_find(struct series *v, size_t n, const char *bench, const char *metric);
 void camp_series_free(struct series *v, size_t n);
 
-/* One launch of the engine. */
-struct camp_launch {
-	struct run_engine *eng; /* running engine, or NULL */
-	struct spec_vars vars;  /* placeholder values of this launch */
-	char nonce[33];         /* per-launch nonce */
-	char **argv;            /* expanded engine argv (owned) */
-	struct rt_envmod *env;  /* engine env (owned strings) */
-	size_t n_env;           /* entries in env */
-	const char **ev_names;  /* log-event names (owned array, borrowed strings) */
-	const char **ev_regex;  /* their patterns, likewise */
-};
-/* Start the engine for a configuration, record its process group (a
- * failure to is camp_fatal) and wait until it is ready. On failure the
+/* Start the engine for a configuration of arm, record its process group (a
+ * failure to is camp_fatal), wait until it is ready, ask its version and
+ * record its provenance (camp_prov_record). On failure the
  * engine is stopped (its log stored) and l->eng is NULL. */
-int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cfg,
+int camp_launch_engine(struct camp *c, int64_t iter, int arm, const struct var_config *cfg,
 		       struct camp_launch *l, struct rt_sb *err);
 void camp_launch_release(struct camp_launch *l);
 /* Logs and outputs, stored with secrets redacted; a failure warns. */
 void camp_store_artifact(struct camp *c, int64_t iter, const char *kind, const char *name,
 			 const char *data, size_t len, bool truncated);
 void camp_store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, const char *name);
+/* ---- pool.c ---- */
+/* The engine for a sample of arm (0 best, 1 candidate; a gate uses the arm
+ * whose configuration it runs) of iteration iter on cfg: the one kept up
+ * with the same configuration, else a new launch (stopping what
+ * engine.restart and engine.concurrent say must go). *out belongs to the
+ * pool until camp_engine_put. Its identity is not proven here. */
+int camp_engine_get(struct camp *c, int64_t iter, int arm, const struct var_config *cfg,
+		    struct camp_launch **out, struct rt_sb *err);
+/* After the sample: kept for the next one, or stopped (a failure, restart:
+ * sample); log_name (NULL: none) names its log when it is stopped. */
+void camp_engine_put(struct camp *c, struct camp_launch *l, bool failed, const char *log_name);
+/* Stop every engine kept up (the end of a run), storing their logs. */
+void camp_engines_stop(struct camp *c);
+
+/* ---- prov.c ---- */
+/* Record a ready launch of arm in `launches`: its provenance, version and
+ * ready time, and how it differs from the campaign's first launch (said on
+ * the run's output too). A failure to store warns. */
+void camp_prov_record(struct camp *c, int64_t iter, int arm, struct camp_launch *l);
+
 /* One measurement of one arm (0 best, 1 candidate): every benchmark once,
  * stored and added to the series. RT_EIDENTITY when the endpoint or the
  * device could not be proven (the samples are stored invalid, not used);

@@ -159,17 +159,20 @@ enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,
 	      struct run_gate_result *gr, struct rt_sb *err)
 {
-	struct camp_launch l = { 0 };
+	struct camp_launch *l = NULL;
 	int rc = 0;
 	const char *url = c->s->gate.endpoint;
 	const char *model = c->s->gate.model;
 	if (c->s->engine.present && !url) {
-		rc = camp_launch_engine(c, iter, cfg, &l, err);
-		if (!rc)
-			rc = run_engine_verify(l.eng, err);
+		/* the baseline's configuration (no best yet), else the candidate's */
+		rc = camp_engine_get(c, iter, c->best_iter ? 1 : 0, cfg, &l, err);
+		if (!rc && (rc = run_engine_verify(l->eng, err)))
+			camp_engine_put(c, l, true, "engine-gate.log");
 		if (!rc) {
-			url = run_engine_url(l.eng);
-			model = model ? model : run_engine_model(l.eng);
+			url = run_engine_url(l->eng);
+			model = model ? model : run_engine_model(l->eng);
+		} else {
+			l = NULL;
 		}
 	}
 	if (!rc && !url)
@@ -179,15 +182,11 @@ int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,
 				  err);
 		if (rc > 0)
 			rc = 0; /* the run id: a pass or a fail, gr->passed says which */
-		if (!rc && l.eng && (rc = run_engine_verify(l.eng, err)))
+		if (!rc && l && (rc = run_engine_verify(l->eng, err)))
 			rt_errf(err, 0, " (after the gate)");
 	}
-	if (l.eng) {
-		run_engine_stop(l.eng);
-		if (rc)
-			camp_store_engine_log(c, iter, l.eng, "engine-gate.log");
-	}
-	camp_launch_release(&l);
+	if (l)
+		camp_engine_put(c, l, rc != 0, rc ? "engine-gate.log" : NULL);
 	return rc;
 }
 

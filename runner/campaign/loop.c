@@ -519,6 +519,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	int rc = preflight(s, err);
 	if (!rc)
 		rc = campaign(&c, &lease, res, err);
+	camp_engines_stop(&c); /* those kept up between samples */
 	camp_lease_release(&lease);
 	camp_jsys_fault_at(0);
 	rep_progress_release(&c.prog);

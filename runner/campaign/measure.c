@@ -1,18 +1,22 @@
 /*
- * Samples (see campaign_int.h): one measurement of one arm starts the engine
- * for that configuration (if the spec has one), proves its identity, runs
- * every benchmark of the spec once, proves the identity again, checks that
- * it still answers, stores the metrics and the log-event counts, and stops
- * it by process group. There is no limit on the number of benchmarks or log
- * events. Also the A/B schedule of slots (camp_slot).
+ * Samples (see campaign_int.h): one measurement of one arm takes the engine
+ * for that configuration from the pool (pool.c: started, or kept up from an
+ * earlier sample), proves its identity, runs every benchmark of the spec
+ * once, proves the identity again, checks that it still answers, stores the
+ * metrics, the engine's cost (benchmark "engine") and the log events counted
+ * during the sample, and gives the engine back to the pool. There is no
+ * limit on the number of benchmarks or log events. Also the A/B schedule of
+ * slots (camp_slot).
  */
 #include "runner/campaign/campaign_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "runner/bench/bench.h"
+#include "runner/device/dev.h"
 
 /* ---- series ---- */
 
@@ -118,10 +122,15 @@ void camp_launch_release(struct camp_launch *l)
 	free(l->env);
 	free(l->ev_names);
 	free(l->ev_regex);
+	free(l->ready_path);
+	free(l->identity_path);
+	free(l->model);
+	free(l->ev_counted);
 	memset(l, 0, sizeof(*l));
 }
 
-/* argv, env and log-event counters of a launch, placeholders expanded. */
+/* argv, env, identity fields and log-event counters of a launch,
+ * placeholders expanded. */
 static void launch_prepare(struct camp *c, const struct var_config *cfg, struct camp_launch *l)
 {
 	const struct spec_engine *en = &c->s->engine;
@@ -141,16 +150,20 @@ static void launch_prepare(struct camp *c, const struct var_config *cfg, struct 
 		l->env[l->n_env].value = env.v[i].value ? spec_expand(env.v[i].value, &l->vars) : NULL;
 	}
 	rt_envv_release(&env);
+	l->ready_path = spec_expand(en->ready_http, &l->vars);
+	l->identity_path = en->identity_http ? spec_expand(en->identity_http, &l->vars) : NULL;
+	l->model = en->model ? spec_expand(en->model, &l->vars) : NULL;
 	size_t ne = c->s->n_log_events;
 	l->ev_names = xcalloc(ne + 1, sizeof(char *));
 	l->ev_regex = xcalloc(ne + 1, sizeof(char *));
+	l->ev_counted = xcalloc(ne + 1, sizeof(long));
 	for (size_t i = 0; i < ne; i++) {
 		l->ev_names[i] = c->s->log_events[i].name;
 		l->ev_regex[i] = c->s->log_events[i].regex;
 	}
 }
 
-int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cfg,
+int camp_launch_engine(struct camp *c, int64_t iter, int arm, const struct var_config *cfg,
 		       struct camp_launch *l, struct rt_sb *err)
 {
 	const struct spec_engine *en = &c->s->engine;
@@ -158,20 +171,21 @@ int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cf
 	int rc;
 	if (!port && (rc = run_engine_pick_port(en->host, &port, err)))
 		return rc;
-	if ((rc = run_engine_port_check(en->host, port, en->identity_http ? en->identity_http : en->ready_http, err)))
-		return rc;
 	random_nonce(l->nonce);
 	l->vars.port = port;
 	l->vars.workdir = c->s->workdir;
 	l->vars.nonce = l->nonce;
 	l->vars.iteration = c->seq;
 	launch_prepare(c, cfg, l);
+	if ((rc = run_engine_port_check(en->host, port, l->identity_path ? l->identity_path : l->ready_path, err)))
+		return rc;
 	struct run_engine_cfg ec = {
 		.argv = l->argv, .env = l->env, .n_env = l->n_env, .cwd = c->s->workdir,
-		.host = en->host, .port = port, .ready_path = en->ready_http,
-		.ready_timeout_s = en->ready_timeout_s, .identity_path = en->identity_http,
-		.expected_model = en->model ? en->model : c->baseline_model,
-		.nonce = en->nonce_check ? l->nonce : NULL, .stop_grace_s = en->stop_grace_s,
+		.host = en->host, .port = port, .ready_path = l->ready_path,
+		.ready_timeout_s = en->ready_timeout_s, .identity_path = l->identity_path,
+		.expected_model = l->model ? l->model : c->baseline_model,
+		.nonce = en->nonce_check ? l->nonce : NULL, .no_port_owner = !en->port_owner,
+		.stop_grace_s = en->stop_grace_s,
 		.log_cap = en->log_cap_bytes, .event_names = l->ev_names, .event_regex = l->ev_regex,
 		.n_events = c->s->n_log_events,
 	};
@@ -185,6 +199,10 @@ int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cf
 		rc = camp_fatal(c, rc);
 	else if ((rc = run_engine_wait_ready(l->eng, err)))
 		not_ready = true;
+	if (!rc) {
+		run_engine_fetch_version(l->eng);
+		camp_prov_record(c, iter, arm, l);
+	}
 	if (rc) {
 		/* Stopped here: the caller sees no engine. */
 		run_engine_stop(l->eng);
@@ -204,8 +222,10 @@ static const char *const arm_names[] = { "best", "cand" };
 struct sample {
 	struct run_bench_out *outs; /* one per benchmark run so far */
 	size_t done;                /* benchmarks run (outs initialised) */
-	double *ev;                 /* log-event counts, one per spec log event */
+	double *ev;                 /* log-event counts during the sample, one per spec log event */
 	size_t nev;                 /* counts taken (0 without an engine) */
+	double em[SPEC_EM_N];       /* the engine's cost (spec.h SPEC_ENGINE_METRICS), NAN: not measured */
+	size_t nem;                 /* SPEC_EM_N with an engine, else 0 */
 };
 
 static void sample_release(struct sample *sm)
@@ -308,6 +328,10 @@ static int store_sample(struct camp *c, int64_t iter, int arm, int rep, const st
 	for (size_t i = 0; i < sm->nev && !rc; i++)
 		rc = db_measure_add(c->db, iter, an, "log", c->s->log_events[i].name, rep, sm->ev[i],
 				    "count", err);
+	for (size_t i = 0; i < sm->nem && !rc; i++)
+		if (!isnan(sm->em[i]))
+			rc = db_measure_add(c->db, iter, an, "engine", spec_engine_metric_name(i), rep, sm->em[i],
+					    spec_engine_metric_unit(i), err);
 	if (!rc && bad)
 		rc = db_measure_invalidate(c->db, iter, an, rep, bad_reason, err);
 	if (rc)
@@ -329,6 +353,11 @@ static void add_series(struct camp *c, int arm, const struct sample *sm, struct 
 	for (size_t i = 0; i < sm->nev; i++)
 		series_add(camp_series_get(ser, nser, "log", c->s->log_events[i].name, "count"), arm,
 			   sm->ev[i]);
+	for (size_t i = 0; i < sm->nem; i++)
+		if (!isnan(sm->em[i]))
+			series_add(camp_series_get(ser, nser, "engine", spec_engine_metric_name(i),
+						   spec_engine_metric_unit(i)),
+				   arm, sm->em[i]);
 }
 
 /* After the benchmarks: a hung engine fails the measurement; then its
@@ -341,38 +370,90 @@ static int engine_after(struct run_engine *e, struct rt_sb *err)
 	return rc;
 }
 
+/* Device memory of the engine's processes, through the device backends;
+ * NAN when none can tell (why recorded once as fact engine.device_mem). */
+static double device_mem(struct camp *c, int64_t iter, struct run_engine *e)
+{
+	pid_t *pids;
+	size_t n = run_engine_pids(e, &pids);
+	uint64_t bytes = 0;
+	struct rt_sb why = RT_SB_INIT, ferr = RT_SB_INIT;
+	int answered = dev_proc_mem(pids, n, &bytes, &why);
+	if (!answered && !c->devmem_said) {
+		c->devmem_said = true;
+		char *v = xasprintf("unavailable: %s", why.buf);
+		if (db_fact_add(c->db, c->cid, iter, "engine.device_mem", v, &ferr))
+			camp_warn(c, "engine.device_mem", &ferr);
+		free(v);
+	}
+	free(pids);
+	rt_sb_release(&why);
+	rt_sb_release(&ferr);
+	return answered ? (double)bytes : NAN;
+}
+
+/* The engine's side of a sample: the log events counted since its last
+ * sample (since its start for the first: start-up lines count there), and
+ * what it cost. */
+static void engine_readings(struct camp *c, int64_t iter, struct camp_launch *l, struct sample *sm)
+{
+	struct run_engine *e = l->eng;
+	sm->nev = c->s->n_log_events;
+	sm->ev = xcalloc(sm->nev + 1, sizeof(double));
+	for (size_t i = 0; i < sm->nev; i++) {
+		long now = run_engine_event_count(e, i);
+		sm->ev[i] = (double)(now - l->ev_counted[i]);
+		l->ev_counted[i] = now;
+	}
+	sm->nem = SPEC_EM_N;
+	sm->em[SPEC_EM_READY_S] = run_engine_ready_s(e);
+	sm->em[SPEC_EM_RSS_PEAK] = (double)run_engine_rss_peak(e);
+	sm->em[SPEC_EM_DEVICE_MEM] = device_mem(c, iter, e);
+}
+
+/* The engine of a sample, proven before its benchmarks, with a new window
+ * for its peak RSS. */
+static int engine_before(struct camp *c, int64_t iter, int arm, const struct var_config *cfg,
+			 struct camp_launch **l, struct rt_sb *err)
+{
+	rep_progress_phase(&c->prog, c->seq, c->variant, "start");
+	int rc = camp_engine_get(c, iter, arm, cfg, l, err);
+	if (rc)
+		return rc;
+	struct run_engine *e = (*l)->eng;
+	(*l)->vars.iteration = c->seq; /* a kept engine serves a later iteration */
+	if ((rc = run_engine_verify(e, err)))
+		return rc;
+	if (!c->baseline_model && run_engine_model(e))
+		c->baseline_model = xstrdup(run_engine_model(e));
+	run_engine_rss_reset(e);
+	return 0;
+}
+
 int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
 		 struct series **ser, size_t *nser, struct rt_sb *err)
 {
-	struct camp_launch l = { 0 };
+	struct camp_launch none = { 0 }, *l = &none;
 	struct sample sm = { 0 };
 	const char *log_name = arm ? "engine-cand.log" : "engine-best.log";
 	int rc = 0;
-	l.vars.workdir = c->s->workdir;
-	l.vars.iteration = c->seq;
-	l.vars.nonce = "";
-	if (c->s->engine.present) {
-		rep_progress_phase(&c->prog, c->seq, c->variant, "start");
-		rc = camp_launch_engine(c, iter, cfg, &l, err);
-		if (!rc && (rc = run_engine_verify(l.eng, err)))
-			log_name = "engine-identity-failure.log";
-		if (!rc && !c->baseline_model && run_engine_model(l.eng))
-			c->baseline_model = xstrdup(run_engine_model(l.eng));
-	}
+	none.vars.workdir = c->s->workdir;
+	none.vars.iteration = c->seq;
+	none.vars.nonce = "";
+	if (c->s->engine.present && (rc = engine_before(c, iter, arm, cfg, &l, err)) == RT_EIDENTITY)
+		log_name = "engine-identity-failure.log";
 	if (!rc) {
 		rep_progress_phase(&c->prog, c->seq, c->variant, "bench");
 		rep_progress_sample(&c->prog, arm, rep + 1);
-		rc = run_benches(c, iter, arm, rep, cfg, &l, &sm, err);
-		if (!rc && l.eng)
-			rc = engine_after(l.eng, err);
+		rc = run_benches(c, iter, arm, rep, cfg, l, &sm, err);
+		if (!rc && l->eng)
+			rc = engine_after(l->eng, err);
 		if (!rc)
 			rc = check_device(c, iter, &sm, err);
 		/* Samples of an unproven endpoint or device are stored invalid. */
 		bool bad = rc == RT_EIDENTITY;
-		sm.nev = l.eng ? c->s->n_log_events : 0;
-		sm.ev = xcalloc(sm.nev + 1, sizeof(double));
-		for (size_t i = 0; i < sm.nev; i++)
-			sm.ev[i] = (double)run_engine_event_count(l.eng, i);
+		if (l->eng)
+			engine_readings(c, iter, l, &sm);
 		if (!rc || bad) {
 			char *reason = xstrdup(err->buf); /* err may grow while it is stored */
 			int src = store_sample(c, iter, arm, rep, &sm, bad, reason, err);
@@ -383,13 +464,9 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 				add_series(c, arm, &sm, ser, nser);
 		}
 	}
-	if (l.eng) {
-		run_engine_stop(l.eng);
-		if (rc || arm == 1)
-			camp_store_engine_log(c, iter, l.eng, log_name);
-	}
+	if (l->eng)
+		camp_engine_put(c, l, rc != 0, rc || arm == 1 ? log_name : NULL);
 	sample_release(&sm);
-	camp_launch_release(&l);
 	return rc;
 }
 

@@ -64,6 +64,28 @@ int dev_driver_count(struct dev_driver *drv, const char *backend, int *n, struct
 	return 0;
 }
 
+int dev_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *why)
+{
+	size_t nb;
+	const struct dev_ops *const *b = dev_backends(&nb);
+	int answered = 0;
+	*bytes = 0;
+	for (size_t i = 0; i < nb; i++) {
+		if (!strcmp(b[i]->name, "host"))
+			continue; /* host memory is the engine's RSS, measured apart */
+		struct rt_sb e = RT_SB_INIT;
+		uint64_t v = 0;
+		if (!b[i]->proc_mem)
+			rt_sb_addf(&e, "%s: per-process memory not supported", b[i]->name);
+		else if (!b[i]->proc_mem(pids, n, &v, &e))
+			answered++, *bytes += v;
+		if (e.len)
+			rt_sb_addf(why, "%s%s", why->len ? "; " : "", e.buf);
+		rt_sb_release(&e);
+	}
+	return answered;
+}
+
 int dev_driver_info_init(struct dev_driver *drv, const char *backend, int index,
 			 struct dev_info *o, struct rt_sb *err)
 {

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "runner/base/rt.h"
 
@@ -116,6 +117,11 @@ struct dev_ops {
 	 * RT_ENOMEM. */
 	int (*fma_kernel)(void *d, void **mod, void **kern, struct dev_launch *l, void **args,
 			  size_t *nargs, double *flops, struct rt_sb *err);
+	/* Optional (NULL: "not supported"): the memory that the processes pids
+	 * hold on every device of the backend, summed into *bytes. Needs no
+	 * opened device. RT_ENODEV (driver library or device missing), RT_EIO
+	 * (the driver refused, or cannot tell per process). */
+	int (*proc_mem)(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *err);
 };
 
 extern const struct dev_ops dev_host_ops;
@@ -128,6 +134,16 @@ extern const struct dev_ops dev_ze_ops;
 const struct dev_ops *const *dev_backends(size_t *n);
 /* By name; NULL (with "unknown backend 'x' (did you mean ...)" in err) if none. */
 const struct dev_ops *dev_backend_find(const char *name, struct rt_sb *err);
+
+/* Device memory held by the processes pids (an engine's tree), summed
+ * over the GPU backends that can tell (cuda: NVML); the host backend's
+ * answer (their RSS) is not counted. Returns how many backends answered;
+ * why gets "backend: reason" for each that could not ("cuda: no device:
+ * libnvidia-ml.so.1: cannot open shared object file"). */
+int dev_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *why);
+/* NVML's per-process memory (dev_nvml.c), the cuda backend's proc_mem,
+ * built or not: the library is dlopen'ed. */
+int dev_nvml_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *err);
 
 /* ---- an opened device ---- */
 struct dev {

@@ -436,5 +436,6 @@ const struct dev_ops dev_cuda_ops = {
 	.timer_begin = cuda_timer_begin,
 	.timer_end = cuda_timer_end,
 	.telemetry = cuda_telemetry,
+	.proc_mem = dev_nvml_proc_mem,
 	.fma_kernel = cuda_fma,
 };

@@ -8,6 +8,7 @@
  * CPU demo use it.
  */
 #include "runner/device/dev.h"
+#include "runner/base/proc.h"
 #include "runner/device/dev_host_kernel.h"
 
 #include <dlfcn.h>
@@ -434,6 +435,16 @@ static int host_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
 	return 0;
 }
 
+/* The host's memory is RAM: what the processes hold resident. */
+static int host_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *err)
+{
+	(void)err;
+	*bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		*bytes += rt_proc_rss(pids[i]);
+	return 0;
+}
+
 /* The built-in FMA loop: 8 independent chains of 16 lanes per element so the
  * compiler can keep several vector FMAs in flight. FLOPs: 2 per FMA. */
 #define HOST_FMA_LANES 128
@@ -496,4 +507,5 @@ const struct dev_ops dev_host_ops = {
 	.timer_end = host_timer_end,
 	.telemetry = host_telemetry,
 	.fma_kernel = host_fma,
+	.proc_mem = host_proc_mem,
 };

@@ -1,7 +1,8 @@
 /*
  * A backend that was not built: DEV_STUB_OPS(cuda) defines dev_cuda_ops
  * whose device count answers RT_ENOTBUILT "cuda: not built (...)". Nothing
- * else can be reached, since every other call needs an opened device.
+ * else can be reached, since every other call needs an opened device
+ * (except proc_mem, where a backend's driver library is dlopen'ed anyway).
  * Included only by the dev_*_stub.c files CMake picks for unbuilt backends.
  */
 #ifndef RT_DEV_STUB_H
@@ -9,7 +10,10 @@
 
 #include "runner/device/dev.h"
 
-#define DEV_STUB_OPS(NAME, HOW)                                                      \
+#define DEV_STUB_OPS(NAME, HOW) DEV_STUB_OPS_MEM(NAME, HOW, NULL)
+
+/* The same with a proc_mem op that needs nothing built (cuda: NVML). */
+#define DEV_STUB_OPS_MEM(NAME, HOW, MEM)                                             \
 	static int stub_count(int *n, struct rt_sb *err)                             \
 	{                                                                            \
 		*n = 0;                                                              \
@@ -19,6 +23,7 @@
 		.name = #NAME,                                                       \
 		.built = false,                                                      \
 		.count = stub_count,                                                 \
+		.proc_mem = MEM,                                                     \
 	};
 
 #endif

@@ -1,24 +1,20 @@
 /*
- * The engine supervisor (see engine.h). The identity proof reads /proc: the
- * inode of the socket listening on the port (/proc/net/tcp, tcp6) must be
- * one of the file descriptors of a process in the engine's process tree.
- * Every process the engine starts is tracked (struct rt_ptree: its cgroup,
- * or /proc with this process as their subreaper) and killed at stop, even
- * one in a new session; the log reader never blocks without a deadline, so
- * a descendant that still holds the output pipe cannot hold up a stop.
+ * The engine supervisor (see engine.h): launch, log capture, readiness and
+ * stop (identity is engine_ident.c's, cost engine_cost.c's). Every process
+ * the engine starts is tracked (struct rt_ptree: its cgroup, or /proc with
+ * this process as their subreaper) and killed at stop, even one in a new
+ * session; the log reader never blocks without a deadline, so a descendant
+ * that still holds the output pipe cannot hold up a stop.
  */
 #define _GNU_SOURCE
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include "runner/engine/engine.h"
+#include "runner/engine/engine_int.h"
 #include "runner/oai/oai.h"
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <netinet/in.h>
-#include <pcre2.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,26 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct run_engine {
-	struct run_engine_cfg cfg;  /* copy; pointers stay the caller's */
-	pid_t pid;                  /* leader = process group id */
-	struct rt_ptree tree;       /* the leader and every descendant */
-	bool reaped;                /* waitpid collected it */
-	int status;                 /* wait status once reaped */
-	char exit_text[96];         /* how it ended */
-	char *url;                  /* http://host:port */
-	char *model;                /* model id seen by verify */
-	int log_fd;                 /* read end of the output pipe */
-	pthread_t reader;           /* drains log_fd */
-	bool reader_started;
-	pthread_mutex_t mu;         /* guards log, truncated, counts, drain_until, reader_eof */
-	int64_t drain_until;        /* stopping: the reader gives up at this rt_now_ns(); 0 while running */
-	bool reader_eof;            /* the reader is done: the pipe closed, or the drain ran out (under mu) */
-	struct rt_sb log;           /* captured output, capped */
-	bool truncated;             /* bytes were dropped at the cap */
-	long *counts;               /* per log event */
-	pcre2_code **re;            /* compiled log-event patterns */
-};
 
 int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
 {
@@ -69,157 +45,6 @@ int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
 	*port = ntohs(a.sin_port);
 	close(fd);
 	return 0;
-}
-
-/* Inodes of sockets listening on port (IPv4 and IPv6). */
-static size_t listening_inodes(int port, unsigned long **out)
-{
-	size_t cap = 0;
-	*out = NULL;
-	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	size_t n = 0;
-	for (size_t f = 0; f < RT_ARRAY_SIZE(files); f++) {
-		FILE *fp = fopen(files[f], "r");
-		if (!fp)
-			continue;
-		char line[512];
-		if (!fgets(line, sizeof(line), fp)) { /* header */
-			fclose(fp);
-			continue;
-		}
-		while (fgets(line, sizeof(line), fp)) {
-			char local[128], remote[128];
-			unsigned st;
-			unsigned long inode;
-			/* sl local rem st tx:rx tr:when retrnsmt uid timeout inode */
-			if (sscanf(line, " %*s %127s %127s %x %*s %*s %*s %*s %*s %lu", local, remote, &st,
-				   &inode) != 4)
-				continue;
-			const char *colon = strrchr(local, ':');
-			if (!colon || st != 0x0A)
-				continue;
-			if ((int)strtol(colon + 1, NULL, 16) != port)
-				continue;
-			if (n == cap) {
-				cap = cap ? 2 * cap : 8;
-				*out = xrealloc(*out, cap * sizeof(**out));
-			}
-			(*out)[n++] = inode;
-		}
-		fclose(fp);
-	}
-	return n;
-}
-
-/* Does pid hold one of the socket inodes? */
-static bool pid_holds(pid_t pid, const unsigned long *inodes, size_t n)
-{
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(dir);
-	if (!d)
-		return false;
-	bool found = false;
-	struct dirent *de;
-	while (!found && (de = readdir(d))) {
-		char path[320], target[128];
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		ssize_t len = readlink(path, target, sizeof(target) - 1);
-		if (len <= 0)
-			continue;
-		target[len] = 0;
-		unsigned long ino;
-		if (sscanf(target, "socket:[%lu]", &ino) == 1)
-			for (size_t i = 0; i < n; i++)
-				if (inodes[i] == ino)
-					found = true;
-	}
-	closedir(d);
-	return found;
-}
-
-/* Is pid the engine or one of its descendants (or in its process group)? */
-static bool in_tree(pid_t pid, pid_t root)
-{
-	for (int depth = 0; depth < 64 && pid > 1; depth++) {
-		struct rt_proc_stat ps;
-		if (rt_proc_stat(pid, &ps))
-			return false;
-		if (pid == root || ps.pgrp == root)
-			return true;
-		pid = ps.ppid;
-	}
-	return false;
-}
-
-/* Find who holds a listening socket on port: pid and short command, or 0. */
-static pid_t socket_owner(int port, pid_t root, bool *in_root_tree, char *comm, size_t commlen)
-{
-	unsigned long *inodes;
-	size_t n = listening_inodes(port, &inodes);
-	*in_root_tree = false;
-	DIR *d = n ? opendir("/proc") : NULL;
-	if (!d) {
-		free(inodes);
-		return 0;
-	}
-	pid_t owner = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-		if (pid <= 0 || !pid_holds(pid, inodes, n))
-			continue;
-		struct rt_proc_stat ps;
-		if (!rt_proc_stat(pid, &ps))
-			snprintf(comm, commlen, "%s", ps.comm);
-		owner = pid;
-		if (root > 0 && in_tree(pid, root)) {
-			*in_root_tree = true;
-			break;
-		}
-	}
-	closedir(d);
-	free(inodes);
-	return owner;
-}
-
-int run_engine_port_check(const char *host, int port, const char *probe_path, struct rt_sb *err)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return rt_errf(err, RT_EIO, "socket: %s", strerror(errno));
-	struct sockaddr_in a = { 0 };
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
-		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int c = connect(fd, (struct sockaddr *)&a, sizeof(a));
-	close(fd);
-	bool dummy;
-	char comm[64] = "";
-	pid_t owner = socket_owner(port, 0, &dummy, comm, sizeof(comm));
-	if (c != 0 && !owner)
-		return 0;
-	rt_errf(err, RT_EBUSY, "port %d on %s is already in use", port, host);
-	if (owner)
-		rt_errf(err, 0, " by pid %d (%s)", (int)owner, comm);
-	char *url = xasprintf("http://%s:%d%s", host, port, probe_path ? probe_path : "/");
-	struct oai_resp r;
-	oai_resp_init(&r, 4096);
-	if (oai_get(url, 2, &r, NULL) == 0) {
-		char snippet[121];
-		size_t n = r.body.len < 120 ? r.body.len : 120;
-		memcpy(snippet, r.body.buf, n);
-		snippet[n] = 0;
-		for (char *s = snippet; *s; s++)
-			if (*s == '\n' || *s == '\r')
-				*s = ' ';
-		rt_errf(err, 0, "; GET %s answered %ld: %s", probe_path ? probe_path : "/", r.status, snippet);
-	}
-	oai_resp_release(&r);
-	free(url);
-	rt_errf(err, 0, "; refusing to start the engine, stop that server first");
-	return RT_EBUSY;
 }
 
 static void count_line(struct run_engine *e, const char *line, size_t len, pcre2_match_data *md)
@@ -297,6 +122,9 @@ int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, 
 	e->cfg = *cfg;
 	e->url = xasprintf("http://%s:%d", cfg->host, cfg->port);
 	pthread_mutex_init(&e->mu, NULL);
+	pthread_mutex_init(&e->tree_mu, NULL);
+	e->ready_s = NAN;
+	e->t_start = rt_now_ns();
 	rt_sb_init(&e->log, cfg->log_cap ? cfg->log_cap : (64u << 20));
 	e->counts = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(long));
 	e->re = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(pcre2_code *));
@@ -332,6 +160,7 @@ int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, 
 	e->log_fd = pp[0];
 	if (pthread_create(&e->reader, NULL, reader_main, e) == 0)
 		e->reader_started = true;
+	eng_sampler_start(e);
 	*out = e;
 	return 0;
 }
@@ -346,10 +175,14 @@ bool run_engine_alive(struct run_engine *e)
 		e->reaped = true;
 		e->status = st;
 		rt_describe_status(st, e->exit_text, sizeof(e->exit_text));
+		pthread_mutex_lock(&e->tree_mu);
 		rt_ptree_signal(&e->tree, SIGKILL); /* the rest of its tree */
+		pthread_mutex_unlock(&e->tree_mu);
 		return false;
 	}
+	pthread_mutex_lock(&e->tree_mu);
 	rt_ptree_scan(&e->tree); /* its descendants, while their ancestry shows */
+	pthread_mutex_unlock(&e->tree_mu);
 	return true;
 }
 
@@ -415,6 +248,7 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 		}
 		if (oai_get(url, 2, &r, NULL) == 0 && r.status == 200) {
 			rc = 0;
+			e->ready_s = (double)(rt_now_ns() - e->t_start) / 1e9;
 			break;
 		}
 		if (rt_now_ns() >= deadline) {
@@ -452,67 +286,6 @@ int run_engine_probe(struct run_engine *e, double timeout_s, struct rt_sb *err)
 	return rc;
 }
 
-int run_engine_verify(struct run_engine *e, struct rt_sb *err)
-{
-	if (!run_engine_alive(e))
-		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
-	bool ours;
-	char comm[64] = "";
-	pid_t owner = socket_owner(e->cfg.port, e->pid, &ours, comm, sizeof(comm));
-	if (!owner)
-		return rt_errf(err, RT_EIDENTITY, "identity: nothing listens on port %d", e->cfg.port);
-	if (!ours)
-		return rt_errf(err, RT_EIDENTITY,
-			       "identity: port %d is held by pid %d (%s), not by the engine (pid %d) or its children",
-			       e->cfg.port, (int)owner, comm, (int)e->pid);
-	if (!e->cfg.identity_path && !e->cfg.nonce)
-		return 0;
-	char *url = xasprintf("%s%s", e->url, e->cfg.identity_path ? e->cfg.identity_path : "/v1/models");
-	struct oai_resp r;
-	oai_resp_init(&r, 1 << 20);
-	int rc = oai_get(url, 10, &r, err);
-	if (rc) {
-		rc = RT_EIDENTITY;
-		goto out;
-	}
-	if (r.status != 200) {
-		rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s answered %ld", url, r.status);
-		goto out;
-	}
-	if (e->cfg.nonce) {
-		char hdr[256] = "";
-		bool echoed = strstr(r.body.buf, e->cfg.nonce) != NULL;
-		if (!echoed && oai_resp_header(&r, "X-Launch-Nonce", hdr, sizeof(hdr)) == 0)
-			echoed = !strcmp(hdr, e->cfg.nonce);
-		if (!echoed) {
-			rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s does not echo this launch's nonce %s",
-				     url, e->cfg.nonce);
-			goto out;
-		}
-	}
-	if (e->cfg.identity_path) {
-		json_error_t je;
-		json_t *root = json_loadb(r.body.buf, r.body.len, 0, &je);
-		json_t *data = root ? json_object_get(root, "data") : NULL;
-		json_t *first = json_is_array(data) ? json_array_get(data, 0) : NULL;
-		const char *id = first ? json_string_value(json_object_get(first, "id")) : NULL;
-		if (!id) {
-			rc = rt_errf(err, RT_EIDENTITY, "identity: GET %s: no data[0].id in the answer", url);
-		} else if (e->cfg.expected_model && strcmp(id, e->cfg.expected_model)) {
-			rc = rt_errf(err, RT_EIDENTITY, "identity: model is '%s', expected '%s'", id,
-				     e->cfg.expected_model);
-		} else {
-			free(e->model);
-			e->model = xstrdup(id);
-		}
-		json_decref(root);
-	}
-out:
-	oai_resp_release(&r);
-	free(url);
-	return rc;
-}
-
 /* How long the log reader may drain the pipe after the engine's tree was
  * stopped: the write ends close with the processes, so EOF comes at once
  * unless something escaped the stop. */
@@ -520,6 +293,7 @@ out:
 
 void run_engine_stop(struct run_engine *e)
 {
+	eng_sampler_join(e); /* the tree is this thread's alone from here */
 	int st = rt_ptree_stop(&e->tree, e->reaped ? 0 : e->cfg.stop_grace_s > 0 ? e->cfg.stop_grace_s : 10,
 			       e->reaped);
 	if (!e->reaped) {
@@ -582,7 +356,7 @@ void run_engine_free(struct run_engine *e)
 {
 	if (!e)
 		return;
-	if (e->pid && (!e->reaped || e->reader_started))
+	if (e->pid && (!e->reaped || e->reader_started || e->sampler_started))
 		run_engine_stop(e);
 	rt_ptree_release(&e->tree);
 	if (e->log_fd >= 0)
@@ -594,7 +368,9 @@ void run_engine_free(struct run_engine *e)
 	free(e->counts);
 	rt_sb_release(&e->log);
 	pthread_mutex_destroy(&e->mu);
+	pthread_mutex_destroy(&e->tree_mu);
 	free(e->url);
 	free(e->model);
+	free(e->version);
 	free(e);
 }

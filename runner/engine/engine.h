@@ -1,15 +1,18 @@
 /*
- * The engine supervisor: starts the serving engine of one measurement from
- * argv in its own process group, captures its output into a size-capped log
- * while counting log events, waits for readiness, proves that what answers on
- * the port is the engine it started (listening socket owned by the child's
- * process tree, the per-launch nonce echoed, the expected model id), and
- * stops it by group.
+ * The engine supervisor: starts the serving engine of one or more
+ * measurements from argv in its own process group, captures its output into
+ * a size-capped log while counting log events, waits for readiness, proves
+ * that what answers on the port is the engine it started (listening socket
+ * owned by the child's process tree, the expected served name listed, the
+ * per-launch nonce echoed when there is one), asks its version, measures
+ * what it costs (ready time, the tree's peak RSS), records its provenance
+ * (engine_prov.c), and stops it by group.
  */
 #ifndef RT_ENGINE_H
 #define RT_ENGINE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runner/base/proc.h"
@@ -27,6 +30,7 @@ struct run_engine_cfg {
 	const char *identity_path;   /* e.g. /v1/models; NULL: no model check */
 	const char *expected_model;  /* NULL: accept the first model seen */
 	const char *nonce;           /* NULL: no nonce check */
+	bool no_port_owner;          /* skip the port-owner proof (containers: see engine_ident.c) */
 	double stop_grace_s;         /* SIGTERM -> SIGKILL */
 	size_t log_cap;              /* bytes of log kept (events are counted on all of it) */
 	const char *const *event_names;  /* log-event counters */
@@ -54,6 +58,26 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err);
  * returned by run_engine_model(). */
 int run_engine_verify(struct run_engine *e, struct rt_sb *err);
 
+/* Ask the engine its version (vLLM GET /version, llama-server GET /props,
+ * SGLang GET /get_server_info; the first that answers), keep it and return
+ * it ("vllm 0.8.5"), or NULL when none answered. */
+const char *run_engine_fetch_version(struct run_engine *e);
+/* The version kept by run_engine_fetch_version, or NULL. */
+const char *run_engine_version(const struct run_engine *e);
+/* The version in the answer to GET path (one of the three above):
+ * "ENGINE VERSION", a new string; NULL when the answer has none. */
+char *run_engine_version_parse(const char *path, const char *body, size_t len);
+
+/* Seconds from start to the first 200 on ready_path; NAN before. */
+double run_engine_ready_s(const struct run_engine *e);
+/* Start a new window for the tree's peak RSS (one sample of a campaign). */
+void run_engine_rss_reset(struct run_engine *e);
+/* The largest RSS of the whole tree (bytes, VmRSS summed over its live
+ * processes, read every 200 ms) since the last reset. */
+uint64_t run_engine_rss_peak(struct run_engine *e);
+/* The live processes of the tree (a new array the caller frees); the count. */
+size_t run_engine_pids(struct run_engine *e, pid_t **out);
+
 /* Is it still answering? GET ready_path within timeout_s; RT_EPROC with
  * "engine stopped answering" (hung) or how it ended (crashed). */
 int run_engine_probe(struct run_engine *e, double timeout_s, struct rt_sb *err);
@@ -73,6 +97,49 @@ const char *run_engine_log(struct run_engine *e, size_t *len, bool *truncated);
 long run_engine_event_count(struct run_engine *e, size_t i);
 /* How the engine ended ("exited with status 70"), or "" while running. */
 const char *run_engine_exit_text(struct run_engine *e);
+
+/* ---- provenance (engine_prov.c) ---- */
+
+/* Run argv in cwd with a timeout: stdout and stderr in out, the exit status
+ * in *status; 0, or an RT_E* when it could not run (the command benchmark's
+ * runner, run_bcmd_exec_simple, has this shape). */
+typedef int (*run_engine_exec_fn)(char *const *argv, const char *cwd, double timeout_s,
+				  struct rt_sb *out, int *status, struct rt_sb *err);
+
+/* What provenance is collected from. */
+struct run_engine_prov_in {
+	char *const *argv;          /* the launch's expanded argv */
+	const char *path;           /* the engine's PATH, NULL: the default */
+	const char *cwd;            /* its working folder */
+	const char *const *repos;   /* folders the campaign touches (workdir, patch dirs) */
+	size_t n_repos;             /* entries in repos */
+	char *const *command;       /* engine.provenance argv, or NULL */
+	run_engine_exec_fn exec;    /* runs git, docker/podman and the command */
+};
+
+/* A launch's provenance; every string owned, NULL when unknown. */
+struct run_engine_prov {
+	char *exe_path;             /* argv[0] resolved on PATH */
+	char exe_sha256[65];        /* of its bytes, "" when unreadable */
+	char *image_ref;            /* docker/podman run: the image as written */
+	char *image_digest;         /* its RepoDigests[0] or Id from `image inspect` */
+	char *repos;                /* JSON [{"path", "head", "dirty"}] of the git repositories */
+	char *extra;                /* engine.provenance's output, secrets redacted */
+	struct rt_sb note;          /* what could not be recorded, "; "-separated */
+};
+
+/* Collect (never fails: what is missing is said in p->note). Release with
+ * run_engine_prov_release. */
+void run_engine_prov_collect(const struct run_engine_prov_in *in, struct run_engine_prov *p);
+void run_engine_prov_release(struct run_engine_prov *p);
+/* How p differs from the campaign's first launch, appended to out ("" when
+ * it does not). built: the change under test rebuilds the engine, so its
+ * version, executable and repository heads are the change, not a drift. */
+void run_engine_prov_diff(const struct run_engine_prov *first, const char *first_version,
+			  const struct run_engine_prov *p, const char *version, bool built, struct rt_sb *out);
+/* The image of `docker run ...` / `podman run ...` (argv[0]'s base name
+ * docker or podman, argv[1] run), *tool set to argv[0]; NULL otherwise. */
+const char *run_engine_container_image(char *const *argv, const char **tool);
 
 /* Stops it if needed and frees everything. */
 void run_engine_free(struct run_engine *e);

@@ -23,7 +23,16 @@
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
-/* ---- engine: a server started for every measurement ---- */
+/* ---- engine: the server the benchmarks measure ---- */
+
+/* When a running engine is stopped and a new one started (engine.restart). */
+enum spec_restart {
+	SPEC_RESTART_ARM,    /* reused by consecutive samples of one arm within an iteration (default) */
+	SPEC_RESTART_SAMPLE, /* a fresh engine for every sample */
+	SPEC_RESTART_SWITCH, /* reused until the configuration under test changes, across iterations */
+};
+extern const char *const spec_restart_names[];
+
 struct spec_engine {
 	bool present;              /* false when the spec has no engine: */
 	struct rt_strv command;  /* argv; placeholders allowed */
@@ -37,6 +46,10 @@ struct spec_engine {
 	bool nonce_check;          /* identity must echo {nonce} (default: true when command uses {nonce}) */
 	double stop_grace_s;       /* SIGTERM -> SIGKILL grace, default 10 */
 	size_t log_cap_bytes;      /* engine log cap, default 64 MiB */
+	bool port_owner;           /* prove the port's owner is the engine's tree (default true; false for containers) */
+	enum spec_restart restart; /* engine lifetime, default arm */
+	int concurrent;            /* engines kept up at once (1 or 2: best and candidate), default 1 */
+	struct rt_strv provenance; /* optional command whose output is stored with each launch (pip freeze) */
 	struct rt_pos pos;
 };
 
@@ -404,6 +417,24 @@ const struct spec_bench *spec_bench_find(const struct spec *s, const char *name)
 /* Metric names a benchmark produces (explicit metrics, a built-in format's
  * metrics, the load generator's or the kernel benchmark's). */
 size_t spec_bench_metrics(const struct spec_bench *b, const char ***names);
+/* The engine's own cost, stored per sample under benchmark "engine" and
+ * usable in constraints (engine.ready_s <= 60s): name, unit. */
+#define SPEC_ENGINE_METRICS(X)                                   \
+	X(SPEC_EM_READY_S, "ready_s", "s")       /* start to ready */ \
+	X(SPEC_EM_RSS_PEAK, "rss_peak", "bytes") /* the tree's peak RSS during the sample */ \
+	X(SPEC_EM_DEVICE_MEM, "device_mem", "bytes") /* device memory of the tree's processes */
+enum spec_engine_metric {
+#define EM(e, name, unit) e,
+	SPEC_ENGINE_METRICS(EM)
+#undef EM
+	SPEC_EM_N
+};
+/* Name and unit of an engine metric. */
+const char *spec_engine_metric_name(enum spec_engine_metric m);
+const char *spec_engine_metric_unit(enum spec_engine_metric m);
+/* Its index, or -1 when there is no such engine metric. */
+int spec_engine_metric_find(const char *name);
+
 /* Which way is better for bench.metric. */
 enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric);
 

@@ -38,7 +38,7 @@ static bool parse_frac(const char *s, double *out)
 	return false;
 }
 
-static bool parse_size(const char *s, size_t *out)
+bool spec_parse_size(const char *s, size_t *out)
 {
 	double v;
 	const char *u;
@@ -514,7 +514,7 @@ static void parse_size_field(struct spec_ld *ld, yaml_node_t *v, const char *pat
 			     const struct spec_field *f)
 {
 	const char *s = spec_want_scalar(ld, v, path, "a size");
-	if (s && !parse_size(s, DST(size_t)))
+	if (s && !spec_parse_size(s, DST(size_t)))
 		spec_lerr(ld, v, path, "expected a size like 64MiB or 4096, got '%s'", s);
 }
 

@@ -105,6 +105,9 @@ struct spec_ld {
 	void *variant_names;    /* variant names so far (spec_item_name's tree) */
 };
 
+/* Bytes from "64MiB", "1GB", "4096" (spec_field.c); false when not a size. */
+bool spec_parse_size(const char *s, size_t *out);
+
 /* ---- tables (one file per section, see above) ---- */
 extern const struct spec_field spec_top_fields[];
 extern const struct spec_field spec_engine_fields[];

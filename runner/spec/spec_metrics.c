@@ -4,6 +4,7 @@
  * SPEC_LOAD_STATS), the kernel benchmark, and each built-in output format of
  * command benchmarks. The SLO grammar is read here too, so the spec loader,
  * `ratchet bench load --slo` and the load generator accept the same names.
+ * The engine's own metrics (SPEC_ENGINE_METRICS) are named here too.
  * What each benchmark of a spec yields (spec_bench_metrics) is built from
  * these tables once it is parsed.
  */
@@ -188,4 +189,35 @@ void spec_bench_metric_names(struct spec_bench *b)
 		b->metric_names[b->n_metric_names++] = fixed ? fixed[i] : load_metrics[i].name;
 	for (size_t i = 0; i < ne; i++)
 		b->metric_names[b->n_metric_names++] = b->cmd.metrics[i].name;
+}
+
+/* ---- the engine's own cost ---- */
+
+static const char *const em_names[] = {
+#define EM(e, name, unit) name,
+	SPEC_ENGINE_METRICS(EM)
+#undef EM
+};
+static const char *const em_units[] = {
+#define EM(e, name, unit) unit,
+	SPEC_ENGINE_METRICS(EM)
+#undef EM
+};
+
+const char *spec_engine_metric_name(enum spec_engine_metric m)
+{
+	return em_names[m];
+}
+
+const char *spec_engine_metric_unit(enum spec_engine_metric m)
+{
+	return em_units[m];
+}
+
+int spec_engine_metric_find(const char *name)
+{
+	for (int i = 0; i < SPEC_EM_N; i++)
+		if (!strcmp(em_names[i], name))
+			return i;
+	return -1;
 }

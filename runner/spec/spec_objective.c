@@ -85,6 +85,11 @@ static bool constraint_value(const char *s, double *out)
 			*out = v;
 			return true;
 		}
+	size_t bytes;
+	if (strcmp(u, "K") && strcmp(u, "M") && strcmp(u, "G") && spec_parse_size(s, &bytes)) {
+		*out = (double)bytes; /* engine.rss_peak <= 4GiB */
+		return true;
+	}
 	return rt_parse_duration(s, out) == 0;
 }
 
@@ -184,6 +189,13 @@ static void check_ref(struct spec_ld *ld, struct rt_pos pos, const char *path, c
 		      const char *metric)
 {
 	struct spec *s = ld->s;
+	if (!strcmp(bench, "engine")) {
+		if (!s->engine.present)
+			spec_lerr_at(ld, pos, path, "engine.%s: the spec has no engine", metric);
+		else if (spec_engine_metric_find(metric) < 0)
+			spec_lerr_at(ld, pos, path, "no engine metric '%s' (ready_s, rss_peak, device_mem)", metric);
+		return;
+	}
 	if (!strcmp(bench, "log")) {
 		for (size_t i = 0; i < s->n_log_events; i++)
 			if (!strcmp(s->log_events[i].name, metric))
