@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/base/cancel.h"
 #include "runner/bench/bench_cmd.h"
 #include "runner/bench/bench_kernel.h"
 #include "db/requests.h"
@@ -107,6 +108,8 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 		struct run_load_result r;
 		memset(&r, 0, sizeof(r));
 		rc = run_load_run(cfg, url, model, c->seed, &lo, &r, err);
+		if (!rc && rt_cancelled()) /* cut short: the sample is abandoned */
+			rc = rt_errf(err, RT_EINTR, "load: stopped by a signal");
 		if (!rc) {
 			n = run_load_metrics(&r, NULL, names, values, units, RUN_LOAD_MAX_METRICS);
 			for (size_t i = 0; i < n; i++)
@@ -169,14 +172,16 @@ int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
 	const char *cwd = c->vars ? c->vars->workdir : NULL;
 	struct run_bcmd_result r;
 	run_bcmd_result_init(&r, 16u << 20);
-	int rc = run_bcmd_exec(argv, env, k, cwd, cb->timeout_s, &r, err);
+	int rc = run_bcmd_exec_cancellable(argv, env, k, cwd, cb->timeout_s, &r, err);
 	if (!rc) {
 		rt_sb_add(&out->output, r.out.buf, r.out.len);
 		if (r.err.len) {
 			rt_sb_adds(&out->output, "\n--- stderr ---\n");
 			rt_sb_add(&out->output, r.err.buf, r.err.len);
 		}
-		if (r.timed_out) {
+		if (r.cancelled) {
+			rc = rt_errf(err, RT_EINTR, "%s: stopped by a signal", argv[0]);
+		} else if (r.timed_out) {
 			rc = rt_errf(err, RT_ETIMEDOUT, "%s: timed out after %.0fs", argv[0], cb->timeout_s);
 		} else if (r.status != 0) {
 			const struct rt_sb *t = r.err.len ? &r.err : &r.out;

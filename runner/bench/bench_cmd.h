@@ -20,6 +20,7 @@
 struct run_bcmd_result {
 	int status;          /* exit status, or 128 + signal when killed by one */
 	bool timed_out;      /* killed because the timeout passed */
+	bool cancelled;      /* stopped because rt_cancelled() (run_bcmd_exec_cancellable) */
 	bool truncated;      /* stdout or stderr hit the cap */
 	bool out_cut;        /* stdout hit the cap: what came after it was dropped */
 	double wall_s;       /* wall time from start to exit */
@@ -39,6 +40,14 @@ void run_bcmd_result_release(struct run_bcmd_result *r);
  * RT_EPROC / RT_ENOENT when it could not be started. */
 int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, const char *cwd,
 		  double timeout_s, struct run_bcmd_result *r, struct rt_sb *err);
+
+/* The same, for benchmarks: when rt_cancelled() (runner/base/cancel.h: the
+ * second Ctrl-C) the group is stopped as on a timeout and r->cancelled set.
+ * Builds and git commands use run_bcmd_exec, which a cancel never cuts
+ * short: the files must go back whole. */
+int run_bcmd_exec_cancellable(char *const *argv, const struct rt_env *env, size_t n_env,
+			      const char *cwd, double timeout_s, struct run_bcmd_result *r,
+			      struct rt_sb *err);
 
 /* Adapter with the var_exec_fn signature (variants/var.h): stdout and stderr
  * together in out, *status the exit status (124 on timeout). */

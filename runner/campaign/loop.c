@@ -18,15 +18,42 @@
 #include <unistd.h>
 
 #include "db/journal.h"
+#include "runner/base/cancel.h"
 #include "runner/bench/bench_cmd.h"
 #include "runner/gate/gsm8k.h"
 
 volatile sig_atomic_t camp_stop_requested;
 
+/*
+ * SIGINT and SIGTERM. The first is acknowledged at once and stops the run
+ * at the next safe point (after the sample in progress); the second also
+ * cancels every wait (runner/base/cancel.h): the sample in progress is
+ * abandoned, its benchmark's process group and the engine are stopped, and
+ * the iteration is recorded interrupted. Both messages are written with
+ * write(2), the only output a handler may make; a leading newline ends a
+ * live progress line first.
+ */
+static bool sig_tty; /* stderr shows a live progress line */
+
+static void sig_say(const char *msg, size_t len)
+{
+	if ((sig_tty && write(2, "\n", 1) < 0) || write(2, msg, len) < 0) {
+		/* nothing else to say it with */
+	}
+}
+
 static void on_signal(int sig)
 {
+	static const char first[] = "ratchet: stopping after this sample; Ctrl-C again to stop now\n";
+	static const char second[] = "ratchet: stopping now: the sample in progress is abandoned\n";
 	(void)sig;
-	camp_stop_requested = 1;
+	if (!camp_stop_requested) {
+		camp_stop_requested = 1;
+		sig_say(first, sizeof(first) - 1);
+	} else if (!rt_cancelled()) {
+		rt_cancel();
+		sig_say(second, sizeof(second) - 1);
+	}
 }
 
 /*
@@ -512,6 +539,8 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	bus.sa_handler = on_sigbus;
 	sigaction(SIGBUS, &bus, &old_bus);
 	camp_stop_requested = 0;
+	rt_cancel_reset();
+	sig_tty = o->tty && !o->quiet;
 	camp_jsys_fault_at(o->fault_journal);
 	struct camp_lease lease;
 	camp_lease_init(&lease, db, &camp_stop_requested);

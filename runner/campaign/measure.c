@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runner/base/cancel.h"
 #include "runner/bench/bench.h"
 
 /* ---- series ---- */
@@ -383,6 +384,8 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 				add_series(c, arm, &sm, ser, nser);
 		}
 	}
+	if (rc && rt_cancelled() && !c->fatal) /* the second Ctrl-C: the sample is abandoned */
+		rc = rt_errf(err, RT_EINTR, " (the sample in progress was abandoned)");
 	if (l.eng) {
 		run_engine_stop(l.eng);
 		if (rc || arm == 1)

@@ -11,6 +11,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "runner/engine/engine.h"
 #include "runner/oai/oai.h"
+#include "runner/base/cancel.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -415,6 +416,10 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 		}
 		if (oai_get(url, 2, &r, NULL) == 0 && r.status == 200) {
 			rc = 0;
+			break;
+		}
+		if (rt_cancelled()) { /* the second Ctrl-C (runner/base/cancel.h) */
+			rc = rt_errf(err, RT_EINTR, "stopped by a signal while the engine started");
 			break;
 		}
 		if (rt_now_ns() >= deadline) {

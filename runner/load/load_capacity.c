@@ -9,6 +9,7 @@
  * that passed at the bound and at the next (failing) rate.
  */
 #include "runner/load/load.h"
+#include "runner/base/cancel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,6 +87,10 @@ static int eval(struct search *s, double rate, struct rt_sb *err)
 	double ach_sum = 0;
 	for (size_t k = 0; k < ns; k++) {
 		int rc = run_load_run(&c, s->base_url, s->model, seeds[k], s->opts, &p->runs[k], err);
+		if (!rc && rt_cancelled()) { /* the run was cut short: the search stops */
+			run_load_result_release(&p->runs[k]);
+			rc = rt_errf(err, RT_EINTR, "load: stopped by a signal");
+		}
 		if (rc) {
 			for (size_t j = 0; j < k; j++)
 				run_load_result_release(&p->runs[j]);
