@@ -40,6 +40,12 @@ struct rt_spawn_opts {
  * "command not found") in err. */
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
 
+/* The program rt_spawn would run for name with env applied and cwd as the
+ * working folder: a name without '/' searched on the PATH, a path taken
+ * as written (relative to cwd). NULL when it is missing or not
+ * executable. Caller frees. */
+char *rt_find_program(const char *name, const struct rt_envmod *env, size_t n_env, const char *cwd);
+
 /* Wait up to timeout_s for pid; returns 1 and *status when it exited, 0 when
  * still running after the timeout. timeout_s < 0 waits forever. */
 int rt_wait_timeout(pid_t pid, double timeout_s, int *status);

@@ -32,6 +32,7 @@ struct run_campaign_result {
 	double gain;        /* the objective's change, best vs baseline: the kept changes compounded,
 			     * in the metric's own sign (NAN if unknown) */
 	int gain_better;    /* 1: that change is better, -1: worse, 0: unknown */
+	int preflight;      /* problems pre-flight found (err lists them, one per line); 0: none */
 };
 
 /* Run (or resume) a campaign. RT_EINTR when a signal stopped it (resumable);
@@ -39,6 +40,18 @@ struct run_campaign_result {
  * with the files as the journal describes them (resumable too). */
 int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_opts *o,
 		 struct run_campaign_result *res, struct rt_sb *err);
+
+/* What pre-flight checks (preflight.c). */
+struct run_preflight_opts {
+	bool resume; /* --resume: the engine port and the patches' plans are left to the run */
+};
+
+/* Check that the spec can run on this machine before anything is measured:
+ * programs on PATH, files, patches that apply, the GSM8K data, a free
+ * engine port, visible devices. Appends one line per problem to out,
+ * "file:line:col: key.path: problem; fix: ...", and returns how many there
+ * were (0: none). Starts nothing, records nothing. */
+int run_preflight(const struct spec *s, const struct run_preflight_opts *o, struct rt_sb *out);
 
 /* Restore every file campaign `id` (0: the latest) touched to its
  * pre-campaign bytes. *n receives the number of files written. */

@@ -399,6 +399,11 @@ struct spec_vars {
 /* Expand {port} {workdir} {nonce} {iteration} in s; returns a new string. */
 char *spec_expand(const char *s, const struct spec_vars *vars);
 
+/* Where the key path (as the loader's messages write it: "engine.command[0]",
+ * "variants[2].patch.file") is written in s's text (spec_pos.c). 0, or
+ * RT_ENOENT with *out at the deepest part of the path that is written. */
+int spec_pos_of(const struct spec *s, const char *path, struct rt_pos *out);
+
 /* Find a benchmark by name, or NULL. */
 const struct spec_bench *spec_bench_find(const struct spec *s, const char *name);
 /* Metric names a benchmark produces (explicit metrics, a built-in format's
