@@ -6,3 +6,7 @@ rt_add_test(test_bench_cmd SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_cm
 # A metric beyond the stdout cap: the error says the output was cut.
 rt_add_test(test_bench_cut SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_cut.c
             LIBS rt_bench rt_base TIMEOUT 30 LABELS unit)
+# vLLM's result file, written by ratchet's writer and read back by the
+# format (every key), and llama-bench's JSONL.
+rt_add_test(test_bench_vllm SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_vllm.c
+            LIBS rt_bench rt_load rt_spec rt_db rt_base PkgConfig::CURL PkgConfig::JANSSON TIMEOUT 30 LABELS unit)
