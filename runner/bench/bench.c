@@ -77,6 +77,9 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 	if (!url)
 		return rt_errf(err, RT_EINVAL, "benchmarks.%s.load: no endpoint and no engine", b->name);
 	const char *model = cfg->model ? cfg->model : c->engine_model;
+	struct spec_load lc = b->load; /* its dataset's placeholders expanded */
+	lc.dataset = b->load.dataset ? spec_expand(b->load.dataset, c->vars) : NULL;
+	cfg = &lc;
 	int rc;
 	const char *names[RUN_LOAD_MAX_METRICS];
 	const char *units[RUN_LOAD_MAX_METRICS];
@@ -126,6 +129,7 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 		}
 		run_load_result_release(&r);
 	}
+	free(lc.dataset);
 	free(url);
 	return rc;
 }
@@ -136,6 +140,44 @@ static const char *metric_unit(const struct spec_cmd_bench *cb, const char *name
 		if (!strcmp(cb->metrics[i].name, name))
 			return cb->metrics[i].unit;
 	return NULL;
+}
+
+/* The file the format reads, placeholders expanded: format_file, or where
+ * `vllm bench serve --save-result` puts its result; NULL: stdout. */
+static char *format_file(const struct spec_cmd_bench *cb, char *const *argv, const struct spec_vars *vars)
+{
+	if (cb->format_file)
+		return spec_expand(cb->format_file, vars);
+	if (cb->format == SPEC_FMT_VLLM_BENCH_SERVE)
+		return run_bcmd_vllm_result_path(argv);
+	return NULL;
+}
+
+/* The metrics of the run: from stdout, the file the run wrote (ff) and the
+ * metrics' files, their placeholders expanded. */
+static int extract(const struct spec_cmd_bench *cb, const struct run_bench_ctx *c, const char *cwd,
+		   const struct run_bcmd_outputs *ff, const struct run_bcmd_result *r,
+		   struct run_bench_out *out, struct rt_sb *err)
+{
+	struct spec_cmd_bench eb = *cb;
+	eb.format_file = NULL;
+	eb.metrics = xcalloc(cb->n_metrics + 1, sizeof(*eb.metrics));
+	for (size_t i = 0; i < cb->n_metrics; i++) {
+		eb.metrics[i] = cb->metrics[i];
+		eb.metrics[i].file = cb->metrics[i].file ? spec_expand(cb->metrics[i].file, c->vars) : NULL;
+	}
+	int rc = ff->pattern ? run_bcmd_outputs_pick(ff, &eb.format_file, err) : 0;
+	struct run_bcmd_metrics m = { 0 };
+	if (!rc)
+		rc = run_bcmd_extract(&eb, cwd, r, &m, err);
+	for (size_t i = 0; !rc && i < m.n; i++)
+		run_bench_out_add(out, m.v[i].name, m.v[i].value, metric_unit(cb, m.v[i].name));
+	run_bcmd_metrics_release(&m);
+	for (size_t i = 0; i < cb->n_metrics; i++)
+		free(eb.metrics[i].file);
+	free(eb.metrics);
+	free(eb.format_file);
+	return rc;
 }
 
 int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
@@ -170,6 +212,11 @@ int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
 	env[k].name = xstrdup("RATCHET_SEED");
 	env[k++].value = xasprintf("%llu", (unsigned long long)c->seed);
 	const char *cwd = c->vars ? c->vars->workdir : NULL;
+	struct run_bcmd_outputs ff = { 0 };
+	char *fpath = format_file(cb, argv, c->vars);
+	if (fpath)
+		run_bcmd_outputs_init(&ff, fpath, cwd); /* before the run: what is there already */
+	free(fpath);
 	struct run_bcmd_result r;
 	run_bcmd_result_init(&r, 16u << 20);
 	int rc = run_bcmd_exec_cancellable(argv, env, k, cwd, cb->timeout_s, &r, err);
@@ -188,13 +235,10 @@ int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
 			rc = rt_errf(err, RT_EPROC, "%s: exited with status %d: %.200s", argv[0], r.status,
 				     t->buf);
 		} else {
-			struct run_bcmd_metrics m = { 0 };
-			rc = run_bcmd_extract(cb, cwd, &r, &m, err);
-			for (size_t i = 0; !rc && i < m.n; i++)
-				run_bench_out_add(out, m.v[i].name, m.v[i].value, metric_unit(cb, m.v[i].name));
-			run_bcmd_metrics_release(&m);
+			rc = extract(cb, c, cwd, &ff, &r, out, err);
 		}
 	}
+	run_bcmd_outputs_release(&ff);
 	run_bcmd_result_release(&r);
 	for (size_t i = 0; i < k; i++) {
 		free(env[i].name);

@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "runner/spec/spec.h"
 #include "runner/base/rt.h"
@@ -91,6 +93,38 @@ int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metr
 			      struct rt_sb *err);
 int run_bcmd_vllm_bench_serve(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err);
+
+/* ---- the file a format reads (bench_cmd_file.c) ---- */
+/* One file as it was. */
+struct run_bcmd_out_file {
+	char *path;            /* its path (owned) */
+	struct timespec mtime; /* last change */
+	off_t size;            /* bytes */
+	ino_t ino;             /* inode: a file replaced by a rename is new */
+};
+
+/* A format file, taken before the run: a folder or a glob is listed so
+ * the file the run writes can be told from those already there. */
+struct run_bcmd_outputs {
+	char *pattern;                 /* absolute path, or glob (a folder becomes DIR/x) (owned) */
+	bool pick;                     /* a folder or a glob: pick the file the run wrote */
+	struct run_bcmd_out_file *v;   /* what the pattern named before the run (owned) */
+	size_t n;                      /* entries in v */
+};
+
+/* Take the state of path (placeholders expanded; relative to cwd) before
+ * a run. Released with run_bcmd_outputs_release. */
+void run_bcmd_outputs_init(struct run_bcmd_outputs *o, const char *path, const char *cwd);
+void run_bcmd_outputs_release(struct run_bcmd_outputs *o);
+/* After the run: the path itself, or for a folder or a glob the newest
+ * file that is new or changed (RT_ENOENT when none is). *path is owned by
+ * the caller. */
+int run_bcmd_outputs_pick(const struct run_bcmd_outputs *o, char **path, struct rt_sb *err);
+/* Where `vllm bench serve ... --save-result` writes its result:
+ * --result-dir/--result-filename, or a glob of *.json in --result-dir (or
+ * the working folder) when vLLM names the file itself; NULL without
+ * --save-result. Caller frees. */
+char *run_bcmd_vllm_result_path(char *const *argv);
 
 /* Every metric of a command benchmark from one finished run (r->out is its
  * stdout): the built-in format's, then the explicit ones. Files are relative
