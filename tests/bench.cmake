@@ -13,3 +13,5 @@ rt_add_test(test_bench_vllm SOURCES ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_v
 # vllm bench serve's result file found per sample ({iteration}, folders,
 # globs, vLLM's own naming) and every key read.
 rt_add_test(bench_result_file COMMAND sh ${CMAKE_SOURCE_DIR}/tests/bench/result_file.sh TIMEOUT 120 LABELS e2e)
+# The format names of the docs are those `ratchet check` accepts.
+rt_add_test(bench_format_names COMMAND sh ${CMAKE_SOURCE_DIR}/tests/bench/format_names.sh TIMEOUT 60 LABELS unit)
