@@ -34,6 +34,10 @@ q "SELECT seq, variant, state, reason FROM iterations"
 [ "$(q "SELECT state FROM iterations WHERE variant='graphs-64'")" = kept ] ||
 	{ echo "FAIL: the change that raises capacity was not kept"; exit 1; }
 q "SELECT benchmark, metric, before, after, delta FROM regressions"
-n=$(q "SELECT count(*) FROM regressions WHERE metric GLOB 'ttft*' OR metric GLOB 'tpot*' OR metric GLOB 'itl*' OR metric GLOB 'e2el*'")
+# The server's latencies (ttft_sched and send_lag also measure the load
+# generator, which a loaded test machine slows): none more than 10% worse.
+# Compared at each arm's own capacity they were 11% to 34% worse.
+n=$(q "SELECT count(*) FROM regressions WHERE delta < -0.10 AND metric NOT GLOB 'ttft_sched*' AND
+	(metric GLOB 'ttft_*' OR metric GLOB 'tpot_*' OR metric GLOB 'itl_*' OR metric GLOB 'e2el_*')")
 [ "$n" -eq 0 ] || { echo "FAIL: $n latency regressions from comparing at different loads"; exit 1; }
 echo PASS
