@@ -23,6 +23,8 @@ rt_add_test(test_greedy COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/greedy.sh 
 rt_add_test(test_device_check COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/device_check.sh TIMEOUT 120 LABELS e2e)
 set_tests_properties(test_device_check PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_signals COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/signals.sh TIMEOUT 300 LABELS e2e)
+rt_add_test(test_signals_twice COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/signals_twice.sh TIMEOUT 300 LABELS e2e)
+rt_add_test(test_capacity_compare COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/capacity_compare.sh TIMEOUT 400 LABELS e2e)
 rt_add_test(test_schedule COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/schedule.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_patch COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_report_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/report_chromium.sh

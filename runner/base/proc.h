@@ -45,6 +45,11 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
  * default /usr/local/bin:/usr/bin:/bin): a new string, or NULL when not
  * found. A name with a '/' is returned as it is. */
 char *rt_find_program(const char *name, const char *path);
+/* The program rt_spawn would run for name with env applied and cwd as the
+ * working folder: a name without '/' searched on the PATH, a path taken
+ * as written (relative to cwd). NULL when it is missing or not
+ * executable. Caller frees. */
+char *rt_find_program_env(const char *name, const struct rt_envmod *env, size_t n_env, const char *cwd);
 
 /* Wait up to timeout_s for pid; returns 1 and *status when it exited, 0 when
  * still running after the timeout. timeout_s < 0 waits forever. */

@@ -81,6 +81,23 @@ static char *find_program(const char *name, char **envp)
 	return rt_find_program(name, path);
 }
 
+char *rt_find_program_env(const char *name, const struct rt_envmod *env, size_t n_env, const char *cwd)
+{
+	char **envp = make_env(env, n_env);
+	char *prog = find_program(name, envp);
+	rt_argv_free(envp);
+	if (prog && prog[0] != '/' && cwd) { /* a relative path runs from cwd */
+		char *abs = xasprintf("%s/%s", cwd, prog);
+		free(prog);
+		prog = abs;
+	}
+	if (prog && access(prog, X_OK)) {
+		free(prog);
+		prog = NULL;
+	}
+	return prog;
+}
+
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err)
 {
 	if (!argv || !argv[0])

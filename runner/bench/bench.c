@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/base/cancel.h"
 #include "runner/bench/bench_cmd.h"
 #include "runner/bench/bench_kernel.h"
 #include "db/requests.h"
@@ -68,54 +69,76 @@ static int store_requests(const struct run_bench_ctx *c, const char *bench, cons
 	return n < 0 ? n : 0;
 }
 
-static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
-		      struct run_bench_out *out, struct rt_sb *err)
+/* A run's metrics (max_rate from cap when a search ran), NANs skipped. */
+static void add_load_metrics(const struct run_load_result *r, const struct run_load_capacity *cap,
+			     struct run_bench_out *out)
 {
-	const struct spec_load *cfg = &b->load;
-	char *url = cfg->endpoint ? spec_expand(cfg->endpoint, c->vars) : xstrdup(c->engine_url);
-	if (!url)
-		return rt_errf(err, RT_EINVAL, "benchmarks.%s.load: no endpoint and no engine", b->name);
-	const char *model = cfg->model ? cfg->model : c->engine_model;
-	int rc;
 	const char *names[RUN_LOAD_MAX_METRICS];
 	const char *units[RUN_LOAD_MAX_METRICS];
 	double values[RUN_LOAD_MAX_METRICS];
-	size_t n;
-	char label[64];
+	size_t n = run_load_metrics(r, cap, names, values, units, RUN_LOAD_MAX_METRICS);
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(values[i]))
+			run_bench_out_add(out, names[i], values[i], units[i]);
+}
+
+/* An SLO capacity search: max_rate is the arm's own capacity; latencies
+ * and throughputs come from a run at c->capacity_rate (the best's
+ * capacity, so both arms are compared at one offered load), or at the
+ * arm's own capacity when that is not known yet. */
+static int bench_capacity(const struct spec_bench *b, const struct spec_load *cfg, const char *url,
+			  const char *model, const struct run_load_opts *lo,
+			  const struct run_bench_ctx *c, struct run_bench_out *out, struct rt_sb *err)
+{
+	struct run_load_capacity cap;
+	int rc = run_load_capacity(cfg, url, model, lo, NULL, NULL, &cap, err);
+	if (rc)
+		return rc;
+	const struct run_load_result *r = NULL;
+	struct run_load_result own;
+	memset(&own, 0, sizeof(own));
+	double rate = c->capacity_rate > 0 ? c->capacity_rate : cap.max_rate;
+	if (rate > 0)
+		rc = run_load_capacity_at(cfg, url, model, lo, &cap, rate, &r, &own, err);
+	else if (cap.n_points && cap.points[0].runs)
+		r = &cap.points[0].runs[0]; /* even the lowest rate failed */
+	if (!rc && r) {
+		add_load_metrics(r, &cap, out);
+		char label[64];
+		snprintf(label, sizeof(label), "rate=%.3g", rate > 0 ? rate : r->offered_rate);
+		rc = store_requests(c, b->name, label, r, err);
+	}
+	run_load_result_release(&own);
+	run_load_capacity_release(&cap);
+	return rc;
+}
+
+static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
+		      struct run_bench_out *out, struct rt_sb *err)
+{
+	char *url = b->load.endpoint ? spec_expand(b->load.endpoint, c->vars) : xstrdup(c->engine_url);
+	if (!url)
+		return rt_errf(err, RT_EINVAL, "benchmarks.%s.load: no endpoint and no engine", b->name);
+	const char *model = b->load.model ? b->load.model : c->engine_model;
+	struct spec_load cfg = b->load; /* its dataset's placeholders expanded */
+	cfg.dataset = b->load.dataset ? spec_expand(b->load.dataset, c->vars) : NULL;
 	struct run_load_opts lo = { .api_key = c->api_key };
-	if (cfg->n_rates && cfg->n_slo) {
-		struct run_load_capacity cap;
-		memset(&cap, 0, sizeof(cap));
-		rc = run_load_capacity(cfg, url, model, &lo, NULL, NULL, &cap, err);
-		if (!rc) {
-			const struct run_load_result *r = NULL;
-			if (cap.max_rate > 0 && cap.bound_point < cap.n_points && cap.points[cap.bound_point].runs)
-				r = &cap.points[cap.bound_point].runs[0];
-			else if (cap.n_points && cap.points[0].runs)
-				r = &cap.points[0].runs[0];
-			if (r) {
-				n = run_load_metrics(r, &cap, names, values, units, RUN_LOAD_MAX_METRICS);
-				for (size_t i = 0; i < n; i++)
-					if (!isnan(values[i]))
-						run_bench_out_add(out, names[i], values[i], units[i]);
-				snprintf(label, sizeof(label), "rate=%.3g", cap.max_rate);
-				rc = store_requests(c, b->name, label, r, err);
-			}
-		}
-		run_load_capacity_release(&cap);
+	int rc;
+	if (cfg.n_rates && cfg.n_slo) {
+		rc = bench_capacity(b, &cfg, url, model, &lo, c, out, err);
 	} else {
 		struct run_load_result r;
 		memset(&r, 0, sizeof(r));
-		rc = run_load_run(cfg, url, model, c->seed, &lo, &r, err);
+		rc = run_load_run(&cfg, url, model, c->seed, &lo, &r, err);
+		if (!rc && rt_cancelled()) /* cut short: the sample is abandoned */
+			rc = rt_errf(err, RT_EINTR, "load: stopped by a signal");
 		if (!rc) {
-			n = run_load_metrics(&r, NULL, names, values, units, RUN_LOAD_MAX_METRICS);
-			for (size_t i = 0; i < n; i++)
-				if (!isnan(values[i]))
-					run_bench_out_add(out, names[i], values[i], units[i]);
+			add_load_metrics(&r, NULL, out);
 			if (r.completed == 0)
 				rc = rt_errf(err, RT_EHTTP, "load: every request failed (%d failed)%s%s",
 					     r.failed, r.n_reqs && r.reqs[r.n_reqs - 1].error ? ": " : "",
 					     r.n_reqs && r.reqs[r.n_reqs - 1].error ? r.reqs[r.n_reqs - 1].error : "");
+			char label[64];
 			snprintf(label, sizeof(label), "seed=%llu", (unsigned long long)c->seed);
 			int src = store_requests(c, b->name, label, &r, err); /* failed requests too */
 			if (!rc)
@@ -123,6 +146,7 @@ static int bench_load(const struct spec_bench *b, const struct run_bench_ctx *c,
 		}
 		run_load_result_release(&r);
 	}
+	free(cfg.dataset);
 	free(url);
 	return rc;
 }
@@ -133,6 +157,44 @@ static const char *metric_unit(const struct spec_cmd_bench *cb, const char *name
 		if (!strcmp(cb->metrics[i].name, name))
 			return cb->metrics[i].unit;
 	return NULL;
+}
+
+/* The file the format reads, placeholders expanded: format_file, or where
+ * `vllm bench serve --save-result` puts its result; NULL: stdout. */
+static char *format_file(const struct spec_cmd_bench *cb, char *const *argv, const struct spec_vars *vars)
+{
+	if (cb->format_file)
+		return spec_expand(cb->format_file, vars);
+	if (cb->format == SPEC_FMT_VLLM_BENCH_SERVE)
+		return run_bcmd_vllm_result_path(argv);
+	return NULL;
+}
+
+/* The metrics of the run: from stdout, the file the run wrote (ff) and the
+ * metrics' files, their placeholders expanded. */
+static int extract(const struct spec_cmd_bench *cb, const struct run_bench_ctx *c, const char *cwd,
+		   const struct run_bcmd_outputs *ff, const struct run_bcmd_result *r,
+		   struct run_bench_out *out, struct rt_sb *err)
+{
+	struct spec_cmd_bench eb = *cb;
+	eb.format_file = NULL;
+	eb.metrics = xcalloc(cb->n_metrics + 1, sizeof(*eb.metrics));
+	for (size_t i = 0; i < cb->n_metrics; i++) {
+		eb.metrics[i] = cb->metrics[i];
+		eb.metrics[i].file = cb->metrics[i].file ? spec_expand(cb->metrics[i].file, c->vars) : NULL;
+	}
+	int rc = ff->pattern ? run_bcmd_outputs_pick(ff, &eb.format_file, err) : 0;
+	struct run_bcmd_metrics m = { 0 };
+	if (!rc)
+		rc = run_bcmd_extract(&eb, cwd, r, &m, err);
+	for (size_t i = 0; !rc && i < m.n; i++)
+		run_bench_out_add(out, m.v[i].name, m.v[i].value, metric_unit(cb, m.v[i].name));
+	run_bcmd_metrics_release(&m);
+	for (size_t i = 0; i < cb->n_metrics; i++)
+		free(eb.metrics[i].file);
+	free(eb.metrics);
+	free(eb.format_file);
+	return rc;
 }
 
 int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
@@ -167,29 +229,33 @@ int run_bench_command(const struct spec_bench *b, const struct run_bench_ctx *c,
 	env[k].name = xstrdup("RATCHET_SEED");
 	env[k++].value = xasprintf("%llu", (unsigned long long)c->seed);
 	const char *cwd = c->vars ? c->vars->workdir : NULL;
+	struct run_bcmd_outputs ff = { 0 };
+	char *fpath = format_file(cb, argv, c->vars);
+	if (fpath)
+		run_bcmd_outputs_init(&ff, fpath, cwd); /* before the run: what is there already */
+	free(fpath);
 	struct run_bcmd_result r;
 	run_bcmd_result_init(&r, 16u << 20);
-	int rc = run_bcmd_exec(argv, env, k, cwd, cb->timeout_s, &r, err);
+	int rc = run_bcmd_exec_cancellable(argv, env, k, cwd, cb->timeout_s, &r, err);
 	if (!rc) {
 		rt_sb_add(&out->output, r.out.buf, r.out.len);
 		if (r.err.len) {
 			rt_sb_adds(&out->output, "\n--- stderr ---\n");
 			rt_sb_add(&out->output, r.err.buf, r.err.len);
 		}
-		if (r.timed_out) {
+		if (r.cancelled) {
+			rc = rt_errf(err, RT_EINTR, "%s: stopped by a signal", argv[0]);
+		} else if (r.timed_out) {
 			rc = rt_errf(err, RT_ETIMEDOUT, "%s: timed out after %.0fs", argv[0], cb->timeout_s);
 		} else if (r.status != 0) {
 			const struct rt_sb *t = r.err.len ? &r.err : &r.out;
 			rc = rt_errf(err, RT_EPROC, "%s: exited with status %d: %.200s", argv[0], r.status,
 				     t->buf);
 		} else {
-			struct run_bcmd_metrics m = { 0 };
-			rc = run_bcmd_extract(cb, cwd, &r, &m, err);
-			for (size_t i = 0; !rc && i < m.n; i++)
-				run_bench_out_add(out, m.v[i].name, m.v[i].value, metric_unit(cb, m.v[i].name));
-			run_bcmd_metrics_release(&m);
+			rc = extract(cb, c, cwd, &ff, &r, out, err);
 		}
 	}
+	run_bcmd_outputs_release(&ff);
 	run_bcmd_result_release(&r);
 	for (size_t i = 0; i < k; i++) {
 		free(env[i].name);

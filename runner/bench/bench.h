@@ -26,6 +26,8 @@ struct run_bench_ctx {
 	size_t n_env;
 	uint64_t seed;                 /* seed for this run */
 	const char *api_key;           /* load benchmarks: Authorization: Bearer; NULL: none; never stored */
+	double capacity_rate;          /* SLO capacity searches: latencies and throughputs are measured at
+					* this offered rate (req/s: the best's capacity); 0: at the arm's own */
 };
 
 /* One result. */

@@ -2,9 +2,11 @@
  * Running a benchmark command (see bench_cmd.h): started with rt_spawn
  * (argv, its own process group, no shell), a poll loop that drains stdout and
  * stderr into capped buffers, and the timeout: SIGTERM to the group, SIGKILL
- * 2 s later.
+ * 2 s later; a cancel (runner/base/cancel.h) stops a benchmark's group the
+ * same way.
  */
 #include "runner/bench/bench_cmd.h"
+#include "runner/base/cancel.h"
 #include "runner/base/proc.h"
 
 #include <errno.h>
@@ -59,8 +61,8 @@ static bool drain(int fd, struct rt_sb *sb, bool *cut)
 	return true;
 }
 
-int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, const char *cwd,
-		  double timeout_s, struct run_bcmd_result *r, struct rt_sb *err)
+static int exec_cmd(char *const *argv, const struct rt_env *env, size_t n_env, const char *cwd,
+		    double timeout_s, bool cancellable, struct run_bcmd_result *r, struct rt_sb *err)
 {
 	if (!argv || !argv[0])
 		return rt_errf(err, RT_EINVAL, "command: empty argv");
@@ -96,8 +98,10 @@ int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, con
 			reaped = true;
 			reaped_at = now;
 		}
-		if (!r->timed_out && now >= deadline && !reaped) {
-			r->timed_out = true;
+		bool cancel = cancellable && !r->cancelled && rt_cancelled();
+		if (!r->timed_out && !r->cancelled && (now >= deadline || cancel) && !reaped) {
+			r->timed_out = !cancel;
+			r->cancelled = cancel;
 			kill(-pid, SIGTERM);
 			kill_at = now + (int64_t)(KILL_GRACE_S * 1e9);
 		}
@@ -153,6 +157,19 @@ int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, con
 	else if (WIFSIGNALED(wst))
 		r->status = 128 + WTERMSIG(wst);
 	return 0;
+}
+
+int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, const char *cwd,
+		  double timeout_s, struct run_bcmd_result *r, struct rt_sb *err)
+{
+	return exec_cmd(argv, env, n_env, cwd, timeout_s, false, r, err);
+}
+
+int run_bcmd_exec_cancellable(char *const *argv, const struct rt_env *env, size_t n_env,
+			      const char *cwd, double timeout_s, struct run_bcmd_result *r,
+			      struct rt_sb *err)
+{
+	return exec_cmd(argv, env, n_env, cwd, timeout_s, true, r, err);
 }
 
 int run_bcmd_exec_simple(char *const *argv, const char *cwd, double timeout_s, struct rt_sb *out,

@@ -12,6 +12,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
 
 #include "runner/spec/spec.h"
 #include "runner/base/rt.h"
@@ -20,6 +22,7 @@
 struct run_bcmd_result {
 	int status;          /* exit status, or 128 + signal when killed by one */
 	bool timed_out;      /* killed because the timeout passed */
+	bool cancelled;      /* stopped because rt_cancelled() (run_bcmd_exec_cancellable) */
 	bool truncated;      /* stdout or stderr hit the cap */
 	bool out_cut;        /* stdout hit the cap: what came after it was dropped */
 	double wall_s;       /* wall time from start to exit */
@@ -39,6 +42,14 @@ void run_bcmd_result_release(struct run_bcmd_result *r);
  * RT_EPROC / RT_ENOENT when it could not be started. */
 int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, const char *cwd,
 		  double timeout_s, struct run_bcmd_result *r, struct rt_sb *err);
+
+/* The same, for benchmarks: when rt_cancelled() (runner/base/cancel.h: the
+ * second Ctrl-C) the group is stopped as on a timeout and r->cancelled set.
+ * Builds and git commands use run_bcmd_exec, which a cancel never cuts
+ * short: the files must go back whole. */
+int run_bcmd_exec_cancellable(char *const *argv, const struct rt_env *env, size_t n_env,
+			      const char *cwd, double timeout_s, struct run_bcmd_result *r,
+			      struct rt_sb *err);
 
 /* Adapter with the var_exec_fn signature (variants/var.h): stdout and stderr
  * together in out, *status the exit status (124 on timeout). */
@@ -82,6 +93,38 @@ int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metr
 			      struct rt_sb *err);
 int run_bcmd_vllm_bench_serve(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err);
+
+/* ---- the file a format reads (bench_cmd_file.c) ---- */
+/* One file as it was. */
+struct run_bcmd_out_file {
+	char *path;            /* its path (owned) */
+	struct timespec mtime; /* last change */
+	off_t size;            /* bytes */
+	ino_t ino;             /* inode: a file replaced by a rename is new */
+};
+
+/* A format file, taken before the run: a folder or a glob is listed so
+ * the file the run writes can be told from those already there. */
+struct run_bcmd_outputs {
+	char *pattern;                 /* absolute path, or glob (a folder becomes DIR/x) (owned) */
+	bool pick;                     /* a folder or a glob: pick the file the run wrote */
+	struct run_bcmd_out_file *v;   /* what the pattern named before the run (owned) */
+	size_t n;                      /* entries in v */
+};
+
+/* Take the state of path (placeholders expanded; relative to cwd) before
+ * a run. Released with run_bcmd_outputs_release. */
+void run_bcmd_outputs_init(struct run_bcmd_outputs *o, const char *path, const char *cwd);
+void run_bcmd_outputs_release(struct run_bcmd_outputs *o);
+/* After the run: the path itself, or for a folder or a glob the newest
+ * file that is new or changed (RT_ENOENT when none is). *path is owned by
+ * the caller. */
+int run_bcmd_outputs_pick(const struct run_bcmd_outputs *o, char **path, struct rt_sb *err);
+/* Where `vllm bench serve ... --save-result` writes its result:
+ * --result-dir/--result-filename, or a glob of *.json in --result-dir (or
+ * the working folder) when vLLM names the file itself; NULL without
+ * --save-result. Caller frees. */
+char *run_bcmd_vllm_result_path(char *const *argv);
 
 /* Every metric of a command benchmark from one finished run (r->out is its
  * stdout): the built-in format's, then the explicit ones. Files are relative

@@ -5,9 +5,10 @@
  *   llama-batched-bench: markdown table | PP | TG | B | N_KV | T_PP s |
  *     S_PP t/s | T_TG s | S_TG t/s | T s | S t/s | and --output-format jsonl
  *     lines {"pp","tg","pl","n_kv","t_pp","speed_pp","t_tg","speed_tg","t","speed"};
- *   llama-bench -o json: an array of tests with n_prompt, n_gen, avg_ts, stddev_ts;
- *   vllm bench serve --save-result: request_throughput, output_throughput,
- *     total_token_throughput and {mean,median,p99}_{ttft,tpot,itl,e2el}_ms.
+ *   llama-bench -o json (an array of tests) or -o jsonl (one per line), each
+ *     with n_prompt, n_gen, avg_ts, stddev_ts;
+ *   vllm bench serve --save-result: the keys of spec.h's SPEC_VLLM_* lists
+ *     (throughputs, goodput, counts, {mean,median,std,p90,p95,p99}_{metric}_ms).
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include "runner/bench/bench_cmd.h"
@@ -17,6 +18,8 @@
 #include <errno.h>
 #include <math.h>
 #include <pcre2.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +91,22 @@ static void seen(struct rt_sb *err, const char *text, size_t len)
 			rt_sb_addc(err, (char)c);
 	}
 	rt_sb_adds(err, len > 200 ? "\"...)" : "\")");
+}
+
+/* The one ending of every extractor that found nothing: what it looked
+ * for, and what the output began with. Returns RT_ENOENT. */
+static int none_found(struct rt_sb *err, const char *text, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int none_found(struct rt_sb *err, const char *text, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err)
+		rt_sb_vaddf(err, fmt, ap);
+	va_end(ap);
+	seen(err, text, len);
+	return RT_ENOENT;
 }
 
 json_t *run_bcmd_json_pointer(json_t *root, const char *ptr, struct rt_sb *err)
@@ -164,9 +183,8 @@ int run_bcmd_extract_metric(const struct spec_metric *m, const char *text, size_
 	int n = pcre2_match(re, (PCRE2_SPTR)text, len, 0, 0, md, NULL);
 	int rc = 0;
 	if (n < 0) {
-		rc = rt_errf(err, RT_ENOENT, "metric %s: regex /%s/ does not match %s", m->name,
-			     m->expr, src);
-		seen(err, text, len);
+		rc = none_found(err, text, len, "metric %s: regex /%s/ does not match %s", m->name,
+				m->expr, src);
 	} else {
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 		int g = n > 1 ? 1 : 0;
@@ -324,39 +342,47 @@ int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
 		memcpy(vals, v, sizeof(v));
 		got = true;
 	}
-	if (!got) {
-		rt_errf(err, RT_ENOENT, "llama-batched-bench jsonl: no line %s%s", row ? row : "",
-			row ? " (pp,tg,pl)" : "with pp, tg, pl, t_pp, speed_pp, t_tg, speed_tg, t, speed");
-		seen(err, text, len);
-		return RT_ENOENT;
-	}
+	if (!got)
+		return none_found(err, text, len, "llama-batched-bench jsonl: no line %s%s", row ? row : "",
+				  row ? " (pp,tg,pl)" : "with pp, tg, pl, t_pp, speed_pp, t_tg, speed_tg, t, speed");
 	for (size_t k = 4; k < 10; k++)
 		put(out, lbb_names[k], vals[k]);
 	return 0;
 }
 
-/* A format's whole output as one JSON document of the given type, or NULL
- * with the error (what it is not, and what the output began with). */
-static json_t *load_doc(const char *text, size_t len, json_type type, const char *format,
-			const char *not_type, struct rt_sb *err)
+/* ---- llama-bench -o json / -o jsonl ---- */
+
+/* The tests of llama-bench's output, following tools/llama-bench/llama-bench.cpp
+ * of llama.cpp at commit 0104b151c56d: json_printer writes one array of
+ * test objects, jsonl_printer one object per line (the same fields:
+ * n_prompt, n_gen, n_depth, avg_ts, stddev_ts, ...). Lines that are not an
+ * object (logs around the output) are skipped. A new array reference. */
+static json_t *llama_bench_tests(const char *text, size_t len)
 {
-	json_error_t je;
-	json_t *doc = json_loadb(text, len, 0, &je);
-	if (doc && json_typeof(doc) == type)
+	json_t *doc = json_loadb(text, len, 0, NULL);
+	if (json_is_array(doc))
 		return doc;
-	rt_errf(err, RT_EPARSE, "%s: %s", format, doc ? not_type : je.text);
-	seen(err, text, len);
 	json_decref(doc);
-	return NULL;
+	json_t *tests = json_array();
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *line = p;
+		p += n + (nl ? 1 : 0);
+		while (n && isspace((unsigned char)*line))
+			line++, n--;
+		json_t *o = n && *line == '{' ? json_loadb(line, n, 0, NULL) : NULL;
+		if (json_is_object(o))
+			json_array_append(tests, o);
+		json_decref(o);
+	}
+	return tests;
 }
 
-/* ---- llama-bench -o json ---- */
 int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err)
 {
-	json_t *doc = load_doc(text, len, JSON_ARRAY, "llama-bench json", "not an array of tests", err);
-	if (!doc)
-		return RT_EPARSE;
+	json_t *doc = llama_bench_tests(text, len);
 	size_t i;
 	json_t *t;
 	int found = 0;
@@ -380,48 +406,59 @@ int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metr
 		}
 	}
 	json_decref(doc);
-	if (!found) {
-		rt_errf(err, RT_ENOENT, "llama-bench json: no prompt-only or generation-only test");
-		seen(err, text, len);
-		return RT_ENOENT;
-	}
+	if (!found)
+		return none_found(err, text, len, "llama-bench: no prompt-only or generation-only test "
+				  "(a JSON array, or JSONL lines, of objects with n_prompt, n_gen, avg_ts)");
 	return 0;
 }
 
 /* ---- vllm bench serve --save-result ---- */
+
+/* spec.h's lists of vLLM's result keys (the writer, load_vllm.c, uses them too). */
+#define RUN(key, name) { key, name },
+static const struct {
+	const char *key;  /* in the file */
+	const char *name; /* ratchet's metric */
+} vllm_run_keys[] = { SPEC_VLLM_RUN_KEYS(RUN) };
+#undef RUN
+#define NAME(m) m,
+static const char *const vllm_metrics[] = { SPEC_VLLM_METRICS(NAME) SPEC_VLLM_EXTRAS(NAME) };
+#undef NAME
+#define STAT(a, word) word,
+static const char *const vllm_stats[] = { SPEC_VLLM_STATS(STAT, _) };
+#undef STAT
+
 int run_bcmd_vllm_bench_serve(const char *text, size_t len, struct run_bcmd_metrics *out,
 			      struct rt_sb *err)
 {
-	json_t *doc = load_doc(text, len, JSON_OBJECT, "vllm bench serve json", "not an object", err);
-	if (!doc)
+	json_error_t je;
+	json_t *doc = json_loadb(text, len, 0, &je);
+	if (!json_is_object(doc)) {
+		rt_errf(err, RT_EPARSE, "vllm bench serve json: %s", doc ? "not an object" : je.text);
+		seen(err, text, len);
+		json_decref(doc);
 		return RT_EPARSE;
-	static const char *const rates[] = { "request_throughput", "output_throughput",
-					     "total_token_throughput" };
-	static const char *const lat[] = { "ttft", "tpot", "itl", "e2el" };
-	static const char *const stat_in[] = { "mean", "median", "p99" };
+	}
 	int found = 0;
 	double v;
-	for (size_t i = 0; i < RT_ARRAY_SIZE(rates); i++)
-		if (!json_number(json_object_get(doc, rates[i]), &v)) {
-			put(out, rates[i], v);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(vllm_run_keys); i++)
+		if (!json_number(json_object_get(doc, vllm_run_keys[i].key), &v)) {
+			put(out, vllm_run_keys[i].name, v);
 			found++;
 		}
-	for (size_t i = 0; i < RT_ARRAY_SIZE(lat); i++)
-		for (size_t j = 0; j < RT_ARRAY_SIZE(stat_in); j++) {
-			char in[64], name[64];
-			snprintf(in, sizeof(in), "%s_%s_ms", stat_in[j], lat[i]);
-			snprintf(name, sizeof(name), "%s_%s", lat[i], stat_in[j]);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(vllm_metrics); i++)
+		for (size_t j = 0; j < RT_ARRAY_SIZE(vllm_stats); j++) {
+			char in[96], name[96];
+			snprintf(in, sizeof(in), "%s_%s_ms", vllm_stats[j], vllm_metrics[i]);
+			snprintf(name, sizeof(name), "%s_%s", vllm_metrics[i], vllm_stats[j]);
 			if (!json_number(json_object_get(doc, in), &v)) {
 				put(out, name, v / 1000.0);
 				found++;
 			}
 		}
 	json_decref(doc);
-	if (!found) {
-		rt_errf(err, RT_ENOENT, "vllm bench serve json: no request_throughput or *_ms metrics");
-		seen(err, text, len);
-		return RT_ENOENT;
-	}
+	if (!found)
+		return none_found(err, text, len, "vllm bench serve json: no request_throughput or *_ms metrics");
 	return 0;
 }
 

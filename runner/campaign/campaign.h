@@ -35,6 +35,7 @@ struct run_campaign_result {
 	double gain;        /* the objective's change, best vs baseline: the kept changes compounded,
 			     * in the metric's own sign (NAN if unknown) */
 	int gain_better;    /* 1: that change is better, -1: worse, 0: unknown */
+	int preflight;      /* problems pre-flight found (err lists them, one per line); 0: none */
 };
 
 /* Run (or resume) a campaign. RT_EINTR when a signal stopped it (resumable);
@@ -67,6 +68,18 @@ int run_campaign_recipe(struct db *db, int64_t id, const char *dir, struct run_r
  * (Unix s): later today, or tomorrow when that time has passed. RT_EINVAL
  * for anything else. */
 int run_budget_until(const char *hhmm, double now, double *out);
+
+/* What pre-flight checks (preflight.c). */
+struct run_preflight_opts {
+	bool resume; /* --resume: the engine port and the patches' plans are left to the run */
+};
+
+/* Check that the spec can run on this machine before anything is measured:
+ * programs on PATH, files, patches that apply, the GSM8K data, a free
+ * engine port, visible devices. Appends one line per problem to out,
+ * "file:line:col: key.path: problem; fix: ...", and returns how many there
+ * were (0: none). Starts nothing, records nothing. */
+int run_preflight(const struct spec *s, const struct run_preflight_opts *o, struct rt_sb *out);
 
 /* Restore every file campaign `id` (0: the latest) touched to its
  * pre-campaign bytes. *n receives the number of files written. */

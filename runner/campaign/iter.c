@@ -163,6 +163,9 @@ static enum db_iter_state baseline_gate(struct camp *c, struct db_iteration *it,
 	*rc = camp_gate(c, it->id, &c->cfg, &gr, why);
 	if (*rc == RT_EDB) {
 		camp_fatal(c, *rc); /* its records could not be stored */
+	} else if (*rc == RT_EINTR) {
+		camp_reason(it, "interrupted by a signal; `ratchet run --resume` measures it again");
+		st = DB_ITER_INTERRUPTED;
 	} else if (*rc) {
 		camp_reason(it, "baseline gate failed to run: %s", why->buf);
 		st = DB_ITER_FAILED;
@@ -196,9 +199,12 @@ int camp_run_baseline(struct camp *c, struct rt_sb *err)
 	if (!rc)
 		rc = camp_iter_enter(c, &it, DB_ITER_MEASURING, "bench", &why);
 	for (int r = 0; r < c->s->repeats.min && !rc; r++)
-		rc = camp_measure(c, id, 0, r, &c->cfg, &ser, &nser, &why);
+		rc = camp_stop_requested ? RT_EINTR : camp_measure(c, id, 0, r, &c->cfg, &ser, &nser, &why);
 	enum db_iter_state st = DB_ITER_FAILED;
-	if (!rc) {
+	if (rc == RT_EINTR && !c->fatal) {
+		st = DB_ITER_INTERRUPTED;
+		camp_reason(&it, "interrupted by a signal; `ratchet run --resume` measures it again");
+	} else if (!rc) {
 		baseline_objective(c, &it, ser, nser);
 		st = c->s->gate.present ? baseline_gate(c, &it, &rc, &why) : DB_ITER_BASELINE;
 	} else if (!c->fatal) {
@@ -350,6 +356,8 @@ static int sample_failed(struct iter *t, int rc, int arm, int *invalid, bool *ag
 	*again = false;
 	if (c->fatal)
 		return c->fatal;
+	if (rc == RT_EINTR) /* the second signal: recorded interrupted by step_end */
+		return rc;
 	if (rc == RT_EIDENTITY) {
 		/* Not the engine we started: the samples do not count. */
 		struct rt_sb ferr = RT_SB_INIT;
@@ -431,6 +439,11 @@ static int step_gate(struct iter *t)
 	rc = camp_gate(c, t->it.id, &t->cand, &gr, &t->why);
 	if (gr.run_id)
 		t->it.gate_run_id = gr.run_id;
+	if (rc == RT_EINTR) { /* the second signal: recorded interrupted by step_end */
+		free(rule);
+		run_gate_result_release(&gr);
+		return rc;
+	}
 	if (rc == RT_EDB)
 		camp_fatal(c, rc);
 	else if (rc)

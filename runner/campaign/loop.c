@@ -18,15 +18,41 @@
 #include <unistd.h>
 
 #include "db/journal.h"
+#include "runner/base/cancel.h"
 #include "runner/bench/bench_cmd.h"
-#include "runner/gate/gsm8k.h"
 
 volatile sig_atomic_t camp_stop_requested;
 
+/*
+ * SIGINT and SIGTERM. The first is acknowledged at once and stops the run
+ * at the next safe point (after the sample in progress); the second also
+ * cancels every wait (runner/base/cancel.h): the sample in progress is
+ * abandoned, its benchmark's process group and the engine are stopped, and
+ * the iteration is recorded interrupted. Both messages are written with
+ * write(2), the only output a handler may make; a leading newline ends a
+ * live progress line first.
+ */
+static bool sig_tty; /* stderr shows a live progress line */
+
+static void sig_say(const char *msg, size_t len)
+{
+	if ((sig_tty && write(2, "\n", 1) < 0) || write(2, msg, len) < 0) {
+		/* nothing else to say it with */
+	}
+}
+
 static void on_signal(int sig)
 {
+	static const char first[] = "ratchet: stopping after this sample; Ctrl-C again to stop now\n";
+	static const char second[] = "ratchet: stopping now: the sample in progress is abandoned\n";
 	(void)sig;
-	camp_stop_requested = 1;
+	if (!camp_stop_requested) {
+		camp_stop_requested = 1;
+		sig_say(first, sizeof(first) - 1);
+	} else if (!rt_cancelled()) {
+		rt_cancel();
+		sig_say(second, sizeof(second) - 1);
+	}
 }
 
 /*
@@ -179,22 +205,18 @@ static int reap_orphans(struct camp *c)
 
 /* ---- open, resume, rebuild ---- */
 
-/* What must hold before anything is measured. */
-static int preflight(const struct spec *s, struct rt_sb *err)
+/* What must hold before anything is measured (preflight.c): every problem
+ * listed, nothing started or recorded. */
+static int preflight(const struct spec *s, bool resume, int *n, struct rt_sb *err)
 {
-	if (s->strategy != AGENT_STRAT_LIST && s->strategy != AGENT_STRAT_GREEDY)
-		return rt_errf(err, RT_EUSAGE, "%s: strategy '%s' is not implemented yet (use list or greedy)",
-			       s->path, agent_strategy_name(s->strategy));
-	if (!s->gate.present)
+	struct run_preflight_opts po = { .resume = resume };
+	*n = run_preflight(s, &po, err);
+	if (!*n)
 		return 0;
-	/* The gate's data must be there. */
-	struct gsm8k_set set;
-	memset(&set, 0, sizeof(set));
-	int rc = gsm8k_find("test", s->gate.dataset, &set, err);
-	if (rc)
-		return rt_errf(err, rc, " (gate.gsm8k.dataset in %s)", s->path);
-	gsm8k_set_release(&set);
-	return 0;
+	rt_sb_trim(err);
+	return rt_errf(err, RT_EUSAGE, "\n%s: %d problem%s found before anything was measured "
+		       "(`ratchet check --preflight %s` lists them)", s->path, *n, *n == 1 ? "" : "s",
+		       s->path);
 }
 
 /* --resume: the campaign's files back to its best configuration. */
@@ -513,10 +535,12 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	bus.sa_handler = on_sigbus;
 	sigaction(SIGBUS, &bus, &old_bus);
 	camp_stop_requested = 0;
+	rt_cancel_reset();
+	sig_tty = o->tty && !o->quiet;
 	camp_jsys_fault_at(o->fault_journal);
 	struct camp_lease lease;
 	camp_lease_init(&lease, db, &camp_stop_requested);
-	int rc = preflight(s, err);
+	int rc = preflight(s, o->resume, &res->preflight, err);
 	if (!rc)
 		rc = campaign(&c, &lease, res, err);
 	camp_engines_stop(&c); /* those kept up between samples */

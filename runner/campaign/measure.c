@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runner/base/cancel.h"
 #include "runner/bench/bench.h"
 #include "runner/device/dev.h"
 
@@ -236,10 +237,24 @@ static void sample_release(struct sample *sm)
 	free(sm->ev);
 }
 
+/* The offered rate at which an SLO capacity search compares latencies and
+ * throughputs: the best's capacity in this iteration's first best sample,
+ * so every later sample of either arm is measured at one load (the first
+ * is measured at its own capacity, which is that rate); 0 before it. */
+static double capacity_rate(const struct spec_bench *sb, struct series *ser, size_t nser)
+{
+	if (sb->kind != SPEC_BENCH_LOAD || !sb->load.n_rates || !sb->load.n_slo)
+		return 0;
+	const struct series *s = camp_series_find(ser, nser, sb->name, "max_rate");
+	return s && s->n[0] ? s->v[0][0] : 0;
+}
+
 /* Every benchmark once. Without an engine, flag variants go to command
- * benchmarks and env variants to every benchmark. */
+ * benchmarks and env variants to every benchmark. ser: the iteration's
+ * samples so far. */
 static int run_benches(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
-		       struct camp_launch *l, struct sample *sm, struct rt_sb *err)
+		       struct camp_launch *l, struct series *ser, size_t nser, struct sample *sm,
+		       struct rt_sb *err)
 {
 	struct rt_envv venv = { 0 };
 	if (!c->s->engine.present)
@@ -259,7 +274,7 @@ static int run_benches(struct camp *c, int64_t iter, int arm, int rep, const str
 			.engine_model = l->eng ? run_engine_model(l->eng) : NULL,
 			.env = envm, .n_env = venv.n,
 			.seed = camp_hash_seed(c->s->seed, sb->name) + (uint64_t)rep,
-			.api_key = c->o->api_key,
+			.api_key = c->o->api_key, .capacity_rate = capacity_rate(sb, ser, nser),
 		};
 		char **argv = NULL;
 		if (!c->s->engine.present && sb->kind == SPEC_BENCH_COMMAND)
@@ -445,7 +460,7 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 	if (!rc) {
 		rep_progress_phase(&c->prog, c->seq, c->variant, "bench");
 		rep_progress_sample(&c->prog, arm, rep + 1);
-		rc = run_benches(c, iter, arm, rep, cfg, l, &sm, err);
+		rc = run_benches(c, iter, arm, rep, cfg, l, *ser, *nser, &sm, err);
 		if (!rc && l->eng)
 			rc = engine_after(l->eng, err);
 		if (!rc)
@@ -464,6 +479,8 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 				add_series(c, arm, &sm, ser, nser);
 		}
 	}
+	if (rc && rt_cancelled() && !c->fatal) /* the second Ctrl-C: the sample is abandoned */
+		rc = rt_errf(err, RT_EINTR, " (the sample in progress was abandoned)");
 	if (l->eng)
 		camp_engine_put(c, l, rc != 0, rc || arm == 1 ? log_name : NULL);
 	sample_release(&sm);

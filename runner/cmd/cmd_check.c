@@ -1,9 +1,13 @@
 /*
- * `ratchet check SPEC [--json]`: load and validate a campaign spec. Prints
- * the normalized form (YAML, or JSON with --json) on stdout and exits 0; on
- * a bad spec prints each error as "file:line:col: key.path: message" on
- * stderr (no prefix, so scripts and tests can compare lines) and exits 2.
+ * `ratchet check SPEC [--json] [--preflight]`: load and validate a campaign
+ * spec. Prints the normalized form (YAML, or JSON with --json) on stdout and
+ * exits 0; on a bad spec prints each error as "file:line:col: key.path:
+ * message" on stderr (no prefix, so scripts and tests can compare lines) and
+ * exits 2. --preflight also checks this machine as `ratchet run` does before
+ * anything is measured (runner/campaign/preflight.c): each problem is one
+ * such line with its fix, and any problem exits 2.
  */
+#include "runner/campaign/campaign.h"
 #include "runner/cmd/cmd.h"
 #include "runner/spec/spec.h"
 
@@ -12,19 +16,28 @@
 
 int cmd_check(int argc, char **argv, struct rt_ctx *ctx)
 {
-	bool json = false;
+	bool json = false, pre = false;
 	const struct rt_opt opts[] = {
 		{ "json", 0, RT_OPT_FLAG, &json, NULL, "print the normalized spec as JSON" },
+		{ "preflight", 0, RT_OPT_FLAG, &pre, NULL,
+		  "also check this machine: programs, files, patches, GSM8K data, port, devices" },
 		{ 0 },
 	};
 	const struct rt_cmd_help help = {
-		"ratchet check SPEC [--json]",
+		"ratchet check SPEC [--json] [--preflight]",
 		"validate a campaign spec and print its normalized form",
 		"Every key is checked; units are converted (durations to seconds, percentages to\n"
 		"fractions), defaults are filled in and relative paths are made absolute against\n"
 		"workdir. Errors go to stderr, one per line, as file:line:col: key.path: message\n"
-		"(at most 20, then how many more). Exit codes: 0 valid, 2 bad or unreadable spec,\n"
-		"or bad usage.",
+		"(at most 20, then how many more).\n"
+		"\n"
+		"--preflight checks what `ratchet run` checks before it measures anything: every\n"
+		"program resolves on PATH, every file exists, every patch passes `git apply --check`,\n"
+		"the GSM8K data is there when a gate is declared, a fixed engine port is free, the\n"
+		"devices named are visible. Each problem is one line, file:line:col: key.path:\n"
+		"problem; fix. Nothing is started or recorded.\n"
+		"\n"
+		"Exit codes: 0 valid, 2 bad or unreadable spec, a pre-flight problem, or bad usage.",
 	};
 	int npos = 0, code;
 	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
@@ -47,6 +60,18 @@ int cmd_check(int argc, char **argv, struct rt_ctx *ctx)
 		}
 		rt_sb_release(&err);
 		return RT_EXIT_USAGE;
+	}
+	if (pre) {
+		struct rt_sb probs = RT_SB_INIT;
+		struct run_preflight_opts po = { .resume = false };
+		int n = run_preflight(s, &po, &probs);
+		fputs(probs.buf, stderr);
+		rt_sb_release(&probs);
+		if (n) {
+			cmd_error(ctx, "check: %d pre-flight problem%s", n, n == 1 ? "" : "s");
+			spec_free(s);
+			return RT_EXIT_USAGE;
+		}
 	}
 	if (json) {
 		json_t *j = spec_to_json(s);

@@ -106,7 +106,12 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 	};
 	struct run_campaign_result res;
 	rc = run_campaign(ctx->db, s, &o, &res, &err);
-	if (rc) {
+	if (rc && res.preflight) {
+		/* Pre-flight's problems, one per line as `check --preflight` prints them. */
+		rt_sb_trim(&err);
+		fprintf(stderr, "%s\n", err.buf);
+		code = RT_EXIT_USAGE;
+	} else if (rc) {
 		/* The progress printed the iteration's reason with its lines (an
 		 * engine's log) already: the first line says enough here. */
 		char *nl = o.quiet ? NULL : strchr(err.buf, '\n');

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "runner/engine/engine_int.h"
 #include "runner/oai/oai.h"
+#include "runner/base/cancel.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -249,6 +250,10 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 		if (oai_get(url, 2, &r, NULL) == 0 && r.status == 200) {
 			rc = 0;
 			e->ready_s = (double)(rt_now_ns() - e->t_start) / 1e9;
+			break;
+		}
+		if (rt_cancelled()) { /* the second Ctrl-C (runner/base/cancel.h) */
+			rc = rt_errf(err, RT_EINTR, "stopped by a signal while the engine started");
 			break;
 		}
 		if (rt_now_ns() >= deadline) {

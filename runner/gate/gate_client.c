@@ -7,6 +7,7 @@
  * model: the first id of GET /v1/models.
  */
 #include "runner/gate/gate.h"
+#include "runner/base/cancel.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -235,6 +236,8 @@ int run_gate_client_run(const struct run_gate_client *c, struct run_gate_req *re
 		int fin = oai_client_perform(l.cl, err);
 		if (fin < 0)
 			rc = fin;
+		else if (rt_cancelled()) /* the second Ctrl-C (runner/base/cancel.h) */
+			rc = rt_errf(err, RT_EINTR, "gate: stopped by a signal");
 		else if (l.finished < n && !l.stopped)
 			wait_next(&l);
 	}

@@ -13,6 +13,7 @@
  * run has a deadline.
  */
 #include "runner/load/load.h"
+#include "runner/base/cancel.h"
 #include "runner/oai/oai.h"
 
 #include <jansson.h>
@@ -355,9 +356,14 @@ static void abort_all(struct eng *e, const char *why)
 	}
 }
 
-/* Past the run's deadline? Then everything in flight is aborted. */
+/* Past the run's deadline, or cancelled (runner/base/cancel.h: the second
+ * Ctrl-C)? Then everything in flight is aborted. */
 static bool deadline_hit(struct eng *e)
 {
+	if (rt_cancelled()) {
+		abort_all(e, "stopped by a signal");
+		return true;
+	}
 	if (!e->deadline || rt_now_ns() <= e->deadline)
 		return false;
 	abort_all(e, "run deadline reached");

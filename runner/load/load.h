@@ -187,6 +187,15 @@ int run_load_capacity(const struct spec_load *cfg, const char *base_url, const c
 				       const struct run_load_result *r, bool pass),
 		      void *progress_arg, struct run_load_capacity *out, struct rt_sb *err);
 void run_load_capacity_release(struct run_load_capacity *c);
+/* The run of a finished search at offered `rate` (req/s), where two arms
+ * compare latencies and throughputs: *at is the search's own run when it
+ * tried that rate (first seed), else a new run at it (the search's pattern
+ * and first seed) filled into own, which the caller releases with
+ * run_load_result_release (own is zeroed when unused). */
+int run_load_capacity_at(const struct spec_load *cfg, const char *base_url, const char *model,
+			 const struct run_load_opts *opts, const struct run_load_capacity *cap,
+			 double rate, const struct run_load_result **at, struct run_load_result *own,
+			 struct rt_sb *err);
 
 /* ---- vLLM's `bench serve` result file (load_vllm.c) ---- */
 

@@ -7,8 +7,14 @@
  * below 90% of what the schedule offered) is "saturated" and fails,
  * whatever its latencies say. The bound's confidence is the fraction of seeds
  * that passed at the bound and at the next (failing) rate.
+ *
+ * Two arms compare their latencies and throughputs at one offered load
+ * (run_load_capacity_at): the best's capacity rate, which the candidate
+ * runs too, so a change that raises capacity is not blamed for the
+ * latencies of the higher load it can now carry.
  */
 #include "runner/load/load.h"
+#include "runner/base/cancel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,14 +69,22 @@ struct search {
 	size_t alloc;
 };
 
-/* Run every seed at `rate`; returns the point's index or <0. */
-static int eval(struct search *s, double rate, struct rt_sb *err)
+/* The load of one run at `rate`: open loop, the spec's pattern if it is
+ * one, else poisson. */
+static struct spec_load at_rate(const struct spec_load *cfg, double rate)
 {
-	struct spec_load c = *s->cfg;
+	struct spec_load c = *cfg;
 	c.rate = rate;
 	if (c.pattern != SPEC_LOAD_POISSON && c.pattern != SPEC_LOAD_GAMMA &&
 	    c.pattern != SPEC_LOAD_CONSTANT)
 		c.pattern = SPEC_LOAD_POISSON;
+	return c;
+}
+
+/* Run every seed at `rate`; returns the point's index or <0. */
+static int eval(struct search *s, double rate, struct rt_sb *err)
+{
+	struct spec_load c = at_rate(s->cfg, rate);
 	static const uint64_t one = 1;
 	const uint64_t *seeds = c.n_seeds ? c.seeds : &one;
 	size_t ns = c.n_seeds ? c.n_seeds : 1;
@@ -86,6 +100,10 @@ static int eval(struct search *s, double rate, struct rt_sb *err)
 	double ach_sum = 0;
 	for (size_t k = 0; k < ns; k++) {
 		int rc = run_load_run(&c, s->base_url, s->model, seeds[k], s->opts, &p->runs[k], err);
+		if (!rc && rt_cancelled()) { /* the run was cut short: the search stops */
+			run_load_result_release(&p->runs[k]);
+			rc = rt_errf(err, RT_EINTR, "load: stopped by a signal");
+		}
 		if (rc) {
 			for (size_t j = 0; j < k; j++)
 				run_load_result_release(&p->runs[j]);
@@ -198,4 +216,28 @@ int run_load_capacity(const struct spec_load *cfg, const char *base_url, const c
 fail:
 	run_load_capacity_release(out);
 	return i;
+}
+
+int run_load_capacity_at(const struct spec_load *cfg, const char *base_url, const char *model,
+			 const struct run_load_opts *opts, const struct run_load_capacity *cap,
+			 double rate, const struct run_load_result **at, struct run_load_result *own,
+			 struct rt_sb *err)
+{
+	*at = NULL;
+	memset(own, 0, sizeof(*own));
+	for (size_t i = 0; i < cap->n_points; i++)
+		if (cap->points[i].n_seeds && fabs(cap->points[i].rate - rate) <= 1e-9 * rate) {
+			*at = &cap->points[i].runs[0]; /* the search tried it already */
+			return 0;
+		}
+	struct spec_load c = at_rate(cfg, rate);
+	uint64_t seed = cfg->n_seeds ? cfg->seeds[0] : 1;
+	int rc = run_load_run(&c, base_url, model, seed, opts, own, err);
+	if (!rc && rt_cancelled()) {
+		run_load_result_release(own);
+		rc = rt_errf(err, RT_EINTR, "load: stopped by a signal");
+	}
+	if (!rc)
+		*at = own;
+	return rc;
 }

@@ -25,9 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every percentile metric vLLM accepts, in the order it reports them. */
-static const char *const vllm_metrics[] = { "ttft", "tpot", "itl", "e2el", "client_queue_time",
-					    "e2el_including_client_queue" };
+/* Every percentile metric vLLM accepts, in the order it reports them, and
+ * ratchet's extras: spec.h's lists, which the format's reader shares. */
+#define NAME(m) m,
+static const char *const vllm_metrics[] = { SPEC_VLLM_METRICS(NAME) };
+static const char *const extras[] = { SPEC_VLLM_EXTRAS(NAME) };
+#undef NAME
 
 /* Whether name is in the comma-separated list. */
 static bool listed(const char *list, const char *name)
@@ -343,7 +346,6 @@ json_t *run_load_vllm_result(const struct run_load_result *r, const struct run_l
 		free(x);
 	}
 	/* ratchet's extras */
-	static const char *const extras[] = { "ttft_sched", "send_lag" };
 	for (size_t k = 0; k < RT_ARRAY_SIZE(extras); k++) {
 		size_t n;
 		double *x = run_load_values(r, extras[k], &n);

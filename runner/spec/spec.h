@@ -87,11 +87,12 @@ struct spec_metric {
  * addition to) explicit metrics. The metrics each one yields:
  *  - llama-batched-bench (table or jsonl): s_pp, s_tg, s (tokens/s) and
  *    t_pp, t_tg, t (seconds) of the row format_row (default: the last row);
- *  - llama-bench JSON: pp_tps, tg_tps (avg tokens/s of the prompt-only and
- *    generation-only tests), pp_tps_stddev, tg_tps_stddev;
- *  - vllm bench serve JSON: the load generator's names (see below), with ms
- *    converted to seconds: request_throughput, output_throughput,
- *    total_token_throughput, {ttft,tpot,itl,e2el}_{mean,median,p99}.
+ *  - llama-bench (-o json, or -o jsonl): pp_tps, tg_tps (avg tokens/s of the
+ *    prompt-only and generation-only tests), pp_tps_stddev, tg_tps_stddev;
+ *  - vllm bench serve JSON: every key of SPEC_VLLM_RUN_KEYS below under its
+ *    metric name, and {metric}_{stat} for each metric of SPEC_VLLM_METRICS
+ *    and SPEC_VLLM_EXTRAS and each stat of SPEC_VLLM_STATS, ms converted
+ *    to seconds (ttft_p95, itl_std, e2el_median, ...).
  *
  * Load benchmarks yield: request_throughput (req/s), output_throughput and
  * total_token_throughput (tok/s), goodput (req/s meeting every SLO),
@@ -103,6 +104,38 @@ struct spec_metric {
  *
  * Kernel benchmarks yield: time (median seconds), time_min, gbps, gflops,
  * pct_peak_bw, pct_peak_flops, rsd (fraction), samples. */
+/*
+ * The keys of `vllm bench serve --save-result`'s result file, following
+ * vllm/benchmarks/serve.py of vLLM's main branch at commit 009e6d4a1cd6
+ * (calculate_metrics, benchmark): ratchet's writer of that file
+ * (runner/load/load_vllm.c) and the vllm-bench-serve format's reader
+ * (runner/bench/bench_cmd_extract.c) share these lists, and the spec
+ * declares the reader's metric names from them (spec_metrics.c).
+ * Run-level numbers: X(key in the file, ratchet's metric name).
+ */
+#define SPEC_VLLM_RUN_KEYS(X)                                            \
+	X("request_throughput", "request_throughput")                    \
+	X("request_goodput", "goodput") /* null unless --goodput SLOs */  \
+	X("output_throughput", "output_throughput")                      \
+	X("total_token_throughput", "total_token_throughput")            \
+	X("max_output_tokens_per_s", "max_output_tokens_per_s")          \
+	X("max_concurrent_requests", "max_concurrent_requests")          \
+	X("completed", "completed")                                      \
+	X("failed", "failed")                                            \
+	X("duration", "duration")
+/* vLLM's percentile metrics (--percentile-metrics), in its order; each is
+ * summarized as {mean,median,std,pP}_{metric}_ms keys. */
+#define SPEC_VLLM_METRICS(X)                                              \
+	X("ttft") X("tpot") X("itl") X("e2el") X("client_queue_time")     \
+	X("e2el_including_client_queue")
+/* ratchet's own metrics, written alongside in the same form. */
+#define SPEC_VLLM_EXTRAS(X) X("ttft_sched") X("send_lag")
+/* The statistics the reader takes, X(a, word of the key): std is numpy's;
+ * a pP key is there when --metric-percentiles names P (vLLM's default is
+ * 99 alone). */
+#define SPEC_VLLM_STATS(X, a) \
+	X(a, "mean") X(a, "median") X(a, "std") X(a, "p90") X(a, "p95") X(a, "p99")
+
 enum spec_cmd_format {
 	SPEC_FMT_NONE = 0,
 	SPEC_FMT_JSON,                 /* explicit metrics only */
@@ -411,6 +444,11 @@ struct spec_vars {
 };
 /* Expand {port} {workdir} {nonce} {iteration} in s; returns a new string. */
 char *spec_expand(const char *s, const struct spec_vars *vars);
+
+/* Where the key path (as the loader's messages write it: "engine.command[0]",
+ * "variants[2].patch.file") is written in s's text (spec_pos.c). 0, or
+ * RT_ENOENT with *out at the deepest part of the path that is written. */
+int spec_pos_of(const struct spec *s, const char *path, struct rt_pos *out);
 
 /* Find a benchmark by name, or NULL. */
 const struct spec_bench *spec_bench_find(const struct spec *s, const char *name);

@@ -142,10 +142,15 @@ static const char *const kernel_names[] = { "time",	    "time_min", "gbps", "gfl
 static const char *const batched_names[] = { "s_pp", "s_tg", "s", "t_pp", "t_tg", "t" };
 static const char *const llama_bench_names[] = { "pp_tps", "tg_tps", "pp_tps_stddev",
 						 "tg_tps_stddev" };
+/* vllm-bench-serve: spec.h's lists of vLLM's result keys. */
 static const char *const vllm_serve_names[] = {
-	"request_throughput", "output_throughput", "total_token_throughput",
-	"ttft_mean", "ttft_median", "ttft_p99", "tpot_mean", "tpot_median", "tpot_p99",
-	"itl_mean", "itl_median", "itl_p99", "e2el_mean", "e2el_median", "e2el_p99",
+#define RUN(key, name) name,
+#define STAT(metric, stat) metric "_" stat,
+#define METRIC(metric) SPEC_VLLM_STATS(STAT, metric)
+	SPEC_VLLM_RUN_KEYS(RUN) SPEC_VLLM_METRICS(METRIC) SPEC_VLLM_EXTRAS(METRIC)
+#undef METRIC
+#undef STAT
+#undef RUN
 };
 
 /* The metrics each built-in output format yields. */

@@ -211,7 +211,9 @@ static void test_vllm_bench_serve(void **state)
 	NEAR(*run_bcmd_metric_get(&m, "tpot_median"), 0.0195, 1e-12);
 	NEAR(*run_bcmd_metric_get(&m, "itl_p99"), 0.045, 1e-12);
 	NEAR(*run_bcmd_metric_get(&m, "e2el_median"), 2.7, 1e-12);
-	assert_int_equal(m.n, 15);
+	NEAR(*run_bcmd_metric_get(&m, "ttft_std"), 0.08, 1e-12);
+	NEAR(*run_bcmd_metric_get(&m, "completed"), 200, 0);
+	assert_int_equal(m.n, 21);
 	run_bcmd_metrics_release(&m);
 	free(d);
 }

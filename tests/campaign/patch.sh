@@ -15,18 +15,19 @@ patch_repo
 (
 	cd src
 	echo BROKEN > speed.txt && git diff > ../broken.diff && git checkout -q speed.txt
-	# a patch that cannot apply: its context no longer matches
-	sed 's/^-100$/-7/' ../faster.diff > ../stale.diff
+	# a patch that applies to the tree as it is (pre-flight passes it) but no
+	# longer once faster is kept: its context no longer matches
+	sed 's/^+130$/+150/' ../faster.diff > ../stale.diff
 )
 patch_spec patch-e2e src/built.txt <<'Y'
-  - name: stale
-    patch: {file: stale.diff, dir: src}
-    build: [sh, -c, "cp speed.txt built.txt"]
   - name: broken-build
     patch: {file: broken.diff, dir: src}
     build: [sh, -c, "if grep -q BROKEN speed.txt; then echo 'error: BROKEN is not a number' >&2; exit 1; fi; cp speed.txt built.txt"]
   - name: faster
     patch: {file: faster.diff, dir: src}
+    build: [sh, -c, "cp speed.txt built.txt"]
+  - name: stale
+    patch: {file: stale.diff, dir: src}
     build: [sh, -c, "cp speed.txt built.txt"]
 Y
 "$RATCHET_BIN" --db c.db run --quiet spec.yaml
