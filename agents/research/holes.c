@@ -535,15 +535,15 @@ static size_t near_find(struct near_index *ix, const char *key)
 
 static int by_share(const void *x, const void *y)
 {
-	const struct agent_hole *a = x, *b = y;
+	const struct research_hole *a = x, *b = y;
 	if (a->share != b->share)
 		return a->share < b->share ? 1 : -1;
 	return strcmp(a->key, b->key);
 }
 
-int agent_holes_find(const char *table_path, const char *profile_path,
+int research_holes_find(const char *table_path, const char *profile_path,
 		     const char *const *key_columns, size_t n_key_columns, const char *weight_col,
-		     struct agent_holes *out, struct rt_sb *err)
+		     struct research_holes *out, struct rt_sb *err)
 {
 	memset(out, 0, sizeof(*out));
 	struct entry *e = NULL;
@@ -578,7 +578,7 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 			covered += s[i].weight;
 			continue;
 		}
-		struct agent_hole *h = &out->v[out->n++];
+		struct research_hole *h = &out->v[out->n++];
 		h->key = xstrdup(s[i].key);
 		h->weight = s[i].weight;
 		h->share = total > 0 ? s[i].weight / total : 0;
@@ -602,11 +602,11 @@ done:
 		free(s[i].key);
 	free(s);
 	if (rc)
-		agent_holes_release(out);
+		research_holes_release(out);
 	return rc;
 }
 
-void agent_holes_release(struct agent_holes *h)
+void research_holes_release(struct research_holes *h)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		free(h->v[i].key);

@@ -65,9 +65,9 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 	for (char *save = NULL, *t = kc_copy ? strtok_r(kc_copy, ",", &save) : NULL; t && nkc < 16;
 	     t = strtok_r(NULL, ",", &save))
 		kc[nkc++] = t;
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	int rc = agent_holes_find(table, profile, kc, nkc, weight, &h, &err);
+	int rc = research_holes_find(table, profile, kc, nkc, weight, &h, &err);
 	if (rc) {
 		cmd_error(ctx, "holes: %s", err.buf);
 		rt_sb_release(&err);
@@ -135,7 +135,7 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 	}
 	code = h.n ? RT_EXIT_NO : RT_EXIT_OK;
 out:
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	rt_sb_release(&err);
 	free(kc_copy);
 	return code;

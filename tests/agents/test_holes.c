@@ -94,7 +94,7 @@ static const char *ref_nearest(const char *key, char *const *entries, size_t n)
 }
 
 /* Every hole's nearest entry is the reference's. */
-static void check_nearest(const struct agent_holes *h, char *const *entries, size_t n)
+static void check_nearest(const struct research_holes *h, char *const *entries, size_t n)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		const char *want = ref_nearest(h->v[i].key, entries, n);
@@ -108,7 +108,7 @@ static void check_nearest(const struct agent_holes *h, char *const *entries, siz
  * against the scan; frees entries[0..ne) and the texts. */
 static void find_and_check(const char *table, struct rt_sb *t, const char *profile,
 			   struct rt_sb *p, const char *const *kc, size_t nkc, const char *weight,
-			   char **entries, size_t ne, struct agent_holes *h)
+			   char **entries, size_t ne, struct research_holes *h)
 {
 	write_file(table, t->buf);
 	write_file(profile, p->buf);
@@ -162,12 +162,12 @@ static void test_csv_matches_the_scan(void **state)
 				   (int)rt_rand_below(&r, 5));
 	}
 	static const char *const mnk[] = { "M", "N", "K" };
-	struct agent_holes h;
+	struct research_holes h;
 	find_and_check("t.csv", &t, "p.csv", &p, mnk, 3, "time_us", entries, ne, &h);
 	assert_true(h.covered > 10);
 	for (size_t i = 1; i < h.n; i++) /* largest share first */
 		assert_true(h.v[i - 1].share >= h.v[i].share);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 }
 
 /* A JSON table with keys of every arity and string keys. */
@@ -219,9 +219,9 @@ static void test_json_matches_the_scan(void **state)
 			rt_sb_addf(&p, "\"%s\"\n", entries[rt_rand_below(&r, ne)]);
 		}
 	}
-	struct agent_holes h;
+	struct research_holes h;
 	find_and_check("t.json", &t, "k.csv", &p, NULL, 0, NULL, entries, ne, &h);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 }
 
 static void test_weights_and_coverage(void **state)
@@ -233,9 +233,9 @@ static void test_weights_and_coverage(void **state)
 			    "256,4096,4096,0.5\n");
 	char *tp = xasprintf("%s/t.csv", dir), *pp = xasprintf("%s/p.csv", dir);
 	static const char *const mnk[] = { "M", "N", "K" };
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(agent_holes_find(tp, pp, mnk, 3, "time_us", &h, &err), 0);
+	assert_int_equal(research_holes_find(tp, pp, mnk, 3, "time_us", &h, &err), 0);
 	assert_int_equal(h.observed, 4);
 	assert_int_equal(h.covered, 2);
 	assert_int_equal(h.n, 2);
@@ -246,7 +246,7 @@ static void test_weights_and_coverage(void **state)
 	assert_string_equal(h.v[1].nearest, "128,4096,4096");
 	assert_string_equal(h.v[1].fields_json, "{\"tile\":3}");
 	assert_float_equal(h.covered_share, 920 / 4720.5, 1e-12);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	free(tp);
 	free(pp);
 	rt_sb_release(&err);
@@ -255,14 +255,14 @@ static void test_weights_and_coverage(void **state)
 static double time_find(const char *table, const char *profile, const char *const *kc,
 			size_t nkc, const char *weight, size_t want_observed)
 {
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
 	int rc;
 	double el = scale_find_holes(dir, table, profile, kc, nkc, weight, &h, &rc, &err);
 	if (rc)
 		fail_msg("%s", err.buf);
 	assert_true(h.observed >= want_observed);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	rt_sb_release(&err);
 	return el;
 }
