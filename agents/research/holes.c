@@ -541,32 +541,21 @@ static int by_share(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
-int research_holes_find(const char *table_path, const char *profile_path,
-		     const char *const *key_columns, size_t n_key_columns, const char *weight_col,
-		     struct research_holes *out, struct rt_sb *err)
+/* The holes of table e (ne entries) among the observed keys s (ns, merged);
+ * consumes neither. */
+static int holes_core(const char *profile_name, const char *weight_col, const struct entry *e,
+		      size_t ne, bool csv, const struct seen *s, size_t ns, struct research_holes *out,
+		      struct rt_sb *err)
 {
-	memset(out, 0, sizeof(*out));
-	struct entry *e = NULL;
-	size_t ne = 0;
-	struct seen *s = NULL;
-	size_t ns = 0;
-	bool csv = false;
-	int rc = load_table(table_path, key_columns, n_key_columns, &e, &ne, &csv, err);
-	if (!rc)
-		rc = load_profile(profile_path, key_columns, n_key_columns, csv, weight_col, &s, &ns, err);
-	if (rc)
-		goto done;
 	out->csv = csv;
 	out->entries = ne;
 	out->observed = ns;
 	double total = 0, covered = 0;
 	for (size_t i = 0; i < ns; i++)
 		total += s[i].weight;
-	if (!isfinite(total)) { /* found by the holes fuzzer: shares would be NaN */
-		rc = rt_errf(err, RT_EINVAL, "%s: the weights in column '%s' add up beyond a double",
-			     profile_path, weight_col ? weight_col : "(count)");
-		goto done;
-	}
+	if (!isfinite(total)) /* found by the holes fuzzer: shares would be NaN */
+		return rt_errf(err, RT_EINVAL, "%s: the weights in column '%s' add up beyond a double",
+			       profile_name, weight_col ? weight_col : "(count)");
 	out->v = xcalloc(ns + 1, sizeof(*out->v));
 	struct keyed *sorted = sort_keys(e, ne, sizeof(*e));
 	struct near_index ix;
@@ -592,15 +581,73 @@ int research_holes_find(const char *table_path, const char *profile_path,
 	free(sorted);
 	out->covered_share = total > 0 ? covered / total : 0;
 	qsort(out->v, out->n, sizeof(*out->v), by_share);
-done:
+	return 0;
+}
+
+static void free_entries(struct entry *e, size_t ne)
+{
 	for (size_t i = 0; i < ne; i++) {
 		free(e[i].key);
 		free(e[i].fields);
 	}
 	free(e);
+}
+
+static void free_seen(struct seen *s, size_t ns)
+{
 	for (size_t i = 0; i < ns; i++)
 		free(s[i].key);
 	free(s);
+}
+
+int research_holes_find(const char *table_path, const char *profile_path,
+			const char *const *key_columns, size_t n_key_columns, const char *weight_col,
+			struct research_holes *out, struct rt_sb *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct entry *e = NULL;
+	size_t ne = 0;
+	struct seen *s = NULL;
+	size_t ns = 0;
+	bool csv = false;
+	int rc = load_table(table_path, key_columns, n_key_columns, &e, &ne, &csv, err);
+	if (!rc)
+		rc = load_profile(profile_path, key_columns, n_key_columns, csv, weight_col, &s, &ns, err);
+	if (!rc)
+		rc = holes_core(profile_path, weight_col, e, ne, csv, s, ns, out, err);
+	free_entries(e, ne);
+	free_seen(s, ns);
+	if (rc)
+		research_holes_release(out);
+	return rc;
+}
+
+int research_holes_find_obs(const char *table_path, const struct research_hole_obs *obs, size_t n,
+			    const char *const *key_columns, size_t n_key_columns,
+			    struct research_holes *out, struct rt_sb *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct entry *e = NULL;
+	size_t ne = 0;
+	bool csv = false;
+	int rc = load_table(table_path, key_columns, n_key_columns, &e, &ne, &csv, err);
+	struct seen *s = xcalloc(n + 1, sizeof(*s));
+	size_t ns = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!(obs[i].weight >= 0) || !isfinite(obs[i].weight)) {
+			rc = rt_errf(err, RT_EINVAL, "%s: observed shape '%s': weight %g is not a number >= 0",
+				     table_path, obs[i].key, obs[i].weight);
+			break;
+		}
+		s[ns].key = xstrdup(obs[i].key);
+		s[ns++].weight = obs[i].weight;
+	}
+	if (!rc) {
+		merge_rows(s, &ns);
+		rc = holes_core("the profile", "time", e, ne, csv, s, ns, out, err);
+	}
+	free_entries(e, ne);
+	free_seen(s, ns);
 	if (rc)
 		research_holes_release(out);
 	return rc;

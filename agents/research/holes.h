@@ -45,6 +45,16 @@ struct research_holes {
 int research_holes_find(const char *table_path, const char *profile_path,
 		     const char *const *key_columns, size_t n_key_columns, const char *weight_col,
 		     struct research_holes *out, struct rt_sb *err);
+/* One shape a profile saw and its weight (time). */
+struct research_hole_obs {
+	const char *key; /* the entry key it needs (borrowed) */
+	double weight;   /* its time or count, >= 0 */
+};
+/* The same, from shapes already in memory (an imported profile's kernels);
+ * equal keys are summed. */
+int research_holes_find_obs(const char *table_path, const struct research_hole_obs *obs, size_t n,
+			    const char *const *key_columns, size_t n_key_columns,
+			    struct research_holes *out, struct rt_sb *err);
 void research_holes_release(struct research_holes *h);
 
 #endif
