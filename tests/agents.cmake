@@ -6,3 +6,7 @@ rt_add_test(test_holes_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_holes.
 if(TARGET test_holes_unit)
   target_include_directories(test_holes_unit PRIVATE ${CMAKE_SOURCE_DIR}/tests/perf)
 endif()
+# Profiles: one fixture per profiler in its exact format, the default op map
+# on real kernel names, and a 200 MB Chrome trace streamed in constant memory.
+rt_add_test(test_profile SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_profile.c
+            LIBS rt_research rt_var rt_db rt_base TIMEOUT 300 LABELS unit)

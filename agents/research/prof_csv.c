@@ -189,5 +189,5 @@ bool research_sniff_unitrace(const char *head, size_t n, const char *path)
 {
 	(void)n;
 	(void)path;
-	return strstr(head, "Kernel, Calls, Time (ns)") != NULL;
+	return strstr(head, "Kernel,") && strstr(head, "Calls,") && strstr(head, "Time (ns)");
 }

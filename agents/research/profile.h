@@ -24,10 +24,10 @@
 #define RESEARCH_OP_MAP(XX)                                         \
 	XX(COMMUNICATION, "communication") /* collectives */     \
 	XX(ATTENTION, "attention")         /* attention, KV cache */ \
+	XX(GEMM, "gemm")                   /* matmuls, MoE experts, fused epilogues */ \
 	XX(QUANTIZE, "quantize")           /* (de)quantization */ \
 	XX(NORM, "norm")                   /* RMS and layer norms */ \
 	XX(ACTIVATION, "activation")       /* SiLU, GELU, gated mul */ \
-	XX(GEMM, "gemm")                   /* matmuls, MoE experts */ \
 	XX(OTHER, "other")                 /* everything else */
 
 enum research_op {
