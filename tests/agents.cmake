@@ -10,3 +10,8 @@ endif()
 # on real kernel names, and a 200 MB Chrome trace streamed in constant memory.
 rt_add_test(test_profile SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_profile.c
             LIBS rt_research rt_var rt_db rt_base TIMEOUT 300 LABELS unit)
+# The research agent end to end (tests/research): refs of a local git
+# repository ranked by the hot time their diffs touch.
+rt_add_test(test_research_repo COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/research_repo.sh
+            TIMEOUT 120 LABELS e2e)
+set_tests_properties(test_research_repo PROPERTIES SKIP_RETURN_CODE 77)
