@@ -15,3 +15,7 @@ rt_add_test(test_profile SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_profile.c
 rt_add_test(test_research_repo COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/research_repo.sh
             TIMEOUT 120 LABELS e2e)
 set_tests_properties(test_research_repo PROPERTIES SKIP_RETURN_CODE 77)
+# The seed's evening in miniature on simserve: observe, the top finding,
+# propose, and the campaign keeping the proposed change.
+rt_add_test(test_research_evening COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/evening.sh
+            NEEDS_GSM8K TIMEOUT 600 LABELS e2e)

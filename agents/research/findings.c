@@ -231,6 +231,24 @@ static void hole_evidence(const struct find_ctx *c, const struct research_table 
 	rt_sb_addf(ev, "; nearest entry %s", h->nearest ? h->nearest : "none (empty table)");
 }
 
+/* Two keys of one family: the same leading word ("prefill.T_LE_512" and
+ * "prefill.T_GT_512"), or, for numeric shapes ("4096,128"), as many parts.
+ * A table is checked against every shape of the profile; a shape whose
+ * nearest entry is of another family belongs to another table. */
+static bool same_family(const char *a, const char *b)
+{
+	size_t la = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	size_t lb = strspn(b, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	if (la || lb)
+		return la == lb && !strncmp(a, b, la);
+	size_t pa = 0, pb = 0;
+	for (; *a; a++)
+		pa += !isdigit((unsigned char)*a) && *a != '.';
+	for (; *b; b++)
+		pb += !isdigit((unsigned char)*b) && *b != '.';
+	return pa == pb;
+}
+
 static int table_holes(struct find_ctx *c, const struct research_table *t, struct rt_sb *err)
 {
 	struct research_hole_obs *obs = xcalloc(c->nk + 1, sizeof(*obs));
@@ -251,11 +269,10 @@ static int table_holes(struct find_ctx *c, const struct research_table *t, struc
 	free(obs);
 	if (rc)
 		return rc;
-	/* A table none of whose entries the profile's shapes use is keyed by
-	 * something else: its "holes" would be every shape. */
-	bool keyed_here = h.covered > 0 || h.entries == 0;
-	for (size_t i = 0; i < h.n && keyed_here && !rc; i++) {
+	for (size_t i = 0; i < h.n && !rc; i++) {
 		const struct research_hole *x = &h.v[i];
+		if (x->nearest && !same_family(x->key, x->nearest))
+			continue; /* a shape of another table (another op's) */
 		double share = c->prof.total_us > 0 ? x->weight / c->prof.total_us : 0;
 		struct rt_sb ev = RT_SB_INIT;
 		hole_evidence(c, t, x, h.csv, &ev);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "db/profiles.h"
+#include "variants/var.h"
 
 int cmd_research_exit(int rc)
 {
@@ -27,21 +28,24 @@ int cmd_research_exit(int rc)
 static void env_tables(struct cmd_research_env *env)
 {
 	const struct spec *s = env->spec;
+	/* the spec holds each file absolute; variants name it as written */
+	struct var_ctx vc = { .workdir = s->workdir };
 	env->tables = xcalloc(s->n_variants + 1, sizeof(*env->tables));
 	env->paths = xcalloc(s->n_variants + 1, sizeof(char *));
 	for (size_t i = 0; i < s->n_variants; i++) {
 		const struct var_def *v = &s->variants[i];
 		if (v->kind != VAR_KIND_TABLE)
 			continue;
+		const char *shown = var_display_path(&vc, v->table.file);
 		bool seen = false;
 		for (size_t j = 0; j < env->n_tables && !seen; j++)
-			seen = !strcmp(env->tables[j].file, v->table.file);
+			seen = !strcmp(env->tables[j].file, shown);
 		if (seen)
 			continue;
-		const char *f = v->table.file;
-		env->paths[env->n_tables] = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", s->workdir, f);
-		env->tables[env->n_tables++] = (struct research_table){
-			f, env->paths[env->n_tables], (const char *const *)v->table.key_columns.v,
+		size_t k = env->n_tables++;
+		env->paths[k] = var_path(&vc, v->table.file);
+		env->tables[k] = (struct research_table){
+			shown, env->paths[k], (const char *const *)v->table.key_columns.v,
 			v->table.key_columns.n,
 		};
 	}
@@ -56,8 +60,6 @@ int cmd_research_env_load(const struct rt_ctx *ctx, const char *cmd, int64_t cam
 	if (campaign_id) {
 		struct db_campaign c = { 0 };
 		rc = db_campaign_get(ctx->db, campaign_id, &c, &err);
-		if (rc == RT_ENOENT)
-			rt_errf(&err, rc, "no campaign %lld", (long long)campaign_id);
 		if (!rc)
 			rc = spec_load_text(c.spec_path, c.spec_text, strlen(c.spec_text), &env->spec, &err);
 		db_campaign_release(&c);
