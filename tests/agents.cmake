@@ -19,3 +19,5 @@ set_tests_properties(test_research_repo PROPERTIES SKIP_RETURN_CODE 77)
 # propose, and the campaign keeping the proposed change.
 rt_add_test(test_research_evening COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/evening.sh
             NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
+rt_add_test(test_profile_import COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_import.sh
+            TIMEOUT 60 LABELS e2e)

@@ -44,16 +44,8 @@ double research_bound(double share, double speedup)
 void research_variant_name(const char *prefix, const char *key, char *out, size_t n)
 {
 	size_t k = (size_t)snprintf(out, n, "%s-", prefix);
-	bool dash = true;
-	for (const char *p = key; *p && k + 1 < n; p++) {
-		bool alnum = isalnum((unsigned char)*p);
-		if (!alnum && dash)
-			continue; /* one '-' for a run of other characters */
-		out[k++] = alnum ? (char)tolower((unsigned char)*p) : '-';
-		dash = !alnum;
-	}
-	while (k > 0 && out[k - 1] == '-')
-		k--;
+	for (const char *p = key; *p && k + 1 < n; p++)
+		out[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
 	out[k < n ? k : n - 1] = 0;
 }
 

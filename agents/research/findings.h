@@ -36,7 +36,9 @@ double research_finding_speedup(enum research_finding_kind k);
 /* share * (1 - 1/speedup). */
 double research_bound(double share, double speedup);
 
-/* "fill-prefill-t-le-512" from ("fill", "prefill.T_LE_512"): letters, digits, '-'. */
+/* "fill-prefill-t-le-512" from ("fill", "prefill.T_LE_512"): the key lowercased,
+ * each character other than a letter or digit a '-' (`ratchet holes` names its
+ * suggestions so). */
 void research_variant_name(const char *prefix, const char *key, char *out, size_t n);
 
 /* What to import and where it belongs. */

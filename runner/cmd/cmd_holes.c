@@ -1,9 +1,9 @@
 /* `ratchet holes TABLE --profile FILE`: the shapes a tuned table has no entry for. */
+#include "agents/research/findings.h"
 #include "agents/research/holes.h"
 #include "runner/cmd/cmd.h"
 #include "db/findings.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +20,6 @@ static const struct rt_cmd_help help = {
 	"'key'). --weight names the column with each row's weight (time, calls); without it every row\n"
 	"counts once. Exit codes: 0 no hole, 1 holes found, 2 usage, 3 runtime error.",
 };
-
-/* A variant name from a key: letters, digits and '-'. */
-static void variant_name(const char *key, char *out, size_t n)
-{
-	size_t k = snprintf(out, n, "fill-");
-	for (const char *p = key; *p && k + 1 < n; p++)
-		out[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
-	out[k < n ? k : n - 1] = 0;
-}
 
 /* A YAML flow string: JSON string escaping is valid YAML. */
 static char *quoted(const char *s)
@@ -118,7 +109,7 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 				if (!h.v[i].fields_json)
 					continue;
 				char name[96];
-				variant_name(h.v[i].key, name, sizeof(name));
+				research_variant_name("fill", h.v[i].key, name, sizeof(name));
 				char *qk = quoted(h.v[i].key), *qf = quoted(table);
 				printf("  - {name: %s, table: {file: %s, ", name, qf);
 				if (h.csv) {

@@ -91,6 +91,14 @@ void cmd_research_env_release(struct cmd_research_env *env)
 	memset(env, 0, sizeof(*env));
 }
 
+void cmd_print_json(json_t *v)
+{
+	char *s = json_dumps(v, JSON_INDENT(2));
+	printf("%s\n", s ? s : "null");
+	free(s);
+	json_decref(v);
+}
+
 static json_t *finding_json(const struct db_finding *f)
 {
 	json_t *v = f->variant ? json_loads(f->variant, 0, NULL) : NULL;
@@ -112,10 +120,7 @@ void cmd_findings_print(const struct rt_ctx *ctx, const struct db_finding *f, si
 		json_t *a = json_array();
 		for (size_t i = 0; i < shown; i++)
 			json_array_append_new(a, finding_json(&f[i]));
-		char *s = json_dumps(a, JSON_INDENT(2));
-		printf("%s\n", s);
-		free(s);
-		json_decref(a);
+		cmd_print_json(a);
 		return;
 	}
 	printf("  %-4s %7s  %-22s %-16s %s\n", "rank", "bound", "share x speedup", "kind", "finding");
@@ -173,10 +178,7 @@ void cmd_profile_print(const struct rt_ctx *ctx, struct db *db, int64_t id, size
 					      json_pack("{s:s, s:s, s:s?, s:b, s:f, s:f, s:I}", "name", k[i].name,
 							"op", k[i].op, "shape", k[i].shape, "fallback", k[i].fallback,
 							"us", k[i].us, "share", k[i].share, "calls", (json_int_t)k[i].calls));
-		char *s = json_dumps(o, JSON_INDENT(2));
-		printf("%s\n", s);
-		free(s);
-		json_decref(o);
+		cmd_print_json(o);
 		goto out;
 	}
 	printf("profile %lld: %s (%s): %.0f us of kernels, %ld launches", (long long)id, p.path, p.format,
@@ -248,7 +250,19 @@ int cmd_profile(int argc, char **argv, struct rt_ctx *ctx)
 	struct research_import in = { argv[2], format, steps, campaign, 0 };
 	int64_t id = 0;
 	size_t nfind = 0;
-	code = cmd_profile_import_as(ctx, "profile", &in, &env, &id, &nfind);
+	/* the profile and its findings, or nothing */
+	struct rt_sb err = RT_SB_INIT;
+	if (db_begin(ctx->db, &err)) {
+		cmd_error(ctx, "profile: %s", cmd_plain(&err));
+		code = RT_EXIT_RUNTIME;
+	} else if ((code = cmd_profile_import_as(ctx, "profile", &in, &env, &id, &nfind))) {
+		db_rollback(ctx->db);
+	} else if (db_commit(ctx->db, &err)) {
+		cmd_error(ctx, "profile: %s", cmd_plain(&err));
+		db_rollback(ctx->db);
+		code = RT_EXIT_RUNTIME;
+	}
+	rt_sb_release(&err);
 	if (!code)
 		cmd_profile_print(ctx, ctx->db, id, nfind);
 	cmd_research_env_release(&env);

@@ -11,6 +11,8 @@
 #include "runner/cmd/cmd.h"
 #include "runner/spec/spec.h"
 
+#include <jansson.h>
+
 /* A spec's research settings, loaded. */
 struct cmd_research_env {
 	struct spec *spec;               /* the spec, or NULL: defaults, no tables */
@@ -35,6 +37,8 @@ int cmd_profile_import_as(struct rt_ctx *ctx, const char *cmd, const struct rese
 void cmd_profile_print(const struct rt_ctx *ctx, struct db *db, int64_t id, size_t nfind);
 /* Print findings, ranked, with their bound (top <= 0: all). */
 void cmd_findings_print(const struct rt_ctx *ctx, const struct db_finding *f, size_t n, long top);
+/* Print v as indented JSON on stdout, and release it. */
+void cmd_print_json(json_t *v);
 /* The exit code of a library error: 2 for what the user gave, else 3. */
 int cmd_research_exit(int rc);
 

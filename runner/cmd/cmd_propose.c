@@ -70,9 +70,7 @@ int cmd_propose(int argc, char **argv, struct rt_ctx *ctx)
 		json_decref(v);
 	}
 	if (ctx->json) {
-		char *s = json_dumps(all, JSON_INDENT(2));
-		printf("%s\n", s);
-		free(s);
+		cmd_print_json(json_incref(all));
 	} else if (proposed) {
 		printf("# variants proposed by ratchet from its findings: paste under the spec's variants:\n%s",
 		       out.buf);

@@ -37,10 +37,7 @@ static void print_refs(const struct rt_ctx *ctx, const struct research_refs *r)
 							   "share", r->v[i].share, "ops", r->v[i].ops, "kernels",
 							   r->v[i].kernels, "diffstat", r->v[i].diffstat,
 							   "patch", r->v[i].patch));
-		char *s = json_dumps(a, JSON_INDENT(2));
-		printf("%s\n", s);
-		free(s);
-		json_decref(a);
+		cmd_print_json(a);
 		return;
 	}
 	printf("  %-4s %7s %7s  %-24s %s\n", "rank", "touches", "bound", "ref", "ops");

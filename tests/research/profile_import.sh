@@ -1,0 +1,55 @@
+#!/bin/sh
+# `ratchet profile import` on each profiler's fixture (tests/agents/fixtures,
+# each naming its source): the format is detected, and the stored per-op
+# shares, calls per step and per-shape rows are the ones checked by hand in
+# the fixtures' comments. Errors are usage errors (exit 2) naming the file.
+set -eu
+: "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
+W=$(mktemp -d /tmp/ratchet-profile-XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+F="$RATCHET_SRC/tests/agents/fixtures"
+fails=0
+ok() { echo "ok - $1"; }
+no() { echo "not ok - $1"; fails=$((fails + 1)); }
+R() { "$RATCHET_BIN" --db p.db "$@"; }
+ops() { sqlite3 p.db "SELECT group_concat(op || '=' || printf('%.1f', 100 * share), ' ') FROM (SELECT op, share FROM profile_ops WHERE profile_id = $1 AND calls > 0 ORDER BY share DESC, op)"; }
+
+sqlite3 nsys.sqlite < "$F/nsys_llamacpp_decode.sql"
+R profile import "$F/kineto_vllm_decode.json" > k.out || { cat k.out; no "import kineto"; }
+R profile import nsys.sqlite > n.out || { cat n.out; no "import nsys"; }
+R profile import "$F/rocprofv3_aiter_kernel_trace.csv" --steps 2 > r.out || { cat r.out; no "import rocprof"; }
+R profile import "$F/unitrace_xpu_device_timing.txt" > u.out || { cat u.out; no "import unitrace"; }
+[ "$(sqlite3 p.db "SELECT group_concat(format, ' ') FROM profiles ORDER BY id")" = "chrome nsys rocprof unitrace" ] &&
+	ok "formats detected" || no "formats: $(sqlite3 p.db "SELECT group_concat(format, ' ') FROM profiles")"
+want() { got=$(ops "$1"); [ "$got" = "$2" ] && ok "$3: $got" || no "$3: got $got, want $2"; }
+want 1 "gemm=50.0 attention=32.0 activation=10.0 norm=5.0 communication=3.0" "Kineto shares"
+want 2 "gemm=79.0 attention=10.0 norm=5.0 quantize=4.0 other=2.0" "nsys shares"
+want 3 "attention=40.0 gemm=40.0 activation=10.0 norm=5.0 quantize=5.0" "rocprofv3 shares"
+want 4 "gemm=60.0 attention=25.0 activation=8.0 norm=5.0 other=2.0" "unitrace shares"
+cps=$(sqlite3 p.db "SELECT printf('%.1f', calls_per_step) FROM profile_ops WHERE profile_id = 1 AND op = 'attention'")
+[ "$cps" = 2.0 ] && ok "calls per step from ProfilerStep annotations ($cps)" || no "calls per step $cps"
+st=$(sqlite3 p.db "SELECT steps || ':' || steps_from FROM profiles WHERE id = 3")
+[ "$st" = 2:option ] && ok "--steps gives the steps ($st)" || no "steps $st"
+sh=$(sqlite3 p.db "SELECT shape || '=' || calls FROM profile_kernels WHERE profile_id = 4 AND shape IS NOT NULL")
+[ "$sh" = "SIMD32 {16;8;1} {256;1;1}=20" ] && ok "per-shape row from unitrace -v ($sh)" || no "shape: $sh"
+grep -q 'attention .* 32.0%' k.out && grep -q 'flash_fwd_splitkv_kernel' k.out && ok "printed" || { cat k.out; no "print"; }
+R --json profile import "$F/kineto_vllm_decode.json" > j.out && grep -q '"calls_per_step": 2' j.out &&
+	ok "--json" || { cat j.out; no "--json"; }
+
+rc=0; R profile import "$F/nsys_llamacpp_decode.sql" > e.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'not a profile this ratchet reads' e.out && ok "an unknown file is a usage error" ||
+	{ cat e.out; no "unknown file exit $rc"; }
+rc=0; R profile import "$F/kineto_vllm_decode.json" --format rocprof > e.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'kineto_vllm_decode.json:1: not a rocprofv3 kernel trace' e.out &&
+	ok "the wrong --format names the file and line" || { cat e.out; no "wrong format exit $rc"; }
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "dur": 3}]}' > cpu.json
+rc=0; R profile import cpu.json > e.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'no GPU kernel' e.out && ok "a trace without kernels is refused" || { cat e.out; no "no kernels exit $rc"; }
+n=$(sqlite3 p.db "SELECT count(*) FROM profiles")
+[ "$n" = 5 ] && ok "failed imports store nothing" || no "profiles: $n"
+rc=0; R observe --campaign 9 cpu.json > e.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'no campaign 9' e.out && ok "observe names a missing campaign" || { cat e.out; no "observe exit $rc"; }
+echo "$fails failed"
+[ "$fails" -eq 0 ]
