@@ -51,5 +51,26 @@ n=$(sqlite3 p.db "SELECT count(*) FROM profiles")
 [ "$n" = 5 ] && ok "failed imports store nothing" || no "profiles: $n"
 rc=0; R observe --campaign 9 cpu.json > e.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q 'no campaign 9' e.out && ok "observe names a missing campaign" || { cat e.out; no "observe exit $rc"; }
+# a spec's profile: map replaces the default pattern for its op
+cat > spec.yaml <<'Y'
+name: prof
+benchmarks:
+  - name: b
+    command: [true]
+    metrics: {x: {regex: "x=([0-9.]+)"}}
+objective: {metric: b.x, goal: max}
+profile:
+  ops: {gemm: "^sm90_xmma_gemm|^nothing", attention: "^void flash::"}
+  step: "^ProfilerStep#"
+Y
+"$RATCHET_BIN" check spec.yaml > check.out 2>&1 && grep -q "attention: '^void flash::'" check.out &&
+	ok "check prints the profile: map" || { cat check.out; no "check profile"; }
+R profile import "$F/kineto_vllm_decode.json" --spec spec.yaml > s.out ||  { cat s.out; no "import --spec"; }
+id=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+want "$id" "gemm=50.0 attention=30.0 activation=10.0 norm=5.0 communication=3.0 other=2.0" "the spec's map (reshape_and_cache is other now)"
+printf 'name: bad\nbenchmarks: [{name: b, command: [true], metrics: {x: {regex: "x"}}}]\nobjective: {metric: b.x}\nprofile:\n  ops: {attn: "x", norm: "rms("}\n' > bad.yaml
+rc=0; "$RATCHET_BIN" check bad.yaml > bad.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q "bad.yaml:5:9: profile.ops: unknown op 'attn'" bad.out && grep -q 'profile.ops.norm' bad.out &&
+	ok "a bad op and a bad regex are named with file:line:col" || { cat bad.out; no "bad spec exit $rc"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]
