@@ -46,6 +46,19 @@ static int next_seq(struct db *db, int64_t cid, int *seq, int64_t *parent, struc
 	return rc;
 }
 
+/* A runner holding the campaign (a live heartbeat) would take the same seq:
+ * RT_EBUSY naming it. A lease left by a dead runner is no obstacle. */
+static int not_running(struct db *db, int64_t cid, struct rt_sb *err)
+{
+	struct db_lease l = { 0 };
+	int rc = db_lease_get(db, cid, &l, err);
+	if (!rc && l.token && rt_wall_ms() - l.heartbeat_at < 30000)
+		rc = rt_errf(err, RT_EBUSY, "campaign %lld is being run by pid %lld on host %s; observe it "
+			     "when that run ends", (long long)cid, (long long)l.pid, l.host ? l.host : "?");
+	db_lease_release(&l);
+	return rc;
+}
+
 /* One transaction: the iteration, the import and findings, the final state. */
 static int observe(struct rt_ctx *ctx, struct research_import *in, const struct cmd_research_env *env,
 		   int64_t *iter_id, int *seq, int64_t *profile_id, size_t *nfind)
@@ -55,13 +68,15 @@ static int observe(struct rt_ctx *ctx, struct research_import *in, const struct 
 	char *note = xasprintf("observe: profile %s", in->path);
 	int rc = db_begin(ctx->db, &err), code = 0;
 	if (!rc)
+		rc = not_running(ctx->db, in->campaign_id, &err);
+	if (!rc)
 		rc = next_seq(ctx->db, in->campaign_id, seq, &parent, &err);
 	if (!rc)
 		rc = db_iteration_create(ctx->db, in->campaign_id, *seq, parent, "observe", "observe", "",
 					 NULL, NULL, note, DB_ROLE_CHANGE, iter_id, &err);
 	if (rc) {
 		cmd_error(ctx, "observe: %s", cmd_plain(&err));
-		code = RT_EXIT_RUNTIME;
+		code = rc == RT_EBUSY ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 		goto out;
 	}
 	in->iteration_id = *iter_id;

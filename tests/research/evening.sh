@@ -86,6 +86,14 @@ obs=$(q "SELECT id FROM iterations WHERE kind = 'observe'")
 cps=$(q "SELECT printf('%.1f', calls_per_step) FROM profile_ops p JOIN profiles f ON f.id = p.profile_id WHERE f.iteration_id = $obs AND op = 'attention'")
 [ -n "$cps" ] && ok "attention calls per step: $cps" || no "calls per step"
 R log > log.out && grep -q observe log.out && ok "log lists it" || no "log"
+# a live runner holds the campaign: observe would race it for the next seq
+q "UPDATE campaigns SET owner_token = 't', owner_pid = 1, owner_host = 'h', owner_since = 0,
+   heartbeat_at = CAST(strftime('%s', 'now') AS INTEGER) * 1000 WHERE id = 1"
+rc=0; R observe --campaign 1 "$trace" > busy.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'being run by pid 1 on host h' busy.out && ok "observe waits for a running campaign" ||
+	{ cat busy.out; no "busy exit $rc"; }
+q "UPDATE campaigns SET owner_token = NULL, owner_pid = NULL, owner_host = NULL, owner_since = NULL,
+   heartbeat_at = NULL WHERE id = 1"
 
 # 3. the top finding
 R findings --campaign 1 > findings.out

@@ -72,5 +72,20 @@ printf 'name: bad\nbenchmarks: [{name: b, command: [true], metrics: {x: {regex: 
 rc=0; "$RATCHET_BIN" check bad.yaml > bad.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q "bad.yaml:5:9: profile.ops: unknown op 'attn'" bad.out && grep -q 'profile.ops.norm' bad.out &&
 	ok "a bad op and a bad regex are named with file:line:col" || { cat bad.out; no "bad spec exit $rc"; }
+# steps that ran without a graph (simserve's annotations) are a finding
+cat > eager.json <<'J'
+{"traceEvents": [
+ {"ph": "X", "cat": "kernel", "name": "sim::decode_gemm", "ts": 0, "dur": 600},
+ {"ph": "X", "cat": "user_annotation", "name": "simserve_step", "ts": 0, "dur": 600, "args": {"batch": 16, "graphed": false}},
+ {"ph": "X", "cat": "kernel", "name": "sim::decode_gemm", "ts": 600, "dur": 400},
+ {"ph": "X", "cat": "user_annotation", "name": "simserve_step", "ts": 600, "dur": 400, "args": {"batch": 8, "graphed": true}}
+]}
+J
+R profile import eager.json > eager.out || { cat eager.out; no "import eager"; }
+R findings --top 0 > f.out
+grep -q 'ungraphed .*batch sizes up to 16 run without a CUDA graph' f.out &&
+	grep -q '1 steps ran without a graph, batch up to 16, 600 us (60.0% of the time); the largest graphed batch seen: 8' f.out &&
+	ok "ungraphed batch sizes found" || { cat f.out; no "ungraphed"; }
+grep -Eq '^  [0-9]+ +13\.8%  60\.0% x 1\.3 +ungraphed' f.out && ok "its bound: 60% x (1 - 1/1.3) = 13.8%" || no "ungraphed bound"
 echo "$fails failed"
 [ "$fails" -eq 0 ]
