@@ -350,8 +350,13 @@ static void test_chrome_streams(void **state)
 	assert_int_equal(p.launches, n);
 	assert_int_equal(p.n, 8);
 	near(p.total_us, 2.0 * (double)n);
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan's quarantine keeps freed events resident: no figure to check */
+	(void)grew;
+#else
 	if (grew > 32 * 1024)
 		fail_msg("reading %zu bytes grew the resident size by %ld KiB", bytes, grew);
+#endif
 	research_profile_release(&p);
 	research_opmap_free(map);
 	rt_sb_release(&err);
