@@ -241,6 +241,29 @@ static bool same_family(const char *a, const char *b)
 	return pa == pb;
 }
 
+int research_record_hole(struct db *db, const struct research_table *t, const struct research_hole *h,
+			 double share, const char *evidence, int64_t campaign_id, int64_t profile_id,
+			 int64_t iteration_id, struct rt_sb *err)
+{
+	double k = research_finding_speedup(RESEARCH_FIND_HOLE);
+	char *subject = xasprintf("%s: %s", t->file, h->key);
+	char *detail = xasprintf("%s has no entry for %s (%.1f%% of the time)", t->file, h->key,
+				 share * 100);
+	char *variant = h->fields_json ? fill_variant(t, h) : NULL;
+	struct db_finding f = {
+		.campaign_id = campaign_id, .profile_id = profile_id, .iteration_id = iteration_id,
+		.kind = (char *)research_finding_name(RESEARCH_FIND_HOLE), .subject = subject,
+		.detail = detail, .evidence = (char *)evidence, .variant = variant, .share = share,
+		.speedup = k, .potential = research_bound(share, k),
+	};
+	int64_t id;
+	int rc = db_finding_put(db, &f, &id, err);
+	free(subject);
+	free(detail);
+	free(variant);
+	return rc;
+}
+
 static int table_holes(struct find_ctx *c, const struct research_table *t, struct rt_sb *err)
 {
 	struct research_hole_obs *obs = xcalloc(c->nk + 1, sizeof(*obs));
@@ -268,16 +291,11 @@ static int table_holes(struct find_ctx *c, const struct research_table *t, struc
 		double share = c->prof.total_us > 0 ? x->weight / c->prof.total_us : 0;
 		struct rt_sb ev = RT_SB_INIT;
 		hole_evidence(c, t, x, h.csv, &ev);
-		char *subject = xasprintf("%s: %s", t->file, x->key);
-		char *detail = xasprintf("%s has no entry for %s (%.1f%% of kernel time)", t->file, x->key,
-					 share * 100);
-		char *variant = x->fields_json ? fill_variant(t, x) : NULL;
-		rc = put(c, RESEARCH_FIND_HOLE, subject, share, detail, ev.buf, variant, err);
+		rc = research_record_hole(c->db, t, x, share, ev.buf, c->campaign_id, c->prof.id,
+					  c->iteration_id, err);
+		c->added += !rc;
 		c->hole_shapes = xrealloc(c->hole_shapes, (c->n_hole_shapes + 1) * sizeof(char *));
 		c->hole_shapes[c->n_hole_shapes++] = xstrdup(x->key);
-		free(subject);
-		free(detail);
-		free(variant);
 		rt_sb_release(&ev);
 	}
 	research_holes_release(&h);

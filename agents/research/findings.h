@@ -66,6 +66,13 @@ struct research_table {
 int research_find(struct db *db, int64_t profile_id, const struct research_table *tables,
 		  size_t n_tables, int64_t campaign_id, int64_t iteration_id, size_t *n,
 		  struct rt_sb *err);
+struct research_hole;
+/* Record one hole of table t as a finding concerning share of the time, with
+ * its evidence and, when the table has entries, the variant that fills it with
+ * the nearest entry's fields. */
+int research_record_hole(struct db *db, const struct research_table *t, const struct research_hole *h,
+			 double share, const char *evidence, int64_t campaign_id, int64_t profile_id,
+			 int64_t iteration_id, struct rt_sb *err);
 /* Record recompile storms from a campaign's log events. */
 int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, size_t *n,
 		      struct rt_sb *err);

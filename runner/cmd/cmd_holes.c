@@ -2,7 +2,6 @@
 #include "agents/research/findings.h"
 #include "agents/research/holes.h"
 #include "runner/cmd/cmd.h"
-#include "db/findings.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -66,12 +65,13 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 		return rc == RT_EUSAGE || rc == RT_EINVAL || rc == RT_EPARSE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
 	/* Record every hole as a finding. */
+	struct research_table t = { table, table, kc, nkc };
 	for (size_t i = 0; i < h.n && !rc; i++) {
-		char *detail = xasprintf("%s: weight %.6g (%.1f%% of the profile); nearest entry %s",
-					 table, h.v[i].weight, h.v[i].share * 100,
-					 h.v[i].nearest ? h.v[i].nearest : "none");
-		rc = db_finding_add(ctx->db, 0, "hole", h.v[i].key, detail, h.v[i].share, &err);
-		free(detail);
+		char *ev = xasprintf("%s: weight %.6g (%.1f%% of the profile %s); nearest entry %s", table,
+				     h.v[i].weight, h.v[i].share * 100, profile,
+				     h.v[i].nearest ? h.v[i].nearest : "none");
+		rc = research_record_hole(ctx->db, &t, &h.v[i], h.v[i].share, ev, 0, 0, 0, &err);
+		free(ev);
 	}
 	if (rc) {
 		cmd_error(ctx, "holes: %s", err.buf);
