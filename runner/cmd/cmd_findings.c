@@ -6,7 +6,7 @@
 #include "db/profiles.h"
 
 static const struct rt_cmd_help help = {
-	"ratchet findings [--campaign ID] [--top N] [--json]",
+	"ratchet findings [--campaign ID] [--profile ID] [--top N] [--json]",
 	"List the findings recorded by `profile import`, `observe`, `holes` and `research`, ranked by\n"
 	"their Amdahl bound: the share of the profile's time a finding concerns times (1 - 1/k), k a\n"
 	"plausible speedup for its kind (hole 1.5, fallback 1.5, ungraphed 1.3, hot op 1.2, upstream\n"
@@ -19,9 +19,10 @@ static const struct rt_cmd_help help = {
 
 int cmd_findings(int argc, char **argv, struct rt_ctx *ctx)
 {
-	long campaign = 0, top = 20;
+	long campaign = 0, top = 20, profile = 0;
 	const struct rt_opt opts[] = {
 		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "only this campaign's findings" },
+		{ "profile", 'p', RT_OPT_INT, &profile, "ID", "only the findings read from this profile" },
 		{ "top", 'n', RT_OPT_INT, &top, "N", "show the N first (default 20; 0: all)" },
 		{ 0 },
 	};
@@ -40,11 +41,22 @@ int cmd_findings(int argc, char **argv, struct rt_ctx *ctx)
 		rt_sb_release(&err);
 		return RT_EXIT_RUNTIME;
 	}
-	if (!n && !ctx->json)
+	size_t kept = 0; /* --profile: its findings, still best first */
+	for (size_t i = 0; i < n; i++) {
+		if (profile && f[i].profile_id != profile)
+			continue; /* stays in the array, freed with the rest */
+		if (kept != i) {
+			struct db_finding t = f[kept];
+			f[kept] = f[i];
+			f[i] = t;
+		}
+		kept++;
+	}
+	if (!kept && !ctx->json)
 		printf("no findings%s: import a profile (`ratchet profile import`, `ratchet observe`)\n",
 		       campaign ? " in this campaign" : "");
 	else
-		cmd_findings_print(ctx, f, n, top);
+		cmd_findings_print(ctx, f, kept, top);
 	db_findings_free(f, n);
 	rt_sb_release(&err);
 	return RT_EXIT_OK;
