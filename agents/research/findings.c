@@ -67,32 +67,60 @@ static void to_rows(const struct research_profile *p, long steps, struct db_prof
 						   p->k[i].calls };
 }
 
+/* Read every file into p (one format); the profile's name and fingerprint
+ * (sha256 of the files' sha256s) into *names and sha. */
+static int read_all(const struct research_import *in, const struct research_format *f,
+		    struct research_profile *p, char **names, char sha[65], struct rt_sb *err)
+{
+	struct rt_sb all = RT_SB_INIT, shas = RT_SB_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < in->n_paths && !rc; i++) {
+		const struct research_format *g;
+		char one[65];
+		if (i && !in->format && !(rc = research_format_find(NULL, in->paths[i], &g, err)) && g != f)
+			rc = rt_errf(err, RT_EUSAGE, "%s is a %s profile, %s a %s one: import them apart",
+				     in->paths[i], g->name, in->paths[0], f->name);
+		if (!rc)
+			rc = f->read(in->paths[i], p, err);
+		if (!rc)
+			rc = rt_sha256_file(in->paths[i], one, err);
+		rt_sb_addf(&all, "%s%s", i ? " " : "", in->paths[i]);
+		if (!rc)
+			rt_sb_adds(&shas, one);
+	}
+	rt_sha256_hex(shas.buf, shas.len, sha);
+	*names = rt_sb_detach(&all, NULL);
+	rt_sb_release(&shas);
+	return rc;
+}
+
 int research_import(struct db *db, const struct research_import *in, struct research_opmap *map,
 		    int64_t *profile_id, const struct research_format **format, struct rt_sb *err)
 {
 	const struct research_format *f;
-	int rc = research_format_find(in->format, in->path, &f, err);
+	if (!in->n_paths)
+		return rt_errf(err, RT_EUSAGE, "no profile file given");
+	int rc = research_format_find(in->format, in->paths[0], &f, err);
 	if (rc)
 		return rc;
 	*format = f;
 	struct research_profile p;
 	research_profile_init(&p, map);
 	p.format = f->name;
-	rc = f->read(in->path, &p, err);
+	char sha[65] = "", *names = NULL;
+	rc = read_all(in, f, &p, &names, sha, err);
 	if (!rc && !p.launches)
-		rc = rt_errf(err, RT_EINVAL, "%s: no GPU kernel in this %s profile", in->path, f->name);
-	char sha[65] = "";
-	if (!rc)
-		rc = rt_sha256_file(in->path, sha, err);
+		rc = rt_errf(err, RT_EINVAL, "%s: no GPU kernel in this %s profile", names, f->name);
 	if (rc) {
 		research_profile_release(&p);
+		free(names);
 		return rc;
 	}
 	research_profile_sort(&p);
 	long steps = in->steps > 0 ? in->steps : p.steps > 0 ? p.steps : -1;
 	struct db_profile row = {
 		.campaign_id = in->campaign_id, .iteration_id = in->iteration_id,
-		.path = (char *)in->path, .format = (char *)f->name, .sha256 = sha,
+		.path = names, .format = (char *)f->name, .sha256 = sha,
 		.total_us = p.total_us, .launches = p.launches, .steps = steps,
 		.steps_from = in->steps > 0 ? "option" : p.steps > 0 ? "trace" : NULL,
 		.ungraphed_steps = p.ungraphed_steps, .ungraphed_us = p.ungraphed_us,
@@ -103,6 +131,7 @@ int research_import(struct db *db, const struct research_import *in, struct rese
 	to_rows(&p, steps, ops, k);
 	rc = db_profile_add(db, &row, ops, RESEARCH_N_OPS, k, p.n, profile_id, err);
 	free(k);
+	free(names);
 	research_profile_release(&p);
 	return rc;
 }

@@ -43,14 +43,16 @@ void research_variant_name(const char *prefix, const char *key, char *out, size_
 
 /* What to import and where it belongs. */
 struct research_import {
-	const char *path;        /* the profile file */
+	const char *const *paths; /* the profile's files (one per rank or process), one format */
+	size_t n_paths;
 	const char *format;      /* a research_formats name, NULL: detect */
 	long steps;              /* > 0: steps in the profile (overrides the trace's annotations) */
 	int64_t campaign_id;     /* 0: none */
 	int64_t iteration_id;    /* the observe iteration, 0: none */
 };
-/* Read in->path, classify with map, store it (db/profiles.h); *profile_id
- * and *format get what was stored and read. */
+/* Read in->paths as one profile (their kernels and steps summed: shares are
+ * per launch, calls per step per file), classify with map, store it
+ * (db/profiles.h); *profile_id and *format get what was stored and read. */
 int research_import(struct db *db, const struct research_import *in, struct research_opmap *map,
 		    int64_t *profile_id, const struct research_format **format, struct rt_sb *err);
 

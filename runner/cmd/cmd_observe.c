@@ -17,7 +17,7 @@
 #include "db/profiles.h"
 
 static const struct rt_cmd_help help = {
-	"ratchet observe --campaign ID PROFILE [--format F] [--steps N] [--json]",
+	"ratchet observe --campaign ID PROFILE... [--format F] [--steps N] [--json]",
 	"Record a profile of a campaign's current best configuration as an iteration of its own:\n"
 	"no change, a profile (as `ratchet profile import` reads it, with the campaign spec's\n"
 	"profile: map) and the findings it suggests, in the final state 'observed'. It can be\n"
@@ -65,7 +65,7 @@ static int observe(struct rt_ctx *ctx, struct research_import *in, const struct 
 {
 	struct rt_sb err = RT_SB_INIT;
 	int64_t parent;
-	char *note = xasprintf("observe: profile %s", in->path);
+	char *note = xasprintf("observe: profile %s%s", in->paths[0], in->n_paths > 1 ? " ..." : "");
 	int rc = db_begin(ctx->db, &err), code = 0;
 	if (!rc)
 		rc = not_running(ctx->db, in->campaign_id, &err);
@@ -86,7 +86,8 @@ static int observe(struct rt_ctx *ctx, struct research_import *in, const struct 
 				   .passed = -1, .obj_best = NAN, .obj_cand = NAN, .obj_delta = NAN,
 				   .obj_ci_lo = NAN, .obj_ci_hi = NAN, .confidence = NAN,
 				   .p_value = NAN };
-	it.reason = xasprintf("profile %lld of %s: %zu finding%s", (long long)*profile_id, in->path,
+	it.reason = xasprintf("profile %lld of %s%s: %zu finding%s", (long long)*profile_id, in->paths[0],
+			      in->n_paths > 1 ? " ..." : "",
 			      *nfind, *nfind == 1 ? "" : "s");
 	rc = db_iteration_finish(ctx->db, &it, &err);
 	free(it.reason);
@@ -117,15 +118,16 @@ int cmd_observe(int argc, char **argv, struct rt_ctx *ctx)
 	int npos, code;
 	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
 		return code;
-	if (npos != 1 || campaign <= 0 || steps < 0) {
-		cmd_error(ctx, "observe: expected --campaign ID and one PROFILE");
+	if (npos < 1 || campaign <= 0 || steps < 0) {
+		cmd_error(ctx, "observe: expected --campaign ID and a PROFILE");
 		fprintf(stderr, "usage: %s\n", help.usage);
 		return RT_EXIT_USAGE;
 	}
 	struct cmd_research_env env;
 	if ((code = cmd_research_env_load(ctx, "observe", campaign, NULL, &env)))
 		return code;
-	struct research_import in = { argv[1], format, steps, campaign, 0 };
+	struct research_import in = { (const char *const *)argv + 1, (size_t)npos, format, steps,
+				      campaign, 0 };
 	int64_t iter = 0, profile = 0;
 	int seq = 0;
 	size_t nfind = 0;

@@ -140,9 +140,10 @@ void cmd_findings_print(const struct rt_ctx *ctx, const struct db_finding *f, si
 }
 
 static const struct rt_cmd_help help = {
-	"ratchet profile import FILE [--format F] [--steps N] [--campaign ID | --spec SPEC] [--json]",
+	"ratchet profile import FILE... [--format F] [--steps N] [--campaign ID | --spec SPEC] [--json]",
 	"Import a profile: a PyTorch profiler Chrome trace (vLLM's --profile), an Nsight Systems\n"
-	"SQLite export, a rocprofv3 kernel-trace CSV or a unitrace device-timing report. Kernels are\n"
+	"SQLite export, a rocprofv3 kernel-trace CSV or a unitrace device-timing report (several files\n"
+	"of one format, one per rank or process, make one profile). Kernels are\n"
 	"classified into ops (attention, gemm, norm, activation, quantize, communication, other) by the\n"
 	"spec's profile: map over the built-in one, summed per op and per kernel and shape, and stored;\n"
 	"what the profile suggests is recorded as findings (see `ratchet findings`).",
@@ -239,15 +240,16 @@ int cmd_profile(int argc, char **argv, struct rt_ctx *ctx)
 	int npos, code;
 	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
 		return code;
-	if (npos != 2 || strcmp(argv[1], "import") || steps < 0) {
-		cmd_error(ctx, "profile: expected `import FILE`%s", steps < 0 ? " and --steps >= 0" : "");
+	if (npos < 2 || strcmp(argv[1], "import") || steps < 0) {
+		cmd_error(ctx, "profile: expected `import FILE...`%s", steps < 0 ? " and --steps >= 0" : "");
 		fprintf(stderr, "usage: %s\n", help.usage);
 		return RT_EXIT_USAGE;
 	}
 	struct cmd_research_env env;
 	if ((code = cmd_research_env_load(ctx, "profile", campaign, spec, &env)))
 		return code;
-	struct research_import in = { argv[2], format, steps, campaign, 0 };
+	struct research_import in = { (const char *const *)argv + 2, (size_t)npos - 1, format, steps,
+				      campaign, 0 };
 	int64_t id = 0;
 	size_t nfind = 0;
 	/* the profile and its findings, or nothing */

@@ -91,5 +91,16 @@ eid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
 R findings --profile "$eid" --top 0 > fp.out
 grep -q ungraphed fp.out && ! grep -q 'communication' fp.out && [ "$(grep -c '^  [0-9]' fp.out)" = 2 ] &&
 	ok "findings --profile lists that profile's findings only" || { cat fp.out; no "findings --profile"; }
+# one profile from several files (ranks): summed, calls per step per file
+R profile import "$F/kineto_vllm_decode.json" "$F/kineto_vllm_decode.json" > two.out || { cat two.out; no "two files"; }
+tid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+got=$(sqlite3 p.db "SELECT printf('%.0f', total_us) || ':' || steps FROM profiles WHERE id = $tid")
+cps=$(sqlite3 p.db "SELECT printf('%.1f', calls_per_step) FROM profile_ops WHERE profile_id = $tid AND op = 'attention'")
+[ "$got" = 4000:4 ] && [ "$cps" = 2.0 ] && ok "two files make one profile ($got, $cps attention calls per step)" ||
+	no "two files: $got $cps"
+want "$tid" "gemm=50.0 attention=32.0 activation=10.0 norm=5.0 communication=3.0" "their shares"
+rc=0; R profile import "$F/kineto_vllm_decode.json" "$F/unitrace_xpu_device_timing.txt" > mix.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'is a unitrace profile' mix.out && ok "files of two formats are refused" ||
+	{ cat mix.out; no "mixed exit $rc"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]
