@@ -363,6 +363,54 @@ static void test_chrome_streams(void **state)
 	unlink(path);
 }
 
+/* The scanner on mangled traces: bytes replaced by JSON's structural
+ * characters, cut anywhere. Any answer but a crash (ASan watches) or a
+ * success with kernels that were not there. */
+static void test_chrome_mangled(void **state)
+{
+	(void)state;
+	char *src = fixture("kineto_vllm_decode.json"), *text;
+	size_t len;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(rt_read_file(src, &text, &len, &err), 0);
+	char path[] = "/tmp/rt-mangled-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	struct research_opmap *map;
+	assert_int_equal(research_opmap_new(NULL, &map, &err), 0);
+	static const char pool[] = "{}[]\",:\\ aX0";
+	uint64_t x = 88172645463325252ULL;
+	for (int round = 0; round < 400; round++) {
+		char *m = xmalloc(len + 1);
+		memcpy(m, text, len);
+		size_t n = len;
+		for (int k = 0; k < 1 + round % 5; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			m[x % n] = pool[(x >> 20) % (sizeof(pool) - 1)];
+		}
+		if (round % 3 == 0)
+			n = (size_t)(x >> 33) % n;
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fwrite(m, 1, n, f);
+		fclose(f);
+		struct research_profile p;
+		research_profile_init(&p, map);
+		rt_sb_reset(&err);
+		int rc = research_read_chrome(path, &p, &err);
+		assert_true(rc == 0 || rc == RT_EPARSE || rc == RT_ETOOBIG);
+		assert_true(p.launches <= 12);
+		research_profile_release(&p);
+		free(m);
+	}
+	research_opmap_free(map);
+	unlink(path);
+	free(text);
+	free(src);
+	rt_sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_default_map),
 		cmocka_unit_test(test_spec_map),
 		cmocka_unit_test(test_chrome_forms),
+		cmocka_unit_test(test_chrome_mangled),
 		cmocka_unit_test(test_chrome_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
