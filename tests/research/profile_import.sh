@@ -102,5 +102,12 @@ want "$tid" "gemm=50.0 attention=32.0 activation=10.0 norm=5.0 communication=3.0
 rc=0; R profile import "$F/kineto_vllm_decode.json" "$F/unitrace_xpu_device_timing.txt" > mix.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q 'is a unitrace profile' mix.out && ok "files of two formats are refused" ||
 	{ cat mix.out; no "mixed exit $rc"; }
+# migration 7 on an old database: profiles arrive, and its iterations take the observed state
+sqlite3 old.db < "$RATCHET_SRC/tests/db/fixtures/schema_v1.sql"
+sqlite3 old.db "PRAGMA user_version = 1; INSERT INTO campaigns (id, name, spec_path, spec_text, spec_sha256, workdir, seed, state, created_at) VALUES (1, 'g', '/s.yaml', 'name: g', 'x', '/w', 1, 'finished', 1000)"
+"$RATCHET_BIN" --db old.db profile import "$F/kineto_vllm_decode.json" > old.out 2>&1 || { cat old.out; no "import into a migrated database"; }
+sqlite3 old.db "INSERT INTO iterations (campaign_id, seq, variant, kind, state, started_at) VALUES (1, 1, 'observe', 'observe', 'observed', 1)" &&
+	[ "$(sqlite3 old.db "PRAGMA integrity_check")" = ok ] && ok "a migrated database takes profiles and the observed state" ||
+	no "migration 7"
 echo "$fails failed"
 [ "$fails" -eq 0 ]
