@@ -121,7 +121,8 @@ int db_lease_drop(struct db *db, int64_t id, const char *token, struct rt_sb *er
 	XX(GATED, "gated")             /* final: the accuracy gate said no */   \
 	XX(FAILED, "failed")           /* final: apply, build or engine failed */ \
 	XX(INVALID, "invalid")         /* final: its measurements are invalid */ \
-	XX(INTERRUPTED, "interrupted") /* final: a crash or signal cut it short */
+	XX(INTERRUPTED, "interrupted") /* final: a crash or signal cut it short */ \
+	XX(OBSERVED, "observed")       /* final: no change; a profile and findings recorded */
 
 enum db_iter_state {
 #define XX(code, name) DB_ITER_##code,

@@ -40,7 +40,8 @@ CREATE TABLE iterations (
   config_sha256 TEXT,                         -- fingerprint of the resulting configuration
   state         TEXT NOT NULL DEFAULT 'pending'
                 CHECK (state IN ('pending', 'applying', 'applied', 'measuring', 'baseline',
-                                 'kept', 'reverted', 'gated', 'failed', 'invalid', 'interrupted')),
+                                 'kept', 'reverted', 'gated', 'failed', 'invalid', 'interrupted',
+                                 'observed')),
   phase         TEXT,                         -- last phase reached: apply build start bench gate decide revert
   decision      TEXT,                         -- keep | revert | NULL while running
   reason        TEXT,                         -- one human line
@@ -296,15 +297,63 @@ CREATE TABLE device_peaks (
   measured_at   INTEGER NOT NULL
 );
 
--- Research side: profiles, table-coverage holes and ranked candidates.
+-- Research side: imported profiles (version 7) with their per-op and
+-- per-kernel sums, and findings: table-coverage holes, hot ops and ranked
+-- candidates, each with its Amdahl bound in potential.
+CREATE TABLE profiles (
+  id              INTEGER PRIMARY KEY,
+  campaign_id     INTEGER REFERENCES campaigns(id),   -- NULL: imported outside a campaign
+  iteration_id    INTEGER REFERENCES iterations(id),  -- the observe iteration, or NULL
+  path            TEXT NOT NULL,                      -- the file as given
+  format          TEXT NOT NULL,                      -- chrome | nsys | rocprof | unitrace
+  sha256          TEXT,                               -- of the file
+  total_us        REAL NOT NULL,                      -- kernel time in all
+  launches        INTEGER NOT NULL,                   -- kernel launches read
+  steps           INTEGER,                            -- steps (annotations or --steps); NULL unknown
+  steps_from      TEXT,                               -- trace | option
+  ungraphed_steps INTEGER,                            -- steps annotated graphed: false
+  ungraphed_us    REAL,                               -- their duration
+  ungraphed_batch INTEGER,                            -- the largest batch among them
+  graph_max_batch INTEGER,                            -- the largest graphed batch seen
+  created_at      INTEGER NOT NULL
+);
+CREATE TABLE profile_ops (
+  profile_id      INTEGER NOT NULL REFERENCES profiles(id),
+  op              TEXT NOT NULL,                      -- attention | gemm | norm | ...
+  time_us         REAL NOT NULL,
+  share           REAL NOT NULL,                      -- of total_us
+  calls           INTEGER NOT NULL,
+  calls_per_step  REAL,                               -- NULL when steps are unknown
+  PRIMARY KEY (profile_id, op)
+);
+CREATE TABLE profile_kernels (
+  id              INTEGER PRIMARY KEY,
+  profile_id      INTEGER NOT NULL REFERENCES profiles(id),
+  name            TEXT NOT NULL,
+  op              TEXT NOT NULL,
+  shape           TEXT,                               -- from the args or the name, NULL none
+  fallback        INTEGER NOT NULL DEFAULT 0,         -- a default (untuned) kernel
+  time_us         REAL NOT NULL,
+  share           REAL NOT NULL,
+  calls           INTEGER NOT NULL
+);
+CREATE INDEX profile_kernels_profile ON profile_kernels(profile_id);
+CREATE INDEX profiles_campaign ON profiles(campaign_id);
+
 CREATE TABLE findings (
   id            INTEGER PRIMARY KEY,
   campaign_id   INTEGER REFERENCES campaigns(id),
-  kind          TEXT NOT NULL,                -- hole | hotspot | candidate
+  kind          TEXT NOT NULL,                -- hole | hot_op | fallback | recompile_storm | ungraphed | upstream
   subject       TEXT NOT NULL,
   detail        TEXT,
-  potential     REAL,                         -- most it could gain, fraction
-  created_at    INTEGER NOT NULL
+  potential     REAL,                         -- most it could gain, fraction: the Amdahl bound
+  created_at    INTEGER NOT NULL,
+  profile_id    INTEGER REFERENCES profiles(id),     -- the profile it came from (version 7)
+  iteration_id  INTEGER REFERENCES iterations(id),   -- the observe iteration that found it
+  share         REAL,                         -- of the profile's time it concerns
+  speedup       REAL,                         -- the plausible speedup assumed
+  evidence      TEXT,                         -- what it rests on, for people
+  variant       TEXT                          -- a variant acting on it (JSON), or NULL
 );
 
 -- Every engine launch and its provenance (migration 006).

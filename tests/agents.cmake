@@ -6,3 +6,18 @@ rt_add_test(test_holes_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_holes.
 if(TARGET test_holes_unit)
   target_include_directories(test_holes_unit PRIVATE ${CMAKE_SOURCE_DIR}/tests/perf)
 endif()
+# Profiles: one fixture per profiler in its exact format, the default op map
+# on real kernel names, and a 200 MB Chrome trace streamed in constant memory.
+rt_add_test(test_profile SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_profile.c
+            LIBS rt_research rt_var rt_db rt_base TIMEOUT 300 LABELS unit)
+# The research agent end to end (tests/research): refs of a local git
+# repository ranked by the hot time their diffs touch.
+rt_add_test(test_research_repo COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/research_repo.sh
+            TIMEOUT 120 LABELS e2e)
+set_tests_properties(test_research_repo PROPERTIES SKIP_RETURN_CODE 77)
+# The seed's evening in miniature on simserve: observe, the top finding,
+# propose, and the campaign keeping the proposed change.
+rt_add_test(test_research_evening COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/evening.sh
+            NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
+rt_add_test(test_profile_import COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_import.sh
+            TIMEOUT 60 LABELS e2e)

@@ -4,11 +4,13 @@
  */
 #include "agents/research/holes.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "variants/var.h"
 
@@ -67,6 +69,34 @@ static char *row_key(const struct var_csv_row *r, const int *idx, size_t n)
 	return rt_sb_detach(&sb, NULL);
 }
 
+/*
+ * A column (or JSON field) a tuner measured rather than chose: a time, a
+ * rate, an error. AITER's tuned CSVs carry us, tflops, bw and errRatio beside
+ * the kernel they picked; copying them into another shape's entry would
+ * present a measurement of one shape as a fact about another, so a
+ * suggestion never carries them.
+ */
+static bool measured_column(const char *name)
+{
+	static const char *const exact[] = {
+		"us", "ms", "ns", "s", "time", "times", "soltimes", "latency", "duration", "tflops",
+		"gflops", "flops", "bw", "gbps", "bandwidth", "throughput", "errratio", "err", "error",
+		"speedup", "util", "utilization",
+	};
+	static const char *const suffix[] = { "_us", "_ms", "_ns", "_time", "_tflops", "_gflops",
+					      "_bw", "_gbps", "(us)", "(ms)", "_err" };
+	for (size_t i = 0; i < RT_ARRAY_SIZE(exact); i++)
+		if (!strcasecmp(name, exact[i]))
+			return true;
+	size_t n = strlen(name);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(suffix); i++) {
+		size_t m = strlen(suffix[i]);
+		if (n > m && !strcasecmp(name + n - m, suffix[i]))
+			return true;
+	}
+	return false;
+}
+
 static json_t *cell_json(const char *s)
 {
 	char *end;
@@ -101,8 +131,20 @@ static int load_table(const char *path, const char *const *kc, size_t nkc, struc
 		json_t *v;
 		*out = xcalloc(json_object_size(root) + 1, sizeof(**out));
 		json_object_foreach(root, k, v) {
+			if (json_is_object(v)) { /* a copy without what was measured */
+				json_t *c = json_object();
+				const char *fk;
+				json_t *fv;
+				json_object_foreach(v, fk, fv)
+					if (!measured_column(fk))
+						json_object_set(c, fk, fv);
+				v = c;
+			} else {
+				json_incref(v);
+			}
 			(*out)[*n].key = xstrdup(k);
 			(*out)[*n].fields = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+			json_decref(v);
 			(*n)++;
 		}
 		json_decref(root);
@@ -128,7 +170,7 @@ static int load_table(const char *path, const char *const *kc, size_t nkc, struc
 			continue;
 		json_t *fields = json_object();
 		for (size_t j = 0; j < r->n && j < c.rows[0].n; j++) {
-			bool key = false;
+			bool key = measured_column(c.rows[0].f[j].value);
 			for (size_t k = 0; k < nkc; k++)
 				key |= (size_t)idx[k] == j;
 			if (!key)
@@ -255,42 +297,83 @@ static int load_profile(const char *path, const char *const *kc, size_t nkc, boo
 }
 
 /* ---- the nearest entry ----
- * A key whose comma-separated parts are all finite positive numbers is a
- * shape. Two shapes with the same number of parts are the sum of |log2| of
- * their parts' ratios apart; any other two keys are SHAPE_FAR plus their edit
- * distance apart, so a shape of the same arity is always nearer. The nearest
+ * A key is a shape when it holds numbers: each comma-separated part that is
+ * a finite positive number (M, N, K, cu_num), or, in a key without commas,
+ * each run of digits ("decode.BS_LE_32"). What is left, the categorical
+ * parts ("gfx942", "bf16", "False"; "decode.BS_LE_#"), is the shape's
+ * family. Two shapes of one family are the sum of |log2| of their numbers'
+ * ratios apart, numerically; any other two keys are SHAPE_FAR plus their edit
+ * distance apart, so a shape of the same family is always nearer. The nearest
  * entry is the closest, the first in table order among equals. A k-d tree
- * over each arity's shapes (in log2 coordinates) and a BK-tree over all keys
+ * over each family's shapes (in log2 coordinates) and a BK-tree over all keys
  * (edit distance is a metric) find it without comparing every hole with every
  * entry: about n log n for shapes.
  */
 #define SHAPE_FAR 1000.0
 
-/* A key's parts in log2 (owned), or n == 0 when the key is not a shape. */
+/* A key's numbers in log2 and its family (both owned), or n == 0 when it has
+ * no number. */
 struct shape {
-	double *x; /* log2 of each part */
-	size_t n;  /* parts; 0: not a shape */
+	double *x;    /* log2 of each number */
+	size_t n;     /* numbers; 0: not a shape */
+	char *family; /* the key with each number replaced by '#' */
 };
+
+/* A finite positive number spanning all of [p, end). */
+static bool positive_number(const char *p, const char *end, double *v)
+{
+	char *e;
+	if (p == end || isspace((unsigned char)*p))
+		return false;
+	*v = strtod(p, &e);
+	return e == end && *v > 0 && isfinite(*v);
+}
 
 static struct shape shape_parse(const char *key)
 {
 	struct shape sh = { 0 };
-	size_t parts = 1;
-	for (const char *c = key; *c; c++)
-		parts += *c == ',';
-	sh.x = xcalloc(parts, sizeof(double));
-	for (const char *p = key;; p++) {
-		char *end;
-		double v = strtod(p, &end);
-		if (end == p || !(v > 0) || !isfinite(v) || (*end && *end != ',')) {
-			free(sh.x);
-			return (struct shape){ 0 };
+	size_t len = strlen(key);
+	struct rt_sb fam = RT_SB_INIT;
+	sh.x = xcalloc(len + 1, sizeof(double));
+	bool parts = strchr(key, ',') != NULL;
+	for (const char *p = key; *p;) {
+		const char *end = p;
+		double v = 0;
+		if (parts) { /* one comma-separated part */
+			end = p + strcspn(p, ",");
+		} else if (isdigit((unsigned char)*p)) { /* one run of digits */
+			while (isdigit((unsigned char)*end))
+				end++;
 		}
-		sh.x[sh.n++] = log2(v);
-		if (!*end)
-			return sh;
+		if (end > p && positive_number(p, end, &v)) {
+			sh.x[sh.n++] = log2(v);
+			rt_sb_addc(&fam, '#');
+		} else {
+			end = end > p ? end : p + 1;
+			rt_sb_add(&fam, p, (size_t)(end - p));
+		}
 		p = end;
+		if (parts && *p == ',')
+			rt_sb_addc(&fam, *p++);
 	}
+	if (!sh.n) {
+		free(sh.x);
+		rt_sb_release(&fam);
+		return (struct shape){ 0 };
+	}
+	sh.family = rt_sb_detach(&fam, NULL);
+	return sh;
+}
+
+static void shape_release(struct shape *sh)
+{
+	free(sh->x);
+	free(sh->family);
+}
+
+static bool same_family(const struct shape *a, const struct shape *b)
+{
+	return a->n && a->n == b->n && !strcmp(a->family, b->family);
 }
 
 static double shape_distance(const struct shape *a, const struct shape *b)
@@ -306,7 +389,7 @@ struct near_index {
 	const struct entry *e;  /* the table's entries (borrowed) */
 	size_t ne;
 	struct shape *sh;       /* each entry's shape */
-	size_t *kd;             /* entries that are shapes, by arity, each arity a k-d tree */
+	size_t *kd;             /* entries that are shapes, by family, each family a k-d tree */
 	size_t nkd;
 	size_t *bk_child;       /* BK-tree: first child of each entry, or SIZE_MAX */
 	size_t *bk_next;        /* next sibling, or SIZE_MAX */
@@ -328,7 +411,7 @@ static void near_offer(struct near_best *b, double d, size_t i)
 
 /* An entry and the value it is sorted by. */
 struct kd_item {
-	double v; /* a coordinate, or the arity */
+	double v; /* a coordinate */
 	size_t i; /* the entry */
 };
 
@@ -340,21 +423,19 @@ static int by_value(const void *x, const void *y)
 	return (a->i > b->i) - (a->i < b->i);
 }
 
-/* Sort ix->kd[lo, hi) by axis (SIZE_MAX: by arity). */
+/* Sort ix->kd[lo, hi) by axis. */
 static void kd_sort(struct near_index *ix, size_t lo, size_t hi, size_t axis)
 {
 	struct kd_item *t = xmalloc((hi - lo + 1) * sizeof(*t));
-	for (size_t k = lo; k < hi; k++) {
-		const struct shape *sh = &ix->sh[ix->kd[k]];
-		t[k - lo] = (struct kd_item){ axis == SIZE_MAX ? (double)sh->n : sh->x[axis], ix->kd[k] };
-	}
+	for (size_t k = lo; k < hi; k++)
+		t[k - lo] = (struct kd_item){ ix->sh[ix->kd[k]].x[axis], ix->kd[k] };
 	qsort(t, hi - lo, sizeof(*t), by_value);
 	for (size_t k = lo; k < hi; k++)
 		ix->kd[k] = t[k - lo].i;
 	free(t);
 }
 
-/* The k-d tree: kd[lo, hi) of one arity, split at the middle on axis depth % n. */
+/* The k-d tree: kd[lo, hi) of one family, split at the middle on axis depth % n. */
 static void kd_build(struct near_index *ix, size_t lo, size_t hi, size_t depth)
 {
 	if (hi - lo < 2)
@@ -386,21 +467,33 @@ static void kd_search(const struct near_index *ix, const struct shape *q, size_t
 	}
 }
 
-/* The first and end of the k-d tree of arity n in ix->kd (empty: equal). */
-static void kd_range(const struct near_index *ix, size_t n, size_t *lo, size_t *hi)
+/* ix->kd in order of family (then entry): each family's shapes one run. */
+static void group_families(struct near_index *ix)
+{
+	struct keyed *t = xcalloc(ix->nkd + 1, sizeof(*t));
+	for (size_t k = 0; k < ix->nkd; k++)
+		t[k] = (struct keyed){ ix->sh[ix->kd[k]].family, ix->kd[k] };
+	qsort(t, ix->nkd, sizeof(*t), by_key_then_index);
+	for (size_t k = 0; k < ix->nkd; k++)
+		ix->kd[k] = t[k].i;
+	free(t);
+}
+
+/* The first and end of family's k-d tree in ix->kd (none: equal). */
+static void kd_range(const struct near_index *ix, const char *family, size_t *lo, size_t *hi)
 {
 	size_t a = 0, b = ix->nkd;
-	while (a < b) { /* the first entry of arity >= n */
+	while (a < b) { /* the first entry of a family >= family */
 		size_t m = a + (b - a) / 2;
-		if (ix->sh[ix->kd[m]].n < n)
+		if (strcmp(ix->sh[ix->kd[m]].family, family) < 0)
 			a = m + 1;
 		else
 			b = m;
 	}
 	*lo = a;
-	for (b = ix->nkd; a < b;) { /* the first of arity > n */
+	for (b = ix->nkd; a < b;) { /* the first of a family > family */
 		size_t m = a + (b - a) / 2;
-		if (ix->sh[ix->kd[m]].n <= n)
+		if (strcmp(ix->sh[ix->kd[m]].family, family) <= 0)
 			a = m + 1;
 		else
 			b = m;
@@ -418,9 +511,9 @@ static void near_init(struct near_index *ix, const struct entry *e, size_t ne)
 	for (size_t i = 0; i < ne; i++)
 		if ((ix->sh[i] = shape_parse(e[i].key)).n)
 			ix->kd[ix->nkd++] = i;
-	kd_sort(ix, 0, ix->nkd, SIZE_MAX);
+	group_families(ix);
 	for (size_t lo = 0, hi; lo < ix->nkd; lo = hi) {
-		kd_range(ix, ix->sh[ix->kd[lo]].n, &lo, &hi);
+		kd_range(ix, ix->sh[ix->kd[lo]].family, &lo, &hi);
 		kd_build(ix, lo, hi, 0);
 	}
 }
@@ -428,7 +521,7 @@ static void near_init(struct near_index *ix, const struct entry *e, size_t ne)
 static void near_release(struct near_index *ix)
 {
 	for (size_t i = 0; i < ix->ne; i++)
-		free(ix->sh[i].x);
+		shape_release(&ix->sh[i]);
 	free(ix->sh);
 	free(ix->kd);
 	free(ix->bk_child);
@@ -503,11 +596,11 @@ static void bk_search(struct near_index *ix, const char *key, struct near_best *
 }
 
 /* The distance of the definition above, for the rare case the trees do not
- * settle (shapes of the right arity, but SHAPE_FAR or more apart). */
+ * settle (shapes of the same family, but SHAPE_FAR or more apart). */
 static double key_distance(const struct near_index *ix, const struct shape *q, const char *key,
 			   size_t j)
 {
-	if (q->n && q->n == ix->sh[j].n)
+	if (same_family(q, &ix->sh[j]))
 		return shape_distance(q, &ix->sh[j]);
 	return SHAPE_FAR + (double)rt_edit_distance(key, ix->e[j].key);
 }
@@ -519,7 +612,7 @@ static size_t near_find(struct near_index *ix, const char *key)
 	struct shape q = shape_parse(key);
 	size_t lo = 0, hi = 0;
 	if (q.n)
-		kd_range(ix, q.n, &lo, &hi);
+		kd_range(ix, q.family, &lo, &hi);
 	kd_search(ix, &q, lo, hi, 0, &b);
 	if (b.d >= SHAPE_FAR) {
 		if (lo < hi) {
@@ -529,44 +622,33 @@ static size_t near_find(struct near_index *ix, const char *key)
 			bk_search(ix, key, &b);
 		}
 	}
-	free(q.x);
+	shape_release(&q);
 	return b.i;
 }
 
 static int by_share(const void *x, const void *y)
 {
-	const struct agent_hole *a = x, *b = y;
+	const struct research_hole *a = x, *b = y;
 	if (a->share != b->share)
 		return a->share < b->share ? 1 : -1;
 	return strcmp(a->key, b->key);
 }
 
-int agent_holes_find(const char *table_path, const char *profile_path,
-		     const char *const *key_columns, size_t n_key_columns, const char *weight_col,
-		     struct agent_holes *out, struct rt_sb *err)
+/* The holes of table e (ne entries) among the observed keys s (ns, merged);
+ * consumes neither. */
+static int holes_core(const char *profile_name, const char *weight_col, const struct entry *e,
+		      size_t ne, bool csv, const struct seen *s, size_t ns, struct research_holes *out,
+		      struct rt_sb *err)
 {
-	memset(out, 0, sizeof(*out));
-	struct entry *e = NULL;
-	size_t ne = 0;
-	struct seen *s = NULL;
-	size_t ns = 0;
-	bool csv = false;
-	int rc = load_table(table_path, key_columns, n_key_columns, &e, &ne, &csv, err);
-	if (!rc)
-		rc = load_profile(profile_path, key_columns, n_key_columns, csv, weight_col, &s, &ns, err);
-	if (rc)
-		goto done;
 	out->csv = csv;
 	out->entries = ne;
 	out->observed = ns;
 	double total = 0, covered = 0;
 	for (size_t i = 0; i < ns; i++)
 		total += s[i].weight;
-	if (!isfinite(total)) { /* found by the holes fuzzer: shares would be NaN */
-		rc = rt_errf(err, RT_EINVAL, "%s: the weights in column '%s' add up beyond a double",
-			     profile_path, weight_col ? weight_col : "(count)");
-		goto done;
-	}
+	if (!isfinite(total)) /* found by the holes fuzzer: shares would be NaN */
+		return rt_errf(err, RT_EINVAL, "%s: the weights in column '%s' add up beyond a double",
+			       profile_name, weight_col ? weight_col : "(count)");
 	out->v = xcalloc(ns + 1, sizeof(*out->v));
 	struct keyed *sorted = sort_keys(e, ne, sizeof(*e));
 	struct near_index ix;
@@ -578,7 +660,7 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 			covered += s[i].weight;
 			continue;
 		}
-		struct agent_hole *h = &out->v[out->n++];
+		struct research_hole *h = &out->v[out->n++];
 		h->key = xstrdup(s[i].key);
 		h->weight = s[i].weight;
 		h->share = total > 0 ? s[i].weight / total : 0;
@@ -592,21 +674,79 @@ int agent_holes_find(const char *table_path, const char *profile_path,
 	free(sorted);
 	out->covered_share = total > 0 ? covered / total : 0;
 	qsort(out->v, out->n, sizeof(*out->v), by_share);
-done:
+	return 0;
+}
+
+static void free_entries(struct entry *e, size_t ne)
+{
 	for (size_t i = 0; i < ne; i++) {
 		free(e[i].key);
 		free(e[i].fields);
 	}
 	free(e);
+}
+
+static void free_seen(struct seen *s, size_t ns)
+{
 	for (size_t i = 0; i < ns; i++)
 		free(s[i].key);
 	free(s);
+}
+
+int research_holes_find(const char *table_path, const char *profile_path,
+			const char *const *key_columns, size_t n_key_columns, const char *weight_col,
+			struct research_holes *out, struct rt_sb *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct entry *e = NULL;
+	size_t ne = 0;
+	struct seen *s = NULL;
+	size_t ns = 0;
+	bool csv = false;
+	int rc = load_table(table_path, key_columns, n_key_columns, &e, &ne, &csv, err);
+	if (!rc)
+		rc = load_profile(profile_path, key_columns, n_key_columns, csv, weight_col, &s, &ns, err);
+	if (!rc)
+		rc = holes_core(profile_path, weight_col, e, ne, csv, s, ns, out, err);
+	free_entries(e, ne);
+	free_seen(s, ns);
 	if (rc)
-		agent_holes_release(out);
+		research_holes_release(out);
 	return rc;
 }
 
-void agent_holes_release(struct agent_holes *h)
+int research_holes_find_obs(const char *table_path, const struct research_hole_obs *obs, size_t n,
+			    const char *const *key_columns, size_t n_key_columns,
+			    struct research_holes *out, struct rt_sb *err)
+{
+	memset(out, 0, sizeof(*out));
+	struct entry *e = NULL;
+	size_t ne = 0;
+	bool csv = false;
+	int rc = load_table(table_path, key_columns, n_key_columns, &e, &ne, &csv, err);
+	struct seen *s = xcalloc(n + 1, sizeof(*s));
+	size_t ns = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!(obs[i].weight >= 0) || !isfinite(obs[i].weight)) {
+			rc = rt_errf(err, RT_EINVAL, "%s: observed shape '%s': weight %g is not a number >= 0",
+				     table_path, obs[i].key, obs[i].weight);
+			break;
+		}
+		s[ns].key = xstrdup(obs[i].key);
+		s[ns++].weight = obs[i].weight;
+	}
+	if (!rc) {
+		merge_rows(s, &ns);
+		rc = holes_core("the profile", "time", e, ne, csv, s, ns, out, err);
+	}
+	free_entries(e, ne);
+	free_seen(s, ns);
+	if (rc)
+		research_holes_release(out);
+	return rc;
+}
+
+void research_holes_release(struct research_holes *h)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		free(h->v[i].key);

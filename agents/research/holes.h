@@ -7,8 +7,8 @@
  * the most they could gain (their share of the weight), and proposes for
  * each one change: the entry copied from the nearest existing shape.
  */
-#ifndef AGENT_HOLES_H
-#define AGENT_HOLES_H
+#ifndef RESEARCH_HOLES_H
+#define RESEARCH_HOLES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 #include "runner/base/rt.h"
 
 /* One observed shape the table has no entry for. */
-struct agent_hole {
+struct research_hole {
 	char *key;          /* the entry key it would need: a JSON key, or "v1,v2,v3" for CSV */
 	double weight;      /* summed weight of the profile rows with this key */
 	double share;       /* weight / total weight: the most filling it could gain */
@@ -24,8 +24,8 @@ struct agent_hole {
 	char *fields_json;  /* that entry's fields as a JSON object, or NULL */
 };
 
-struct agent_holes {
-	struct agent_hole *v;  /* holes, largest share first */
+struct research_holes {
+	struct research_hole *v;  /* holes, largest share first */
 	size_t n;
 	size_t entries;        /* entries in the table */
 	size_t observed;       /* distinct keys in the profile */
@@ -42,9 +42,19 @@ struct agent_holes {
  * the profile column with each row's weight (NULL: every row weighs 1).
  * Errors name the file, line and column.
  */
-int agent_holes_find(const char *table_path, const char *profile_path,
+int research_holes_find(const char *table_path, const char *profile_path,
 		     const char *const *key_columns, size_t n_key_columns, const char *weight_col,
-		     struct agent_holes *out, struct rt_sb *err);
-void agent_holes_release(struct agent_holes *h);
+		     struct research_holes *out, struct rt_sb *err);
+/* One shape a profile saw and its weight (time). */
+struct research_hole_obs {
+	const char *key; /* the entry key it needs (borrowed) */
+	double weight;   /* its time or count, >= 0 */
+};
+/* The same, from shapes already in memory (an imported profile's kernels);
+ * equal keys are summed. */
+int research_holes_find_obs(const char *table_path, const struct research_hole_obs *obs, size_t n,
+			    const char *const *key_columns, size_t n_key_columns,
+			    struct research_holes *out, struct rt_sb *err);
+void research_holes_release(struct research_holes *h);
 
 #endif

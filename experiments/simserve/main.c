@@ -55,6 +55,7 @@ static const struct rt_opt opts[] = {
 	{ "malformed", 0, RT_OPT_STR, &cfg.malformed, "MODE", "badjson, nodone, 500mid, reset or bigchunk" },
 	{ "seed", 0, RT_OPT_INT, &cfg.seed, "N", "server RNG seed for sampled filler text (default 0)" },
 	{ "log-recompiles", 0, RT_OPT_FLAG, &cfg.log_recompiles, NULL, "print 'Compiling kernel for batch size N' per new batch size" },
+	{ "profile-dir", 0, RT_OPT_STR, &cfg.profile_dir, "DIR", "write a Chrome trace of the simulated kernels to DIR/simserve-PID.trace.json" },
 	{ 0 },
 };
 
@@ -176,7 +177,9 @@ int main(int argc, char **argv)
 	if (cfg.slow_start > 0 && wait_signal(&set, cfg.slow_start))
 		goto out;
 	int port = 0;
-	rc = ss_sched_start(&cfg, &tiles, &err);
+	rc = ss_trace_open(&cfg, &err);
+	if (!rc)
+		rc = ss_sched_start(&cfg, &tiles, &err);
 	if (!rc)
 		rc = ss_http_start(&cfg, &port, &err);
 	if (rc) {
@@ -189,6 +192,7 @@ int main(int argc, char **argv)
 	wait_signal(&set, -1);
 stop:
 	ss_sched_stop();
+	ss_trace_close();
 	ss_close_all();
 	ss_http_stop();
 out:

@@ -163,6 +163,7 @@ static void *sched_main(void *arg)
 		 * whole schedule; only a long stall resets the chain */
 		int64_t start = prev_end && now - prev_end < 20000000 ? prev_end : now;
 		int64_t cost = ss_step_ns(S.cfg, S.tiles, prefill, batch);
+		ss_trace_step(S.cfg, S.tiles, start, prefill, batch);
 		if (cost > 0)
 			rt_sleep_until_ns(start + cost);
 		prev_end = cost > 0 ? start + cost : 0;

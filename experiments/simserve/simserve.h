@@ -48,6 +48,7 @@ struct ss_config {
 	const char *malformed;        /* fault mode name, or NULL */
 	long seed;                    /* server RNG seed */
 	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
+	const char *profile_dir;      /* write a Chrome trace of the steps there (trace.c), or NULL */
 };
 
 enum ss_malformed {
@@ -180,6 +181,12 @@ void ss_sched_stop(void);
 void ss_close_all(void);
 /* True once shutdown began (read under ss_lock). */
 extern bool ss_closing;
+
+/* ---- trace.c: --profile-dir, a Chrome trace of the simulated kernels ---- */
+int ss_trace_open(const struct ss_config *cfg, struct rt_sb *err);
+void ss_trace_step(const struct ss_config *cfg, const struct ss_tiles *t, int64_t start_ns,
+		   long prefill_tokens, long batch);
+void ss_trace_close(void);
 
 /* ---- http.c ---- */
 int ss_http_start(const struct ss_config *cfg, int *port, struct rt_sb *err);

@@ -1,9 +1,8 @@
 /* `ratchet holes TABLE --profile FILE`: the shapes a tuned table has no entry for. */
+#include "agents/research/findings.h"
 #include "agents/research/holes.h"
 #include "runner/cmd/cmd.h"
-#include "db/findings.h"
 
-#include <ctype.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,15 +19,6 @@ static const struct rt_cmd_help help = {
 	"'key'). --weight names the column with each row's weight (time, calls); without it every row\n"
 	"counts once. Exit codes: 0 no hole, 1 holes found, 2 usage, 3 runtime error.",
 };
-
-/* A variant name from a key: letters, digits and '-'. */
-static void variant_name(const char *key, char *out, size_t n)
-{
-	size_t k = snprintf(out, n, "fill-");
-	for (const char *p = key; *p && k + 1 < n; p++)
-		out[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
-	out[k < n ? k : n - 1] = 0;
-}
 
 /* A YAML flow string: JSON string escaping is valid YAML. */
 static char *quoted(const char *s)
@@ -65,9 +55,9 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 	for (char *save = NULL, *t = kc_copy ? strtok_r(kc_copy, ",", &save) : NULL; t && nkc < 16;
 	     t = strtok_r(NULL, ",", &save))
 		kc[nkc++] = t;
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	int rc = agent_holes_find(table, profile, kc, nkc, weight, &h, &err);
+	int rc = research_holes_find(table, profile, kc, nkc, weight, &h, &err);
 	if (rc) {
 		cmd_error(ctx, "holes: %s", err.buf);
 		rt_sb_release(&err);
@@ -75,12 +65,13 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 		return rc == RT_EUSAGE || rc == RT_EINVAL || rc == RT_EPARSE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
 	/* Record every hole as a finding. */
+	struct research_table t = { table, table, kc, nkc };
 	for (size_t i = 0; i < h.n && !rc; i++) {
-		char *detail = xasprintf("%s: weight %.6g (%.1f%% of the profile); nearest entry %s",
-					 table, h.v[i].weight, h.v[i].share * 100,
-					 h.v[i].nearest ? h.v[i].nearest : "none");
-		rc = db_finding_add(ctx->db, 0, "hole", h.v[i].key, detail, h.v[i].share, &err);
-		free(detail);
+		char *ev = xasprintf("%s: weight %.6g (%.1f%% of the profile %s); nearest entry %s", table,
+				     h.v[i].weight, h.v[i].share * 100, profile,
+				     h.v[i].nearest ? h.v[i].nearest : "none");
+		rc = research_record_hole(ctx->db, &t, &h.v[i], h.v[i].share, ev, 0, 0, 0, &err);
+		free(ev);
 	}
 	if (rc) {
 		cmd_error(ctx, "holes: %s", err.buf);
@@ -118,7 +109,7 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 				if (!h.v[i].fields_json)
 					continue;
 				char name[96];
-				variant_name(h.v[i].key, name, sizeof(name));
+				research_variant_name("fill", h.v[i].key, name, sizeof(name));
 				char *qk = quoted(h.v[i].key), *qf = quoted(table);
 				printf("  - {name: %s, table: {file: %s, ", name, qf);
 				if (h.csv) {
@@ -135,7 +126,7 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 	}
 	code = h.n ? RT_EXIT_NO : RT_EXIT_OK;
 out:
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	rt_sb_release(&err);
 	free(kc_copy);
 	return code;

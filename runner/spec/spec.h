@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "agents/agent.h"
+#include "agents/research/profile.h"
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
@@ -394,6 +395,15 @@ struct spec_log_event {
 	struct rt_pos pos;
 };
 
+/* profile: how imported profiles are read (spec_profile.c); NULL: the default. */
+struct spec_profile {
+	bool present;                  /* the spec has a profile: section */
+	char *op[RESEARCH_N_OPS];      /* regex per op over kernel names */
+	char *step;                    /* annotations that mark a step */
+	char *shape;                   /* first group: the shape in a kernel name */
+	char *fallback;                /* names of default (untuned) kernels */
+};
+
 struct spec {
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
@@ -415,6 +425,7 @@ struct spec {
 	size_t n_variants;
 	enum agent_strategy strategy;
 	int max_iterations;         /* 0: no cap */
+	struct spec_profile profile; /* how its profiles are read */
 };
 
 /*
@@ -428,6 +439,9 @@ int spec_load(const char *path, struct spec **out, struct rt_sb *err);
 int spec_load_text(const char *name, const char *text, size_t len, struct spec **out,
 		   struct rt_sb *err);
 void spec_free(struct spec *s);
+/* The op map a spec's profile: section asks for (s NULL: the defaults);
+ * out borrows s's strings. */
+void spec_profile_def(const struct spec *s, struct research_opmap_def *out);
 
 /* Print the normalized spec (YAML, units in base form, defaults filled in). */
 void spec_dump(const struct spec *s, struct rt_sb *out);

@@ -21,6 +21,7 @@
  *   spec_objective.c    objective:, constraints: and the cross references
  *   spec_gate.c         gate: and log_events:
  *   spec_variants.c     variants:
+ *   spec_profile.c      profile: (the op map of imported profiles)
  *   spec_util.c         the public helpers of spec.h and spec_free()
  */
 #ifndef RT_SPEC_INT_H
@@ -153,6 +154,10 @@ json_t *spec_dump_constraints(const void *base, const struct spec_field *f);
 void spec_parse_gate(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 		     const struct spec_field *f);
 json_t *spec_dump_gate(const void *base, const struct spec_field *f);
+void spec_parse_profile(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+			const struct spec_field *f);
+json_t *spec_dump_profile(const void *base, const struct spec_field *f);
+void spec_profile_release(struct spec_profile *p);
 void spec_parse_log_events(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 			   const struct spec_field *f);
 json_t *spec_dump_log_events(const void *base, const struct spec_field *f);

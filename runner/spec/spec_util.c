@@ -110,6 +110,7 @@ void spec_free(struct spec *s)
 		free(s->log_events[i].regex);
 	}
 	free(s->log_events);
+	spec_profile_release(&s->profile);
 	for (size_t i = 0; i < s->n_variants; i++)
 		variant_free(&s->variants[i]);
 	free(s->variants);

@@ -1,7 +1,7 @@
 /*
  * Unit tests of agents/holes.c at scale and against a brute-force reference:
  *   - the nearest entry of every hole is the one a scan of the whole table
- *     finds (same arity shapes by summed |log2| ratios, anything else 1000 +
+ *     finds (shapes of one family by summed |log2| ratios, anything else 1000 +
  *     edit distance, the first in table order among equals), on tables full
  *     of ties, repeated keys, keys that are not shapes and mixed arities;
  *   - weights of repeated profile rows are summed, coverage counted;
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,26 +54,46 @@ static void write_file(const char *name, const char *text)
 
 /* ---- the reference: the definition, one scan per hole ---- */
 
-static size_t ref_shape(const char *key, double *x)
+/* The numbers of a key (log2) and its family, written plainly: with commas,
+ * each part that is wholly a finite positive number; without, each run of
+ * digits. */
+static size_t ref_shape(const char *key, double *x, char *family)
 {
-	size_t n = 0;
-	for (const char *p = key;; p++) {
-		char *end;
-		double v = strtod(p, &end);
-		if (end == p || !(v > 0) || !isfinite(v) || (*end && *end != ',') || n == 16)
-			return 0;
-		x[n++] = log2(v);
-		if (!*end)
-			return n;
-		p = end;
+	size_t n = 0, f = 0;
+	bool parts = strchr(key, ',') != NULL;
+	const char *p = key;
+	while (*p) {
+		size_t len = parts ? strcspn(p, ",") : isdigit((unsigned char)*p) ? strspn(p, "0123456789") : 0;
+		char part[256] = "";
+		char *end = NULL;
+		double v = 0;
+		if (len && len < sizeof(part) && !isspace((unsigned char)*p)) {
+			memcpy(part, p, len);
+			part[len] = 0;
+			v = strtod(part, &end);
+		}
+		if (end && !*end && v > 0 && isfinite(v) && n < 64) {
+			x[n++] = log2(v);
+			family[f++] = '#';
+		} else {
+			len = len ? len : 1;
+			memcpy(family + f, p, len);
+			f += len;
+		}
+		p += len;
+		if (parts && *p == ',')
+			family[f++] = *p++;
 	}
+	family[f] = 0;
+	return n;
 }
 
 static double ref_distance(const char *a, const char *b)
 {
-	double x[16], y[16];
-	size_t n = ref_shape(a, x), m = ref_shape(b, y);
-	if (n && n == m) {
+	double x[64], y[64];
+	char fa[512], fb[512];
+	size_t n = ref_shape(a, x, fa), m = ref_shape(b, y, fb);
+	if (n && n == m && !strcmp(fa, fb)) {
 		double d = 0;
 		for (size_t i = 0; i < n; i++)
 			d += fabs(x[i] - y[i]);
@@ -94,7 +115,7 @@ static const char *ref_nearest(const char *key, char *const *entries, size_t n)
 }
 
 /* Every hole's nearest entry is the reference's. */
-static void check_nearest(const struct agent_holes *h, char *const *entries, size_t n)
+static void check_nearest(const struct research_holes *h, char *const *entries, size_t n)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		const char *want = ref_nearest(h->v[i].key, entries, n);
@@ -108,7 +129,7 @@ static void check_nearest(const struct agent_holes *h, char *const *entries, siz
  * against the scan; frees entries[0..ne) and the texts. */
 static void find_and_check(const char *table, struct rt_sb *t, const char *profile,
 			   struct rt_sb *p, const char *const *kc, size_t nkc, const char *weight,
-			   char **entries, size_t ne, struct agent_holes *h)
+			   char **entries, size_t ne, struct research_holes *h)
 {
 	write_file(table, t->buf);
 	write_file(profile, p->buf);
@@ -162,12 +183,12 @@ static void test_csv_matches_the_scan(void **state)
 				   (int)rt_rand_below(&r, 5));
 	}
 	static const char *const mnk[] = { "M", "N", "K" };
-	struct agent_holes h;
+	struct research_holes h;
 	find_and_check("t.csv", &t, "p.csv", &p, mnk, 3, "time_us", entries, ne, &h);
 	assert_true(h.covered > 10);
 	for (size_t i = 1; i < h.n; i++) /* largest share first */
 		assert_true(h.v[i - 1].share >= h.v[i].share);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 }
 
 /* A JSON table with keys of every arity and string keys. */
@@ -219,9 +240,57 @@ static void test_json_matches_the_scan(void **state)
 			rt_sb_addf(&p, "\"%s\"\n", entries[rt_rand_below(&r, ne)]);
 		}
 	}
-	struct agent_holes h;
+	struct research_holes h;
 	find_and_check("t.json", &t, "k.csv", &p, NULL, 0, NULL, entries, ne, &h);
-	agent_holes_release(&h);
+	research_holes_release(&h);
+}
+
+/* AITER's tuned GEMM CSV (aiter/configs/a8w8_tuned_gemm.csv layout): keyed by
+ * cu_num,M,N,K plus categorical columns, with the kernel it picked and what
+ * it measured (us, tflops, bw, errRatio). The nearest entry is found on the
+ * numbers within the same categorical family, not by edit distance, and the
+ * suggestion never carries a measured column. Found by issue 11. */
+static void test_aiter_keys_and_measured(void **state)
+{
+	(void)state;
+	write_file("a.csv",
+		   "gfx,cu_num,M,N,K,q_dtype_w,kernelId,splitK,us,kernelName,tflops,bw,errRatio\n"
+		   "gfx942,304,16,1280,8192,torch.float8_e4m3fnuz,12,0,9.8,a8w8_16x64,34.2,1090.1,0.0\n"
+		   "gfx942,304,512,1280,8192,torch.float8_e4m3fnuz,40,1,31.5,a8w8_256x128,341.0,420.7,0.0\n"
+		   "gfx942,304,1024,1280,8192,torch.int8,41,0,55.0,a8w8_i8_256x256,390.2,301.3,0.0\n"
+		   "gfx950,256,128,1280,8192,torch.float8_e4m3fnuz,7,0,12.0,a8w8_950,190.5,900.0,0.0\n");
+	/* M=600 (fp8 on gfx942) is numerically nearest M=512; by edit distance
+	 * "gfx942,304,600,1280,8192,..." is as near to M=16's row. */
+	write_file("ap.csv", "gfx,cu_num,M,N,K,q_dtype_w,time\n"
+			     "gfx942,304,600,1280,8192,torch.float8_e4m3fnuz,5\n"
+			     "gfx942,304,1024,1280,8192,torch.int8,1\n");
+	static const char *const kc[] = { "gfx", "cu_num", "M", "N", "K", "q_dtype_w" };
+	struct research_holes h;
+	struct rt_sb err = RT_SB_INIT;
+	char *t = xasprintf("%s/a.csv", dir), *p = xasprintf("%s/ap.csv", dir);
+	if (research_holes_find(t, p, kc, 6, "time", &h, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(h.n, 1);
+	assert_string_equal(h.v[0].key, "gfx942,304,600,1280,8192,torch.float8_e4m3fnuz");
+	assert_string_equal(h.v[0].nearest, "gfx942,304,512,1280,8192,torch.float8_e4m3fnuz");
+	assert_string_equal(h.v[0].fields_json, "{\"kernelId\":40,\"kernelName\":\"a8w8_256x128\",\"splitK\":1}");
+	research_holes_release(&h);
+	/* a JSON table: measured fields are dropped from its entries too */
+	write_file("a.json", "{\"decode.BS_LE_32\": {\"BLOCK_M\": 32, \"us\": 14.5, \"tflops\": 80},"
+			     " \"prefill.T_GT_512\": {\"BLOCK_M\": 64, \"time_us\": 3}}");
+	write_file("aj.csv", "key\ndecode.BS_LE_8\n");
+	free(t);
+	t = xasprintf("%s/a.json", dir);
+	free(p);
+	p = xasprintf("%s/aj.csv", dir);
+	if (research_holes_find(t, p, NULL, 0, NULL, &h, &err))
+		fail_msg("%s", err.buf);
+	assert_string_equal(h.v[0].nearest, "decode.BS_LE_32"); /* 8 vs 32: numbers of one family */
+	assert_string_equal(h.v[0].fields_json, "{\"BLOCK_M\":32}");
+	research_holes_release(&h);
+	free(t);
+	free(p);
+	rt_sb_release(&err);
 }
 
 static void test_weights_and_coverage(void **state)
@@ -233,9 +302,9 @@ static void test_weights_and_coverage(void **state)
 			    "256,4096,4096,0.5\n");
 	char *tp = xasprintf("%s/t.csv", dir), *pp = xasprintf("%s/p.csv", dir);
 	static const char *const mnk[] = { "M", "N", "K" };
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(agent_holes_find(tp, pp, mnk, 3, "time_us", &h, &err), 0);
+	assert_int_equal(research_holes_find(tp, pp, mnk, 3, "time_us", &h, &err), 0);
 	assert_int_equal(h.observed, 4);
 	assert_int_equal(h.covered, 2);
 	assert_int_equal(h.n, 2);
@@ -246,7 +315,7 @@ static void test_weights_and_coverage(void **state)
 	assert_string_equal(h.v[1].nearest, "128,4096,4096");
 	assert_string_equal(h.v[1].fields_json, "{\"tile\":3}");
 	assert_float_equal(h.covered_share, 920 / 4720.5, 1e-12);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	free(tp);
 	free(pp);
 	rt_sb_release(&err);
@@ -255,14 +324,14 @@ static void test_weights_and_coverage(void **state)
 static double time_find(const char *table, const char *profile, const char *const *kc,
 			size_t nkc, const char *weight, size_t want_observed)
 {
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
 	int rc;
 	double el = scale_find_holes(dir, table, profile, kc, nkc, weight, &h, &rc, &err);
 	if (rc)
 		fail_msg("%s", err.buf);
 	assert_true(h.observed >= want_observed);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	rt_sb_release(&err);
 	return el;
 }
@@ -285,6 +354,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_csv_matches_the_scan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_matches_the_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_aiter_keys_and_measured, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_weights_and_coverage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scale, setup, teardown),
 	};

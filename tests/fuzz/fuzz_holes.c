@@ -23,7 +23,7 @@
 
 #include "agents/research/holes.h"
 
-static void check(const struct agent_holes *h)
+static void check(const struct research_holes *h)
 {
 	FUZZ_CHECK(h->covered <= h->observed && h->n == h->observed - h->covered,
 		   "%zu holes, %zu covered of %zu observed", h->n, h->covered, h->observed);
@@ -31,7 +31,7 @@ static void check(const struct agent_holes *h)
 		   h->covered_share);
 	double sum = h->covered_share;
 	for (size_t i = 0; i < h->n; i++) {
-		const struct agent_hole *x = &h->v[i];
+		const struct research_hole *x = &h->v[i];
 		FUZZ_CHECK(x->key, "hole %zu has no key", i);
 		FUZZ_CHECK(x->share >= 0 && x->share <= 1, "hole %s: share %g", x->key, x->share);
 		FUZZ_CHECK(!i || h->v[i - 1].share >= x->share, "holes out of order at %zu", i);
@@ -66,13 +66,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	char *table = fuzz_write(csv ? "t.csv" : "t.json", files[0].p, files[0].n);
 	char *profile = fuzz_write("profile.csv", files[1].p, files[1].n);
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	int rc = agent_holes_find(table, profile, kc, nkc, *weight ? weight : NULL, &h, &err);
+	int rc = research_holes_find(table, profile, kc, nkc, *weight ? weight : NULL, &h, &err);
 	FUZZ_CHECK(rc == 0 || err.len, "returned %d without a message", rc);
 	if (rc == 0)
 		check(&h);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	rt_sb_release(&err);
 	free(table);
 	free(profile);

@@ -32,7 +32,7 @@ static void time_spec(const char *what, enum scale_spec_kind kind, size_t n, dou
 static void time_holes(const char *what, const char *dir, const char *table, const char *profile,
 		       const char *const *kc, size_t nkc, const char *weight, double target)
 {
-	struct agent_holes h;
+	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
 	int rc;
 	double el = scale_find_holes(dir, table, profile, kc, nkc, weight, &h, &rc, &err);
@@ -40,7 +40,7 @@ static void time_holes(const char *what, const char *dir, const char *table, con
 		fprintf(stderr, "bench_scale: %s: %s\n", what, err.buf);
 	printf("%s: %.3f s, %zu entries, %zu shapes seen, %zu holes (target: < %g s)\n", what, el,
 	       h.entries, h.observed, h.n, target);
-	agent_holes_release(&h);
+	research_holes_release(&h);
 	rt_sb_release(&err);
 }
 

@@ -178,15 +178,15 @@ static inline double scale_load_spec(enum scale_spec_kind kind, size_t n, size_t
 	return el;
 }
 
-/* agent_holes_find on dir/table and dir/profile into h; returns the seconds
+/* research_holes_find on dir/table and dir/profile into h; returns the seconds
  * it took, its result in *rc. */
 static inline double scale_find_holes(const char *dir, const char *table, const char *profile,
 				      const char *const *kc, size_t nkc, const char *weight,
-				      struct agent_holes *h, int *rc, struct rt_sb *err)
+				      struct research_holes *h, int *rc, struct rt_sb *err)
 {
 	char *tp = xasprintf("%s/%s", dir, table), *pp = xasprintf("%s/%s", dir, profile);
 	int64_t t0 = rt_now_ns();
-	*rc = agent_holes_find(tp, pp, kc, nkc, weight, h, err);
+	*rc = research_holes_find(tp, pp, kc, nkc, weight, h, err);
 	double el = (double)(rt_now_ns() - t0) / 1e9;
 	free(tp);
 	free(pp);

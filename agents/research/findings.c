@@ -1,0 +1,437 @@
+/*
+ * Importing a profile into the store, and the findings read from it (see
+ * findings.h): hot ops, table holes, fallbacks, ungraphed steps, and
+ * recompile storms from a campaign's log events.
+ */
+#include "agents/research/findings.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/research/holes.h"
+
+/* An op below this share of kernel time is not called hot. */
+#define HOT_OP_MIN_SHARE 0.05
+
+static const struct {
+	const char *name; /* findings.kind */
+	double speedup;   /* plausible speedup of acting on it */
+} kinds[] = {
+#define XX(code, kind, speedup, what) { kind, speedup },
+	RESEARCH_FINDING_MAP(XX)
+#undef XX
+};
+
+const char *research_finding_name(enum research_finding_kind k)
+{
+	return (unsigned)k < RESEARCH_N_FINDING_KINDS ? kinds[k].name : "unknown";
+}
+
+double research_finding_speedup(enum research_finding_kind k)
+{
+	return (unsigned)k < RESEARCH_N_FINDING_KINDS ? kinds[k].speedup : 1;
+}
+
+double research_bound(double share, double speedup)
+{
+	return speedup > 0 ? share * (1 - 1 / speedup) : 0;
+}
+
+void research_variant_name(const char *prefix, const char *key, char *out, size_t n)
+{
+	size_t k = (size_t)snprintf(out, n, "%s-", prefix);
+	for (const char *p = key; *p && k + 1 < n; p++)
+		out[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
+	out[k < n ? k : n - 1] = 0;
+}
+
+/* ---- import ---- */
+
+static void to_rows(const struct research_profile *p, long steps, struct db_profile_op *ops,
+		    struct db_profile_kernel *k)
+{
+	struct research_op_sum sum[RESEARCH_N_OPS];
+	research_profile_ops(p, sum);
+	for (int i = 0; i < RESEARCH_N_OPS; i++)
+		ops[i] = (struct db_profile_op){ (char *)research_op_names[i], sum[i].us, sum[i].share,
+						 sum[i].calls,
+						 steps > 0 ? (double)sum[i].calls / (double)steps : NAN };
+	for (size_t i = 0; i < p->n; i++)
+		k[i] = (struct db_profile_kernel){ p->k[i].name, (char *)research_op_names[p->k[i].op],
+						   p->k[i].shape, p->k[i].fallback, p->k[i].us,
+						   p->total_us > 0 ? p->k[i].us / p->total_us : 0,
+						   p->k[i].calls };
+}
+
+/* Read every file into p (one format); the profile's name and fingerprint
+ * (sha256 of the files' sha256s) into *names and sha. */
+static int read_all(const struct research_import *in, const struct research_format *f,
+		    struct research_profile *p, char **names, char sha[65], struct rt_sb *err)
+{
+	struct rt_sb all = RT_SB_INIT, shas = RT_SB_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < in->n_paths && !rc; i++) {
+		const struct research_format *g;
+		char one[65];
+		if (i && !in->format && !(rc = research_format_find(NULL, in->paths[i], &g, err)) && g != f)
+			rc = rt_errf(err, RT_EUSAGE, "%s is a %s profile, %s a %s one: import them apart",
+				     in->paths[i], g->name, in->paths[0], f->name);
+		if (!rc)
+			rc = f->read(in->paths[i], p, err);
+		if (!rc)
+			rc = rt_sha256_file(in->paths[i], one, err);
+		rt_sb_addf(&all, "%s%s", i ? " " : "", in->paths[i]);
+		if (!rc)
+			rt_sb_adds(&shas, one);
+	}
+	rt_sha256_hex(shas.buf, shas.len, sha);
+	*names = rt_sb_detach(&all, NULL);
+	rt_sb_release(&shas);
+	return rc;
+}
+
+int research_import(struct db *db, const struct research_import *in, struct research_opmap *map,
+		    int64_t *profile_id, const struct research_format **format, struct rt_sb *err)
+{
+	const struct research_format *f;
+	if (!in->n_paths)
+		return rt_errf(err, RT_EUSAGE, "no profile file given");
+	int rc = research_format_find(in->format, in->paths[0], &f, err);
+	if (rc)
+		return rc;
+	*format = f;
+	struct research_profile p;
+	research_profile_init(&p, map);
+	p.format = f->name;
+	char sha[65] = "", *names = NULL;
+	rc = read_all(in, f, &p, &names, sha, err);
+	if (!rc && !p.launches)
+		rc = rt_errf(err, RT_EINVAL, "%s: no GPU kernel in this %s profile", names, f->name);
+	if (rc) {
+		research_profile_release(&p);
+		free(names);
+		return rc;
+	}
+	research_profile_sort(&p);
+	long steps = in->steps > 0 ? in->steps : p.steps > 0 ? p.steps : -1;
+	struct db_profile row = {
+		.campaign_id = in->campaign_id, .iteration_id = in->iteration_id,
+		.path = names, .format = (char *)f->name, .sha256 = sha,
+		.total_us = p.total_us, .launches = p.launches, .steps = steps,
+		.steps_from = in->steps > 0 ? "option" : p.steps > 0 ? "trace" : NULL,
+		.ungraphed_steps = p.ungraphed_steps, .ungraphed_us = p.ungraphed_us,
+		.ungraphed_batch = p.ungraphed_batch, .graph_max_batch = p.graph_max_batch,
+	};
+	struct db_profile_op ops[RESEARCH_N_OPS];
+	struct db_profile_kernel *k = xcalloc(p.n + 1, sizeof(*k));
+	to_rows(&p, steps, ops, k);
+	rc = db_profile_add(db, &row, ops, RESEARCH_N_OPS, k, p.n, profile_id, err);
+	free(k);
+	free(names);
+	research_profile_release(&p);
+	return rc;
+}
+
+/* ---- findings from a profile ---- */
+
+/* What research_find works from. */
+struct find_ctx {
+	struct db *db;                    /* the store */
+	struct db_profile prof;           /* the profile */
+	struct db_profile_op *ops;        /* its ops, largest first */
+	size_t nops;
+	struct db_profile_kernel *k;      /* its kernels, largest first */
+	size_t nk;
+	int64_t campaign_id;              /* findings belong here */
+	int64_t iteration_id;
+	size_t added;                     /* findings recorded */
+	char **hole_shapes;               /* shapes reported as holes (fallbacks skip them) */
+	size_t n_hole_shapes;
+};
+
+static int put(struct find_ctx *c, enum research_finding_kind kind, const char *subject,
+	       double share, const char *detail, const char *evidence, const char *variant,
+	       struct rt_sb *err)
+{
+	double k = research_finding_speedup(kind);
+	struct db_finding f = {
+		.campaign_id = c->campaign_id, .profile_id = c->prof.id, .iteration_id = c->iteration_id,
+		.kind = (char *)research_finding_name(kind), .subject = (char *)subject,
+		.detail = (char *)detail, .evidence = (char *)evidence, .variant = (char *)variant,
+		.share = share, .speedup = k, .potential = research_bound(share, k),
+	};
+	int64_t id;
+	int rc = db_finding_put(c->db, &f, &id, err);
+	c->added += !rc;
+	return rc;
+}
+
+static int hot_ops(struct find_ctx *c, struct rt_sb *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < c->nops && !rc; i++) {
+		const struct db_profile_op *o = &c->ops[i];
+		if (!strcmp(o->op, "other") || o->share < HOT_OP_MIN_SHARE)
+			continue;
+		struct rt_sb ev = RT_SB_INIT;
+		rt_sb_addf(&ev, "%.1f%% of kernel time (%.0f us of %.0f), %ld launches", o->share * 100,
+			   o->us, c->prof.total_us, o->calls);
+		if (!isnan(o->calls_per_step))
+			rt_sb_addf(&ev, ", %.1f per step over %ld steps", o->calls_per_step, c->prof.steps);
+		for (size_t j = 0; j < c->nk; j++)
+			if (!strcmp(c->k[j].op, o->op)) {
+				rt_sb_addf(&ev, "; hottest kernel %s (%.1f%%)", c->k[j].name, c->k[j].share * 100);
+				break;
+			}
+		char *detail = xasprintf("%s at %.1f%% of kernel time", o->op, o->share * 100);
+		rc = put(c, RESEARCH_FIND_HOT_OP, o->op, o->share, detail, ev.buf, NULL, err);
+		free(detail);
+		rt_sb_release(&ev);
+	}
+	return rc;
+}
+
+/* The key a shape needs in a CSV table: "4096x4096x128" -> "4096,4096,128". */
+static char *shape_key(const char *shape, bool csv)
+{
+	char *s = xstrdup(shape);
+	for (char *p = s; csv && *p; p++)
+		if (*p == 'x' && p > s && isdigit((unsigned char)p[-1]) && isdigit((unsigned char)p[1]))
+			*p = ',';
+	return s;
+}
+
+/* The variant that fills a hole with its nearest entry's fields (JSON). */
+static char *fill_variant(const struct research_table *t, const struct research_hole *h)
+{
+	char name[96];
+	research_variant_name("fill", h->key, name, sizeof(name));
+	json_t *fields = json_loads(h->fields_json, JSON_DECODE_ANY, NULL);
+	json_t *table = json_pack("{s:s, s:{s:o}}", "file", t->file, "set", h->key,
+				  fields ? fields : json_object());
+	if (t->n_key_columns) {
+		json_t *kc = json_array();
+		for (size_t i = 0; i < t->n_key_columns; i++)
+			json_array_append_new(kc, json_string(t->key_columns[i]));
+		json_object_set_new(table, "key_columns", kc);
+	}
+	char *desc = xasprintf("fill the %s hole with the nearest entry (%s)", h->key, h->nearest);
+	json_t *v = json_pack("{s:s, s:s, s:o}", "name", name, "description", desc, "table", table);
+	char *out = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(v);
+	free(desc);
+	return out;
+}
+
+/* Evidence of one hole: its time and launches, and the default kernels it ran. */
+static void hole_evidence(const struct find_ctx *c, const struct research_table *t,
+			  const struct research_hole *h, bool csv, struct rt_sb *ev)
+{
+	long calls = 0;
+	const char *fallback = NULL;
+	for (size_t j = 0; j < c->nk; j++) {
+		if (!c->k[j].shape)
+			continue;
+		char *key = shape_key(c->k[j].shape, csv);
+		if (!strcmp(key, h->key)) {
+			calls += c->k[j].calls;
+			if (c->k[j].fallback && !fallback)
+				fallback = c->k[j].name;
+		}
+		free(key);
+	}
+	rt_sb_addf(ev, "%.0f us over %ld launches on shape %s (%.1f%% of kernel time); %s has no "
+		   "entry for it", h->weight, calls, h->key,
+		   c->prof.total_us > 0 ? 100 * h->weight / c->prof.total_us : 0, t->file);
+	if (fallback)
+		rt_sb_addf(ev, "; the default kernel ran: %s", fallback);
+	rt_sb_addf(ev, "; nearest entry %s", h->nearest ? h->nearest : "none (empty table)");
+}
+
+/* Two keys of one family: the same leading word ("prefill.T_LE_512" and
+ * "prefill.T_GT_512"), or, for numeric shapes ("4096,128"), as many parts.
+ * A table is checked against every shape of the profile; a shape whose
+ * nearest entry is of another family belongs to another table. */
+static bool same_family(const char *a, const char *b)
+{
+	size_t la = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	size_t lb = strspn(b, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	if (la || lb)
+		return la == lb && !strncmp(a, b, la);
+	size_t pa = 0, pb = 0;
+	for (; *a; a++)
+		pa += !isdigit((unsigned char)*a) && *a != '.';
+	for (; *b; b++)
+		pb += !isdigit((unsigned char)*b) && *b != '.';
+	return pa == pb;
+}
+
+int research_record_hole(struct db *db, const struct research_table *t, const struct research_hole *h,
+			 double share, const char *evidence, int64_t campaign_id, int64_t profile_id,
+			 int64_t iteration_id, struct rt_sb *err)
+{
+	double k = research_finding_speedup(RESEARCH_FIND_HOLE);
+	char *subject = xasprintf("%s: %s", t->file, h->key);
+	char *detail = xasprintf("%s has no entry for %s (%.1f%% of the time)", t->file, h->key,
+				 share * 100);
+	char *variant = h->fields_json ? fill_variant(t, h) : NULL;
+	struct db_finding f = {
+		.campaign_id = campaign_id, .profile_id = profile_id, .iteration_id = iteration_id,
+		.kind = (char *)research_finding_name(RESEARCH_FIND_HOLE), .subject = subject,
+		.detail = detail, .evidence = (char *)evidence, .variant = variant, .share = share,
+		.speedup = k, .potential = research_bound(share, k),
+	};
+	int64_t id;
+	int rc = db_finding_put(db, &f, &id, err);
+	free(subject);
+	free(detail);
+	free(variant);
+	return rc;
+}
+
+static int table_holes(struct find_ctx *c, const struct research_table *t, struct rt_sb *err)
+{
+	struct research_hole_obs *obs = xcalloc(c->nk + 1, sizeof(*obs));
+	char **keys = xcalloc(c->nk + 1, sizeof(char *));
+	size_t n = 0;
+	bool csv = t->n_key_columns > 0;
+	for (size_t j = 0; j < c->nk; j++)
+		if (c->k[j].shape) {
+			keys[n] = shape_key(c->k[j].shape, csv);
+			obs[n] = (struct research_hole_obs){ keys[n], c->k[j].us };
+			n++;
+		}
+	struct research_holes h;
+	int rc = research_holes_find_obs(t->path, obs, n, t->key_columns, t->n_key_columns, &h, err);
+	for (size_t j = 0; j < n; j++)
+		free(keys[j]);
+	free(keys);
+	free(obs);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < h.n && !rc; i++) {
+		const struct research_hole *x = &h.v[i];
+		if (x->nearest && !same_family(x->key, x->nearest))
+			continue; /* a shape of another table (another op's) */
+		double share = c->prof.total_us > 0 ? x->weight / c->prof.total_us : 0;
+		struct rt_sb ev = RT_SB_INIT;
+		hole_evidence(c, t, x, h.csv, &ev);
+		rc = research_record_hole(c->db, t, x, share, ev.buf, c->campaign_id, c->prof.id,
+					  c->iteration_id, err);
+		c->added += !rc;
+		c->hole_shapes = xrealloc(c->hole_shapes, (c->n_hole_shapes + 1) * sizeof(char *));
+		c->hole_shapes[c->n_hole_shapes++] = xstrdup(x->key);
+		rt_sb_release(&ev);
+	}
+	research_holes_release(&h);
+	return rc;
+}
+
+static bool is_hole(const struct find_ctx *c, const char *shape)
+{
+	for (size_t i = 0; shape && i < c->n_hole_shapes; i++)
+		if (!strcmp(c->hole_shapes[i], shape))
+			return true;
+	return false;
+}
+
+static int fallbacks(struct find_ctx *c, struct rt_sb *err)
+{
+	int rc = 0;
+	for (size_t j = 0; j < c->nk && !rc; j++) {
+		const struct db_profile_kernel *k = &c->k[j];
+		if (!k->fallback || is_hole(c, k->shape))
+			continue;
+		char *ev = xasprintf("%.0f us over %ld launches (%.1f%% of kernel time)%s%s: the name says "
+				     "a default kernel ran, no tuned config matched", k->us, k->calls,
+				     k->share * 100, k->shape ? " on shape " : "", k->shape ? k->shape : "");
+		char *detail = xasprintf("%s fell back to a default kernel", k->op);
+		rc = put(c, RESEARCH_FIND_FALLBACK, k->name, k->share, detail, ev, NULL, err);
+		free(ev);
+		free(detail);
+	}
+	return rc;
+}
+
+static int ungraphed(struct find_ctx *c, struct rt_sb *err)
+{
+	const struct db_profile *p = &c->prof;
+	if (p->ungraphed_steps <= 0 || p->total_us <= 0)
+		return 0;
+	double share = p->ungraphed_us / p->total_us;
+	share = share > 1 ? 1 : share;
+	char subject[64], graphed[32] = "none";
+	snprintf(subject, sizeof(subject), "batch %ld", p->ungraphed_batch);
+	if (p->graph_max_batch >= 0)
+		snprintf(graphed, sizeof(graphed), "%ld", p->graph_max_batch);
+	char *ev = xasprintf("%ld steps ran without a graph, batch up to %ld, %.0f us (%.1f%% of the "
+			     "time); the largest graphed batch seen: %s. Capture larger sizes (vLLM: "
+			     "compilation_config cudagraph_capture_sizes; simserve: --max-graph-bs)",
+			     p->ungraphed_steps, p->ungraphed_batch, p->ungraphed_us, share * 100, graphed);
+	char *detail = xasprintf("batch sizes up to %ld run without a CUDA graph", p->ungraphed_batch);
+	int rc = put(c, RESEARCH_FIND_UNGRAPHED, subject, share, detail, ev, NULL, err);
+	free(ev);
+	free(detail);
+	return rc;
+}
+
+int research_find(struct db *db, int64_t profile_id, const struct research_table *tables,
+		  size_t n_tables, int64_t campaign_id, int64_t iteration_id, size_t *n,
+		  struct rt_sb *err)
+{
+	struct find_ctx c = { .db = db, .campaign_id = campaign_id, .iteration_id = iteration_id };
+	int rc = db_profile_get(db, profile_id, &c.prof, err);
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_ENOENT, "no profile %lld", (long long)profile_id);
+	if (rc)
+		return rc;
+	if (!(rc = db_profile_ops_list(db, profile_id, &c.ops, &c.nops, err)))
+		rc = db_profile_kernels_list(db, profile_id, &c.k, &c.nk, err);
+	for (size_t i = 0; i < n_tables && !rc; i++)
+		rc = table_holes(&c, &tables[i], err);
+	if (!rc)
+		rc = hot_ops(&c, err);
+	if (!rc)
+		rc = fallbacks(&c, err);
+	if (!rc)
+		rc = ungraphed(&c, err);
+	*n = c.added;
+	for (size_t i = 0; i < c.n_hole_shapes; i++)
+		free(c.hole_shapes[i]);
+	free(c.hole_shapes);
+	db_profile_ops_free(c.ops, c.nops);
+	db_profile_kernels_free(c.k, c.nk);
+	db_profile_release(&c.prof);
+	return rc;
+}
+
+int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, size_t *n,
+		      struct rt_sb *err)
+{
+	struct db_log_count *v;
+	size_t nv;
+	*n = 0;
+	int rc = db_log_counts(db, campaign_id, &v, &nv, err);
+	struct find_ctx c = { .db = db, .campaign_id = campaign_id, .iteration_id = iteration_id };
+	for (size_t i = 0; i < nv && !rc; i++) {
+		if (v[i].late_firing <= 0 || v[i].late_samples <= 0)
+			continue;
+		double share = (double)v[i].late_firing / v[i].late_samples;
+		char *ev = xasprintf("log event '%s' fired %.0f times in %d samples; in %d of the %d samples "
+				     "after each arm's first (%.0f events), so it is not only warm-up",
+				     v[i].event, v[i].events, v[i].samples, v[i].late_firing,
+				     v[i].late_samples, v[i].late_events);
+		char *detail = xasprintf("'%s' keeps firing: %d of %d warm samples", v[i].event,
+					 v[i].late_firing, v[i].late_samples);
+		rc = put(&c, RESEARCH_FIND_RECOMPILE_STORM, v[i].event, share, detail, ev, NULL, err);
+		free(ev);
+		free(detail);
+	}
+	db_log_counts_free(v, nv);
+	*n = c.added;
+	return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * The line-oriented profiles, read one line at a time (constant memory):
+ *
+ * - rocprofv3 kernel traces (`rocprofv3 --kernel-trace --output-format csv
+ *   -- app`, file <pid>_kernel_trace.csv), after ROCprofiler-SDK's
+ *   "Kernel naming and filtering using rocprofv3" (ROCm 6.2 to 7.0): a header
+ *   "Kind","Agent_Id",...,"Kernel_Name",...,"Start_Timestamp",
+ *   "End_Timestamp",... with one KERNEL_DISPATCH row per launch, times in ns.
+ *   Columns are found by name, so added columns do not matter.
+ * - unitrace (intel/pti-gpu tools/unitrace, and its ze_tracer predecessor)
+ *   `--device-timing` reports for Level Zero: after "== L0 Backend ==" a
+ *   header "Kernel, Calls, Time (ns), Time (%), Average (ns), Min (ns), Max (ns)"
+ *   and one row per kernel (quoted name, summed over its calls). With -v the
+ *   name carries the launch shape "[SIMD16 {20;1;1} {64;8;1}]".
+ */
+#include "agents/research/profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "variants/var.h"
+
+/* One line's fields, trimmed and unquoted (owned by the struct var_csv). */
+static int split_line(const char *path, int lineno, const char *line, size_t len, struct var_csv *c,
+		      struct rt_sb *err)
+{
+	while (len && (*line == ' ' || *line == '\t'))
+		line++, len--;
+	while (len && strchr("\r\n", line[len - 1]))
+		len--;
+	struct rt_sb e = RT_SB_INIT;
+	int rc = var_csv_parse(path, line, len, c, &e);
+	if (rc)
+		rt_errf(err, rc, "%s:%d: %s", path, lineno, e.buf);
+	rt_sb_release(&e);
+	if (rc || !c->n)
+		return rc;
+	for (size_t i = 0; i < c->rows[0].n; i++) {
+		char *v = c->rows[0].f[i].value, *a = v;
+		while (*a == ' ')
+			a++;
+		size_t n = strlen(a);
+		while (n && a[n - 1] == ' ')
+			n--;
+		if (n >= 2 && a[0] == '"' && a[n - 1] == '"')
+			a++, n -= 2;
+		memmove(v, a, n);
+		v[n] = 0;
+	}
+	return 0;
+}
+
+static int column(const struct var_csv *c, const char *name)
+{
+	for (size_t i = 0; c->n && i < c->rows[0].n; i++)
+		if (!strcmp(c->rows[0].f[i].value, name))
+			return (int)i;
+	return -1;
+}
+
+static const char *cell(const struct var_csv *c, int i)
+{
+	return i >= 0 && (size_t)i < c->rows[0].n ? c->rows[0].f[i].value : "";
+}
+
+static int number(const char *path, int lineno, const char *col, const char *s, double *out,
+		  struct rt_sb *err)
+{
+	char *end;
+	*out = strtod(s, &end);
+	if (!*s || *end)
+		return rt_errf(err, RT_EPARSE, "%s:%d: column '%s': '%s' is not a number", path, lineno,
+			       col, s);
+	return 0;
+}
+
+/* A line reader over a file. */
+struct lines {
+	FILE *f;      /* the file */
+	char *buf;    /* getline's buffer */
+	size_t cap;   /* its size */
+	ssize_t len;  /* the current line's length, -1 at the end */
+	int no;       /* its number */
+};
+
+static bool next_line(struct lines *l)
+{
+	l->len = getline(&l->buf, &l->cap, l->f);
+	l->no++;
+	return l->len >= 0;
+}
+
+static int open_lines(const char *path, struct lines *l, struct rt_sb *err)
+{
+	memset(l, 0, sizeof(*l));
+	l->f = fopen(path, "rb");
+	return l->f ? 0 : rt_errf(err, RT_EIO, "%s: %s", path, strerror(errno));
+}
+
+static void close_lines(struct lines *l)
+{
+	fclose(l->f);
+	free(l->buf);
+}
+
+int research_read_rocprof(const char *path, struct research_profile *p, struct rt_sb *err)
+{
+	struct lines l;
+	int rc = open_lines(path, &l, err);
+	if (rc)
+		return rc;
+	int name = -1, start = -1, end = -1;
+	struct var_csv c = { 0 };
+	if (!next_line(&l) || (rc = split_line(path, 1, l.buf, (size_t)l.len, &c, err)) ||
+	    (name = column(&c, "Kernel_Name")) < 0 || (start = column(&c, "Start_Timestamp")) < 0 ||
+	    (end = column(&c, "End_Timestamp")) < 0)
+		rc = rc ? rc : rt_errf(err, RT_EPARSE, "%s:1: not a rocprofv3 kernel trace (no Kernel_Name, "
+				       "Start_Timestamp and End_Timestamp columns)", path);
+	var_csv_release(&c);
+	while (!rc && next_line(&l)) {
+		if ((rc = split_line(path, l.no, l.buf, (size_t)l.len, &c, err)) || !c.n ||
+		    (c.rows[0].n == 1 && !*cell(&c, 0))) {
+			var_csv_release(&c);
+			continue;
+		}
+		double t0, t1;
+		if (!(rc = number(path, l.no, "Start_Timestamp", cell(&c, start), &t0, err)) &&
+		    !(rc = number(path, l.no, "End_Timestamp", cell(&c, end), &t1, err)))
+			research_profile_add(p, cell(&c, name), NULL, (t1 - t0) / 1e3, 1);
+		var_csv_release(&c);
+	}
+	close_lines(&l);
+	return rc;
+}
+
+bool research_sniff_rocprof(const char *head, size_t n, const char *path)
+{
+	(void)n;
+	(void)path;
+	return strstr(head, "Kernel_Name") && strstr(head, "Start_Timestamp");
+}
+
+/* Is this unitrace's device-timing header? */
+static bool timing_header(const struct var_csv *c)
+{
+	return column(c, "Kernel") == 0 && column(c, "Calls") >= 0 && column(c, "Time (ns)") >= 0;
+}
+
+int research_read_unitrace(const char *path, struct research_profile *p, struct rt_sb *err)
+{
+	struct lines l;
+	int rc = open_lines(path, &l, err);
+	if (rc)
+		return rc;
+	int calls = -1, time = -1;
+	bool in_table = false, seen = false;
+	struct var_csv c = { 0 };
+	while (!rc && next_line(&l)) {
+		const char *s = l.buf + strspn(l.buf, " \t");
+		if (!*s || *s == '\n' || *s == '\r' || *s == '=') {
+			in_table = false; /* a blank line or a section ends a table */
+			continue;
+		}
+		if ((rc = split_line(path, l.no, l.buf, (size_t)l.len, &c, err)))
+			break;
+		if (timing_header(&c)) {
+			calls = column(&c, "Calls");
+			time = column(&c, "Time (ns)");
+			in_table = seen = true;
+		} else if (in_table) {
+			double n, t;
+			if (!(rc = number(path, l.no, "Calls", cell(&c, calls), &n, err)) &&
+			    !(rc = number(path, l.no, "Time (ns)", cell(&c, time), &t, err)))
+				research_profile_add(p, cell(&c, 0), NULL, t / 1e3, (long)n);
+		}
+		var_csv_release(&c);
+	}
+	var_csv_release(&c);
+	close_lines(&l);
+	if (!rc && !seen)
+		rc = rt_errf(err, RT_EPARSE, "%s: no device timing table (a header \"Kernel, Calls, Time "
+				     "(ns), ...\"; run unitrace with --device-timing)", path);
+	return rc;
+}
+
+bool research_sniff_unitrace(const char *head, size_t n, const char *path)
+{
+	(void)n;
+	(void)path;
+	return strstr(head, "Kernel,") && strstr(head, "Calls,") && strstr(head, "Time (ns)");
+}
