@@ -86,14 +86,15 @@ struct camp_jsys {
 			const void *content, size_t len, int mode, struct rt_sb *err);
 	/* db_intent_open: RT_EDB */
 	int (*intent_open)(struct db *db, int64_t iteration_id, const char *action, const char *path,
-			   bool before_exists, const void *before, size_t before_len, bool after_exists,
-			   const void *after, size_t after_len, int64_t *id, struct rt_sb *err);
+			   bool before_exists, const void *before, size_t before_len, int before_mode,
+			   bool after_exists, const void *after, size_t after_len, int after_mode,
+			   int64_t *id, struct rt_sb *err);
 	/* db_intent_close: RT_EDB, RT_ENOENT, RT_ESTATE */
 	int (*intent_close)(struct db *db, int64_t id, const char *state, struct rt_sb *err);
 	/* db_intent_set_after: RT_EDB */
 	int (*intent_after)(struct db *db, int64_t id, bool exists, const void *bytes, size_t len,
-			    struct rt_sb *err);
-	/* rt_write_file_atomic: RT_EIO */
+			    int mode, struct rt_sb *err);
+	/* rt_write_file_atomic, then the mode set when it is not 0: RT_EIO */
 	int (*write)(const char *path, const void *data, size_t len, int mode, struct rt_sb *err);
 	/* unlink, a missing file is fine: RT_EIO */
 	int (*remove)(const char *path, struct rt_sb *err);
