@@ -48,3 +48,7 @@ rt_add_test(test_restore_files COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/res
 rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/decision_e2e.sh
             TIMEOUT 300 LABELS e2e)
 set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)
+rt_add_test(test_restore_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/restore_lease.sh
+            TIMEOUT 180 LABELS e2e)
+rt_add_test(test_file_modes COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/file_modes.sh
+            TIMEOUT 180 LABELS e2e)

@@ -147,6 +147,10 @@ int camp_to_best(struct camp *c, int64_t iter, const struct var_def *v, struct v
 /* ---- measure.c ---- */
 struct series *camp_series_get(struct series **v, size_t *n, const char *bench, const char *metric,
 			       const char *unit);
+/* Counts[i] of log event ev[i] for i < nev (a prefix of the spec's events)
+ * added to arm's series: linear in nev, however many events there are. */
+void camp_series_add_events(struct series **v, size_t *n, const struct spec_log_event *ev,
+			    const double *counts, size_t nev, int arm);
 /* The series of bench.metric, or NULL. */
 struct series *camp_series_find(struct series *v, size_t n, const char *bench, const char *metric);
 void camp_series_free(struct series *v, size_t n);

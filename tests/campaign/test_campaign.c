@@ -262,6 +262,46 @@ static void test_journal_fault_hook(void **state)
 	assert_int_equal(open_intents(f), 0);
 }
 
+/* ---- series of log events ---- */
+
+/* A sample's log-event counts join their series in time linear in the
+ * number of events (each one was searched for among all series: 100,000
+ * events took minutes per sample); a sample of fewer events, and a metric's
+ * series made between two samples, still land where they belong. */
+static void test_series_events_linear(void **state)
+{
+	(void)state;
+	enum { NEV = 100000 };
+	struct spec_log_event *ev = xcalloc(NEV, sizeof(*ev));
+	double *counts = xcalloc(NEV, sizeof(double));
+	for (size_t i = 0; i < NEV; i++) {
+		ev[i].name = xasprintf("event%zu", i);
+		counts[i] = (double)i;
+	}
+	struct series *ser = NULL;
+	size_t n = 0;
+	int64_t t0 = rt_now_ns();
+	camp_series_add_events(&ser, &n, ev, counts, 3, 0); /* a prefix first */
+	camp_series_get(&ser, &n, "bench", "tok_s", "tok/s"); /* then a metric */
+	for (int k = 0; k < 4; k++)
+		camp_series_add_events(&ser, &n, ev, counts, NEV, k % 2);
+	double s = (double)(rt_now_ns() - t0) / 1e9;
+	assert_int_equal(n, NEV + 1);
+	assert_true(s < 5.0);
+	for (size_t i = 0; i < NEV; i += 997) {
+		struct series *x = camp_series_find(ser, n, "log", ev[i].name);
+		assert_non_null(x);
+		assert_int_equal(x->n[0], i < 3 ? 3 : 2);
+		assert_int_equal(x->n[1], 2);
+		assert_true(x->v[1][1] == (double)i);
+	}
+	camp_series_free(ser, n);
+	for (size_t i = 0; i < NEV; i++)
+		free(ev[i].name);
+	free(ev);
+	free(counts);
+}
+
 static int mode_of(const char *path)
 {
 	struct stat st;
@@ -362,6 +402,7 @@ int main(void)
 		cmocka_unit_test(test_fingerprint_collisions),
 		cmocka_unit_test_setup_teardown(test_journal_entry_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_fault_hook, setup, teardown),
+		cmocka_unit_test(test_series_events_linear),
 		cmocka_unit_test_setup_teardown(test_journal_modes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_recover_verifies, setup, teardown),
 	};
@@ -375,6 +416,7 @@ int main(void)
  *   test_fingerprint_collisions  inputs the old encoding confused get different fingerprints
  *   test_journal_entry_replaced  a failing write entry: the error, the open intent, recovery
  *   test_journal_fault_hook      the nth journal write fails, named; recovery after each
+ *   test_series_events_linear    100,000 log events per sample join their series in linear time
  *   test_journal_modes           a 0755 file stays 0755 through recovery, a patch's revert, restore
  *   test_recover_verifies        damaged stored bytes: recovery and restore refuse, write nothing
  */
