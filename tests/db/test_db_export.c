@@ -213,15 +213,24 @@ static size_t csv_read(const char *s, char *fields[][32], size_t *nf, size_t max
 	return rec;
 }
 
+/* One table as CSV (the caller frees it); *rows: its rows. */
+static char *export_csv(struct db *db, const char *table, bool blobs, size_t *rows)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_export_csv(db, table, blobs, m, rows, &err), 0);
+	fclose(m);
+	rt_sb_release(&err);
+	return buf;
+}
+
 static void test_csv_quoting(void **state)
 {
 	struct fx *f = *state;
-	char *buf = NULL;
-	size_t n = 0, rows = 0;
-	FILE *m = open_memstream(&buf, &n);
-	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(db_export_csv(f->db, "gate_answers", false, m, &rows, &err), 0);
-	fclose(m);
+	size_t rows = 0;
+	char *buf = export_csv(f->db, "gate_answers", false, &rows);
 	assert_int_equal(rows, 6);
 	assert_non_null(strstr(buf, "\"She pays 5 + 3 = \"\"8\"\" dollars,\nso the answer is #### 8\""));
 	static char *fields[16][32];
@@ -240,7 +249,6 @@ static void test_csv_quoting(void **state)
 		for (size_t i = 0; i < nf[r]; i++)
 			free(fields[r][i]);
 	free(buf);
-	rt_sb_release(&err);
 }
 
 static void test_csv_blobs_and_dir(void **state)
@@ -315,13 +323,8 @@ static void test_csv_formula_cells_are_quoted(void **state)
 	add_note(f, "\t=1");
 	add_note(f, "\r=1");
 	add_note(f, "a = b + c");
-	char *csv = NULL;
-	size_t n = 0, rows = 0;
-	FILE *m = open_memstream(&csv, &n);
-	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(db_export_csv(f->db, "notes", false, m, &rows, &err), 0);
-	fclose(m);
-	rt_sb_release(&err);
+	size_t rows;
+	char *csv = export_csv(f->db, "notes", false, &rows);
 	assert_non_null(strstr(csv, ",\"'=HYPERLINK(\"\"http://x/\"\",\"\"y\"\")\","));
 	assert_non_null(strstr(csv, ",\"'+1+cmd|' /C calc'!A0\","));
 	assert_non_null(strstr(csv, ",\"'-2+3\","));
