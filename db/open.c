@@ -1,7 +1,8 @@
 /*
  * The connection: opening the store (WAL, foreign keys, busy_timeout),
  * creating the schema or migrating an older file (db/schema.sql and
- * db/migrations/, embedded by cmake/embed_sql.cmake), refusing a file written
+ * db/migrations/, embedded by cmake/embed_sql.cmake, plus the one step SQL
+ * cannot do: version 8 moves inline journal bytes into blobs), refusing a file written
  * by a newer ratchet, the cache of prepared statements, and transactions.
  * Read commands open it read-only and never create it (db_open_mode). Owns
  * no table; PRAGMA user_version is its only state in the file.
