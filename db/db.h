@@ -233,7 +233,7 @@ struct db_original {
 	void *content;           /* its bytes, NUL-terminated; NULL when !existed */
 	size_t len;              /* bytes of content (without the NUL) */
 	char sha256[65];         /* of content, "" when !existed */
-	int mode;                /* permission bits */
+	int mode;                /* permission bits, 0 when unknown (rows before version 8) */
 };
 int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **out, size_t *n,
 		      struct rt_sb *err);
@@ -253,11 +253,19 @@ struct db_intent {
 	void *after;             /* its bytes after, NUL-terminated; NULL when !after_exists */
 	size_t after_len;        /* bytes of after */
 	char after_sha256[65];   /* of after, "" when !after_exists */
+	int before_mode;         /* permission bits before, 0 when unknown (rows before version 8) */
+	int after_mode;          /* permission bits after, 0 when unknown */
 };
+/* Modes are permission bits; 0: unknown (not recorded). */
 int db_intent_open(struct db *db, int64_t iteration_id, const char *action, const char *path,
-		   bool before_exists, const void *before, size_t before_len, bool after_exists,
-		   const void *after, size_t after_len, int64_t *id, struct rt_sb *err);
+		   bool before_exists, const void *before, size_t before_len, int before_mode,
+		   bool after_exists, const void *after, size_t after_len, int after_mode,
+		   int64_t *id, struct rt_sb *err);
 int db_intent_close(struct db *db, int64_t id, const char *state, struct rt_sb *err);
+/* One intent by id into *out (release with db_intent_release); RT_ENOENT
+ * (*out zeroed) when none. */
+int db_intent_get(struct db *db, int64_t id, struct db_intent *out, struct rt_sb *err);
+void db_intent_release(struct db_intent *t);
 /* Open intents of a campaign, oldest first. */
 int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **out, size_t *n,
 			 struct rt_sb *err);

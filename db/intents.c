@@ -3,9 +3,11 @@
  * recorded on its first touch in a campaign), intents (a file write about
  * to happen, with the bytes before and after, open until done or undone)
  * and blobs, where those bytes live, each content once, keyed by its
- * sha256. Rows written before version 4 hold their bytes inline; every
- * reader here takes the inline bytes when present, else the blob. The
- * recovery queries over them live in db/journal.c.
+ * sha256, and the files' permission bits (version 8 on; 0 reads as
+ * unknown). Rows written before version 4 held their bytes inline: the
+ * migration to version 8 moves them into blobs (db/open.c), and every reader
+ * here still takes inline bytes when present, else the blob. The recovery
+ * queries over them live in db/journal.c.
  */
 #include "db/db_int.h"
 
@@ -66,7 +68,7 @@ int db_original_record(struct db *db, int64_t campaign_id, const char *path, boo
 		db_bind_text(st, 2, path);
 		sqlite3_bind_int(st, 3, existed ? 1 : 0);
 		bind_key(st, 4, sha);
-		if (existed)
+		if (existed && mode > 0)
 			sqlite3_bind_int(st, 6, mode);
 		sqlite3_bind_int64(st, 7, rt_wall_ms());
 		rc = db_step_done(db, st, err, what.buf);
@@ -120,8 +122,9 @@ int db_originals_list(struct db *db, int64_t campaign_id, struct db_original **o
 /* ---- intents ---- */
 
 int db_intent_open(struct db *db, int64_t iteration_id, const char *action, const char *path,
-		   bool before_exists, const void *before, size_t before_len, bool after_exists,
-		   const void *after, size_t after_len, int64_t *id, struct rt_sb *err)
+		   bool before_exists, const void *before, size_t before_len, int before_mode,
+		   bool after_exists, const void *after, size_t after_len, int after_mode,
+		   int64_t *id, struct rt_sb *err)
 {
 	struct rt_sb what = RT_SB_INIT;
 	rt_sb_addf(&what, "insert into intents (%s %s)", action ? action : "(null)",
@@ -132,8 +135,8 @@ int db_intent_open(struct db *db, int64_t iteration_id, const char *action, cons
 		rc = db_blob_put(db, after_exists, after, after_len, asha, err, what.buf);
 	sqlite3_stmt *st = rc ? NULL : db_prepare(db,
 		"INSERT INTO intents (iteration_id, action, path, before_exists, before_sha256, "
-		"before_blob, after_exists, after_sha256, after_blob, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
+		"before_blob, after_exists, after_sha256, after_blob, created_at, before_mode, "
+		"after_mode) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", err);
 	if (!rc && !st)
 		rc = RT_EDB;
 	if (st) {
@@ -145,6 +148,10 @@ int db_intent_open(struct db *db, int64_t iteration_id, const char *action, cons
 		sqlite3_bind_int(st, 7, after_exists ? 1 : 0);
 		bind_key(st, 8, asha);
 		sqlite3_bind_int64(st, 10, rt_wall_ms());
+		if (before_exists && before_mode > 0)
+			sqlite3_bind_int(st, 11, before_mode);
+		if (after_exists && after_mode > 0)
+			sqlite3_bind_int(st, 12, after_mode);
 		rc = db_step_insert(db, st, id, err, what.buf);
 	}
 	rt_sb_release(&what);
@@ -182,6 +189,14 @@ int db_intent_close(struct db *db, int64_t id, const char *state, struct rt_sb *
 	return rc;
 }
 
+/* The columns intent_read reads, bytes inline or from blobs; a WHERE follows. */
+#define INTENT_SELECT                                                                    \
+	"SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, "                 \
+	"COALESCE(t.before, b.content), t.before_sha256, t.after_exists, "                 \
+	"COALESCE(t.after, a.content), t.after_sha256, t.before_mode, t.after_mode "       \
+	"FROM intents t LEFT JOIN blobs b ON b.sha256 = t.before_blob "                    \
+	"LEFT JOIN blobs a ON a.sha256 = t.after_blob "
+
 static void intent_read(sqlite3_stmt *st, void *row)
 {
 	struct db_intent *t = row;
@@ -197,6 +212,8 @@ static void intent_read(sqlite3_stmt *st, void *row)
 	if (t->after_exists)
 		t->after = db_col_blob(st, 8, &t->after_len);
 	db_col_sha(st, 9, t->after_sha256);
+	t->before_mode = sqlite3_column_int(st, 10);
+	t->after_mode = sqlite3_column_int(st, 11);
 }
 
 static void intent_release(void *row)
@@ -212,21 +229,30 @@ static const struct db_row_type intent_rows = {
 	sizeof(struct db_intent), intent_read, intent_release, "read intents",
 };
 
+void db_intent_release(struct db_intent *t)
+{
+	intent_release(t);
+	memset(t, 0, sizeof(*t));
+}
+
 void db_intents_free(struct db_intent *v, size_t n)
 {
 	db_rows_free(&intent_rows, v, n);
 }
 
+int db_intent_get(struct db *db, int64_t id, struct db_intent *out, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, INTENT_SELECT "WHERE t.id = ?1", err);
+	if (st)
+		sqlite3_bind_int64(st, 1, id);
+	return db_row_get(db, st, &intent_rows, out, err);
+}
+
 int db_intents_open_list(struct db *db, int64_t campaign_id, struct db_intent **out, size_t *n,
 			 struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, "
-		"COALESCE(t.before, b.content), t.before_sha256, t.after_exists, "
-		"COALESCE(t.after, a.content), t.after_sha256 FROM intents t "
+	sqlite3_stmt *st = db_prepare(db, INTENT_SELECT
 		"JOIN iterations i ON i.id = t.iteration_id "
-		"LEFT JOIN blobs b ON b.sha256 = t.before_blob "
-		"LEFT JOIN blobs a ON a.sha256 = t.after_blob "
 		"WHERE i.campaign_id = ?1 AND t.state = 'open' ORDER BY t.id", err);
 	if (st)
 		sqlite3_bind_int64(st, 1, campaign_id);

@@ -9,16 +9,25 @@
 
 #include "db/db.h"
 
-/* Record the bytes a path holds after an intent ran (when they were not known
- * in advance, as for a patch). */
+/* Record the bytes and mode (0: unknown) a path holds after an intent ran
+ * (when they were not known in advance, as for a patch). */
 int db_intent_set_after(struct db *db, int64_t intent_id, bool exists, const void *bytes,
-			size_t len, struct rt_sb *err);
+			size_t len, int mode, struct rt_sb *err);
 
-/* The bytes path should hold in the best configuration: those written by the
- * latest kept iteration's apply, else the pre-campaign original. *bytes is
- * owned by the caller. RT_ENOENT when the campaign never touched path. */
-int db_best_bytes(struct db *db, int64_t campaign_id, const char *path, bool *exists,
-		  void **bytes, size_t *len, struct rt_sb *err);
+/* What path should hold in the best configuration. */
+struct db_best {
+	bool exists;      /* the file exists */
+	void *bytes;      /* its bytes, NUL-terminated (owned; NULL when !exists) */
+	size_t len;       /* bytes of bytes */
+	char sha256[65];  /* the sha256 stored with them ("" when none) */
+	int mode;         /* its permission bits, 0 when unknown */
+};
+/* The latest kept iteration's apply wrote it, else the pre-campaign
+ * original. RT_ENOENT when the campaign never touched path. Release with
+ * db_best_release. */
+int db_best_bytes(struct db *db, int64_t campaign_id, const char *path, struct db_best *out,
+		  struct rt_sb *err);
+void db_best_release(struct db_best *b);
 
 /* Mark every iteration of the campaign still pending/applying/applied/
  * measuring as interrupted, with reason. Returns how many (>= 0). */

@@ -1,7 +1,8 @@
 /*
  * The connection: opening the store (WAL, foreign keys, busy_timeout),
  * creating the schema or migrating an older file (db/schema.sql and
- * db/migrations/, embedded by cmake/embed_sql.cmake), refusing a file written
+ * db/migrations/, embedded by cmake/embed_sql.cmake, plus the one step SQL
+ * cannot do: version 8 moves inline journal bytes into blobs), refusing a file written
  * by a newer ratchet, the cache of prepared statements, and transactions.
  * Read commands open it read-only and never create it (db_open_mode). Owns
  * no table; PRAGMA user_version is its only state in the file.
@@ -113,7 +114,61 @@ static int user_version(struct db *db, int *v, struct rt_sb *err)
 	return 0;
 }
 
-/* The schema for a new file, else each migration above version v. */
+/* The journal's bytes that rows written before version 4 hold inline, one
+ * column at a time: the next row's id and bytes after id ?1, and the
+ * statement that points the row at its blob (?2) instead. */
+static const struct inline_col {
+	const char *next;   /* SELECT id, bytes of the next row holding inline bytes */
+	const char *point;  /* UPDATE that row: the blob's key in, the inline bytes out */
+} inline_cols[] = {
+	{ "SELECT id, content FROM originals WHERE id > ?1 AND content IS NOT NULL ORDER BY id LIMIT 1",
+	  "UPDATE originals SET content_blob = ?2, content = NULL WHERE id = ?1" },
+	{ "SELECT id, before FROM intents WHERE id > ?1 AND before IS NOT NULL ORDER BY id LIMIT 1",
+	  "UPDATE intents SET before_blob = ?2, before = NULL WHERE id = ?1" },
+	{ "SELECT id, after FROM intents WHERE id > ?1 AND after IS NOT NULL ORDER BY id LIMIT 1",
+	  "UPDATE intents SET after_blob = ?2, after = NULL WHERE id = ?1" },
+};
+
+/* Part of the migration to version 8: every inline copy moves into blobs,
+ * keyed by the sha256 of the bytes themselves (the row's own sha256 column
+ * is kept as it was, so a damaged row is still refused on restore). One
+ * row at a time, in id order: memory holds one file's bytes. */
+static int migrate_inline_bytes(struct db *db, struct rt_sb *err)
+{
+	const char *what = "migrate to version 8 (inline bytes to blobs)";
+	for (size_t c = 0; c < sizeof(inline_cols) / sizeof(inline_cols[0]); c++) {
+		for (int64_t last = 0;;) {
+			sqlite3_stmt *st = db_prepare(db, inline_cols[c].next, err);
+			if (!st)
+				return RT_EDB;
+			sqlite3_bind_int64(st, 1, last);
+			int rc = db_step_row(db, st, err, what);
+			if (rc == RT_ENOENT)
+				break;
+			if (rc)
+				return rc;
+			size_t len;
+			last = sqlite3_column_int64(st, 0);
+			void *bytes = db_col_blob(st, 1, &len);
+			sqlite3_reset(st);
+			char sha[65];
+			rc = db_blob_put(db, true, bytes, len, sha, err, what);
+			free(bytes);
+			if (!rc && !(st = db_prepare(db, inline_cols[c].point, err)))
+				rc = RT_EDB;
+			if (rc)
+				return rc;
+			sqlite3_bind_int64(st, 1, last);
+			db_bind_text(st, 2, sha);
+			if ((rc = db_step_done(db, st, err, what)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* The schema for a new file, else each migration above version v (with the
+ * step of version 8 that SQL alone cannot do). */
 static int migrate_from(struct db *db, int v, struct rt_sb *err)
 {
 	if (v == 0)
@@ -124,6 +179,8 @@ static int migrate_from(struct db *db, int v, struct rt_sb *err)
 		char what[32];
 		snprintf(what, sizeof(what), "migrate to version %d", m->version);
 		int rc = db_exec(db, m->sql, err, what);
+		if (!rc && m->version == 8)
+			rc = migrate_inline_bytes(db, err);
 		if (rc)
 			return rc;
 	}

@@ -86,9 +86,9 @@ CREATE TABLE originals (
   campaign_id   INTEGER NOT NULL REFERENCES campaigns(id),
   path          TEXT NOT NULL,                -- absolute
   existed       INTEGER NOT NULL,             -- 0: the file did not exist before
-  content       BLOB,                         -- inline bytes (rows written before version 4)
+  content       BLOB,                         -- inline bytes (before version 4; moved to blobs by version 8)
   sha256        TEXT,
-  mode          INTEGER,
+  mode          INTEGER,                      -- permission bits (version 8 on); NULL: unknown
   created_at    INTEGER NOT NULL,
   content_blob  TEXT REFERENCES blobs(sha256), -- the bytes (version 4 on); NULL: inline or none
   UNIQUE (campaign_id, path)
@@ -102,16 +102,18 @@ CREATE TABLE intents (
   action        TEXT NOT NULL CHECK (action IN ('apply', 'revert')),
   path          TEXT NOT NULL,
   before_exists INTEGER NOT NULL,
-  before        BLOB,                         -- inline bytes (rows written before version 4)
+  before        BLOB,                         -- inline bytes (before version 4; moved to blobs by version 8)
   before_sha256 TEXT,
   after_exists  INTEGER NOT NULL,
-  after         BLOB,                         -- inline bytes (rows written before version 4)
+  after         BLOB,                         -- inline bytes (before version 4; moved to blobs by version 8)
   after_sha256  TEXT,
   state         TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'done', 'undone')),
   created_at    INTEGER NOT NULL,
   closed_at     INTEGER,
   before_blob   TEXT REFERENCES blobs(sha256), -- the bytes before (version 4 on)
-  after_blob    TEXT REFERENCES blobs(sha256)  -- the bytes after (version 4 on)
+  after_blob    TEXT REFERENCES blobs(sha256), -- the bytes after (version 4 on)
+  before_mode   INTEGER,                      -- permission bits before (version 8 on); NULL: unknown
+  after_mode    INTEGER                       -- permission bits after (version 8 on); NULL: unknown
 );
 CREATE INDEX intents_open ON intents(state);
 

@@ -54,3 +54,7 @@ rt_add_test(test_slurm_smoke COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm
 rt_add_test(test_flag_key COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/flag_key.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_atomic COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/atomic.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_budget COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/budget.sh TIMEOUT 180 LABELS e2e)
+rt_add_test(test_restore_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/restore_lease.sh
+            TIMEOUT 180 LABELS e2e)
+rt_add_test(test_file_modes COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/file_modes.sh
+            TIMEOUT 180 LABELS e2e)

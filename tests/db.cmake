@@ -21,8 +21,6 @@ rt_add_test(db_e2e_migrate_v1 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_migrate
             TIMEOUT 30 LABELS db e2e)
 rt_add_test(db_private_header COMMAND sh ${CMAKE_SOURCE_DIR}/tests/db/db_private.sh
             TIMEOUT 30 LABELS db unit)
-rt_add_test(test_db_export_safe SOURCES ${CMAKE_SOURCE_DIR}/tests/db/test_db_export_safe.c
-            LIBS rt_db rt_base TIMEOUT 30 LABELS db unit)
 
 # The journal stores each file content once (blobs, issue 17 item 14): the
 # make bench program measures the database of a campaign on three 100k-line

@@ -153,32 +153,43 @@ static bool csv_is_key(const struct csv_edit *x, size_t j)
 }
 
 /* The matching row rewritten (or dropped on delete); every other byte kept.
- * A set keeps the raw bytes of the cells it does not change. */
+ * A set keeps the raw bytes of the cells it does not change, a replace those
+ * of the key cells. e->new_entry becomes the row as it will read back (every
+ * column a string, the key cells and emptied cells included), so that the
+ * applied change describes as "no change". */
 static int csv_rewrite_row(const struct var_def_table *t, const struct csv_edit *x, const char *d,
 			   size_t len, struct var_tbl_edit *e, struct rt_sb *err)
 {
 	const struct var_csv_row *r = &x->c.rows[x->row];
+	json_t *row = e->new_entry ? json_object() : NULL;
+	int rc = 0;
 	rt_sb_add(&e->out, d, r->start);
-	for (size_t j = 0; e->new_entry && j < x->ncols; j++) {
+	for (size_t j = 0; row && j < x->ncols && !rc; j++) {
 		json_t *nv = csv_is_key(x, j) ? NULL : json_object_get(t->value, x->cols[j]);
 		bool keep_raw = j < r->n && (csv_is_key(x, j) || (t->op == VAR_TBL_SET && !nv));
 		char *txt = NULL;
-		int rc;
 		if (j)
 			rt_sb_addc(&e->out, ',');
 		if (keep_raw) {
 			rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
+			json_object_set_new(row, x->cols[j], json_string(r->f[j].value));
 			continue;
 		}
 		if (nv && (rc = cell_text(t->file, x->cols[j], nv, &txt, err)))
-			return rc;
+			break;
 		csv_cell(&e->out, txt ? txt : "", j < r->n && r->f[j].quoted);
+		json_object_set_new(row, x->cols[j], json_string(txt ? txt : ""));
 		free(txt);
 	}
-	if (e->new_entry) /* the row's own terminator */
+	if (row && !rc) { /* the row's own terminator */
 		rt_sb_add(&e->out, d + r->term, r->end - r->term);
-	rt_sb_add(&e->out, d + r->end, len - r->end);
-	return 0;
+		json_decref(e->new_entry);
+		e->new_entry = json_incref(row);
+	}
+	json_decref(row);
+	if (!rc)
+		rt_sb_add(&e->out, d + r->end, len - r->end);
+	return rc;
 }
 
 /* A set on a missing key: a new row in header order, ended like the header. */

@@ -140,14 +140,15 @@ struct camp_jsys {
 			const void *content, size_t len, int mode, struct rt_sb *err);
 	/* db_intent_open: RT_EDB */
 	int (*intent_open)(struct db *db, int64_t iteration_id, const char *action, const char *path,
-			   bool before_exists, const void *before, size_t before_len, bool after_exists,
-			   const void *after, size_t after_len, int64_t *id, struct rt_sb *err);
+			   bool before_exists, const void *before, size_t before_len, int before_mode,
+			   bool after_exists, const void *after, size_t after_len, int after_mode,
+			   int64_t *id, struct rt_sb *err);
 	/* db_intent_close: RT_EDB, RT_ENOENT, RT_ESTATE */
 	int (*intent_close)(struct db *db, int64_t id, const char *state, struct rt_sb *err);
 	/* db_intent_set_after: RT_EDB */
 	int (*intent_after)(struct db *db, int64_t id, bool exists, const void *bytes, size_t len,
-			    struct rt_sb *err);
-	/* rt_write_file_atomic: RT_EIO */
+			    int mode, struct rt_sb *err);
+	/* rt_write_file_atomic, then the mode set when it is not 0: RT_EIO */
 	int (*write)(const char *path, const void *data, size_t len, int mode, struct rt_sb *err);
 	/* unlink, a missing file is fine: RT_EIO */
 	int (*remove)(const char *path, struct rt_sb *err);
@@ -200,6 +201,10 @@ int camp_to_best(struct camp *c, int64_t iter, const struct var_def *v, struct v
 /* ---- measure.c ---- */
 struct series *camp_series_get(struct series **v, size_t *n, const char *bench, const char *metric,
 			       const char *unit);
+/* Counts[i] of log event ev[i] for i < nev (a prefix of the spec's events)
+ * added to arm's series: linear in nev, however many events there are. */
+void camp_series_add_events(struct series **v, size_t *n, const struct spec_log_event *ev,
+			    const double *counts, size_t nev, int arm);
 /* The series of bench.metric, or NULL. */
 struct series *camp_series_find(struct series *v, size_t n, const char *bench, const char *metric);
 void camp_series_free(struct series *v, size_t n);

@@ -21,19 +21,46 @@
 
 /* ---- series ---- */
 
-struct series *camp_series_get(struct series **v, size_t *n, const char *bench, const char *metric,
-			       const char *unit)
+static void series_add(struct series *s, int arm, double x);
+
+/* A new series at the end; the array's room doubles (it is a power of two
+ * from 1 up: every series is added here). */
+static struct series *series_new(struct series **v, size_t *n, const char *bench,
+				 const char *metric, const char *unit)
 {
-	struct series *s = camp_series_find(*v, *n, bench, metric);
-	if (s)
-		return s;
-	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
-	s = &(*v)[(*n)++];
+	if (!(*n & (*n - 1)))
+		*v = xrealloc(*v, (*n ? 2 * *n : 1) * sizeof(**v));
+	struct series *s = &(*v)[(*n)++];
 	memset(s, 0, sizeof(*s));
 	s->bench = xstrdup(bench);
 	s->metric = xstrdup(metric);
 	s->unit = xstrdup(unit);
 	return s;
+}
+
+struct series *camp_series_get(struct series **v, size_t *n, const char *bench, const char *metric,
+			       const char *unit)
+{
+	struct series *s = camp_series_find(*v, *n, bench, metric);
+	return s ? s : series_new(v, n, bench, metric, unit);
+}
+
+void camp_series_add_events(struct series **v, size_t *n, const struct spec_log_event *ev,
+			    const double *counts, size_t nev, int arm)
+{
+	/* Only this function makes the events' series, in spec order, so event i
+	 * comes after event i - 1: first look right after it (always there but
+	 * where a later sample had more events than an earlier one), then after
+	 * it, and at the end it is new. */
+	for (size_t i = 0, next = 0; i < nev; i++) {
+		struct series *s = next < *n ? &(*v)[next] : NULL;
+		if (s && (strcmp(s->bench, "log") || strcmp(s->metric, ev[i].name)))
+			s = camp_series_find(*v + next, *n - next, "log", ev[i].name);
+		if (!s)
+			s = series_new(v, n, "log", ev[i].name, "count");
+		series_add(s, arm, counts[i]);
+		next = (size_t)(s - *v) + 1;
+	}
 }
 
 struct series *camp_series_find(struct series *v, size_t n, const char *bench, const char *metric)
@@ -365,9 +392,7 @@ static void add_series(struct camp *c, int arm, const struct sample *sm, struct 
 			series_add(camp_series_get(ser, nser, c->s->benches[b].name, sm->outs[b].m[k].name,
 						   sm->outs[b].m[k].unit),
 				   arm, sm->outs[b].m[k].value);
-	for (size_t i = 0; i < sm->nev; i++)
-		series_add(camp_series_get(ser, nser, "log", c->s->log_events[i].name, "count"), arm,
-			   sm->ev[i]);
+	camp_series_add_events(ser, nser, c->s->log_events, sm->ev, sm->nev, arm);
 	for (size_t i = 0; i < sm->nem; i++)
 		if (!isnan(sm->em[i]))
 			series_add(camp_series_get(ser, nser, "engine", spec_engine_metric_name(i),

@@ -148,16 +148,15 @@ static int write_files(struct recipe *r, struct rt_sb *err)
 	size_t no = 0;
 	int rc = db_originals_list(r->db, r->cp.id, &orig, &no, err);
 	for (size_t i = 0; i < no && !rc; i++) {
-		bool ex;
-		void *bytes = NULL;
-		size_t len = 0;
-		rc = db_best_bytes(r->db, r->cp.id, orig[i].path, &ex, &bytes, &len, err);
+		struct db_best b = { 0 };
+		rc = db_best_bytes(r->db, r->cp.id, orig[i].path, &b, err);
+		bool ex = b.exists;
 		bool same = !rc && ex == orig[i].existed &&
-			    (!ex || (len == orig[i].len && !memcmp(bytes, orig[i].content, len)));
+			    (!ex || (b.len == orig[i].len && !memcmp(b.bytes, orig[i].content, b.len)));
 		char *rel = rel_of(r, orig[i].path);
 		char *in = xasprintf("files/%s", rel);
 		if (!rc && !same && ex) {
-			rc = write_out(r, in, bytes, len, 0644, err);
+			rc = write_out(r, in, b.bytes, b.len, b.mode ? b.mode : 0644, err);
 			rt_sb_adds(&r->apply, "mkdir -p \"$(dirname ");
 			add_target(&r->apply, r, orig[i].path);
 			rt_sb_adds(&r->apply, ")\" && cp \"$here\"/");
@@ -173,7 +172,7 @@ static int write_files(struct recipe *r, struct rt_sb *err)
 		}
 		free(in);
 		free(rel);
-		free(bytes);
+		db_best_release(&b);
 	}
 	db_originals_free(orig, no);
 	return rc;

@@ -68,10 +68,14 @@ static bool nonempty(json_t *o, const char *key)
  * chunk, and the first chunk and the usage event of every request. So each
  * event is first read by one validating pass over its bytes (JSON's grammar,
  * no tree, no allocation) that picks up what matters on the way: a non-empty
- * "text", "content", "reasoning_content" or "reasoning" string (content),
- * the top-level integer "server_ns", and the top-level "usage" object's
- * integer "prompt_tokens" and "completion_tokens". Anything it does not take
- * as plain goes to jansson, which then decides and words the error: invalid
+ * "text" string of choices[0], or "content", "reasoning_content" or
+ * "reasoning" string of choices[0].delta (content), the top-level integer
+ * "server_ns", and the top-level "usage" object's integer "prompt_tokens" and
+ * "completion_tokens". The scan follows the path root.choices[0].delta as
+ * the jansson path reads it: only the first element of a top-level "choices"
+ * array, only objects along the way, and a repeated key replaces what the
+ * earlier one said (jansson keeps the last). Anything it does not take as
+ * plain goes to jansson, which then decides and words the error: invalid
  * JSON, a non-null "error" or odd "usage", a root that is not an object,
  * nesting over SCAN_DEPTH, integers of 19 digits or more.
  */
@@ -79,7 +83,7 @@ static bool nonempty(json_t *o, const char *key)
 
 /* What one scan found. */
 struct scan {
-	int content;           /* 1: a non-empty content string */
+	unsigned content;      /* one bit per content key (SK_TEXT...) holding a non-empty string */
 	bool has_server_ns;    /* top-level integer server_ns seen */
 	int64_t server_ns;     /* its value */
 	bool usage;            /* top-level usage is an object */
@@ -87,33 +91,67 @@ struct scan {
 	long long pt, ct;      /* their values */
 };
 
-/* Which key a value belongs to (SK_OTHER: none that matters). */
-enum scan_key { SK_OTHER, SK_CONTENT, SK_SERVER_NS, SK_USAGE, SK_ERROR, SK_PT, SK_CT };
+/* Which key a value belongs to (SK_OTHER: none that matters). The four
+ * content keys come first: their bit in scan.content is 1 << key. */
+enum scan_key {
+	SK_TEXT,      /* choices[0].text */
+	SK_CONTENT,   /* choices[0].delta.content */
+	SK_RC,        /* choices[0].delta.reasoning_content */
+	SK_REASONING, /* choices[0].delta.reasoning */
+	SK_OTHER,
+	SK_CHOICES,   /* the top-level choices */
+	SK_DELTA,     /* choices[0].delta */
+	SK_SERVER_NS,
+	SK_USAGE,
+	SK_ERROR,
+	SK_PT,
+	SK_CT,
+};
+
+/* The bits of scan.content that choices[0].delta's keys set. */
+#define DELTA_BITS (1u << SK_CONTENT | 1u << SK_RC | 1u << SK_REASONING)
+
+/* Where the scan stands on the paths that matter: the depth at which each
+ * open container sits (0: not open). The root is depth 1. */
+struct scan_path {
+	int usage;   /* the top-level usage object (2) */
+	int choices; /* the top-level choices array (2) */
+	bool elem0;  /* in that array, no comma seen yet: the next value is choices[0] */
+	int choice;  /* choices[0], an object (3) */
+	int delta;   /* choices[0].delta, an object (4) */
+};
 
 /* The key k (kl bytes) at nesting depth: which one it is. Looked up by
  * length first: every key of every event passes here. */
-static enum scan_key classify(const char *k, size_t kl, int depth, bool in_usage)
+static enum scan_key classify(const char *k, size_t kl, int depth, const struct scan_path *p)
 {
+	bool in_choice = p->choice && depth == p->choice, in_delta = p->delta && depth == p->delta;
 	switch (kl) {
-	case 4: /* choices[i].text: root 1, choices 2, the choice 3 */
-		return depth == 3 && !memcmp(k, "text", 4) ? SK_CONTENT : SK_OTHER;
+	case 4:
+		return in_choice && !memcmp(k, "text", 4) ? SK_TEXT : SK_OTHER;
 	case 5:
+		if (in_choice && !memcmp(k, "delta", 5))
+			return SK_DELTA;
 		if (depth != 1)
 			return SK_OTHER;
 		return !memcmp(k, "usage", 5) ? SK_USAGE : !memcmp(k, "error", 5) ? SK_ERROR : SK_OTHER;
-	case 7: /* choices[i].delta.content: depth 4 */
-		return depth == 4 && !memcmp(k, "content", 7) ? SK_CONTENT : SK_OTHER;
-	case 9:
-		if (depth == 4 && !memcmp(k, "reasoning", 9))
+	case 7:
+		if (in_delta && !memcmp(k, "content", 7))
 			return SK_CONTENT;
+		return depth == 1 && !memcmp(k, "choices", 7) ? SK_CHOICES : SK_OTHER;
+	case 9:
+		if (in_delta && !memcmp(k, "reasoning", 9))
+			return SK_REASONING;
 		return depth == 1 && !memcmp(k, "server_ns", 9) ? SK_SERVER_NS : SK_OTHER;
 	case 13:
-		return in_usage && depth == 2 && !memcmp(k, "prompt_tokens", 13) ? SK_PT : SK_OTHER;
+		return p->usage && depth == p->usage && !memcmp(k, "prompt_tokens", 13) ? SK_PT
+											 : SK_OTHER;
 	case 17:
-		if (depth == 4 && !memcmp(k, "reasoning_content", 17))
-			return SK_CONTENT;
-		return in_usage && depth == 2 && !memcmp(k, "completion_tokens", 17) ? SK_CT
-										       : SK_OTHER;
+		if (in_delta && !memcmp(k, "reasoning_content", 17))
+			return SK_RC;
+		return p->usage && depth == p->usage && !memcmp(k, "completion_tokens", 17)
+			       ? SK_CT
+			       : SK_OTHER;
 	default:
 		return SK_OTHER;
 	}
@@ -236,22 +274,36 @@ static size_t scan_number(const char *d, size_t n, size_t i, bool want, long lon
 
 /* A value's start (d[i], ending at end) against its key. Returns false
  * when jansson must look. A later duplicate key replaces an earlier one, as
- * in jansson, so the integers it records are forgotten first. */
-static inline bool take_value(struct scan *sc, enum scan_key key, const char *d, size_t i, size_t end,
-		       bool *usage_open)
+ * in jansson, so what the earlier one set is forgotten first. *opens: the
+ * container opened here is one of scan_path's (its key). */
+static inline bool take_value(struct scan *sc, enum scan_key key, const char *d, size_t i,
+			      size_t end, enum scan_key *opens)
 {
 	char c = d[i];
+	*opens = SK_OTHER;
 	switch (key) {
+	case SK_TEXT:
 	case SK_CONTENT:
+	case SK_RC:
+	case SK_REASONING:
+		sc->content &= ~(1u << key);
 		if (c == '"' && end - i > 2)
-			sc->content = 1;
+			sc->content |= 1u << key;
+		return true;
+	case SK_CHOICES:
+		sc->content = 0;
+		*opens = c == '[' ? key : SK_OTHER;
+		return true;
+	case SK_DELTA:
+		sc->content &= ~DELTA_BITS;
+		*opens = c == '{' ? key : SK_OTHER;
 		return true;
 	case SK_ERROR:
 		return c == 'n';
 	case SK_USAGE:
 		sc->usage = c == '{';
 		sc->has_pt = sc->has_ct = false;
-		*usage_open = sc->usage;
+		*opens = sc->usage ? key : SK_OTHER;
 		return c == 'n' || sc->usage;
 	case SK_SERVER_NS:
 		sc->has_server_ns = false;
@@ -265,6 +317,31 @@ static inline bool take_value(struct scan *sc, enum scan_key key, const char *d,
 	default:
 		return true;
 	}
+}
+
+/* A container opened at depth (by the value of key, as take_value said;
+ * elem0: it is choices[0]): where it stands on the paths. */
+static void path_open(struct scan_path *p, enum scan_key opens, bool elem0, char c, int depth)
+{
+	if (opens == SK_USAGE)
+		p->usage = depth;
+	else if (opens == SK_CHOICES) {
+		p->choices = depth;
+		p->elem0 = true;
+	}
+	else if (opens == SK_DELTA)
+		p->delta = depth;
+	else if (elem0 && c == '{')
+		p->choice = depth;
+}
+
+/* The container at depth closed. */
+static void path_close(struct scan_path *p, int depth)
+{
+	int *at[] = { &p->usage, &p->choices, &p->choice, &p->delta };
+	for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++)
+		if (*at[k] == depth)
+			*at[k] = 0;
 }
 
 /* An integer value of a key that matters. */
@@ -314,7 +391,8 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 {
 	enum { VALUE, MEMBER, AFTER } st = VALUE;
 	char stack[SCAN_DEPTH];
-	int depth = 0, usage_depth = 0;
+	int depth = 0;
+	struct scan_path path = { 0 };
 	bool first = false; /* a container just opened: it may close at once */
 	enum scan_key key = SK_OTHER;
 	memset(sc, 0, sizeof(*sc));
@@ -330,6 +408,8 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 			if (c != ',')
 				return -2;
 			st = stack[depth - 1] == '{' ? MEMBER : VALUE;
+			if (depth == path.choices)
+				path.elem0 = false; /* past choices[0] */
 			first = false;
 			key = SK_OTHER;
 			i++;
@@ -341,7 +421,7 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 			size_t e = c == '"' ? scan_string(d, n, i) : 0;
 			if (!e)
 				return -2;
-			key = classify(d + i + 1, e - i - 2, depth, usage_depth == depth);
+			key = classify(d + i + 1, e - i - 2, depth, &path);
 			if ((i = skip_ws(d, n, e)) >= n || d[i] != ':' || (i = skip_ws(d, n, i + 1)) >= n)
 				return -2;
 			c = d[i];
@@ -350,12 +430,12 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 		if (c == ']' && first)
 			goto close;
 		if (c == '{' || c == '[') {
-			bool usage_open = false;
-			if (depth == SCAN_DEPTH || !take_value(sc, key, d, i, i + 1, &usage_open))
+			enum scan_key opens;
+			bool elem0 = path.elem0 && depth == path.choices;
+			if (depth == SCAN_DEPTH || !take_value(sc, key, d, i, i + 1, &opens))
 				return -2;
 			stack[depth++] = c;
-			if (usage_open)
-				usage_depth = depth;
+			path_open(&path, opens, elem0, c, depth);
 			st = c == '{' ? MEMBER : VALUE;
 			first = true;
 			key = SK_OTHER;
@@ -363,9 +443,10 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 			continue;
 		}
 		long long v = 0;
-		bool is_int, big, usage_open = false;
+		bool is_int, big;
+		enum scan_key opens;
 		size_t e = scan_scalar(d, n, i, key, &v, &is_int, &big);
-		if (!e || big || !take_value(sc, key, d, i, e, &usage_open))
+		if (!e || big || !take_value(sc, key, d, i, e, &opens))
 			return -2;
 		if (is_int)
 			take_int(sc, key, v);
@@ -375,12 +456,11 @@ static int scan_event(const char *d, size_t n, struct scan *sc)
 	close:
 		if ((c == '}') != (stack[depth - 1] == '{'))
 			return -2;
-		if (usage_depth == depth)
-			usage_depth = 0;
+		path_close(&path, depth);
 		st = AFTER;
 		i++;
 		if (!--depth) /* the root closed: only white space may follow */
-			return skip_ws(d, n, i) == n ? sc->content : -2;
+			return skip_ws(d, n, i) == n ? sc->content != 0 : -2;
 	}
 }
 
@@ -399,7 +479,7 @@ static int apply_scan(struct oai_sse *s, const struct scan *sc)
 			s->completion_tokens = (int)sc->ct;
 		s->saw_usage = sc->has_ct;
 	}
-	return sc->content;
+	return sc->content != 0;
 }
 
 /* One complete event's data; returns new content chunks (0/1) or -1. */

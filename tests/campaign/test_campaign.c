@@ -3,7 +3,8 @@
  * state machine (allowed and refused moves), the configuration fingerprint
  * (a collision the campaign's old "file %s %s" encoding allowed), and the
  * journal's table of writes (an entry replaced, the fault hook) with the
- * recovery that follows.
+ * recovery that follows, the modes the journal puts back, and the stored
+ * bytes recovery checks before writing them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,10 +12,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db/journal.h"
@@ -281,6 +284,138 @@ static void test_budget_until(void **state)
 		assert_int_equal(run_budget_until(bad[i], now, &at), RT_EINVAL);
 }
 
+/* ---- series of log events ---- */
+
+/* A sample's log-event counts join their series in time linear in the
+ * number of events (each one was searched for among all series: 100,000
+ * events took minutes per sample); a sample of fewer events, and a metric's
+ * series made between two samples, still land where they belong. */
+static void test_series_events_linear(void **state)
+{
+	(void)state;
+	enum { NEV = 100000 };
+	struct spec_log_event *ev = xcalloc(NEV, sizeof(*ev));
+	double *counts = xcalloc(NEV, sizeof(double));
+	for (size_t i = 0; i < NEV; i++) {
+		ev[i].name = xasprintf("event%zu", i);
+		counts[i] = (double)i;
+	}
+	struct series *ser = NULL;
+	size_t n = 0;
+	int64_t t0 = rt_now_ns();
+	camp_series_add_events(&ser, &n, ev, counts, 3, 0); /* a prefix first */
+	camp_series_get(&ser, &n, "bench", "tok_s", "tok/s"); /* then a metric */
+	for (int k = 0; k < 4; k++)
+		camp_series_add_events(&ser, &n, ev, counts, NEV, k % 2);
+	double s = (double)(rt_now_ns() - t0) / 1e9;
+	assert_int_equal(n, NEV + 1);
+	assert_true(s < 5.0);
+	for (size_t i = 0; i < NEV; i += 997) {
+		struct series *x = camp_series_find(ser, n, "log", ev[i].name);
+		assert_non_null(x);
+		assert_int_equal(x->n[0], i < 3 ? 3 : 2);
+		assert_int_equal(x->n[1], 2);
+		assert_true(x->v[1][1] == (double)i);
+	}
+	camp_series_free(ser, n);
+	for (size_t i = 0; i < NEV; i++)
+		free(ev[i].name);
+	free(ev);
+	free(counts);
+}
+
+static int mode_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) ? -1 : (int)(st.st_mode & 07777);
+}
+
+/* Run SQL on the fixture's database through a connection of its own. */
+static void sql(struct fixture *f, const char *q)
+{
+	sqlite3 *h;
+	assert_int_equal(sqlite3_open(db_path(f->db), &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, q, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+}
+
+static void assert_file(struct fixture *f, const char *bytes, int mode)
+{
+	char *now = slurp(f->file);
+	assert_non_null(now);
+	assert_string_equal(now, bytes);
+	free(now);
+	assert_int_equal(mode_of(f->file), mode);
+}
+
+/* An executable file keeps its mode: recovery recreates a file a crash left
+ * deleted with its mode; a revert puts back a mode that a patch changed
+ * (the bytes alone already match); restore puts back the original mode. */
+static void test_journal_modes(void **state)
+{
+	struct fixture *f = *state;
+	assert_int_equal(chmod(f->file, 0755), 0);
+	camp_jsys.write = disk_full; /* the intent is committed, the write fails */
+	size_t moved;
+	assert_int_not_equal(camp_journal_move(f->db, f->cid, f->it, &f->plan, true, &moved, NULL), 0);
+	camp_jsys_reset();
+	assert_int_equal(unlink(f->file), 0); /* what the crash left: the file gone */
+	int undone, interrupted;
+	assert_int_equal(run_campaign_recover(f->db, f->cid, &undone, &interrupted, NULL), 0);
+	assert_file(f, "old", 0755);
+
+	/* A patch (its after bytes unknown) that rewrites the file and drops +x. */
+	struct var_file *vf = &f->plan.files[0];
+	vf->has_after = false;
+	int64_t ids[2] = { 0 };
+	assert_int_equal(camp_journal_patch_open(f->db, f->cid, f->it, &f->plan, ids, NULL), 0);
+	assert_int_equal(chmod(f->file, 0644), 0);
+	assert_int_equal(camp_journal_patch_close(f->db, &f->plan, ids, true, NULL), 0);
+	assert_int_equal(camp_journal_move(f->db, f->cid, f->it, &f->plan, false, &moved, NULL), 0);
+	assert_int_equal(moved, 1);
+	assert_file(f, "old", 0755);
+
+	/* The candidate kept, its mode changed by hand: restore puts 0755 back. */
+	vf->has_after = true;
+	assert_int_equal(camp_journal_move(f->db, f->cid, f->it, &f->plan, true, &moved, NULL), 0);
+	assert_int_equal(chmod(f->file, 0600), 0);
+	int n;
+	assert_int_equal(run_campaign_restore(f->db, f->cid, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_file(f, "old", 0755);
+}
+
+/* Recovery checks the stored bytes against their sha256 before it writes:
+ * damaged ones are refused, naming the file, and nothing is written. */
+static void test_recover_verifies(void **state)
+{
+	struct fixture *f = *state;
+	size_t moved;
+	camp_jsys.write = disk_full;
+	assert_int_not_equal(camp_journal_move(f->db, f->cid, f->it, &f->plan, true, &moved, NULL), 0);
+	camp_jsys_reset();
+	assert_int_equal(rt_write_file_atomic(f->file, "half", 4, 0644, NULL), 0);
+	char shaq[256], h[65];
+	rt_sha256_hex("old", 3, h);
+	snprintf(shaq, sizeof(shaq), "UPDATE blobs SET content = CAST('bad' AS BLOB) WHERE sha256 = '%s'", h);
+	sql(f, shaq);
+	struct rt_sb err = RT_SB_INIT;
+	int undone = -1, interrupted = -1;
+	assert_int_equal(run_campaign_recover(f->db, f->cid, &undone, &interrupted, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "t.json: the stored bytes before the change do not match their sha256"));
+	assert_int_equal(undone, 0);
+	assert_int_equal(open_intents(f), 1);
+	assert_file(f, "half", 0644);
+	/* restore says the same and writes nothing either */
+	int n = -1;
+	rt_sb_reset(&err);
+	assert_int_equal(run_campaign_restore(f->db, f->cid, &n, &err), RT_EDB);
+	assert_non_null(strstr(err.buf, "do not match their sha256"));
+	assert_int_equal(n, 0);
+	assert_file(f, "half", 0644);
+	rt_sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +425,9 @@ int main(void)
 		cmocka_unit_test(test_budget_until),
 		cmocka_unit_test_setup_teardown(test_journal_entry_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_fault_hook, setup, teardown),
+		cmocka_unit_test(test_series_events_linear),
+		cmocka_unit_test_setup_teardown(test_journal_modes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_recover_verifies, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -302,4 +440,7 @@ int main(void)
  *   test_budget_until            --until: today or tomorrow at that local time; bad text refused
  *   test_journal_entry_replaced  a failing write entry: the error, the open intent, recovery
  *   test_journal_fault_hook      the nth journal write fails, named; recovery after each
+ *   test_series_events_linear    100,000 log events per sample join their series in linear time
+ *   test_journal_modes           a 0755 file stays 0755 through recovery, a patch's revert, restore
+ *   test_recover_verifies        damaged stored bytes: recovery and restore refuse, write nothing
  */

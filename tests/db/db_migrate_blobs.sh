@@ -1,10 +1,12 @@
 #!/bin/sh
 # Version 4 stores the journal's bytes once, in blobs; rows written before it
-# hold their bytes inline and must keep working after the migration. A
-# version-1 database with a campaign stopped mid-apply (inline originals and
-# intents, the file half-changed) is migrated by `ratchet restore`, which
-# reads those rows to undo the open intent and put the pre-campaign bytes
-# back; the export shows the inline bytes; nothing is copied into blobs.
+# held their bytes inline, and the migration to version 8 moves them into
+# blobs. A database built at version 3 (the version-1 fixture and
+# migrations 2 and 3) with a campaign stopped mid-apply (inline originals
+# and intents, the file half-changed) is migrated by `ratchet restore`: every
+# inline copy is in blobs afterwards, keyed by its sha256, the inline columns
+# are empty, and the restore reads those rows to undo the open intent and put
+# the pre-campaign bytes back; the export still shows the bytes.
 set -u
 R="$RATCHET_BIN"
 tmp=$(mktemp -d /tmp/rt-db-blobs-XXXXXX)
@@ -18,9 +20,10 @@ hex() { printf '%s' "$1" | od -An -tx1 | tr -d ' \n'; }
 sha() { printf '%s' "$1" | sha256sum | cut -d' ' -f1; }
 f="$tmp/t.txt"
 printf 'v1 half' >"$f"
-sqlite3 ratchet.db <"$RATCHET_SRC/tests/db/fixtures/schema_v1.sql" || exit 1
+cat "$RATCHET_SRC/tests/db/fixtures/schema_v1.sql" "$RATCHET_SRC"/db/migrations/002_*.sql \
+	"$RATCHET_SRC"/db/migrations/003_*.sql | sqlite3 ratchet.db || exit 1
 sqlite3 ratchet.db <<SQL || exit 1
-PRAGMA user_version = 1;
+PRAGMA user_version = 3;
 INSERT INTO campaigns (id, name, spec_path, spec_text, spec_sha256, workdir, seed, state, created_at)
   VALUES (1, 'b', '/s.yaml', 'name: b', 'x', '$tmp', 1, 'running', 1000);
 INSERT INTO iterations (id, campaign_id, seq, variant, kind, state, decision, started_at)
@@ -43,8 +46,20 @@ v=$(sqlite3 ratchet.db "PRAGMA user_version")
 	bad "restore left '$(cat "$f")'"
 [ "$(sqlite3 ratchet.db "SELECT state FROM intents WHERE id = 2")" = undone ] &&
 	echo "ok - the open intent was undone" || bad "intent state"
-[ "$(sqlite3 ratchet.db "SELECT count(*) FROM blobs")" = 0 ] &&
-	echo "ok - old rows keep their bytes inline" || bad "blobs filled by the migration"
+[ "$(sqlite3 ratchet.db "SELECT count(*) FROM blobs")" = 3 ] &&
+	echo "ok - the three inline contents are in blobs, once each" ||
+	bad "blobs: $(sqlite3 ratchet.db "SELECT count(*) FROM blobs")"
+inline=$(sqlite3 ratchet.db "SELECT (SELECT count(*) FROM originals WHERE content IS NOT NULL)
+	+ (SELECT count(*) FROM intents WHERE before IS NOT NULL OR after IS NOT NULL)")
+[ "$inline" = 0 ] && echo "ok - no inline bytes are left" || bad "$inline rows keep inline bytes"
+refs=$(sqlite3 ratchet.db "SELECT content_blob FROM originals UNION ALL
+	SELECT before_blob || ' ' || after_blob FROM intents ORDER BY 1")
+want=$(printf '%s\n%s\n%s\n' "$(sha 'v1 kept') $(sha 'v1 half')" "$(sha 'v1 original')" \
+	"$(sha 'v1 original') $(sha 'v1 kept')" | sort)
+[ "$refs" = "$want" ] && echo "ok - each row refers to the blob of its own bytes" ||
+	bad "references: $refs"
+b1=$(sqlite3 ratchet.db "SELECT hex(content) FROM blobs WHERE sha256 = '$(sha 'v1 kept')'")
+[ "$b1" = "$(hex 'v1 kept' | tr a-f A-F)" ] && echo "ok - a blob holds its bytes" || bad "blob $b1"
 "$R" export --format json --table intents --blobs >exp.txt 2>&1 || bad "export: $(cat exp.txt)"
 b64=$(printf 'v1 kept' | base64)
 grep -q "\"base64\":\"$b64\"" exp.txt && echo "ok - export shows inline bytes" ||

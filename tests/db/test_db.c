@@ -395,26 +395,33 @@ static void test_intents_open_list(void **state)
 	struct fx *f = *state;
 	struct rt_sb err = RT_SB_INIT;
 	int64_t a, b, c, other_it, d;
-	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/x", true, "old", 3, true, "new!", 4,
+	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/x", true, "old", 3, 0755, true, "new!", 4, 0700,
 					&a, &err), 0);
-	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/y", false, NULL, 0, true, "y", 1,
+	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/y", false, NULL, 0, 0, true, "y", 1, 0,
 					&b, &err), 0);
-	assert_int_equal(db_intent_open(f->db, f->it1, "revert", "/x", true, "new!", 4, true, "old", 3,
+	assert_int_equal(db_intent_open(f->db, f->it1, "revert", "/x", true, "new!", 4, 0, true, "old", 3, 0,
 					&c, &err), 0);
 	int64_t c2;
 	assert_int_equal(db_campaign_create(f->db, "c2", "/s", "", "", "/w", 1, &c2, &err), 0);
 	assert_int_equal(db_iteration_create(f->db, c2, 0, 0, "baseline", "baseline", NULL, NULL, NULL,
 					     NULL, DB_ROLE_CHANGE, &other_it, &err), 0);
-	assert_int_equal(db_intent_open(f->db, other_it, "apply", "/z", true, "", 0, false, NULL, 0,
+	assert_int_equal(db_intent_open(f->db, other_it, "apply", "/z", true, "", 0, 0, false, NULL, 0, 0,
 					&d, &err), 0);
 	rt_sb_reset(&err);
-	assert_int_equal(db_intent_open(f->db, f->it1, "delete", "/x", false, NULL, 0, false, NULL, 0,
+	assert_int_equal(db_intent_open(f->db, f->it1, "delete", "/x", false, NULL, 0, 0, false, NULL, 0, 0,
 					NULL, &err), RT_EDB);
 	assert_non_null(strstr(err.buf, "CHECK constraint failed"));
-	assert_int_equal(db_intent_open(f->db, 999, "apply", "/x", false, NULL, 0, false, NULL, 0,
+	assert_int_equal(db_intent_open(f->db, 999, "apply", "/x", false, NULL, 0, 0, false, NULL, 0, 0,
 					NULL, &err), RT_EDB);
 
 	assert_int_equal(db_intent_close(f->db, a, "done", &err), 0);
+	struct db_intent one;
+	assert_int_equal(db_intent_get(f->db, a, &one, &err), 0); /* the modes are kept */
+	assert_int_equal(one.before_mode, 0755);
+	assert_int_equal(one.after_mode, 0700);
+	assert_memory_equal(one.before, "old", 3);
+	db_intent_release(&one);
+	assert_int_equal(db_intent_get(f->db, 999, &one, &err), RT_ENOENT);
 	struct db_intent *v;
 	size_t n;
 	assert_int_equal(db_intents_open_list(f->db, f->camp, &v, &n, &err), 0);
@@ -746,7 +753,8 @@ static int w_original(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
 }
 static int w_intent_open(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
 {
-	return db_intent_open(f->db, f->it1, "apply", "/x", false, NULL, 0, true, "x", 1, NULL, err);
+	return db_intent_open(f->db, f->it1, "apply", "/x", false, NULL, 0, 0, true, "x", 1, 0, NULL,
+			      err);
 }
 static int w_intent_close(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
 {
@@ -853,7 +861,7 @@ static void test_write_errors(void **state)
 	int64_t intent, gate_run;
 	struct db_gate_run r = { .endpoint = "http://x", .api = "completions", .format = "gsm8k",
 				 .extract = "flexible" };
-	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/y", false, NULL, 0, true, "y", 1,
+	assert_int_equal(db_intent_open(f->db, f->it1, "apply", "/y", false, NULL, 0, 0, true, "y", 1, 0,
 					&intent, &err), 0);
 	assert_int_equal(db_gate_run_create(f->db, &r, &gate_run, &err), 0);
 	long long before = q_int(f->db, "SELECT (SELECT count(*) FROM campaigns) + "

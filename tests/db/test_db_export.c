@@ -2,7 +2,9 @@
  * Unit tests of db/export.c: the fixture campaign (tests/fixtures/
  * small_campaign.sql) exported as JSON and CSV, then read back: every table
  * of the schema is there, row counts and values match, blobs are sha256 +
- * size or base64, CSV quoting follows RFC 4180 (checked by a reader here).
+ * size or base64, CSV quoting follows RFC 4180 (checked by a reader here),
+ * and a text cell a spreadsheet would run as a formula is quoted behind a
+ * single quote.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -211,15 +213,24 @@ static size_t csv_read(const char *s, char *fields[][32], size_t *nf, size_t max
 	return rec;
 }
 
+/* One table as CSV (the caller frees it); *rows: its rows. */
+static char *export_csv(struct db *db, const char *table, bool blobs, size_t *rows)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(db_export_csv(db, table, blobs, m, rows, &err), 0);
+	fclose(m);
+	rt_sb_release(&err);
+	return buf;
+}
+
 static void test_csv_quoting(void **state)
 {
 	struct fx *f = *state;
-	char *buf = NULL;
-	size_t n = 0, rows = 0;
-	FILE *m = open_memstream(&buf, &n);
-	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(db_export_csv(f->db, "gate_answers", false, m, &rows, &err), 0);
-	fclose(m);
+	size_t rows = 0;
+	char *buf = export_csv(f->db, "gate_answers", false, &rows);
 	assert_int_equal(rows, 6);
 	assert_non_null(strstr(buf, "\"She pays 5 + 3 = \"\"8\"\" dollars,\nso the answer is #### 8\""));
 	static char *fields[16][32];
@@ -238,7 +249,6 @@ static void test_csv_quoting(void **state)
 		for (size_t i = 0; i < nf[r]; i++)
 			free(fields[r][i]);
 	free(buf);
-	rt_sb_release(&err);
 }
 
 static void test_csv_blobs_and_dir(void **state)
@@ -286,6 +296,47 @@ static void test_csv_blobs_and_dir(void **state)
 	rt_sb_release(&err);
 }
 
+/* ---- what a CSV keeps out: formulas ---- */
+
+static void add_note(struct fx *f, const char *text)
+{
+	sqlite3_stmt *st;
+	assert_int_equal(sqlite3_prepare_v2(db_sqlite(f->db),
+					    "INSERT INTO notes (iteration_id, kind, text, author, "
+					    "created_at) VALUES (1, 'note', ?1, 'me', -7)",
+					    -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+/* Text cells that a spreadsheet would run as a formula (=, +, -, @, tab,
+ * carriage return first) are written quoted behind a single quote; numbers
+ * and plain text are written as they were. */
+static void test_csv_formula_cells_are_quoted(void **state)
+{
+	struct fx *f = *state;
+	add_note(f, "=HYPERLINK(\"http://x/\",\"y\")");
+	add_note(f, "+1+cmd|' /C calc'!A0");
+	add_note(f, "-2+3");
+	add_note(f, "@SUM(A1:A2)");
+	add_note(f, "\t=1");
+	add_note(f, "\r=1");
+	add_note(f, "a = b + c");
+	size_t rows;
+	char *csv = export_csv(f->db, "notes", false, &rows);
+	assert_non_null(strstr(csv, ",\"'=HYPERLINK(\"\"http://x/\"\",\"\"y\"\")\","));
+	assert_non_null(strstr(csv, ",\"'+1+cmd|' /C calc'!A0\","));
+	assert_non_null(strstr(csv, ",\"'-2+3\","));
+	assert_non_null(strstr(csv, ",\"'@SUM(A1:A2)\","));
+	assert_non_null(strstr(csv, ",\"'\t=1\","));
+	assert_non_null(strstr(csv, ",\"'\r=1\","));
+	/* Text that does not start a formula, and numbers, stay as they were. */
+	assert_non_null(strstr(csv, ",a = b + c,me,-7\r\n"));
+	assert_null(strstr(csv, ",=HYPERLINK"));
+	free(csv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +345,17 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_one_table_base64, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csv_quoting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csv_blobs_and_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_csv_formula_cells_are_quoted, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("db_export", tests, NULL, NULL);
 }
+
+/*
+ * Cases:
+ *   test_tables_are_the_schema         every table of the schema is exported, nothing else
+ *   test_json_all                      all tables as JSON: counts match the rows
+ *   test_json_one_table_base64         one table; blobs as base64 with --blobs
+ *   test_csv_quoting                   RFC 4180 quoting, read back by a reader here
+ *   test_csv_blobs_and_dir             blobs in CSV; one file per table, no temp left
+ *   test_csv_formula_cells_are_quoted  cells a spreadsheet would run are quoted behind '
+ */
