@@ -5,6 +5,10 @@
  * scheduler and the HTTP server, prints "simserve: listening on HOST:PORT",
  * and waits for SIGTERM or SIGINT, on which it shuts down and exits 0.
  *
+ * Run as `simserve --personality vllm|llama-server|sglang ...` (or through a
+ * program named vllm or llama-server) it takes that program's command line
+ * instead, and speaks, logs and fails like it (persona.c).
+ *
  * Exit codes: 0 after a signal, 2 bad option or bad input file, 3 runtime
  * error (cannot listen), 70 on purpose (--crash-after).
  */
@@ -140,8 +144,20 @@ int main(int argc, char **argv)
 	int eargc, npos = 0;
 	char **eargv = env_argv(&eargc);
 	int rc = rt_opt_parse(opts, &help, eargc, eargv, &npos, &err);
-	if (!rc && npos == 0)
+	/* vllm serve, llama-server, sglang: the real program's command line */
+	enum ss_persona persona = ss_persona_detect(&argc, argv);
+	if (!rc && persona) {
+		int prc = ss_persona_parse(persona, argc, argv, &cfg);
+		if (prc) {
+			ss_persona_free();
+			for (int i = 0; i < eargc; i++)
+				free(eargv[i]);
+			free(eargv);
+			return prc;
+		}
+	} else if (!rc && npos == 0) {
 		rc = rt_opt_parse(opts, &help, argc, argv, &npos, &err);
+	}
 	if (rc == 1)
 		return 0; /* --help */
 	if (!rc && npos > 0)
@@ -151,6 +167,10 @@ int main(int argc, char **argv)
 	struct ss_tiles tiles;
 	if (!rc)
 		rc = ss_tiles_load(cfg.tiles, &tiles, &err);
+	if (!rc && persona && ss_persona_tiles(&tiles)) {
+		ss_persona_free();
+		return 1; /* the program's own start-up error, already printed */
+	}
 	if (!rc)
 		rc = ss_gsm8k_load(cfg.gsm8k, cfg.gsm8k_accuracy, cfg.flip, &err);
 	if (rc) {
@@ -173,7 +193,10 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	int exit_code = 0;
-	if (cfg.slow_start > 0 && wait_signal(&set, cfg.slow_start))
+	bool early = persona && ss_persona_listens_early();
+	if (persona && !early && !ss_persona_start(&set, wait_signal))
+		goto out;
+	if (!persona && cfg.slow_start > 0 && wait_signal(&set, cfg.slow_start))
 		goto out;
 	int port = 0;
 	rc = ss_sched_start(&cfg, &tiles, &err);
@@ -184,14 +207,23 @@ int main(int argc, char **argv)
 		exit_code = rc == RT_EUSAGE ? 2 : 3;
 		goto stop;
 	}
-	printf("simserve: listening on %s:%d\n", cfg.host, port);
-	fflush(stdout);
+	if (!persona) {
+		printf("simserve: listening on %s:%d\n", cfg.host, port);
+		fflush(stdout);
+	} else if (early) {
+		ss_persona_ready(port); /* llama-server: listening, /health 503 */
+		if (!ss_persona_start(&set, wait_signal))
+			goto stop;
+	}
+	if (persona)
+		ss_persona_ready(port);
 	wait_signal(&set, -1);
 stop:
 	ss_sched_stop();
 	ss_close_all();
 	ss_http_stop();
 out:
+	ss_persona_free();
 	ss_gsm8k_free();
 	for (int i = 0; i < eargc; i++)
 		free(eargv[i]);
