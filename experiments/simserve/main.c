@@ -202,6 +202,11 @@ int main(int argc, char **argv)
 	rc = ss_sched_start(&cfg, &tiles, &err);
 	if (!rc)
 		rc = ss_http_start(&cfg, &port, &err);
+	if (rc && persona) {
+		ss_persona_bind_error();
+		exit_code = 1;
+		goto stop;
+	}
 	if (rc) {
 		fprintf(stderr, "simserve: %s\n", err.buf);
 		exit_code = rc == RT_EUSAGE ? 2 : 3;

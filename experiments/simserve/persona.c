@@ -600,7 +600,13 @@ int ss_persona_parse(enum ss_persona p, int argc, char **argv, struct ss_config 
 	cfg->chunked_prefill = p == SS_PERSONA_VLLM ? 8192 : p == SS_PERSONA_LLAMA ? 2048 : 8192;
 	int first = 1;
 	if (p == SS_PERSONA_VLLM) {
-		if (argc < 2 || strcmp(argv[1], "serve")) {
+		if (argc >= 2 && (!strcmp(argv[1], "chat") || !strcmp(argv[1], "complete") ||
+			  !strcmp(argv[1], "bench") || !strcmp(argv[1], "collect-env") ||
+			  !strcmp(argv[1], "run-batch"))) {
+		fprintf(stderr, "simserve: only `vllm serve` is simulated, not `vllm %s`\n", argv[1]);
+		return 2;
+	}
+	if (argc < 2 || strcmp(argv[1], "serve")) {
 			fprintf(stderr, "usage: vllm [-h] [-v] {chat,complete,serve,bench,collect-env,run-batch} ...\n"
 					"vllm: error: argument subparser: invalid choice: '%s' (choose from 'chat', "
 					"'complete', 'serve', 'bench', 'collect-env', 'run-batch')\n",
@@ -722,6 +728,13 @@ bool ss_persona_start(const sigset_t *set, bool (*wait)(const sigset_t *, double
 		fprintf(stderr, "build: %s with cc (simserve) for x86_64-linux-gnu\n", SS_LLAMA_BUILD);
 		fprintf(stderr, "llama_model_loader: loaded meta data with 40 key-value pairs from %s\n", P.model);
 	}
+	if (P.kind == SS_PERSONA_LLAMA && access(P.model, R_OK)) {
+		fprintf(stderr, "gguf_init_from_file: failed to open GGUF file '%s'\n"
+				"llama_model_load: error loading model: llama_model_loader: failed to load model from %s\n"
+				"srv    load_model: failed to load model, '%s'\n"
+				"main: exiting due to model loading error\n", P.model, P.model, P.model);
+		exit(1);
+	}
 	hold_memory(env_dbl("SIMSERVE_RSS_MIB", 0));
 	if (load_s > 0 && wait(set, load_s))
 		return false;
@@ -778,6 +791,15 @@ void ss_persona_ready(int port)
 		fprintf(stderr, "main: model loaded\nsrv  update_slots: all slots are idle\n");
 	}
 	fflush(NULL);
+}
+
+void ss_persona_bind_error(void)
+{
+	if (P.kind == SS_PERSONA_LLAMA)
+		fprintf(stderr, "couldn't bind HTTP server socket, hostname: %s, port: %ld\n", P.cfg->host,
+			P.cfg->port);
+	else
+		fprintf(stderr, "OSError: [Errno 98] Address already in use\n");
 }
 
 void ss_persona_log_recompile(long bs)

@@ -236,6 +236,8 @@ bool ss_persona_listens_early(void);
  * /get_server_info, /metrics, ...); false when url is not one of them. */
 bool ss_persona_route(struct MHD_Connection *c, const char *url, const char *method,
 		      int *result);
+/* The program's message when its port is taken. */
+void ss_persona_bind_error(void);
 /* A first-seen decode batch size (--log-recompiles) in the personality's words. */
 void ss_persona_log_recompile(long bs);
 enum ss_persona ss_persona_kind(void);
