@@ -170,9 +170,9 @@ int64_t ss_step_ns(const struct ss_config *cfg, const struct ss_tiles *t, long p
 		      (cfg->prefill_speed > 0 ? cfg->prefill_speed : 1.0);
 	}
 	if (batch > 0) {
-		double dec = cfg->decode_us_per_step +
-			     cfg->decode_us_per_seq * (double)batch * t->factor[decode_class(batch)] *
-				     (cfg->decode_speed > 0 ? cfg->decode_speed : 1.0);
+		double dec = (cfg->decode_us_per_step +
+			      cfg->decode_us_per_seq * (double)batch * t->factor[decode_class(batch)]) *
+			     (cfg->decode_speed > 0 ? cfg->decode_speed : 1.0);
 		if (batch > cfg->max_graph_bs)
 			dec *= 1.5; /* no CUDA graph captured for this size */
 		us += dec;

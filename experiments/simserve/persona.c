@@ -726,14 +726,14 @@ bool ss_persona_start(const sigset_t *set, bool (*wait)(const sigset_t *, double
 		logf_(" TP0", "model_runner.py", "Load weight begin. avail mem=78.50 GB");
 	} else {
 		fprintf(stderr, "build: %s with cc (simserve) for x86_64-linux-gnu\n", SS_LLAMA_BUILD);
+		if (access(P.model, R_OK)) {
+			fprintf(stderr, "gguf_init_from_file: failed to open GGUF file '%s'\n"
+					"llama_model_load: error loading model: llama_model_loader: failed to load model from %s\n"
+					"srv    load_model: failed to load model, '%s'\n"
+					"main: exiting due to model loading error\n", P.model, P.model, P.model);
+			exit(1);
+		}
 		fprintf(stderr, "llama_model_loader: loaded meta data with 40 key-value pairs from %s\n", P.model);
-	}
-	if (P.kind == SS_PERSONA_LLAMA && access(P.model, R_OK)) {
-		fprintf(stderr, "gguf_init_from_file: failed to open GGUF file '%s'\n"
-				"llama_model_load: error loading model: llama_model_loader: failed to load model from %s\n"
-				"srv    load_model: failed to load model, '%s'\n"
-				"main: exiting due to model loading error\n", P.model, P.model, P.model);
-		exit(1);
 	}
 	hold_memory(env_dbl("SIMSERVE_RSS_MIB", 0));
 	if (load_s > 0 && wait(set, load_s))

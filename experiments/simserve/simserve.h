@@ -53,7 +53,7 @@ struct ss_config {
 	long seed;                    /* server RNG seed */
 	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
 	/* set by a personality (persona.c); zero for plain simserve */
-	double decode_speed;          /* decode per-sequence cost multiplier (0: 1.0) */
+	double decode_speed;          /* decode step cost multiplier (0: 1.0) */
 	double prefill_speed;         /* prefill cost multiplier (0: 1.0) */
 };
 

@@ -51,6 +51,8 @@ vllm-rocm)
 	never='{name: graphs-2048, flag: [--compilation-config, "{\"level\": 3, \"max_cudagraph_capture_size\": 2048}"]}'
 	events='{gemm_fallback: "not found tuned config", graph_capture: "Graph capturing finished"}' ;;
 llama-server)
+	# llama.cpp decode is bound by reading the weights once per step
+	export SIMSERVE_DECODE_US_PER_STEP=2000 SIMSERVE_DECODE_US_PER_SEQ=100
 	kept='{name: slots-8, flag: [-np, "8"]}'
 	gated='{name: kv-q4, flag: [-ctk, q4_0]}'
 	never='{name: missing-gguf, flag: [-m, models/missing.gguf]}'
