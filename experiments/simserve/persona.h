@@ -51,6 +51,11 @@ struct ss_persona_state {
 
 extern struct ss_persona_state ss_P;
 
+/* A log line with the program's prefix: vLLM "(WHO pid=N) INFO date [WHERE] ",
+ * SGLang "[date WHO] ". */
+void ss_plog(const char *who, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Build the constant bodies (/v1/models, /version ...) once the flags are read. */
 void ss_persona_bodies(void);
 
