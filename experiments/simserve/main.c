@@ -68,7 +68,9 @@ static const struct rt_cmd_help help = {
 	"Every option can also be set as SIMSERVE_<NAME> in the environment, e.g.\n"
 	"SIMSERVE_CHUNKED_PREFILL=512 or SIMSERVE_ZERO_LATENCY=1; the command line wins.\n"
 	"Exit codes: 0 after SIGTERM/SIGINT, 2 bad option or input file, 3 runtime error,\n"
-	"70 on purpose (--crash-after). See docs/simserve.md.",
+	"70 on purpose (--crash-after). See docs/simserve.md.\n"
+	"simserve --personality vllm|llama-server|sglang ARGS takes that program's command\n"
+	"line instead (docs/engines.md).",
 };
 
 /* Turn SIMSERVE_* variables into an argv parsed before the real one. */
