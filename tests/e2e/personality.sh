@@ -3,7 +3,8 @@
 # the wrappers a template runs (experiments/simserve/bin): each program's
 # refusal of a bad command line, its routes and their JSON shapes, its
 # start-up logs, the start-up cost knobs, AITER's tuned CSV, and flags that
-# move performance (--max-num-seqs caps concurrency).
+# move performance (--max-num-seqs caps concurrency, a batch above the largest
+# captured CUDA-graph size is slower).
 set -u
 : "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}" "${RATCHET_GSM8K_DIR:?}"
 T=$(mktemp -d /tmp/rt-persona-XXXXXX)
@@ -83,8 +84,8 @@ has "$T/err" "Address already in use"
 unset SIMSERVE_CAPTURE_MS SIMSERVE_CAPTURE_MIB SIMSERVE_RSS_MIB
 
 # ---- --max-num-seqs caps concurrency: 4 requests, 1 slot take ~4x as long ----
-burst() { # burst SEQS: BURST_MS for 4 concurrent 40-token requests
-	start "API server 0 on http://" vllm serve m --port 0 --max-num-seqs "$1"
+burst() { # burst ARGS...: BURST_MS for 4 concurrent 40-token requests
+	start "API server 0 on http://" vllm serve m --port 0 "$@"
 	b0=$(date +%s%N)
 	pids=
 	for k in 1 2 3 4; do
@@ -95,10 +96,13 @@ burst() { # burst SEQS: BURST_MS for 4 concurrent 40-token requests
 	BURST_MS=$((($(date +%s%N) - b0) / 1000000))
 }
 export SIMSERVE_DECODE_US_PER_STEP=5000
-burst 1; one=$BURST_MS
-burst 4; four=$BURST_MS
-unset SIMSERVE_DECODE_US_PER_STEP
+burst --max-num-seqs 1; one=$BURST_MS
+burst --max-num-seqs 4; four=$BURST_MS
 [ "$one" -ge $((four * 2)) ] || fail "--max-num-seqs 1: $one ms, 4: $four ms; the cap does not bind"
+# a decode batch of 4 above the largest captured size (1) runs without a graph: 1.5x
+burst --compilation-config '{"cudagraph_capture_sizes":[1]}'; nograph=$BURST_MS
+[ "$nograph" -ge $((four * 5 / 4)) ] || fail "captured [1]: $nograph ms, default sizes: $four ms"
+unset SIMSERVE_DECODE_US_PER_STEP
 
 # ---- llama-server: 503 while loading, then its shapes ----
 : > "$T/m.gguf"
