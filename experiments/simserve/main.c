@@ -169,20 +169,23 @@ int main(int argc, char **argv)
 	struct ss_tiles tiles;
 	if (!rc)
 		rc = ss_tiles_load(cfg.tiles, &tiles, &err);
+	int bad_exit = 2;
 	if (!rc && persona && ss_persona_tiles(&tiles)) {
-		ss_persona_free();
-		return 1; /* the program's own start-up error, already printed */
+		rc = RT_EINVAL; /* the program's own start-up error, already printed */
+		bad_exit = 1;
 	}
 	if (!rc)
 		rc = ss_gsm8k_load(cfg.gsm8k, cfg.gsm8k_accuracy, cfg.flip, &err);
 	if (rc) {
-		fprintf(stderr, "simserve: %s\n", err.buf);
+		if (err.len)
+			fprintf(stderr, "simserve: %s\n", err.buf);
+		ss_persona_free();
 		ss_gsm8k_free();
 		for (int i = 0; i < eargc; i++)
 			free(eargv[i]);
 		free(eargv);
 		rt_sb_release(&err);
-		return 2;
+		return bad_exit;
 	}
 	ss_gsm8k_set_broken(tiles.any_broken);
 	ss_plan_seed((uint64_t)cfg.seed);

@@ -42,7 +42,8 @@ has "$T/err" "launch_server.py: error: the following arguments are required: --m
 start() {
 	pat=$1; shift
 	[ -z "$PID" ] || { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; }
-	"$@" > "$T/log" 2>&1 &
+	: > "$T/log" # here, not in the child: it may truncate after the first grep
+	"$@" >> "$T/log" 2>&1 &
 	PID=$!
 	i=0
 	until grep -q "$pat" "$T/log"; do
