@@ -57,6 +57,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return rc;
 }
 
+int ss_http_reply(struct MHD_Connection *c, unsigned status, const char *body, const char *ctype)
+{
+	return (int)reply(c, status, body, ctype);
+}
+
 static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status, const char *type,
 				   const char *msg)
 {
@@ -496,6 +501,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		*upload_size = 0;
 		return MHD_YES;
 	}
+	int prc;
+	if (ss_persona_kind() != SS_PERSONA_NONE && ss_persona_route(c, url, method, &prc))
+		return (enum MHD_Result)prc; /* its own /health, /v1/models, /version ... */
 	bool chat = !strcmp(url, "/v1/chat/completions");
 	if (chat || !strcmp(url, "/v1/completions")) {
 		if (!post)

@@ -5,6 +5,10 @@
  * scheduler and the HTTP server, prints "simserve: listening on HOST:PORT",
  * and waits for SIGTERM or SIGINT, on which it shuts down and exits 0.
  *
+ * Run as `simserve --personality vllm|llama-server|sglang ...` (or through a
+ * program named vllm or llama-server) it takes that program's command line
+ * instead, and speaks, logs and fails like it (persona.c).
+ *
  * Exit codes: 0 after a signal, 2 bad option or bad input file, 3 runtime
  * error (cannot listen), 70 on purpose (--crash-after).
  */
@@ -65,7 +69,9 @@ static const struct rt_cmd_help help = {
 	"Every option can also be set as SIMSERVE_<NAME> in the environment, e.g.\n"
 	"SIMSERVE_CHUNKED_PREFILL=512 or SIMSERVE_ZERO_LATENCY=1; the command line wins.\n"
 	"Exit codes: 0 after SIGTERM/SIGINT, 2 bad option or input file, 3 runtime error,\n"
-	"70 on purpose (--crash-after). See docs/simserve.md.",
+	"70 on purpose (--crash-after). See docs/simserve.md.\n"
+	"simserve --personality vllm|llama-server|sglang ARGS takes that program's command\n"
+	"line instead (docs/engines.md).",
 };
 
 /* Turn SIMSERVE_* variables into an argv parsed before the real one. */
@@ -141,8 +147,20 @@ int main(int argc, char **argv)
 	int eargc, npos = 0;
 	char **eargv = env_argv(&eargc);
 	int rc = rt_opt_parse(opts, &help, eargc, eargv, &npos, &err);
-	if (!rc && npos == 0)
+	/* vllm serve, llama-server, sglang: the real program's command line */
+	enum ss_persona persona = ss_persona_detect(&argc, argv);
+	if (!rc && persona) {
+		int prc = ss_persona_parse(persona, argc, argv, &cfg);
+		if (prc) {
+			ss_persona_free();
+			for (int i = 0; i < eargc; i++)
+				free(eargv[i]);
+			free(eargv);
+			return prc;
+		}
+	} else if (!rc && npos == 0) {
 		rc = rt_opt_parse(opts, &help, argc, argv, &npos, &err);
+	}
 	if (rc == 1)
 		return 0; /* --help */
 	if (!rc && npos > 0)
@@ -152,16 +170,23 @@ int main(int argc, char **argv)
 	struct ss_tiles tiles;
 	if (!rc)
 		rc = ss_tiles_load(cfg.tiles, &tiles, &err);
+	int bad_exit = 2;
+	if (!rc && persona && ss_persona_tiles(&tiles)) {
+		rc = RT_EINVAL; /* the program's own start-up error, already printed */
+		bad_exit = 1;
+	}
 	if (!rc)
 		rc = ss_gsm8k_load(cfg.gsm8k, cfg.gsm8k_accuracy, cfg.flip, &err);
 	if (rc) {
-		fprintf(stderr, "simserve: %s\n", err.buf);
+		if (err.len)
+			fprintf(stderr, "simserve: %s\n", err.buf);
+		ss_persona_free();
 		ss_gsm8k_free();
 		for (int i = 0; i < eargc; i++)
 			free(eargv[i]);
 		free(eargv);
 		rt_sb_release(&err);
-		return 2;
+		return bad_exit;
 	}
 	ss_gsm8k_set_broken(tiles.any_broken);
 	ss_plan_seed((uint64_t)cfg.seed);
@@ -174,7 +199,10 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	int exit_code = 0;
-	if (cfg.slow_start > 0 && wait_signal(&set, cfg.slow_start))
+	bool early = persona && ss_persona_listens_early();
+	if (persona && !early && !ss_persona_start(&set, wait_signal))
+		goto out;
+	if (!persona && cfg.slow_start > 0 && wait_signal(&set, cfg.slow_start))
 		goto out;
 	int port = 0;
 	rc = ss_trace_open(&cfg, &err);
@@ -182,13 +210,26 @@ int main(int argc, char **argv)
 		rc = ss_sched_start(&cfg, &tiles, &err);
 	if (!rc)
 		rc = ss_http_start(&cfg, &port, &err);
+	if (rc && persona) {
+		ss_persona_bind_error();
+		exit_code = 1;
+		goto stop;
+	}
 	if (rc) {
 		fprintf(stderr, "simserve: %s\n", err.buf);
 		exit_code = rc == RT_EUSAGE ? 2 : 3;
 		goto stop;
 	}
-	printf("simserve: listening on %s:%d\n", cfg.host, port);
-	fflush(stdout);
+	if (!persona) {
+		printf("simserve: listening on %s:%d\n", cfg.host, port);
+		fflush(stdout);
+	} else if (early) {
+		ss_persona_ready(port); /* llama-server: listening, /health 503 */
+		if (!ss_persona_start(&set, wait_signal))
+			goto stop;
+	}
+	if (persona)
+		ss_persona_ready(port);
 	wait_signal(&set, -1);
 stop:
 	ss_sched_stop();
@@ -196,6 +237,7 @@ stop:
 	ss_close_all();
 	ss_http_stop();
 out:
+	ss_persona_free();
 	ss_gsm8k_free();
 	for (int i = 0; i < eargc; i++)
 		free(eargv[i]);

@@ -99,41 +99,54 @@ static int load_entry(const char *path, const char *key, json_t *entry, struct s
 	json_t *b = json_object_get(entry, "broken");
 	if (b && !json_is_boolean(b))
 		return rt_errf(err, RT_EINVAL, "%s: %s.broken: expected true or false", path, key);
+	ss_tiles_set(t, (enum ss_class)c,
+		     1.0 + STEP_FACTOR * (away(m, classes[c].block_m) + away(n, classes[c].block_n) +
+					  away(w, classes[c].num_warps)),
+		     b && json_is_true(b));
+	return 0;
+}
+
+static void tiles_init(struct ss_tiles *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int c = 0; c < SS_NCLASS; c++)
+		t->factor[c] = MISSING_FACTOR;
+}
+
+void ss_tiles_set(struct ss_tiles *t, enum ss_class c, double f, bool broken)
+{
 	t->present[c] = true;
-	t->broken[c] = b && json_is_true(b);
-	if (t->broken[c]) {
-		t->factor[c] = BROKEN_FACTOR;
+	t->broken[c] = broken;
+	t->factor[c] = broken ? BROKEN_FACTOR : f;
+	if (broken)
 		t->any_broken = true;
-	} else {
-		t->factor[c] = 1.0 + STEP_FACTOR * (away(m, classes[c].block_m) +
-						    away(n, classes[c].block_n) +
-						    away(w, classes[c].num_warps));
+}
+
+int ss_tiles_load_json(json_t *root, const char *name, struct ss_tiles *t, struct rt_sb *err)
+{
+	tiles_init(t);
+	if (!json_is_object(root))
+		return rt_errf(err, RT_EINVAL, "%s: expected an object keyed by shape class", name);
+	const char *key;
+	json_t *v;
+	json_object_foreach(root, key, v) {
+		int rc = load_entry(name, key, v, t, err);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
 
 int ss_tiles_load(const char *path, struct ss_tiles *t, struct rt_sb *err)
 {
-	memset(t, 0, sizeof(*t));
-	for (int c = 0; c < SS_NCLASS; c++)
-		t->factor[c] = MISSING_FACTOR;
+	tiles_init(t);
 	if (!path)
 		return 0;
 	json_error_t je;
 	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return rt_errf(err, RT_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
-	int rc = 0;
-	if (!json_is_object(root)) {
-		rc = rt_errf(err, RT_EINVAL, "%s: expected an object keyed by shape class", path);
-	} else {
-		const char *key;
-		json_t *v;
-		json_object_foreach(root, key, v) {
-			if ((rc = load_entry(path, key, v, t, err)))
-				break;
-		}
-	}
+	int rc = ss_tiles_load_json(root, path, t, err);
 	json_decref(root);
 	return rc;
 }
@@ -153,11 +166,13 @@ int64_t ss_step_ns(const struct ss_config *cfg, const struct ss_tiles *t, long p
 	double us = 0;
 	if (prefill_tokens > 0) {
 		enum ss_class pc = prefill_tokens <= 512 ? SS_PRE_T_LE_512 : SS_PRE_T_GT_512;
-		us += (double)prefill_tokens * cfg->prefill_us_per_token * t->factor[pc];
+		us += (double)prefill_tokens * cfg->prefill_us_per_token * t->factor[pc] *
+		      (cfg->prefill_speed > 0 ? cfg->prefill_speed : 1.0);
 	}
 	if (batch > 0) {
-		double dec = cfg->decode_us_per_step +
-			     cfg->decode_us_per_seq * (double)batch * t->factor[decode_class(batch)];
+		double dec = (cfg->decode_us_per_step +
+			      cfg->decode_us_per_seq * (double)batch * t->factor[decode_class(batch)]) *
+			     (cfg->decode_speed > 0 ? cfg->decode_speed : 1.0);
 		if (batch > cfg->max_graph_bs)
 			dec *= 1.5; /* no CUDA graph captured for this size */
 		us += dec;

@@ -37,6 +37,7 @@ static struct {
 	struct ss_req *all;          /* every live request (for shutdown) */
 	uint64_t next_id;            /* request ids */
 	unsigned char *seen_bs;      /* --log-recompiles: batch sizes seen */
+	struct ss_stats stats;       /* counters for /metrics (running, waiting unused) */
 } S = { .cv = PTHREAD_COND_INITIALIZER };
 
 struct ss_req *ss_req_new(struct MHD_Connection *conn)
@@ -99,6 +100,10 @@ static void log_recompile(long bs)
 	if (!S.cfg->log_recompiles || bs <= 0 || bs > S.cfg->max_batch || S.seen_bs[bs])
 		return;
 	S.seen_bs[bs] = 1;
+	if (ss_persona_kind() != SS_PERSONA_NONE) {
+		ss_persona_log_recompile(bs);
+		return;
+	}
 	fprintf(stderr, "Compiling kernel for batch size %ld\n", bs);
 	fflush(stderr);
 }
@@ -146,6 +151,7 @@ static void *sched_main(void *arg)
 					continue;
 				long take = r->prefill_left < budget ? r->prefill_left : budget;
 				r->prefill_left -= take;
+				S.stats.prompt_tokens += take;
 				budget -= take;
 				prefill += take;
 				if (r->prefill_left > 0)
@@ -174,10 +180,16 @@ static void *sched_main(void *arg)
 		for (size_t i = 0; i < S.n_run; i++) {
 			struct ss_req *r = S.run[i];
 			if (r->emit) {
-				if (r->produced < r->plan.n_tok)
+				if (r->produced < r->plan.n_tok) {
 					r->produced++;
+					S.stats.gen_tokens++;
+				}
 				if (r->produced >= r->plan.n_tok) {
 					r->done = true;
+					if (!strcmp(r->plan.finish_reason, "length"))
+						S.stats.done_length++;
+					else
+						S.stats.done_stop++;
 					r->done_ns = end;
 				}
 				wake_locked(r);
@@ -231,6 +243,17 @@ void ss_sched_stop(void)
 	free(S.seen_bs);
 	S.run = NULL;
 	S.seen_bs = NULL;
+}
+
+void ss_sched_stats(struct ss_stats *out)
+{
+	pthread_mutex_lock(&ss_lock);
+	*out = S.stats;
+	out->running = (long)S.n_run;
+	out->waiting = 0;
+	for (struct ss_req *r = S.q_head; r; r = r->q_next)
+		out->waiting++;
+	pthread_mutex_unlock(&ss_lock);
 }
 
 void ss_close_all(void)

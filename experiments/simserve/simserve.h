@@ -12,11 +12,15 @@
  *   plan.c   what the "model" says: token counting, filler text, stop
  *   gsm8k.c  GSM8K lookup and worked answers (correct or deliberately wrong)
  *   http.c   libmicrohttpd handlers, SSE chunks, fault knobs
+ *   persona.c engine personalities: vLLM, llama-server and SGLang command
+ *            lines, endpoints, start-up logs and start-up cost
+ *   aiter.c  AITER's tuned GEMM CSVs (the ROCm personality's tile table)
  */
 #ifndef SS_SIMSERVE_H
 #define SS_SIMSERVE_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,6 +53,9 @@ struct ss_config {
 	long seed;                    /* server RNG seed */
 	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
 	const char *profile_dir;      /* write a Chrome trace of the steps there (trace.c), or NULL */
+	/* set by a personality (persona.c); zero for plain simserve */
+	double decode_speed;          /* decode step cost multiplier (0: 1.0) */
+	double prefill_speed;         /* prefill cost multiplier (0: 1.0) */
 };
 
 enum ss_malformed {
@@ -81,6 +88,11 @@ struct ss_tiles {
 const char *ss_class_name(enum ss_class c);
 /* Load and validate a tile table (NULL path: every class missing). */
 int ss_tiles_load(const char *path, struct ss_tiles *t, struct rt_sb *err);
+/* Load a table already parsed (name is used in messages); root is borrowed. */
+struct json_t;
+int ss_tiles_load_json(struct json_t *root, const char *name, struct ss_tiles *t, struct rt_sb *err);
+/* Mark class c as using factor f (broken: fast but wrong answers). */
+void ss_tiles_set(struct ss_tiles *t, enum ss_class c, double f, bool broken);
 /* Duration of one step in ns: prefill_tokens prompt tokens and batch
  * decoding sequences. */
 int64_t ss_step_ns(const struct ss_config *cfg, const struct ss_tiles *t, long prefill_tokens,
@@ -188,7 +200,60 @@ void ss_trace_step(const struct ss_config *cfg, const struct ss_tiles *t, int64_
 		   long prefill_tokens, long batch);
 void ss_trace_close(void);
 
+/* Counters for /metrics (read with ss_sched_stats). */
+struct ss_stats {
+	long running;             /* sequences in the running set */
+	long waiting;             /* requests queued, not admitted */
+	long long prompt_tokens;  /* prompt tokens prefilled so far */
+	long long gen_tokens;     /* tokens generated so far */
+	long long done_stop;      /* requests finished with "stop" */
+	long long done_length;    /* requests finished with "length" */
+};
+void ss_sched_stats(struct ss_stats *out);
+
+/* ---- aiter.c: AITER tuned GEMM CSVs ---- */
+/* Read the files AITER_CONFIG_GEMM_BF16 names (':'-separated, merged as
+ * AITER merges them) and set one factor per shape class in t from the row
+ * AITER would pick; a class without a row falls back to torch (slow). */
+int ss_aiter_load(const char *paths, struct ss_tiles *t, struct rt_sb *log, struct rt_sb *err);
+
+/* ---- persona.c ---- */
+enum ss_persona {
+	SS_PERSONA_NONE = 0,  /* plain simserve flags */
+	SS_PERSONA_VLLM,      /* vllm serve MODEL ... */
+	SS_PERSONA_LLAMA,     /* llama-server -m FILE ... */
+	SS_PERSONA_SGLANG,    /* python -m sglang.launch_server --model-path ... */
+};
+/* Which personality argv asks for: argv[1] == "--personality NAME" (removed
+ * from argv) or the program's name (vllm, llama-server); NONE otherwise. */
+enum ss_persona ss_persona_detect(int *argc, char **argv);
+/* Parse the real program's flags into cfg. On a bad command line it prints
+ * the real program's message and returns its exit status (> 0); 0 on success. */
+int ss_persona_parse(enum ss_persona p, int argc, char **argv, struct ss_config *cfg);
+/* Tile table of the personality (--kernel-config, AITER CSVs); 0 or exit status. */
+int ss_persona_tiles(struct ss_tiles *t);
+/* Before listening: start-up logs, load time, graph capture, memory. False
+ * when a signal came meanwhile. */
+bool ss_persona_start(const sigset_t *set, bool (*wait)(const sigset_t *, double));
+/* After listening: the "ready" log lines. */
+void ss_persona_ready(int port);
+/* llama-server listens while it loads (its /health answers 503 meanwhile). */
+bool ss_persona_listens_early(void);
+/* Serve a personality route (/health, /v1/models, /version, /props,
+ * /get_server_info, /metrics, ...); false when url is not one of them. */
+bool ss_persona_route(struct MHD_Connection *c, const char *url, const char *method,
+		      int *result);
+/* The program's message when its port is taken. */
+void ss_persona_bind_error(void);
+/* A first-seen decode batch size (--log-recompiles) in the personality's words. */
+void ss_persona_log_recompile(long bs);
+enum ss_persona ss_persona_kind(void);
+/* Stop-time cleanup. */
+void ss_persona_free(void);
+
 /* ---- http.c ---- */
+/* Queue a complete response (adds X-Launch-Nonce when set). */
+int ss_http_reply(struct MHD_Connection *c, unsigned status, const char *body, const char *ctype);
 int ss_http_start(const struct ss_config *cfg, int *port, struct rt_sb *err);
 void ss_http_stop(void);
 

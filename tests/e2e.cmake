@@ -1,0 +1,12 @@
+# End to end, one per template of experiments/templates/: the template's own
+# engine command against simserve in that engine's personality (vllm,
+# llama-server, sglang wrappers in experiments/simserve/bin): baseline, a kept
+# change, a gated change, an engine that never gets ready, and a port taken
+# over mid-run. Plus the personalities' command lines, routes and logs.
+foreach(t vllm-nvidia vllm-rocm llama-server sglang)
+  string(REPLACE "-" "_" n ${t})
+  rt_add_test(test_template_${n} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/template_e2e.sh ${t}
+              NEEDS_GSM8K TIMEOUT 300 LABELS e2e)
+endforeach()
+rt_add_test(test_personality COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/personality.sh
+            NEEDS_GSM8K TIMEOUT 120 LABELS e2e)
