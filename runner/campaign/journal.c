@@ -181,7 +181,10 @@ struct fstate {
 static bool holds(const char *path, bool want_exists, const void *want, size_t want_len,
 		  int want_mode, struct fstate *cur)
 {
-	/* Unreadable counts as absent: the move below then writes it. */
+	/* Unreadable counts as absent: the move below then writes it. A failed
+	 * read leaves bytes untouched, so start from none. */
+	cur->bytes = NULL;
+	cur->len = 0;
 	cur->exists = rt_read_file(path, &cur->bytes, &cur->len, NULL) == 0;
 	cur->mode = cur->exists ? mode_of(path) : 0;
 	if (cur->exists != want_exists)
@@ -240,7 +243,7 @@ int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var
 		size_t want_len = to_cand ? f->after_len : f->before_len;
 		/* a table or file change keeps the mode; back to the best is the best's mode */
 		int want_mode = want_exists ? best_mode(db, cid, f->path) : 0;
-		struct fstate cur;
+		struct fstate cur = { 0 };
 		int64_t intent = 0;
 		if (!holds(f->path, want_exists, want, want_len, want_mode, &cur)) {
 			rc = intent_begin(db, cid, iter, f, to_cand ? "apply" : "revert", &cur,
