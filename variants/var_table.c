@@ -254,12 +254,12 @@ static void describe_edit(const struct var_def *v, const struct var_ctx *ctx, co
 			{
 				if (pass && json_object_get(e->old_entry, k))
 					continue;
-				char *a = var_tbl_val_text(json_object_get(e->old_entry, k));
-				char *b = var_tbl_val_text(json_object_get(e->new_entry, k));
-				if (!json_object_get(e->new_entry, k)) {
-					free(b);
-					b = xstrdup("unset");
-				}
+				json_t *ox = json_object_get(e->old_entry, k), *nx = json_object_get(e->new_entry, k);
+				/* numerically equal is unchanged: an entry holding an integer too
+				 * large for jansson reads back with every number as a real */
+				if (ox && nx && var_tbl_same(ox, nx))
+					continue;
+				char *a = var_tbl_val_text(ox), *b = var_tbl_val_text(nx);
 				if (strcmp(a, b) != 0)
 					rt_sb_addf(out, "%s%s %s -> %s", shown++ ? ", " : "", k, a, b);
 				free(a);

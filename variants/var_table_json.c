@@ -199,7 +199,7 @@ static int merge_fields(const struct jdoc *j, const struct var_member *entry, co
 		}
 		const struct var_member *m = &em.m[f];
 		json_t *old = member_json(j->d, m);
-		if (!old || !json_equal(old, x)) /* an unchanged field keeps its bytes */
+		if (!old || !var_tbl_same(old, x)) /* an unchanged field keeps its bytes */
 			var_splice_add(s, m->val_start, m->val_end, value_text(j, m->val_start, m->val_end, x));
 		json_decref(old);
 	}

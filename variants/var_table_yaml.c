@@ -326,7 +326,7 @@ static void merge_fields(struct ydoc *y, yaml_node_t *entry, const json_t *field
 			continue;
 		}
 		json_t *old = rt_yaml_to_json(&y->doc, node(y, entry->data.mapping.pairs.start[f].value), &ye);
-		if (!old || !json_equal(old, x)) /* an unchanged field keeps its bytes */
+		if (!old || !var_tbl_same(old, x)) /* an unchanged field keeps its bytes */
 			replace_value(y, entry, (size_t)f, &em.m[f], x, s);
 		json_decref(old);
 	}
