@@ -43,13 +43,14 @@ static const struct {
 	{ "notes", "SELECT * FROM notes ORDER BY id" },
 	{ "device_peaks", "SELECT * FROM device_peaks ORDER BY id" },
 	{ "findings", "SELECT * FROM findings ORDER BY id" },
+	{ "proposals", "SELECT * FROM proposals ORDER BY id" },
 	{ "blobs", "SELECT * FROM blobs ORDER BY rowid" },
 };
 
 const char *const db_export_tables[] = {
 	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
 	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
-	"device_peaks", "findings", "blobs",
+	"device_peaks", "findings", "proposals", "blobs",
 };
 const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
 

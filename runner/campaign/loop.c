@@ -182,9 +182,10 @@ static int reap_orphans(struct camp *c)
 /* What must hold before anything is measured. */
 static int preflight(const struct spec *s, struct rt_sb *err)
 {
-	if (s->strategy != AGENT_STRAT_LIST && s->strategy != AGENT_STRAT_GREEDY)
-		return rt_errf(err, RT_EUSAGE, "%s: strategy '%s' is not implemented yet (use list or greedy)",
-			       s->path, agent_strategy_name(s->strategy));
+	const struct agent_ops *ops = agent_ops_for(s->strategy);
+	if (!ops || (!ops->variants && !ops->search))
+		return rt_errf(err, RT_EUSAGE, "%s: strategy '%s' is not implemented yet (use list, greedy, "
+			       "coordinate, random, halving or model)", s->path, agent_strategy_name(s->strategy));
 	if (!s->gate.present)
 		return 0;
 	/* The gate's data must be there. */
@@ -341,9 +342,13 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, s
 	return rc;
 }
 
-/* A kept variant: flag and env changes live in the config, replayed here. */
-static int rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err)
+/* A kept variant: flag and env changes live in the config, replayed here
+ * (a space strategy's point from its stored proposal). */
+static int rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
 {
+	const char *variant = it->variant;
+	if (c->s->space)
+		return camp_space_rebuild(c, it->id, err);
 	for (size_t j = 0; j < c->s->n_variants; j++) {
 		const struct var_def *v = &c->s->variants[j];
 		if (strcmp(v->name, variant))
@@ -378,7 +383,7 @@ static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 			c->baseline_gate = its[i].gate_run_id;
 		}
 		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
-			rc = rebuild_kept(c, its[i].variant, err);
+			rc = rebuild_kept(c, &its[i], err);
 			c->best_iter = its[i].id;
 		}
 	}
@@ -401,6 +406,16 @@ static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 
 /* ---- the loop ---- */
 
+/* A search that stopped by itself says why, on the screen and in the store. */
+static void search_done(struct camp *c, const char *why)
+{
+	char *msg = xasprintf("search done: %s", why);
+	if (!c->o->quiet)
+		rep_progress_msg(&c->prog, msg);
+	fact(c, "search.done", why);
+	free(msg);
+}
+
 /* One change at a time until the strategy is done, the cap, a signal or
  * an error. */
 static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *err)
@@ -416,15 +431,24 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		size_t nh = 0;
 		struct agent_proposal p;
 		memset(&p, 0, sizeof(p));
-		int r = load_history(c, &hist, &nh, err);
-		if (!r)
-			r = agent_next(s->strategy, s->n_variants, hist, nh, &p, err);
+		int r = 0;
+		if (s->space) {
+			r = camp_space_next(c, &p, &c->gen, err);
+		} else if (!(r = load_history(c, &hist, &nh, err))) {
+			struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
+					       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
+			r = agent_next(&x, &p, err);
+		}
 		free(hist);
 		if (r <= 0) {
 			res->finished = r == 0;
+			if (r == 0 && p.note[0])
+				search_done(c, p.note);
 			return r;
 		}
 		int rc = camp_run_one(c, &p, err);
+		camp_gen_free(c->gen);
+		c->gen = NULL;
 		res->iterations++;
 		c->seq++;
 		if (rc)

@@ -23,6 +23,8 @@
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
+struct spec_space;
+
 /* ---- engine: a server started for every measurement ---- */
 struct spec_engine {
 	bool present;              /* false when the spec has no engine: */
@@ -369,6 +371,7 @@ struct spec {
 	size_t n_variants;
 	enum agent_strategy strategy;
 	int max_iterations;         /* 0: no cap */
+	struct spec_space *space;   /* space: (runner/spec/spec_space.h), NULL when none */
 };
 
 /*
