@@ -13,7 +13,8 @@
  *   pick     the untried valid point of largest expected improvement
  *            (ties: the seeded order);
  *   stop     when no untried point has even a 1% chance (under the model)
- *            to beat the best by min_gain.
+ *            to beat the best by min_gain, after three times the initial
+ *            design at least.
  *
  * Everything is recomputed from the observations on every call, so the
  * choice is a pure function of the history and the seed.
@@ -240,12 +241,19 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 			}
 		}
 	gp_fit(&g, y, bell, bnoise);
-	double fbest = (q->obs[b].value - mean) / sdev;
-	double braw = q->obs[b].value;
+	/* The incumbent: the best posterior mean among the measured points
+	 * (a noisy best observation would flatter it). */
+	double *kv = xcalloc(n + 1, sizeof(double));
+	double fbest = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		double mu, sd;
+		gp_predict(&g, x[i], kv, &mu, &sd);
+		fbest = fmax(fbest, mu);
+	}
+	double braw = fbest * sdev + mean;
 	double target = (braw + fabs(braw) * fmax(q->min_gain, 0) - mean) / sdev;
 	size_t nc;
 	uint64_t *cand = candidates(q, &nc);
-	double *kv = xcalloc(n + 1, sizeof(double));
 	double best_ei = -1, best_pi = 0;
 	long win = -1;
 	for (size_t k = 0; k < nc; k++) {
@@ -262,7 +270,7 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	int rc = 0;
 	if (win < 0) {
 		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
-	} else if (best_pi < MODEL_STOP_PI && !q->no_early_stop) {
+	} else if (best_pi < MODEL_STOP_PI && full >= 3 * n_init && !q->no_early_stop) {
 		snprintf(pk->reason, sizeof(pk->reason),
 			 "model: no untried point has a %.0f%% chance to beat the best by min_gain %.3g%% "
 			 "(GP over %zu points); stopping early", MODEL_STOP_PI * 100, q->min_gain * 100, n);

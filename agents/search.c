@@ -2,7 +2,8 @@
  * Strategies over a space that need no model (agents/space.h): `random`
  * (a seeded shuffle of the valid points, each tried once), `coordinate`
  * (from the best point, one parameter at a time, neighbours first, with a
- * pattern move along the last improvement) and `halving` (successive
+ * pattern move along the last improvement; a converged local search
+ * restarts from the seeded order, three local searches in all) and `halving` (successive
  * halving: brackets of nine points measured cheaply, the best third again
  * at a higher fidelity, the best of those in full). Each is a pure function
  * of the observations and the seed.
@@ -38,37 +39,58 @@ int agent_search_random(const struct agent_search *q, struct agent_pick *pk)
 
 /* ---- coordinate ---- */
 
+/* Local searches before coordinate stops by itself (with early stop on). */
+#define COORD_RUNS 3
+
 static bool ordered(const struct agent_param *p)
 {
 	return p->kind != AGENT_PARAM_CHOICE;
 }
 
-/* Try code as the pick: valid and not yet measured. */
-static bool offer(const struct agent_search *q, uint64_t code, struct agent_pick *pk)
+/* One local search as of step n: its observations are [from, n); a point
+ * counts as measured when any of the first n observations measured it. */
+struct coord {
+	const struct agent_search *q; /* the whole history */
+	size_t from;                  /* the run's first observation */
+	size_t n;                     /* the step: observations known then */
+};
+
+static bool measured_then(const struct coord *k, uint64_t code)
 {
-	if (agent_measured(q, code, 1) || !agent_point_valid(q->sp, code, NULL))
+	struct agent_search h = *k->q;
+	h.n_obs = k->n;
+	return agent_measured(&h, code, 1);
+}
+
+/* Try code as the pick: valid and not yet measured. */
+static bool offer(const struct coord *k, uint64_t code, struct agent_pick *pk)
+{
+	if (measured_then(k, code) || !agent_point_valid(k->q->sp, code, NULL))
 		return false;
 	pk->code = code;
 	pk->fidelity = 1;
 	return true;
 }
 
-/* The best feasible full observation among the first n. */
-static long best_before(const struct agent_search *q, size_t n)
+/* The best feasible full observation of the run among [from, to), or -1. */
+static long run_best(const struct coord *k, size_t to)
 {
-	struct agent_search h = *q;
-	h.n_obs = n;
-	return agent_best_obs(&h);
+	long best = -1;
+	const struct agent_obs *o = k->q->obs;
+	for (size_t i = k->from; i < to; i++)
+		if (o[i].fidelity >= 1 && !isnan(o[i].value) && (best < 0 || o[i].value > o[best].value))
+			best = (long)i;
+	return best;
 }
 
 /* The pattern move: from the best, again the step that led to it. */
-static bool pattern_move(const struct agent_search *q, long b, struct agent_pick *pk)
+static bool pattern_move(const struct coord *k, long b, struct agent_pick *pk)
 {
-	long prev = best_before(q, (size_t)b);
+	long prev = run_best(k, (size_t)b);
 	if (prev < 0)
 		return false;
-	const struct agent_space *sp = q->sp;
-	uint64_t from = q->obs[prev].code, at = q->obs[b].code, c = at;
+	const struct agent_space *sp = k->q->sp;
+	uint64_t from = k->q->obs[prev].code, at = k->q->obs[b].code, c = at;
 	bool moved = false;
 	for (size_t i = 0; i < sp->n_params; i++) {
 		if (!ordered(&sp->params[i]))
@@ -81,7 +103,7 @@ static bool pattern_move(const struct agent_search *q, long b, struct agent_pick
 			moved = true;
 		}
 	}
-	if (!moved || !offer(q, c, pk))
+	if (!moved || !offer(k, c, pk))
 		return false;
 	char *t = agent_point_text(sp, c);
 	snprintf(pk->reason, sizeof(pk->reason), "coordinate: pattern move along the last improvement to %s", t);
@@ -90,34 +112,32 @@ static bool pattern_move(const struct agent_search *q, long b, struct agent_pick
 }
 
 /* The nearest valid neighbour of at along parameter i in direction dir
- * (an ordered parameter: the next index that a restriction allows). */
-static bool neighbour(const struct agent_search *q, uint64_t at, size_t i, int dir, struct agent_pick *pk)
+ * (an ordered parameter: the next index that the restrictions allow). */
+static bool neighbour(const struct coord *k, uint64_t at, size_t i, int dir, struct agent_pick *pk)
 {
-	const struct agent_space *sp = q->sp;
+	const struct agent_space *sp = k->q->sp;
 	long r = (long)json_array_size(sp->params[i].values);
-	for (long k = (long)agent_point_index(sp, at, i) + dir; k >= 0 && k < r; k += dir) {
-		uint64_t c = agent_point_with(sp, at, i, (size_t)k);
-		if (!agent_point_valid(sp, c, NULL))
-			continue;
-		return offer(q, c, pk);
+	for (long x = (long)agent_point_index(sp, at, i) + dir; x >= 0 && x < r; x += dir) {
+		uint64_t c = agent_point_with(sp, at, i, (size_t)x);
+		if (agent_point_valid(sp, c, NULL))
+			return offer(k, c, pk);
 	}
 	return false;
 }
 
 /* Every neighbour of the best, one parameter at a time, in parameter order. */
-static bool neighbours(const struct agent_search *q, uint64_t at, struct agent_pick *pk, size_t *tried)
+static bool neighbours(const struct coord *k, uint64_t at, struct agent_pick *pk)
 {
-	const struct agent_space *sp = q->sp;
+	const struct agent_space *sp = k->q->sp;
 	for (size_t i = 0; i < sp->n_params; i++) {
 		const struct agent_param *p = &sp->params[i];
 		bool hit = false;
 		if (ordered(p)) {
-			hit = neighbour(q, at, i, +1, pk) || neighbour(q, at, i, -1, pk);
+			hit = neighbour(k, at, i, +1, pk) || neighbour(k, at, i, -1, pk);
 		} else {
-			for (size_t k = 0; k < json_array_size(p->values) && !hit; k++)
-				hit = k != agent_point_index(sp, at, i) && offer(q, agent_point_with(sp, at, i, k), pk);
+			for (size_t x = 0; x < json_array_size(p->values) && !hit; x++)
+				hit = x != agent_point_index(sp, at, i) && offer(k, agent_point_with(sp, at, i, x), pk);
 		}
-		(*tried)++;
 		if (hit) {
 			char *t = agent_point_text(sp, pk->code);
 			snprintf(pk->reason, sizeof(pk->reason), "coordinate: neighbour of the best along %s: %s",
@@ -129,45 +149,72 @@ static bool neighbours(const struct agent_search *q, uint64_t at, struct agent_p
 	return false;
 }
 
-/* The first point: the middle of every parameter, else the seeded order. */
-static bool start(const struct agent_search *q, struct agent_pick *pk)
+/* A run's first point: the middle of every parameter for the first run,
+ * else (or when that is taken) the next untried point of the seeded order. */
+static bool start(const struct coord *k, int run, struct agent_pick *pk)
 {
-	const struct agent_space *sp = q->sp;
+	const struct agent_space *sp = k->q->sp;
 	uint64_t c = 0;
 	for (size_t i = 0; i < sp->n_params; i++)
 		c = agent_point_with(sp, c, i, (json_array_size(sp->params[i].values) - 1) / 2);
-	if (offer(q, c, pk)) {
+	if (run == 0 && offer(k, c, pk)) {
 		snprintf(pk->reason, sizeof(pk->reason), "coordinate: start at the middle of every parameter");
 		return true;
 	}
-	uint64_t *perm = agent_shuffled(q, 0);
+	uint64_t *perm = agent_shuffled(k->q, 3);
 	bool hit = false;
-	for (size_t k = 0; k < q->n_valid && !hit; k++)
-		hit = offer(q, perm[k], pk);
+	for (size_t i = 0; i < k->q->n_valid && !hit; i++)
+		hit = offer(k, perm[i], pk);
 	free(perm);
 	if (hit)
-		snprintf(pk->reason, sizeof(pk->reason), "coordinate: no feasible point yet; a point of the seeded order");
+		snprintf(pk->reason, sizeof(pk->reason), "coordinate: local search %d starts at a point of the seeded "
+			 "order", run + 1);
 	return hit;
+}
+
+/* The local search's next point: 1, or 0 when it converged (or the run
+ * has a best and every neighbour of it was measured). */
+static int local_step(const struct coord *k, int run, struct agent_pick *pk)
+{
+	long b = run_best(k, k->n);
+	if (b < 0)
+		return start(k, run, pk) ? 1 : 0;
+	return pattern_move(k, b, pk) || neighbours(k, k->q->obs[b].code, pk);
 }
 
 int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
 {
-	long b = agent_best_obs(q);
-	size_t tried = 0;
-	if (b < 0) {
-		if (start(q, pk))
-			return 1;
-		snprintf(pk->reason, sizeof(pk->reason), "coordinate: every valid point failed");
-		return 0;
+	/* The runs so far: an observation made when the run before it had
+	 * converged started a new one. */
+	struct coord k = { q, 0, 0 };
+	int run = 0;
+	struct agent_pick tmp;
+	for (k.n = 1; k.n < q->n_obs; k.n++) {
+		if (!local_step(&k, run, &tmp)) {
+			k.from = k.n;
+			run++;
+		}
 	}
-	snprintf(pk->state, sizeof(pk->state), "{\"best\":%llu}", (unsigned long long)q->obs[b].code);
-	if (pattern_move(q, b, pk) || neighbours(q, q->obs[b].code, pk, &tried))
+	k.n = q->n_obs;
+	long gb = agent_best_obs(q);
+	snprintf(pk->state, sizeof(pk->state), "{\"run\":%d,\"run_from\":%zu,\"best\":%lld}", run + 1, k.from,
+		 gb < 0 ? -1LL : (long long)q->obs[gb].code);
+	if (local_step(&k, run, pk))
 		return 1;
-	char *t = agent_point_text(q->sp, q->obs[b].code);
-	snprintf(pk->reason, sizeof(pk->reason),
-		 "coordinate: converged: every neighbour of the best (%s) was measured and none beat it", t);
+	long b = run_best(&k, k.n);
+	char *t = b >= 0 ? agent_point_text(q->sp, q->obs[b].code) : xstrdup("no feasible point");
+	bool more = (q->no_early_stop || run + 1 < COORD_RUNS) && start(&k, run + 1, pk);
+	if (more) {
+		char *why = xasprintf("coordinate: local search %d converged at %s; %s", run + 1, t,
+				      pk->reason + strlen("coordinate: "));
+		snprintf(pk->reason, sizeof(pk->reason), "%s", why);
+		free(why);
+	} else {
+		snprintf(pk->reason, sizeof(pk->reason), "coordinate: converged %d time%s (last at %s): every "
+			 "neighbour of each local best was measured and none beat it", run + 1, run ? "s" : "", t);
+	}
 	free(t);
-	return 0;
+	return more;
 }
 
 /* ---- halving ---- */

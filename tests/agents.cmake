@@ -21,3 +21,4 @@ rt_add_test(test_search_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/search_e
 if(TARGET test_search_e2e)
   add_dependencies(spacebench ratchet)
 endif()
+rt_add_bench(search SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_search.c LIBS rt_agents rt_base)
