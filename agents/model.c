@@ -28,6 +28,9 @@
 
 /* Model candidates scored at most (a larger space: a seeded sample). */
 #define MODEL_MAX_CAND 20000
+/* Observations the GP is fitted on at most: the best ones (the region
+ * expected improvement looks at), so a step stays fast. */
+#define MODEL_MAX_TRAIN 80
 /* Chance of beating the best by min_gain below which the search stops. */
 #define MODEL_STOP_PI 0.01
 
@@ -151,6 +154,39 @@ static double Phi(double z)
 	return 0.5 * erfc(-z / sqrt(2));
 }
 
+/* One observation for the ranking in keep_best. */
+struct ranked {
+	uint64_t x; /* the point */
+	double y;   /* its value, NAN infeasible */
+	size_t at;  /* its position in the history (ties) */
+};
+
+static int by_value(const void *a, const void *b)
+{
+	const struct ranked *p = a, *q = b;
+	double u = isnan(p->y) ? -INFINITY : p->y, v = isnan(q->y) ? -INFINITY : q->y;
+	if (u != v)
+		return u > v ? -1 : 1;
+	return p->at < q->at ? -1 : p->at > q->at;
+}
+
+/* At most MODEL_MAX_TRAIN observations: the best, in history order. */
+static size_t keep_best(uint64_t *x, double *y, size_t n)
+{
+	if (n <= MODEL_MAX_TRAIN)
+		return n;
+	struct ranked *r = xcalloc(n, sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){ x[i], y[i], i };
+	qsort(r, n, sizeof(*r), by_value);
+	for (size_t i = 0; i < MODEL_MAX_TRAIN; i++) {
+		x[i] = r[i].x;
+		y[i] = r[i].y;
+	}
+	free(r);
+	return MODEL_MAX_TRAIN;
+}
+
 /* The training set: full-fidelity observations, the infeasible ones at the
  * worst feasible value; standardised. Returns how many. */
 static size_t training(const struct agent_search *q, uint64_t *x, double *y, double *mean, double *sdev)
@@ -162,9 +198,12 @@ static size_t training(const struct agent_search *q, uint64_t *x, double *y, dou
 			continue;
 		x[n] = q->obs[i].code;
 		y[n++] = q->obs[i].value;
-		if (!isnan(q->obs[i].value)) {
-			lo = fmin(lo, q->obs[i].value);
-			s += q->obs[i].value;
+	}
+	n = keep_best(x, y, n);
+	for (size_t i = 0; i < n; i++) {
+		if (!isnan(y[i])) {
+			lo = fmin(lo, y[i]);
+			s += y[i];
 			nf++;
 		}
 	}
@@ -229,7 +268,7 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	size_t n = training(q, x, y, &mean, &sdev);
 	struct gp g = { .sp = q->sp, .x = x, .n = n, .l = xcalloc(n * n, sizeof(double)),
 			.alpha = xcalloc(n, sizeof(double)) };
-	static const double ells[] = { 0.15, 0.3, 0.6, 1.2 }, noises[] = { 1e-3, 1e-2, 1e-1 };
+	static const double ells[] = { 0.15, 0.3, 0.6, 1.2 }, noises[] = { 1e-2, 1e-1, 0.3 };
 	double best_ll = -INFINITY, bell = 0.3, bnoise = 1e-2;
 	for (size_t i = 0; i < RT_ARRAY_SIZE(ells); i++)
 		for (size_t j = 0; j < RT_ARRAY_SIZE(noises); j++) {
