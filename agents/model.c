@@ -222,19 +222,13 @@ static size_t training(const struct agent_search *q, uint64_t *x, double *y, dou
 /* The first points: the seeded order. */
 static int model_start(const struct agent_search *q, size_t n_init, size_t have, struct agent_pick *pk)
 {
-	uint64_t *perm = agent_shuffled(q, 1);
-	int rc = 0;
-	for (size_t k = 0; k < q->n_valid && !rc; k++) {
-		if (agent_measured(q, perm[k], 1))
-			continue;
-		pk->code = perm[k];
-		pk->fidelity = 1;
-		snprintf(pk->reason, sizeof(pk->reason), "model: initial design, point %zu of %zu (seeded)",
-			 have + 1, n_init);
-		rc = 1;
-	}
-	free(perm);
-	return rc;
+	size_t k;
+	if (!agent_first_untried(q, 1, &pk->code, &k))
+		return 0;
+	pk->fidelity = 1;
+	snprintf(pk->reason, sizeof(pk->reason), "model: initial design, point %zu of %zu (seeded)", have + 1,
+		 n_init);
+	return 1;
 }
 
 /* The candidates: every untried valid point, or a seeded sample of them. */

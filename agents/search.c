@@ -19,22 +19,15 @@
 
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk)
 {
-	uint64_t *perm = agent_shuffled(q, 0);
-	int rc = 0;
-	for (size_t k = 0; k < q->n_valid && !rc; k++) {
-		if (agent_measured(q, perm[k], 1))
-			continue;
-		pk->code = perm[k];
-		pk->fidelity = 1;
-		snprintf(pk->reason, sizeof(pk->reason), "random: point %zu of %zu in the seeded order", k + 1,
-			 q->n_valid);
-		snprintf(pk->state, sizeof(pk->state), "{\"position\":%zu}", k);
-		rc = 1;
-	}
-	if (!rc)
+	size_t k;
+	if (!agent_first_untried(q, 0, &pk->code, &k)) {
 		snprintf(pk->reason, sizeof(pk->reason), "random: all %zu valid points measured", q->n_valid);
-	free(perm);
-	return rc;
+		return 0;
+	}
+	pk->fidelity = 1;
+	snprintf(pk->reason, sizeof(pk->reason), "random: point %zu of %zu in the seeded order", k + 1, q->n_valid);
+	snprintf(pk->state, sizeof(pk->state), "{\"position\":%zu}", k);
+	return 1;
 }
 
 /* ---- coordinate ---- */

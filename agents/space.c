@@ -153,6 +153,21 @@ uint64_t *agent_shuffled(const struct agent_search *q, uint64_t salt)
 	return p;
 }
 
+bool agent_first_untried(const struct agent_search *q, uint64_t salt, uint64_t *code, size_t *pos)
+{
+	uint64_t *perm = agent_shuffled(q, salt);
+	size_t k = 0;
+	while (k < q->n_valid && agent_measured(q, perm[k], 1))
+		k++;
+	bool hit = k < q->n_valid;
+	if (hit) {
+		*code = perm[k];
+		*pos = k;
+	}
+	free(perm);
+	return hit;
+}
+
 long agent_best_obs(const struct agent_search *q)
 {
 	long best = -1;

@@ -144,6 +144,9 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk);
 
 /* The valid points in the order of a seeded shuffle (caller frees). */
 uint64_t *agent_shuffled(const struct agent_search *q, uint64_t salt);
+/* The first point of the seeded order (salt) not yet measured in full:
+ * true with *code and *pos (its position in that order), false when none. */
+bool agent_first_untried(const struct agent_search *q, uint64_t salt, uint64_t *code, size_t *pos);
 /* The best full-fidelity feasible observation, or -1. */
 long agent_best_obs(const struct agent_search *q);
 /* Was the point measured at fidelity >= f (any outcome)? */

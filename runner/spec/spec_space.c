@@ -140,20 +140,32 @@ static json_t *list_values(struct spec_ld *ld, yaml_node_t *vn, const char *vp, 
 	return json_incref(j);
 }
 
+/* The one key of keys[0..n) the item has (nodes: their values), or -1
+ * after reporting two (two: a format with both names) or none. */
+static int one_key(struct spec_ld *ld, yaml_node_t *it, const char *ip, const char *const *keys, int n,
+		   yaml_node_t **nodes, const char *two, const char *none)
+{
+	int first, second;
+	int got = spec_which_keys(ld, it, keys, n, nodes, &first, &second);
+	if (got > 1) {
+		char *msg = xasprintf(two, keys[first], keys[second]);
+		spec_lerr(ld, nodes[second], ip, "%s", msg);
+		free(msg);
+	} else if (!got) {
+		spec_lerr(ld, it, ip, "%s", none);
+	}
+	return got == 1 ? first : -1;
+}
+
 /* The parameter's values from the one value key it has. */
 static bool param_values(struct spec_ld *ld, yaml_node_t *it, const char *ip, struct agent_param *p)
 {
 	yaml_node_t *nodes[RT_ARRAY_SIZE(value_keys)];
-	int first, second;
-	int n = spec_which_keys(ld, it, value_keys, (int)RT_ARRAY_SIZE(value_keys), nodes, &first, &second);
-	if (n != 1) {
-		if (n > 1)
-			spec_lerr(ld, nodes[second], ip, "two value lists ('%s' and '%s'); give one",
-				  value_keys[first], value_keys[second]);
-		else
-			spec_lerr(ld, it, ip, "no values: give one of range, pow2, values, choices, bool");
+	int first = one_key(ld, it, ip, value_keys, (int)RT_ARRAY_SIZE(value_keys), nodes,
+			    "two value lists ('%s' and '%s'); give one",
+			    "no values: give one of range, pow2, values, choices, bool");
+	if (first < 0)
 		return false;
-	}
 	char *vp = spec_path_join(ip, value_keys[first]);
 	json_t *j = spec_node_json(ld, nodes[first], vp);
 	p->kind = (enum agent_param_kind)first;
@@ -187,16 +199,11 @@ struct binding {
 static bool binding_of(struct spec_ld *ld, yaml_node_t *it, const char *ip, const char *pname, struct binding *b)
 {
 	yaml_node_t *nodes[RT_ARRAY_SIZE(bind_keys)];
-	int first, second;
-	int n = spec_which_keys(ld, it, bind_keys, (int)RT_ARRAY_SIZE(bind_keys), nodes, &first, &second);
-	if (n != 1) {
-		if (n > 1)
-			spec_lerr(ld, nodes[second], ip, "two bindings ('%s' and '%s'); a parameter sets one thing",
-				  bind_keys[first], bind_keys[second]);
-		else
-			spec_lerr(ld, it, ip, "no binding: give one of table, flag, env, template");
+	int first = one_key(ld, it, ip, bind_keys, (int)RT_ARRAY_SIZE(bind_keys), nodes,
+			    "two bindings ('%s' and '%s'); a parameter sets one thing",
+			    "no binding: give one of table, flag, env, template");
+	if (first < 0)
 		return false;
-	}
 	char *bp = spec_path_join(ip, bind_keys[first]);
 	b->kind = (enum spec_bind)first;
 	b->j = spec_node_json(ld, nodes[first], bp);
