@@ -74,6 +74,30 @@ sqlite3 c.db "SELECT reason FROM proposals" | grep -q 'target 2 of 3 (env SPACE_
 sqlite3 c.db "SELECT value FROM env_facts WHERE key = 'search.done'" | grep -q . &&
 	ok "the search says why it stopped: $(sqlite3 c.db "SELECT value FROM env_facts WHERE key = 'search.done'" | cut -c1-120)" ||
 	no "no search.done fact"
+# A template target: the file is rendered with the point's values.
+mkdir -p "$W/tmpl" && cd "$W/tmpl"
+printf 'speed {{S}}\n' > k.conf.in
+printf 'speed 1\n' > k.conf
+cat > spec.yaml <<'EOS'
+name: search-template
+benchmarks:
+  - name: b
+    command: [/bin/sh, -c, 'awk "{print \"{\\\"x\\\": \" \$2 \"}\"}" {workdir}/k.conf']
+    metrics: {x: /x}
+objective: {metric: b.x, goal: max, min_gain: 2%}
+repeats: {min: 2, max: 3}
+strategy: coordinate
+space:
+  parameters:
+    - {name: S, range: [1, 9], template: {source: k.conf.in, target: k.conf}}
+EOS
+rc=0
+"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
+if [ $rc -eq 0 ] && grep -qx 'speed 9' k.conf; then
+	ok "template: rendered and kept up to the best value: $(cat k.conf)"
+else
+	cat run.out; no "template: k.conf is '$(cat k.conf)' (exit $rc)"
+fi
 # kill -9 in the middle of a model search, then --resume: the same proposals.
 setup "$W/ref" model 0
 (cd "$W/ref" && "$RATCHET_BIN" --db c.db run --quiet --max-iterations 30 spec.yaml > run.out 2>&1) || no "reference run failed"
