@@ -5,7 +5,8 @@
  *   start    the first few points come from the seeded order;
  *   fit      a GP (Matern 5/2 kernel over the parameters' value positions
  *            scaled to [0, 1], a categorical parameter at distance 1 when
- *            it differs) on the standardised full-fidelity values; failed,
+ *            it differs, one length scale per parameter) on the
+ *            standardised full-fidelity values; failed,
  *            gated and invalid points are infeasible and enter as the worst
  *            value seen, which steers the search away from them; the
  *            length scale and the noise come from a small grid by marginal
@@ -38,8 +39,9 @@
  * stopping short of the optimum with the plain posterior). */
 #define MODEL_STOP_SD 2.0
 
-/* Squared distance between two points. */
-static double dist2(const struct agent_space *sp, uint64_t a, uint64_t b)
+/* Squared distance between two points, parameter i's position difference
+ * (scaled to [0, 1]; a categorical one 0 or 1) weighted by w[i]. */
+static double dist2(const struct agent_space *sp, const double *w, uint64_t a, uint64_t b)
 {
 	double d2 = 0;
 	for (size_t i = 0; i < sp->n_params; i++) {
@@ -48,16 +50,16 @@ static double dist2(const struct agent_space *sp, uint64_t a, uint64_t b)
 		a /= r;
 		b /= r;
 		if (sp->params[i].kind == AGENT_PARAM_CHOICE)
-			d2 += ia != ib;
+			d2 += w[i] * (ia != ib);
 		else if (r > 1)
-			d2 += ((double)ia - (double)ib) * ((double)ia - (double)ib) / ((double)(r - 1) * (r - 1));
+			d2 += w[i] * ((double)ia - (double)ib) * ((double)ia - (double)ib) / ((double)(r - 1) * (r - 1));
 	}
 	return d2;
 }
 
-static double matern52(double d2, double ell)
+static double matern52(double d2)
 {
-	double r = sqrt(5.0 * d2) / ell;
+	double r = sqrt(5.0 * d2);
 	return (1 + r + r * r / 3) * exp(-r);
 }
 
@@ -108,16 +110,16 @@ struct gp {
 	size_t n;                     /* how many */
 	double *l;                    /* Cholesky factor of K + noise I */
 	double *alpha;                /* (K + noise I)^-1 y */
-	double ell;                   /* length scale */
+	double *w;                    /* per parameter: 1 / length scale^2 */
 };
 
-/* Factor K for (ell, noise); the log marginal likelihood, or -INFINITY. */
-static double gp_fit(struct gp *g, const double *y, double ell, double noise)
+/* Factor K for g->w and noise; the log marginal likelihood, or -INFINITY. */
+static double gp_fit(struct gp *g, const double *y, double noise)
 {
 	size_t n = g->n;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j <= i; j++)
-			g->l[i * n + j] = matern52(dist2(g->sp, g->x[i], g->x[j]), ell) + (i == j ? noise : 0);
+			g->l[i * n + j] = matern52(dist2(g->sp, g->w, g->x[i], g->x[j])) + (i == j ? noise : 0);
 	if (!cholesky(g->l, n))
 		return -INFINITY;
 	memcpy(g->alpha, y, n * sizeof(*y));
@@ -128,7 +130,6 @@ static double gp_fit(struct gp *g, const double *y, double ell, double noise)
 		logdet += log(g->l[i * n + i]);
 	}
 	bsolve(g->l, n, g->alpha);
-	g->ell = ell;
 	return -0.5 * fit - logdet;
 }
 
@@ -137,7 +138,7 @@ static void gp_predict(const struct gp *g, uint64_t c, double *kv, double *mu, d
 {
 	double m = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		kv[i] = matern52(dist2(g->sp, c, g->x[i]), g->ell);
+		kv[i] = matern52(dist2(g->sp, g->w, c, g->x[i]));
 		m += kv[i] * g->alpha[i];
 	}
 	fsolve(g->l, g->n, kv);
@@ -247,6 +248,42 @@ static uint64_t *candidates(const struct agent_search *q, size_t *nc)
 	return perm;
 }
 
+/* The hyperparameters by marginal likelihood: one length scale and the
+ * noise on a grid, then each parameter's length scale halved or doubled
+ * in turn when that fits better (automatic relevance, one pass). */
+static void fit_hyper(struct gp *g, const double *y, double *ell, double *noise)
+{
+	static const double ells[] = { 0.15, 0.3, 0.6, 1.2 }, noises[] = { 1e-2, 1e-1, 0.3, 1 }, mults[] = { 4, 0.25 };
+	size_t d = g->sp->n_params;
+	double best = -INFINITY;
+	*ell = 0.3;
+	*noise = 1e-1;
+	for (size_t i = 0; i < RT_ARRAY_SIZE(ells); i++)
+		for (size_t j = 0; j < RT_ARRAY_SIZE(noises); j++) {
+			for (size_t k = 0; k < d; k++)
+				g->w[k] = 1 / (ells[i] * ells[i]);
+			double ll = gp_fit(g, y, noises[j]);
+			if (ll > best) {
+				best = ll;
+				*ell = ells[i];
+				*noise = noises[j];
+			}
+		}
+	for (size_t k = 0; k < d; k++)
+		g->w[k] = 1 / (*ell * *ell);
+	for (size_t k = 0; k < d; k++)
+		for (size_t m = 0; m < RT_ARRAY_SIZE(mults); m++) {
+			double keep = g->w[k];
+			g->w[k] = keep * mults[m];
+			double ll = gp_fit(g, y, *noise);
+			if (ll > best)
+				best = ll;
+			else
+				g->w[k] = keep;
+		}
+	gp_fit(g, y, *noise);
+}
+
 int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 {
 	size_t n_init = q->n_valid / 40;
@@ -265,19 +302,9 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	double *y = xcalloc(full, sizeof(*y)), mean, sdev;
 	size_t n = training(q, x, y, &mean, &sdev);
 	struct gp g = { .sp = q->sp, .x = x, .n = n, .l = xcalloc(n * n, sizeof(double)),
-			.alpha = xcalloc(n, sizeof(double)) };
-	static const double ells[] = { 0.15, 0.3, 0.6, 1.2 }, noises[] = { 1e-2, 1e-1, 0.3 };
-	double best_ll = -INFINITY, bell = 0.3, bnoise = 1e-2;
-	for (size_t i = 0; i < RT_ARRAY_SIZE(ells); i++)
-		for (size_t j = 0; j < RT_ARRAY_SIZE(noises); j++) {
-			double ll = gp_fit(&g, y, ells[i], noises[j]);
-			if (ll > best_ll) {
-				best_ll = ll;
-				bell = ells[i];
-				bnoise = noises[j];
-			}
-		}
-	gp_fit(&g, y, bell, bnoise);
+			.alpha = xcalloc(n, sizeof(double)), .w = xcalloc(q->sp->n_params + 1, sizeof(double)) };
+	double bell, bnoise;
+	fit_hyper(&g, y, &bell, &bnoise);
 	/* The incumbent: the best posterior mean among the measured points
 	 * (a noisy best observation would flatter it). */
 	double *kv = xcalloc(n + 1, sizeof(double));
@@ -326,6 +353,7 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	free(cand);
 	free(g.l);
 	free(g.alpha);
+	free(g.w);
 	free(x);
 	free(y);
 	return rc;
