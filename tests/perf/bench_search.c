@@ -177,6 +177,18 @@ static int load_sweep(struct sweep *w, const char *path)
 	return rc || w->best == -INFINITY ? -1 : 0;
 }
 
+static void sweep_release(struct sweep *w)
+{
+	for (size_t i = 0; i < w->n_valid; i++)
+		free(w->samples[i]);
+	free(w->samples);
+	free(w->n_samples);
+	free(w->median);
+	free(w->valid);
+	free(w->name);
+	agent_space_release(&w->sp);
+}
+
 /* One measurement: the median of draws from the recorded samples. */
 static double measure(const struct sweep *w, long k, double fidelity, struct rt_rand *r)
 {
@@ -304,9 +316,10 @@ int main(int argc, char **argv)
 		if (load_sweep(&w, files[i])) {
 			fprintf(stderr, "bench_search: %s: cannot replay\n", files[i]);
 			fails++;
-			continue;
+		} else {
+			fails += bench_space(&w);
 		}
-		fails += bench_space(&w);
+		sweep_release(&w);
 	}
 	globfree(&g);
 	free(extra);
