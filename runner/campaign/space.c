@@ -25,15 +25,34 @@ void camp_gen_free(struct camp_gen *g)
 	free(g);
 }
 
-/* An outcome's value for the strategy: the candidate's objective, higher
- * is better; NAN when infeasible. *skip: not an observation (interrupted
- * or unfinished: the point is proposed again). */
-static double outcome_value(const struct camp *c, const struct db_iteration *it, bool *skip)
+/*
+ * The strategy's values, one per iteration: relative to the baseline (1),
+ * higher is better, chained through the A/B ratios: a candidate is worth
+ * its parent's value (the best it was measured against) times the ratio of
+ * the candidate's median to the best arm's median in the same comparison.
+ * The paired ratio cancels what drifts between iterations (a shared host's
+ * load, a warming GPU), which the absolute medians would carry into the
+ * model. NAN when infeasible (failed, gated, invalid) or not comparable.
+ */
+static double *chain_values(const struct camp *c, const struct db_iteration *its, size_t n)
 {
-	*skip = !db_iter_state_final(it->state) || it->state == DB_ITER_INTERRUPTED;
-	if (it->state == DB_ITER_FAILED || it->state == DB_ITER_GATED || it->state == DB_ITER_INVALID)
-		return NAN;
-	return c->s->objective.goal == SPEC_GOAL_MIN ? -it->obj_cand : it->obj_cand;
+	double *v = xcalloc(n + 1, sizeof(*v));
+	bool lower = c->s->objective.goal == SPEC_GOAL_MIN;
+	for (size_t i = 0; i < n; i++) {
+		const struct db_iteration *it = &its[i];
+		double pv = NAN;
+		for (size_t k = i; k-- > 0 && isnan(pv);)
+			if (its[k].id == it->parent_id)
+				pv = v[k];
+		double ratio = lower ? it->obj_best / it->obj_cand : it->obj_cand / it->obj_best;
+		if (!strcmp(it->kind, "baseline"))
+			v[i] = 1;
+		else if (it->state == DB_ITER_FAILED || it->state == DB_ITER_GATED || it->state == DB_ITER_INVALID)
+			v[i] = NAN;
+		else
+			v[i] = isfinite(ratio) && ratio > 0 ? (isnan(pv) ? 1 : pv) * ratio : NAN;
+	}
+	return v;
 }
 
 /* The observations of every target, from the store. */
@@ -55,6 +74,7 @@ static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
 		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
 	for (size_t t = 0; t < sp->n_targets; t++)
 		o->obs[t] = xcalloc(np + 1, sizeof(**o->obs));
+	double *val = rc ? NULL : chain_values(c, its, ni);
 	size_t k = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
 		while (k < ni && its[k].id < ps[i].iteration_id)
@@ -62,8 +82,9 @@ static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
 		if (k == ni || its[k].id != ps[i].iteration_id || ps[i].target < 0 ||
 		    (size_t)ps[i].target >= sp->n_targets)
 			continue;
-		bool skip;
-		double v = outcome_value(c, &its[k], &skip);
+		/* interrupted or unfinished: not an observation (proposed again) */
+		bool skip = !db_iter_state_final(its[k].state) || its[k].state == DB_ITER_INTERRUPTED;
+		double v = val[k];
 		json_t *pj = json_loads(ps[i].point, 0, NULL);
 		uint64_t code;
 		size_t t = (size_t)ps[i].target;
@@ -71,6 +92,7 @@ static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
 			o->obs[t][o->n[t]++] = (struct agent_obs){ code, v, ps[i].fidelity };
 		json_decref(pj);
 	}
+	free(val);
 	db_proposals_free(ps, np);
 	db_iterations_free(its, ni);
 	return rc;
