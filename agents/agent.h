@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agents/space.h"
 #include "db/db.h"
 #include "runner/base/rt.h"
 
@@ -20,6 +21,8 @@ enum agent_strategy {
 	AGENT_STRAT_COORDINATE,
 	AGENT_STRAT_HALVING,
 	AGENT_STRAT_LLM,
+	AGENT_STRAT_RANDOM,
+	AGENT_STRAT_MODEL,
 };
 
 /* Names by value, NULL-terminated: the spec's enum table uses it. */
@@ -37,14 +40,48 @@ struct agent_attempt {
 };
 
 struct agent_proposal {
-	size_t variant;     /* index into spec->variants */
-	char note[160];     /* why, for people: "list: next in spec order (3 of 7)" */
+	size_t variant;     /* list, greedy: index into spec->variants */
+	bool point;         /* a space strategy's point: target and code below */
+	size_t target;      /* the point's target (index into the spec's space targets) */
+	uint64_t code;      /* the point (agents/space.h) */
+	double fidelity;    /* 1: full; less: a cheap measurement that is never kept */
+	char note[320];     /* why, for people: "list: next in spec order (3 of 7)" */
+	char state[200];    /* the strategy's state after this step (JSON), for the record */
 	enum db_iter_role role; /* change; greedy: trial (decided, then reverted) or confirm */
 };
 
+/* What a strategy sees. */
+struct agent_ctx {
+	enum agent_strategy strategy;         /* which one */
+	size_t n_variants;                    /* list, greedy: the spec's variants */
+	const struct agent_attempt *hist;     /* list, greedy: every attempt so far */
+	size_t n_hist;                        /* entries in hist */
+	size_t n_targets;                     /* space strategies: the targets */
+	const struct agent_space *const *spaces; /* each target's space */
+	const char *const *labels;            /* each target's label, for reasons */
+	const struct agent_obs *const *obs;   /* each target's observations so far */
+	const size_t *n_obs;                  /* entries in each obs */
+	uint64_t seed;                        /* the campaign's seed */
+	double min_gain;                      /* the objective's min_gain */
+};
+
+/* One row of the strategies' ops table. */
+struct agent_ops {
+	const char *name;   /* as the spec names it */
+	/* list, greedy: next variant from the history; 1, or 0 when done */
+	int (*variants)(size_t nv, const struct agent_attempt *h, size_t n, struct agent_proposal *p);
+	agent_search_fn search; /* space strategies: next point of one target */
+};
+
+/* The ops of a strategy; a row with neither function is not implemented. */
+const struct agent_ops *agent_ops_for(enum agent_strategy k);
+/* Does the strategy search a space (rather than try the variants)? */
+bool agent_searches_space(enum agent_strategy k);
+
 /* Propose the next change. Returns 1 with *p filled, 0 when the strategy is
- * done, RT_ENOTSUP for a strategy that is not implemented. */
-int agent_next(enum agent_strategy strategy, size_t n_variants, const struct agent_attempt *hist, size_t n,
-	       struct agent_proposal *p, struct rt_sb *err);
+ * done (p->note says why), RT_ENOTSUP for a strategy that is not
+ * implemented. A space strategy takes the targets one at a time, in order:
+ * the first whose search is not done, and says so in the note. */
+int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb *err);
 
 #endif

@@ -4,6 +4,9 @@
  * best; the best one that passed is then applied again as a confirmation
  * iteration and kept if it still passes; rounds repeat until none passes.
  * Both derive everything from the history, never from memory of the run.
+ * The table of every strategy (agent_ops) and the dispatch to a space's
+ * strategies (agents/search.c, agents/model.c), one target at a time, are
+ * here too.
  */
 #include "agents/agent.h"
 
@@ -105,23 +108,79 @@ out:
 	return rc;
 }
 
-const char *const agent_strategy_names[] = { "list", "greedy", "coordinate", "halving", "llm", NULL };
+const char *const agent_strategy_names[] = { "list",	"greedy", "coordinate", "halving",
+					     "llm",	"random", "model",	    NULL };
+
+/* The ops table, by enum value. llm is a slot another strategy fills. */
+static const struct agent_ops ops[] = {
+	[AGENT_STRAT_LIST] = { "list", next_list, NULL },
+	[AGENT_STRAT_GREEDY] = { "greedy", next_greedy, NULL },
+	[AGENT_STRAT_COORDINATE] = { "coordinate", NULL, agent_search_coordinate },
+	[AGENT_STRAT_HALVING] = { "halving", NULL, agent_search_halving },
+	[AGENT_STRAT_LLM] = { "llm", NULL, NULL },
+	[AGENT_STRAT_RANDOM] = { "random", NULL, agent_search_random },
+	[AGENT_STRAT_MODEL] = { "model", NULL, agent_search_model },
+};
 
 const char *agent_strategy_name(enum agent_strategy k)
 {
-	return (unsigned)k <= AGENT_STRAT_LLM ? agent_strategy_names[k] : "unknown";
+	return (unsigned)k < RT_ARRAY_SIZE(ops) ? agent_strategy_names[k] : "unknown";
 }
 
-int agent_next(enum agent_strategy strategy, size_t nv, const struct agent_attempt *hist, size_t n,
-	       struct agent_proposal *p, struct rt_sb *err)
+const struct agent_ops *agent_ops_for(enum agent_strategy k)
 {
-	switch (strategy) {
-	case AGENT_STRAT_LIST:
-		return next_list(nv, hist, n, p);
-	case AGENT_STRAT_GREEDY:
-		return next_greedy(nv, hist, n, p);
-	default:
-		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list or greedy)",
-			       agent_strategy_name(strategy));
+	return (unsigned)k < RT_ARRAY_SIZE(ops) ? &ops[k] : NULL;
+}
+
+bool agent_searches_space(enum agent_strategy k)
+{
+	const struct agent_ops *o = agent_ops_for(k);
+	return o && o->search;
+}
+
+/* The space strategies: the first target whose search is not done. */
+static int next_point(const struct agent_ctx *x, agent_search_fn fn, struct agent_proposal *p)
+{
+	struct rt_sb done = RT_SB_INIT;
+	for (size_t t = 0; t < x->n_targets; t++) {
+		size_t nv;
+		uint64_t *valid = agent_space_valid(x->spaces[t], &nv);
+		struct agent_search q = { .sp = x->spaces[t], .valid = valid, .n_valid = nv, .obs = x->obs[t],
+					  .n_obs = x->n_obs[t], .seed = x->seed + t, .min_gain = x->min_gain };
+		struct agent_pick pk;
+		memset(&pk, 0, sizeof(pk));
+		int r = fn(&q, &pk);
+		free(valid);
+		if (r == 1) {
+			p->point = true;
+			p->target = t;
+			p->code = pk.code;
+			p->fidelity = pk.fidelity;
+			p->role = pk.fidelity < 1 ? DB_ROLE_TRIAL : DB_ROLE_CHANGE;
+			snprintf(p->state, sizeof(p->state), "%s", pk.state[0] ? pk.state : "{}");
+			if (x->n_targets > 1)
+				snprintf(p->note, sizeof(p->note), "target %zu of %zu (%s), one at a time: %s", t + 1,
+					 x->n_targets, x->labels[t], pk.reason);
+			else
+				snprintf(p->note, sizeof(p->note), "%s", pk.reason);
+			rt_sb_release(&done);
+			return 1;
+		}
+		rt_sb_addf(&done, "%s%s", done.len ? "; " : "", pk.reason);
 	}
+	snprintf(p->note, sizeof(p->note), "%s", done.buf);
+	rt_sb_release(&done);
+	return 0;
+}
+
+int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb *err)
+{
+	const struct agent_ops *o = agent_ops_for(x->strategy);
+	p->fidelity = 1;
+	if (o && o->variants)
+		return o->variants(x->n_variants, x->hist, x->n_hist, p);
+	if (o && o->search)
+		return next_point(x, o->search, p);
+	return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list, greedy, coordinate, "
+		       "random, halving or model)", agent_strategy_name(x->strategy));
 }

@@ -46,6 +46,7 @@ static const struct {
 	{ "profiles", "SELECT * FROM profiles ORDER BY id" },
 	{ "profile_ops", "SELECT * FROM profile_ops ORDER BY profile_id, op" },
 	{ "profile_kernels", "SELECT * FROM profile_kernels ORDER BY id" },
+	{ "proposals", "SELECT * FROM proposals ORDER BY id" },
 	{ "blobs", "SELECT * FROM blobs ORDER BY rowid" },
 	{ "launches", "SELECT * FROM launches ORDER BY id" },
 };
@@ -53,7 +54,8 @@ static const struct {
 const char *const db_export_tables[] = {
 	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
 	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
-	"device_peaks", "findings", "profiles", "profile_ops", "profile_kernels", "blobs", "launches",
+	"device_peaks", "findings", "profiles", "profile_ops", "profile_kernels", "proposals", "blobs",
+	"launches",
 };
 const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
 

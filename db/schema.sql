@@ -387,3 +387,21 @@ CREATE INDEX notes_by ON notes(by_iteration_id);
 CREATE INDEX intents_iteration ON intents(iteration_id);
 CREATE INDEX launches_campaign ON launches(campaign_id);
 CREATE INDEX launches_iteration ON launches(iteration_id);
+
+-- What a search strategy proposed (version 9): one row per iteration of a
+-- space strategy, its point, fingerprint, fidelity, reason, the generated
+-- variant as the spec would write it and the strategy's state.
+CREATE TABLE proposals (
+  id            INTEGER PRIMARY KEY,
+  campaign_id   INTEGER NOT NULL REFERENCES campaigns(id),
+  iteration_id  INTEGER NOT NULL UNIQUE REFERENCES iterations(id),
+  strategy      TEXT NOT NULL,                -- coordinate | random | halving | model
+  target        INTEGER NOT NULL,             -- index of the space's target
+  point         TEXT NOT NULL,                -- JSON {parameter: value}
+  fingerprint   TEXT NOT NULL,                -- sha256 of the target and the point
+  fidelity      REAL NOT NULL,                -- 1 full; less: a cheap measurement, never kept
+  reason        TEXT NOT NULL,                -- why, for people
+  variant       TEXT NOT NULL,                -- the generated variant, JSON
+  state         TEXT                          -- the strategy's state after the step, JSON
+);
+CREATE INDEX proposals_fingerprint ON proposals(campaign_id, fingerprint);

@@ -18,6 +18,8 @@
  *              as a sequence of named steps
  *   loop.c     run_campaign: open or resume, the best rebuilt from the
  *              store, the loop, the summary
+ *   space.c    a space strategy's points: observations from the store,
+ *              the generated variant, the proposal's record
  *
  * Errors: a write the journal or the resume depends on (intent, original,
  * touched file, iteration state, decision, engine process group, device)
@@ -108,6 +110,15 @@ struct camp {
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
+	struct camp_gen *gen;              /* the current point's generated variant, NULL for list/greedy */
+};
+
+/* A space point's change, generated for one iteration (space.c). */
+struct camp_gen {
+	struct var_def def; /* the variant, read by the spec's variant parser */
+	json_t *variant;    /* as the spec would write it */
+	json_t *point;      /* {parameter: value} */
+	char fp[65];        /* fingerprint: the target and the point */
 };
 
 /* ---- loop.c ---- */
@@ -118,7 +129,7 @@ void camp_warn(struct camp *c, const char *what, const struct rt_sb *why);
 uint64_t camp_hash_seed(uint64_t seed, const char *s);
 /* Mark variant kept in c->kept and replay it onto c->cfg when it is a flag
  * or env change (its files are the journal's business). */
-int camp_rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err);
+int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
 
 /* ---- budget.c ---- */
 /* Whether another iteration may start after done iterations of this run:
@@ -278,6 +289,18 @@ int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,
  * camp_fatal. */
 int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state state,
 		struct series *ser, size_t nser, bool stats, struct rt_sb *err);
+
+/* ---- space.c ---- */
+/* A space strategy's next proposal (1, with *gen its generated variant), 0
+ * when the search is done (p->note says why), or an error. */
+int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
+/* Record the proposal of iteration iter (a failure is the journal's: the
+ * caller makes it camp_fatal). */
+int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
+		      struct rt_sb *err);
+/* A kept point of iteration iter: its flags and environment back into c->cfg. */
+int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
+void camp_gen_free(struct camp_gen *g);
 
 /* ---- iter.c ---- */
 /* Whether the campaign may move an iteration from one state to another. */

@@ -30,6 +30,7 @@
 #include "runner/campaign/campaign_int.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -284,6 +285,8 @@ static int step_plan(struct iter *t)
 				     config_sha[0] ? config_sha : NULL, t->p->note, t->p->role, &id, &t->why);
 	if (!rc)
 		rc = db_iteration_get(c->db, id, &t->it, &t->why);
+	if (!rc && c->gen)
+		rc = camp_space_record(c, id, t->p, c->gen, &t->why);
 	if (!rc) {
 		free(t->it.objective);
 		t->it.objective = xasprintf("%s.%s", c->s->objective.bench, c->s->objective.metric);
@@ -376,17 +379,29 @@ static int sample_failed(struct iter *t, int rc, int arm, int *invalid, bool *ag
 	return end_with(t, DB_ITER_FAILED, arm ? "candidate measurement failed" : "best measurement failed");
 }
 
-/* Both arms on the A/B schedule until the rule settles or repeats.max. */
+/* A cheap measurement (a search's low fidelity) takes this many runs per
+ * arm: repeats.min scaled by the fidelity, at least one. */
+static int cheap_runs(const struct iter *t)
+{
+	long n = lround(t->c->s->repeats.min * t->p->fidelity);
+	return n < 1 ? 1 : (int)n;
+}
+
+/* Both arms on the A/B schedule until the rule settles or repeats.max; a
+ * cheap measurement takes cheap_runs() per arm and is not decided. */
 static int step_measure(struct iter *t)
 {
 	struct camp *c = t->c;
 	const struct spec_repeats *rp = &c->s->repeats;
+	bool cheap = t->p->fidelity < 1;
+	int min = cheap ? cheap_runs(t) : rp->min, max = cheap ? min : rp->max;
 	int invalid = 0, rc = 0;
 	t->d.verdict = RUN_STATS_CONTINUE;
-	for (int j = 0; j < 2 * rp->max && t->d.verdict == RUN_STATS_CONTINUE && !rc && !decided(t); j++) {
+	for (int j = 0; j < 2 * max && t->d.verdict == RUN_STATS_CONTINUE && !rc && !decided(t); j++) {
 		int arm, rep;
 		bool decide_now, again;
-		camp_slot(j, rp->min, rp->interleave, &arm, &rep, &decide_now);
+		camp_slot(j, min, rp->interleave, &arm, &rep, &decide_now);
+		decide_now &= !cheap;
 		if (camp_stop_requested)
 			return RT_EINTR;
 		if (arm == 1 && !t->applied)
@@ -410,6 +425,29 @@ static int step_measure(struct iter *t)
 		}
 	}
 	return rc;
+}
+
+/* A cheap measurement's end: the medians recorded for the strategy to
+ * rank, never kept (only full fidelity decides keeps). */
+static int step_cheap(struct iter *t)
+{
+	const struct spec_objective *ob = &t->c->s->objective;
+	struct series *s = camp_series_find(t->ser, t->nser, ob->bench, ob->metric);
+	if (!s || !s->n[0] || !s->n[1]) {
+		rt_sb_reset(&t->why);
+		rt_sb_addf(&t->why, "%s.%s was not measured", ob->bench, ob->metric);
+		return end_with(t, DB_ITER_FAILED, "cheap measurement");
+	}
+	t->it.obj_best = run_stats_median(s->v[0], s->n[0]);
+	t->it.obj_cand = run_stats_median(s->v[1], s->n[1]);
+	t->it.obj_delta = (t->it.obj_cand - t->it.obj_best) / t->it.obj_best * (ob->goal == SPEC_GOAL_MIN ? -1 : 1);
+	t->it.n_best = (int)s->n[0];
+	t->it.n_cand = (int)s->n[1];
+	camp_reason(&t->it, "cheap measurement at fidelity %.3g (%d run%s per arm): candidate %.6g, best %.6g "
+		    "(%+.1f%%); ranked by the search, never kept", t->p->fidelity, cheap_runs(t),
+		    cheap_runs(t) == 1 ? "" : "s", t->it.obj_cand, t->it.obj_best, t->it.obj_delta * 100);
+	t->outcome = DB_ITER_REVERTED;
+	return 0;
 }
 
 /* The rule's verdict, the constraints, and a greedy trial's role. */
@@ -482,7 +520,7 @@ static void adopt(struct iter *t)
 {
 	struct camp *c = t->c;
 	c->best_iter = t->it.id;
-	c->kept[t->p->variant] = true;
+	c->kept[t->p->variant] |= !t->p->point;
 	var_config_release(&c->cfg);
 	var_config_copy(&c->cfg, &t->cand);
 }
@@ -504,7 +542,8 @@ static int step_end(struct iter *t, int rc, struct rt_sb *err)
 	if (t->outcome == DB_ITER_FAILED && t->log.len && !c->fatal)
 		camp_store_artifact(c, t->it.id, "build-log", "build.log", t->log.buf, t->log.len,
 				    t->log.len >= t->log.cap);
-	bool stats = t->outcome != DB_ITER_INVALID && t->outcome != DB_ITER_INTERRUPTED && rc != RT_EBUSY;
+	bool stats = t->outcome != DB_ITER_INVALID && t->outcome != DB_ITER_INTERRUPTED && rc != RT_EBUSY &&
+		     t->p->fidelity >= 1;
 	if (!c->fatal && !camp_record(c, &t->it, t->outcome, t->ser, t->nser, stats, &t->why) &&
 	    t->outcome == DB_ITER_KEPT)
 		adopt(t);
@@ -522,7 +561,7 @@ static void iter_init(struct iter *t, struct camp *c, const struct agent_proposa
 	memset(t, 0, sizeof(*t));
 	t->c = c;
 	t->p = p;
-	t->v = &c->s->variants[p->variant];
+	t->v = c->gen ? &c->gen->def : &c->s->variants[p->variant];
 	t->outcome = DB_ITER_PENDING;
 	rt_sb_init(&t->log, 4u << 20);
 	var_config_copy(&t->cand, &c->cfg);
@@ -546,8 +585,8 @@ int camp_run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb *e
 	int rc = step_plan(&t);          /* plan, describe, fingerprint; the row is created */
 	if (!rc && !decided(&t))
 		rc = step_measure(&t);   /* both arms on the A/B schedule until the rule settles */
-	if (!rc && !decided(&t))
-		rc = step_decide(&t);    /* the rule's verdict, constraints, a trial's role */
+	if (!rc && !decided(&t))         /* the rule's verdict, constraints, a trial's role; */
+		rc = p->fidelity < 1 ? step_cheap(&t) : step_decide(&t); /* a cheap one is never kept */
 	if (!rc && t.outcome == DB_ITER_KEPT)
 		rc = step_gate(&t);      /* the candidate in place, gated */
 	rc = step_end(&t, rc, err);      /* files back to the best unless kept; the outcome recorded */

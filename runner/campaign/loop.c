@@ -363,9 +363,13 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, s
 	return rc;
 }
 
-/* A kept variant: flag and env changes live in the config, replayed here. */
-int camp_rebuild_kept(struct camp *c, const char *variant, struct rt_sb *err)
+/* A kept variant: flag and env changes live in the config, replayed here
+ * (a space strategy's point from its stored proposal). */
+int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
 {
+	const char *variant = it->variant;
+	if (c->s->space)
+		return camp_space_rebuild(c, it->id, err);
 	for (size_t j = 0; j < c->s->n_variants; j++) {
 		const struct var_def *v = &c->s->variants[j];
 		if (strcmp(v->name, variant))
@@ -400,7 +404,7 @@ static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 			c->baseline_gate = its[i].gate_run_id;
 		}
 		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
-			rc = camp_rebuild_kept(c, its[i].variant, err);
+			rc = camp_rebuild_kept(c, &its[i], err);
 			c->best_iter = its[i].id;
 		}
 	}
@@ -423,6 +427,16 @@ static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 
 /* ---- the loop ---- */
 
+/* A search that stopped by itself says why, on the screen and in the store. */
+static void search_done(struct camp *c, const char *why)
+{
+	char *msg = xasprintf("search done: %s", why);
+	if (!c->o->quiet)
+		rep_progress_msg(&c->prog, msg);
+	fact(c, "search.done", why);
+	free(msg);
+}
+
 /* One change at a time until the strategy is done, the cap, a signal or
  * an error. */
 static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *err)
@@ -439,15 +453,24 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		size_t nh = 0;
 		struct agent_proposal p;
 		memset(&p, 0, sizeof(p));
-		int r = load_history(c, &hist, &nh, err);
-		if (!r)
-			r = agent_next(s->strategy, s->n_variants, hist, nh, &p, err);
+		int r = 0;
+		if (s->space) {
+			r = camp_space_next(c, &p, &c->gen, err);
+		} else if (!(r = load_history(c, &hist, &nh, err))) {
+			struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
+					       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
+			r = agent_next(&x, &p, err);
+		}
 		free(hist);
 		if (r <= 0) {
 			res->finished = r == 0;
+			if (r == 0 && p.note[0])
+				search_done(c, p.note);
 			return r;
 		}
 		int rc = camp_run_one(c, &p, err);
+		camp_gen_free(c->gen);
+		c->gen = NULL;
 		res->iterations++;
 		c->seq++;
 		if (rc)

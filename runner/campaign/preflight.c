@@ -290,9 +290,10 @@ static void check_port(struct pf *p)
 
 static void check_strategy(struct pf *p)
 {
-	if (p->s->strategy != AGENT_STRAT_LIST && p->s->strategy != AGENT_STRAT_GREEDY)
-		problem(p, "strategy", "strategy '%s' is not implemented yet; fix: use list or greedy",
-			agent_strategy_name(p->s->strategy));
+	const struct agent_ops *ops = agent_ops_for(p->s->strategy);
+	if (!ops || (!ops->variants && !ops->search))
+		problem(p, "strategy", "strategy '%s' is not implemented yet; fix: use list, greedy, "
+			"coordinate, random, halving or model", agent_strategy_name(p->s->strategy));
 }
 
 /* ---- devices ---- */

@@ -24,6 +24,8 @@
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
+struct spec_space;
+
 /* ---- engine: the server the benchmarks measure ---- */
 
 /* When a running engine is stopped and a new one started (engine.restart). */
@@ -426,6 +428,7 @@ struct spec {
 	enum agent_strategy strategy;
 	int max_iterations;         /* 0: no cap */
 	struct spec_profile profile; /* how its profiles are read */
+	struct spec_space *space;   /* space: (runner/spec/spec_space.h), NULL when none */
 };
 
 /*

@@ -22,6 +22,7 @@
  *   spec_gate.c         gate: and log_events:
  *   spec_variants.c     variants:
  *   spec_profile.c      profile: (the op map of imported profiles)
+ *   spec_space.c        space: (parameters, bindings, restrictions)
  *   spec_util.c         the public helpers of spec.h and spec_free()
  */
 #ifndef RT_SPEC_INT_H
@@ -164,6 +165,13 @@ json_t *spec_dump_log_events(const void *base, const struct spec_field *f);
 void spec_parse_variants(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 			 const struct spec_field *f);
 json_t *spec_dump_variants(const void *base, const struct spec_field *f);
+/* One variant of the list (arg: the struct spec, whose variants array has room). */
+void spec_parse_variant_item(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg);
+/* space: (spec_space.c), and its checks against the strategy and variants. */
+void spec_parse_space(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+		      const struct spec_field *f);
+json_t *spec_dump_space(const void *base, const struct spec_field *f);
+void spec_space_post(struct spec_ld *ld, yaml_node_t *root);
 
 /* ---- benchmark kinds (spec_bench_load.c, spec_bench_kernel.c) ---- */
 void spec_load_defaults(struct spec_load *l);

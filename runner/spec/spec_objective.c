@@ -250,5 +250,6 @@ void spec_post_validate(struct spec_ld *ld, yaml_node_t *root)
 		spec_lerr(ld, rv ? rv : root, "repeats", "min (%d) is above max (%d)", s->repeats.min,
 			  s->repeats.max);
 	}
+	spec_space_post(ld, root);
 }
 

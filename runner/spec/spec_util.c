@@ -4,6 +4,7 @@
  * spec_free(), which releases everything spec_load() allocated.
  */
 #include "runner/spec/spec_int.h"
+#include "runner/spec/spec_space.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static void bench_free(struct spec_bench *b)
 	free(k->ref_name);
 }
 
-static void variant_free(struct var_def *v)
+void spec_variant_release(struct var_def *v)
 {
 	free(v->name);
 	free(v->description);
@@ -112,8 +113,11 @@ void spec_free(struct spec *s)
 	free(s->log_events);
 	spec_profile_release(&s->profile);
 	for (size_t i = 0; i < s->n_variants; i++)
-		variant_free(&s->variants[i]);
+		spec_variant_release(&s->variants[i]);
 	free(s->variants);
+	if (s->space)
+		spec_space_free(s->space);
+	free(s->space);
 	free(s);
 }
 

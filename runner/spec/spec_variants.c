@@ -265,7 +265,7 @@ static void parse_var_kind(struct spec_ld *ld, yaml_node_t *kv, const char *kp, 
 	}
 }
 
-static void parse_one_variant(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
+void spec_parse_variant_item(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
 {
 	struct spec *s = arg;
 	struct var_def *var = &s->variants[s->n_variants++];
@@ -312,7 +312,7 @@ void spec_parse_variants(struct spec_ld *ld, yaml_node_t *v, const char *path, v
 	if (!spec_want_seq(ld, v, path))
 		return;
 	s->variants = xcalloc(spec_seq_len(v) + 1, sizeof(*s->variants));
-	spec_seq_each(ld, v, path, parse_one_variant, s);
+	spec_seq_each(ld, v, path, spec_parse_variant_item, s);
 }
 
 json_t *spec_dump_variants(const void *base, const struct spec_field *f)

@@ -1,0 +1,73 @@
+/* The proposals table (db/proposals.h). */
+#include "db/proposals.h"
+#include "db/db_int.h"
+
+#include <stdlib.h>
+
+int db_proposal_add(struct db *db, int64_t campaign_id, const struct db_proposal *p, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"INSERT INTO proposals (campaign_id, iteration_id, strategy, target, point, fingerprint, "
+		"fidelity, reason, variant, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", err);
+	if (!st)
+		return RT_EDB;
+	db_bind_id(st, 1, campaign_id);
+	db_bind_id(st, 2, p->iteration_id);
+	db_bind_text(st, 3, p->strategy);
+	db_bind_count(st, 4, p->target);
+	db_bind_text(st, 5, p->point);
+	db_bind_text(st, 6, p->fingerprint);
+	db_bind_real(st, 7, p->fidelity);
+	db_bind_text(st, 8, p->reason);
+	db_bind_text(st, 9, p->variant);
+	db_bind_text(st, 10, p->state);
+	return db_step_done(db, st, err, "insert into proposals");
+}
+
+static void proposal_read(sqlite3_stmt *st, void *row)
+{
+	struct db_proposal *p = row;
+	p->iteration_id = sqlite3_column_int64(st, 0);
+	p->strategy = db_col_text(st, 1);
+	p->target = db_col_count(st, 2);
+	p->point = db_col_text(st, 3);
+	p->fingerprint = db_col_text(st, 4);
+	p->fidelity = db_col_real(st, 5);
+	p->reason = db_col_text(st, 6);
+	p->variant = db_col_text(st, 7);
+	p->state = db_col_text(st, 8);
+}
+
+static void proposal_release(void *row)
+{
+	struct db_proposal *p = row;
+	free(p->strategy);
+	free(p->point);
+	free(p->fingerprint);
+	free(p->reason);
+	free(p->variant);
+	free(p->state);
+}
+
+static const struct db_row_type proposal_rows = {
+	sizeof(struct db_proposal), proposal_read, proposal_release, "read proposals",
+};
+
+int db_proposals_list(struct db *db, int64_t campaign_id, struct db_proposal **out, size_t *n,
+		      struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT iteration_id, strategy, target, point, fingerprint, fidelity, reason, variant, state "
+		"FROM proposals WHERE campaign_id = ?1 ORDER BY iteration_id", err);
+	if (st)
+		db_bind_id(st, 1, campaign_id);
+	void *v = NULL;
+	int rc = db_rows_list(db, st, &proposal_rows, &v, n, err);
+	*out = v;
+	return rc;
+}
+
+void db_proposals_free(struct db_proposal *v, size_t n)
+{
+	db_rows_free(&proposal_rows, v, n);
+}

@@ -1,0 +1,202 @@
+/*
+ * The campaign's side of a space strategy (coordinate, random, halving,
+ * model): the observations rebuilt from the store (proposals joined with
+ * their iterations' outcomes), the strategy asked for the next point, the
+ * point turned into a variant through the spec's own variant parser, the
+ * proposal recorded beside its iteration, and a kept point's flags and
+ * environment put back on --resume.
+ */
+#include "runner/campaign/campaign_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/proposals.h"
+#include "runner/spec/spec_space.h"
+
+void camp_gen_free(struct camp_gen *g)
+{
+	if (!g)
+		return;
+	spec_variant_release(&g->def);
+	json_decref(g->variant);
+	json_decref(g->point);
+	free(g);
+}
+
+/*
+ * The strategy's values, one per iteration: relative to the baseline (1),
+ * higher is better, chained through the A/B ratios: a candidate is worth
+ * its parent's value (the best it was measured against) times the ratio of
+ * the candidate's median to the best arm's median in the same comparison.
+ * The paired ratio cancels what drifts between iterations (a shared host's
+ * load, a warming GPU), which the absolute medians would carry into the
+ * model. NAN when infeasible (failed, gated, invalid) or not comparable.
+ */
+static double *chain_values(const struct camp *c, const struct db_iteration *its, size_t n)
+{
+	double *v = xcalloc(n + 1, sizeof(*v));
+	bool lower = c->s->objective.goal == SPEC_GOAL_MIN;
+	for (size_t i = 0; i < n; i++) {
+		const struct db_iteration *it = &its[i];
+		double pv = NAN;
+		for (size_t k = i; k-- > 0 && isnan(pv);)
+			if (its[k].id == it->parent_id)
+				pv = v[k];
+		double ratio = lower ? it->obj_best / it->obj_cand : it->obj_cand / it->obj_best;
+		if (!strcmp(it->kind, "baseline"))
+			v[i] = 1;
+		else if (it->state == DB_ITER_FAILED || it->state == DB_ITER_GATED || it->state == DB_ITER_INVALID)
+			v[i] = NAN;
+		else
+			v[i] = isfinite(ratio) && ratio > 0 ? (isnan(pv) ? 1 : pv) * ratio : NAN;
+	}
+	return v;
+}
+
+/* The observations of every target, from the store. */
+struct obs_set {
+	struct agent_obs **obs; /* per target */
+	size_t *n;              /* per target */
+};
+
+static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
+{
+	const struct spec_space *sp = c->s->space;
+	struct db_proposal *ps = NULL;
+	struct db_iteration *its = NULL;
+	size_t np = 0, ni = 0;
+	o->obs = xcalloc(sp->n_targets, sizeof(*o->obs));
+	o->n = xcalloc(sp->n_targets, sizeof(*o->n));
+	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
+	if (!rc)
+		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
+	for (size_t t = 0; t < sp->n_targets; t++)
+		o->obs[t] = xcalloc(np + 1, sizeof(**o->obs));
+	double *val = rc ? NULL : chain_values(c, its, ni);
+	size_t k = 0;
+	for (size_t i = 0; i < np && !rc; i++) {
+		while (k < ni && its[k].id < ps[i].iteration_id)
+			k++;
+		if (k == ni || its[k].id != ps[i].iteration_id || ps[i].target < 0 ||
+		    (size_t)ps[i].target >= sp->n_targets)
+			continue;
+		/* interrupted or unfinished: not an observation (proposed again) */
+		bool skip = !db_iter_state_final(its[k].state) || its[k].state == DB_ITER_INTERRUPTED;
+		double v = val[k];
+		json_t *pj = json_loads(ps[i].point, 0, NULL);
+		uint64_t code;
+		size_t t = (size_t)ps[i].target;
+		if (!skip && pj && !agent_point_from_json(&sp->targets[t].space, pj, &code))
+			o->obs[t][o->n[t]++] = (struct agent_obs){ code, v, ps[i].fidelity };
+		json_decref(pj);
+	}
+	free(val);
+	db_proposals_free(ps, np);
+	db_iterations_free(its, ni);
+	return rc;
+}
+
+static void obs_release(const struct camp *c, struct obs_set *o)
+{
+	for (size_t t = 0; o->obs && t < c->s->space->n_targets; t++)
+		free(o->obs[t]);
+	free(o->obs);
+	free(o->n);
+}
+
+/* The fingerprint of a point of target t: its label and the point's JSON. */
+static void fingerprint(const struct spec_target *g, json_t *point, char out[65])
+{
+	char *pj = json_dumps(point, JSON_COMPACT | JSON_SORT_KEYS);
+	char *text = xasprintf("%s\n%s", g->label, pj);
+	rt_sha256_hex(text, strlen(text), out);
+	free(text);
+	free(pj);
+}
+
+/* The generated variant of a proposal. */
+static int make_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **out, struct rt_sb *err)
+{
+	const struct spec_target *g = &c->s->space->targets[p->target];
+	struct camp_gen *gen = xcalloc(1, sizeof(*gen));
+	gen->point = agent_point_json(&g->space, p->code);
+	fingerprint(g, gen->point, gen->fp);
+	int rc = spec_space_variant(c->s, p->target, p->code, &gen->variant, err);
+	if (!rc)
+		rc = spec_variant_from_json(c->s, gen->variant, &gen->def, err);
+	if (rc) {
+		camp_gen_free(gen);
+		return rc;
+	}
+	*out = gen;
+	return 0;
+}
+
+int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+{
+	const struct spec_space *sp = c->s->space;
+	struct obs_set o = { 0 };
+	*gen = NULL;
+	int rc = load_obs(c, &o, err);
+	const struct agent_space **spaces = xcalloc(sp->n_targets, sizeof(*spaces));
+	const char **labels = xcalloc(sp->n_targets, sizeof(*labels));
+	for (size_t t = 0; t < sp->n_targets; t++) {
+		spaces[t] = &sp->targets[t].space;
+		labels[t] = sp->targets[t].label;
+	}
+	struct agent_ctx x = { .strategy = c->s->strategy, .n_targets = sp->n_targets, .spaces = spaces,
+			       .labels = labels, .obs = (const struct agent_obs *const *)o.obs, .n_obs = o.n,
+			       .seed = c->s->seed, .min_gain = c->s->objective.min_gain };
+	if (!rc)
+		rc = agent_next(&x, p, err);
+	if (rc == 1 && (rc = make_gen(c, p, gen, err)) == 0)
+		rc = 1;
+	free(spaces);
+	free(labels);
+	obs_release(c, &o);
+	return rc;
+}
+
+int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
+		      struct rt_sb *err)
+{
+	char *point = json_dumps(g->point, JSON_COMPACT);
+	char *variant = json_dumps(g->variant, JSON_COMPACT);
+	struct db_proposal row = { .iteration_id = iter, .strategy = (char *)agent_strategy_name(c->s->strategy),
+				   .target = (int)p->target, .point = point, .fingerprint = (char *)g->fp,
+				   .fidelity = p->fidelity, .reason = (char *)p->note, .variant = variant,
+				   .state = (char *)p->state };
+	int rc = db_proposal_add(c->db, c->cid, &row, err);
+	free(point);
+	free(variant);
+	return rc;
+}
+
+int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
+{
+	struct db_proposal *ps = NULL;
+	size_t np = 0;
+	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
+	for (size_t i = 0; i < np && !rc; i++) {
+		if (ps[i].iteration_id != iter)
+			continue;
+		json_t *vj = json_loads(ps[i].variant, 0, NULL);
+		struct var_def def;
+		memset(&def, 0, sizeof(def));
+		rc = vj ? spec_variant_from_json(c->s, vj, &def, err)
+			: rt_errf(err, RT_EPARSE, "iteration %lld: its stored variant is not JSON", (long long)iter);
+		if (!rc && !camp_touches_files(&def)) {
+			struct var_ctx x;
+			struct var_plan pl = { 0 };
+			camp_var_ctx(c, &c->cfg, &x);
+			rc = var_ops_for(def.kind)->apply(&def, &x, &pl, NULL, err);
+			var_plan_release(&pl);
+		}
+		spec_variant_release(&def);
+		json_decref(vj);
+	}
+	db_proposals_free(ps, np);
+	return rc;
+}

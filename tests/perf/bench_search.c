@@ -1,0 +1,328 @@
+/*
+ * bench_search: the search strategies replayed offline on exhaustive
+ * sweeps (docs/search.md, "Sweep files"). For every sweep file, every space
+ * strategy and 20 seeds, the strategy proposes points; each measurement is
+ * drawn from the point's recorded samples (3 draws with replacement for a
+ * full measurement, fewer at a lower fidelity, the median of the draws), so
+ * the replay carries the sweep's own spread as noise. A run ends when a
+ * full measurement lands on a point whose sweep median is within 2% of the
+ * sweep's best, or when the strategy stops. Prints, per space and strategy,
+ * the median and 90th percentile of the evaluations it took (and of their
+ * cost, a cheap measurement counting its fidelity), how many seeds reached
+ * the target, and whether the best strategy used at most a third of
+ * random's median and at most 10% of the space.
+ *
+ * usage: bench_search [SWEEP.jsonl ...]
+ *   default: $RATCHET_SRC/experiments/search-*\/sweep.jsonl, plus the files
+ *   named in $RATCHET_SWEEPS (space-separated)
+ */
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agents/agent.h"
+#include "agents/space.h"
+#include "runner/base/rand.h"
+
+#define SEEDS 20
+#define FULL_DRAWS 3 /* repeats.min's default: the samples of a full measurement */
+#define WITHIN 0.02
+
+/* One sweep: the space and each valid point's samples. */
+struct sweep {
+	char *name;              /* from the header */
+	bool minimize;           /* goal: min */
+	struct agent_space sp;   /* the space */
+	uint64_t *valid;         /* its valid points */
+	size_t n_valid;          /* how many */
+	double **samples;        /* per valid point: its samples, NULL: failed or not swept */
+	size_t *n_samples;       /* per valid point */
+	double *median;          /* per valid point: oriented (higher is better), NAN if failed */
+	double best;             /* the best median */
+	size_t n_near;           /* points within WITHIN of it */
+};
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static long find_valid(const struct sweep *w, uint64_t code)
+{
+	size_t lo = 0, hi = w->n_valid;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->valid[mid] < code)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < w->n_valid && w->valid[lo] == code ? (long)lo : -1;
+}
+
+/* The header: {"sweep":1, "name", "goal", "parameters":[{"name","values",
+ * "kind"?}], "restrictions":[...]} */
+static int load_header(struct sweep *w, json_t *h, const char *path)
+{
+	json_t *ps = json_object_get(h, "parameters"), *rs = json_object_get(h, "restrictions");
+	if (json_integer_value(json_object_get(h, "sweep")) != 1 || !json_is_array(ps)) {
+		fprintf(stderr, "%s:1: not a sweep header (want {\"sweep\":1, \"parameters\": [...]})\n", path);
+		return -1;
+	}
+	w->name = xstrdup(json_string_value(json_object_get(h, "name")) ? json_string_value(json_object_get(h, "name")) : path);
+	w->minimize = json_is_string(json_object_get(h, "goal")) && !strcmp(json_string_value(json_object_get(h, "goal")), "min");
+	w->sp.n_params = json_array_size(ps);
+	w->sp.params = xcalloc(w->sp.n_params, sizeof(*w->sp.params));
+	const char **names = xcalloc(w->sp.n_params + 1, sizeof(*names));
+	for (size_t i = 0; i < w->sp.n_params; i++) {
+		json_t *p = json_array_get(ps, i);
+		const char *kind = json_string_value(json_object_get(p, "kind"));
+		w->sp.params[i].name = xstrdup(json_string_value(json_object_get(p, "name")));
+		w->sp.params[i].values = json_incref(json_object_get(p, "values"));
+		w->sp.params[i].kind = kind && !strcmp(kind, "choices") ? AGENT_PARAM_CHOICE : AGENT_PARAM_ORDERED;
+		names[i] = w->sp.params[i].name;
+	}
+	w->sp.n_restr = json_array_size(rs);
+	w->sp.restr = xcalloc(w->sp.n_restr + 1, sizeof(*w->sp.restr));
+	w->sp.restr_text = xcalloc(w->sp.n_restr + 1, sizeof(*w->sp.restr_text));
+	for (size_t r = 0; r < w->sp.n_restr; r++) {
+		struct rt_sb err = RT_SB_INIT;
+		w->sp.restr_text[r] = xstrdup(json_string_value(json_array_get(rs, r)));
+		w->sp.restr[r] = agent_expr_compile(w->sp.restr_text[r], names, w->sp.n_params, &err);
+		if (!w->sp.restr[r]) {
+			fprintf(stderr, "%s:1: restriction '%s': %s\n", path, w->sp.restr_text[r], err.buf);
+			free(names);
+			return -1;
+		}
+		rt_sb_release(&err);
+	}
+	free(names);
+	w->valid = agent_space_valid(&w->sp, &w->n_valid);
+	w->samples = xcalloc(w->n_valid + 1, sizeof(*w->samples));
+	w->n_samples = xcalloc(w->n_valid + 1, sizeof(*w->n_samples));
+	w->median = xcalloc(w->n_valid + 1, sizeof(*w->median));
+	for (size_t i = 0; i < w->n_valid; i++)
+		w->median[i] = NAN;
+	return 0;
+}
+
+/* A point line: {"point": {...}, "samples": [numbers; null for a failed run]}. */
+static void load_point(struct sweep *w, json_t *o, const char *path, size_t line)
+{
+	uint64_t code;
+	json_t *s = json_object_get(o, "samples");
+	long k = agent_point_from_json(&w->sp, json_object_get(o, "point"), &code) ? -1 : find_valid(w, code);
+	if (k < 0) {
+		fprintf(stderr, "%s:%zu: a point outside the space's valid points; skipped\n", path, line);
+		return;
+	}
+	size_t n = 0;
+	double *v = xcalloc(json_array_size(s) + 1, sizeof(*v));
+	for (size_t i = 0; i < json_array_size(s); i++)
+		if (json_is_number(json_array_get(s, i)))
+			v[n++] = json_number_value(json_array_get(s, i)) * (w->minimize ? -1 : 1);
+	if (!n || json_is_true(json_object_get(o, "failed"))) {
+		free(v);
+		return;
+	}
+	free(w->samples[k]);
+	w->samples[k] = v;
+	w->n_samples[k] = n;
+	double *tmp = xcalloc(n, sizeof(*tmp));
+	memcpy(tmp, v, n * sizeof(*tmp));
+	w->median[k] = median_of(tmp, n);
+	free(tmp);
+}
+
+static int load_sweep(struct sweep *w, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0, no = 0;
+	int rc = 0;
+	while (getline(&line, &cap, f) > 0 && !rc) {
+		json_error_t je;
+		json_t *o = json_loads(line, 0, &je);
+		no++;
+		if (!o)
+			fprintf(stderr, "%s:%zu: %s\n", path, no, je.text), rc = -1;
+		else if (no == 1)
+			rc = load_header(w, o, path);
+		else
+			load_point(w, o, path, no);
+		json_decref(o);
+	}
+	free(line);
+	fclose(f);
+	w->best = -INFINITY;
+	for (size_t i = 0; i < w->n_valid; i++)
+		if (!isnan(w->median[i]) && w->median[i] > w->best)
+			w->best = w->median[i];
+	for (size_t i = 0; i < w->n_valid; i++)
+		w->n_near += !isnan(w->median[i]) && w->median[i] >= w->best - fabs(w->best) * WITHIN;
+	return rc || w->best == -INFINITY ? -1 : 0;
+}
+
+static void sweep_release(struct sweep *w)
+{
+	for (size_t i = 0; i < w->n_valid; i++)
+		free(w->samples[i]);
+	free(w->samples);
+	free(w->n_samples);
+	free(w->median);
+	free(w->valid);
+	free(w->name);
+	agent_space_release(&w->sp);
+}
+
+/* One measurement: the median of draws from the recorded samples. */
+static double measure(const struct sweep *w, long k, double fidelity, struct rt_rand *r)
+{
+	if (k < 0 || !w->samples[k])
+		return NAN;
+	long n = lround(FULL_DRAWS * fidelity);
+	double d[FULL_DRAWS + 1];
+	n = n < 1 ? 1 : n > FULL_DRAWS ? FULL_DRAWS : n;
+	for (long i = 0; i < n; i++)
+		d[i] = w->samples[k][rt_rand_below(r, w->n_samples[k])];
+	return median_of(d, (size_t)n);
+}
+
+/* One search: evaluations and cost until within WITHIN of the best, or 0. */
+static size_t replay(const struct sweep *w, enum agent_strategy k, uint64_t seed, double *cost, bool early,
+		     size_t *stopped)
+{
+	const struct agent_ops *ops = agent_ops_for(k);
+	struct agent_obs *obs = xcalloc(4 * w->n_valid + 1, sizeof(*obs));
+	struct rt_rand noise;
+	rt_rand_seed(&noise, seed * 7919 + 17);
+	size_t n = 0, reached = 0;
+	*cost = 0;
+	*stopped = 0;
+	while (!reached && n < 4 * w->n_valid) {
+		struct agent_search q = { .sp = &w->sp, .valid = w->valid, .n_valid = w->n_valid, .obs = obs, .n_obs = n,
+					  .seed = seed, .min_gain = 0.02, .no_early_stop = !early };
+		struct agent_pick pk;
+		memset(&pk, 0, sizeof(pk));
+		if (ops->search(&q, &pk) != 1) {
+			*stopped = n;
+			break;
+		}
+		long at = find_valid(w, pk.code);
+		obs[n++] = (struct agent_obs){ pk.code, measure(w, at, pk.fidelity, &noise), pk.fidelity };
+		*cost += pk.fidelity;
+		if (pk.fidelity >= 1 && at >= 0 && !isnan(w->median[at]) &&
+		    w->median[at] >= w->best - fabs(w->best) * WITHIN)
+			reached = n;
+	}
+	free(obs);
+	return reached;
+}
+
+static double pct(double *v, size_t n, double p)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return v[(size_t)ceil(p * (double)n) - 1];
+}
+
+/* The figures of one space; returns 0 when the target held. */
+static int bench_space(const struct sweep *w)
+{
+	static const enum agent_strategy ks[] = { AGENT_STRAT_RANDOM, AGENT_STRAT_COORDINATE, AGENT_STRAT_HALVING,
+						  AGENT_STRAT_MODEL };
+	double med[RT_ARRAY_SIZE(ks)];
+	printf("space: %s: %zu valid points, best %.4g, %zu within 2%%\n", w->name, w->n_valid,
+	       w->best * (w->minimize ? -1 : 1), w->n_near);
+	for (size_t s = 0; s < RT_ARRAY_SIZE(ks); s++) {
+		double ev[SEEDS], co[SEEDS], stop_at[SEEDS];
+		size_t ok = 0, nstop = 0, stop_ok = 0;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+			double c;
+			size_t stopped;
+			size_t r = replay(w, ks[s], seed, &c, false, &stopped);
+			/* a search that stopped short counts as the whole space */
+			ev[seed - 1] = r ? (double)r : (double)w->n_valid;
+			co[seed - 1] = r ? c : (double)w->n_valid;
+			ok += r > 0;
+			/* with its own early stop: where it stops, and whether it got there */
+			size_t re = replay(w, ks[s], seed, &c, true, &stopped);
+			if (stopped) {
+				stop_at[nstop++] = (double)stopped;
+				stop_ok += re > 0;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		med[s] = pct(ev, SEEDS, 0.5);
+		printf("search %-10s evaluations to within 2%%: median %5.0f  p90 %5.0f  (cost median %5.1f p90 %5.1f)"
+		       "  %2zu/%d seeds reached  %4.1f%% of the space",
+		       agent_strategy_name(ks[s]), med[s], pct(ev, SEEDS, 0.9), pct(co, SEEDS, 0.5), pct(co, SEEDS, 0.9),
+		       ok, SEEDS, 100 * med[s] / (double)w->n_valid);
+		if (nstop)
+			printf("; stops by itself after a median %.0f (%zu/%zu of those within 2%%)", pct(stop_at, nstop, 0.5),
+			       stop_ok, nstop);
+		printf("  [%.2f s]\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
+	}
+	size_t b = 1;
+	for (size_t s = 1; s < RT_ARRAY_SIZE(ks); s++)
+		if (med[s] < med[b])
+			b = s;
+	bool third = med[b] <= med[0] / 3, tenth = med[b] <= 0.1 * (double)w->n_valid;
+	printf("search best on %s: %s, median %.0f evaluations = %.2f of random's %.0f (target <= 0.33: %s), "
+	       "%.1f%% of the space (target <= 10%%: %s)\n", w->name, agent_strategy_name(ks[b]), med[b], med[b] / med[0],
+	       med[0], third ? "met" : "NOT met", 100 * med[b] / (double)w->n_valid, tenth ? "met" : "NOT met");
+	return third && tenth ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	glob_t g;
+	memset(&g, 0, sizeof(g));
+	const char *src = getenv("RATCHET_SRC");
+	char *pat = xasprintf("%s/experiments/search-*/sweep.jsonl", src ? src : ".");
+	if (argc < 2)
+		glob(pat, 0, NULL, &g);
+	free(pat);
+	char *extra = getenv("RATCHET_SWEEPS") ? xstrdup(getenv("RATCHET_SWEEPS")) : NULL;
+	size_t n = argc > 1 ? (size_t)argc - 1 : g.gl_pathc;
+	char **files = xcalloc(n + 64, sizeof(*files));
+	for (size_t i = 0; i < n; i++)
+		files[i] = argc > 1 ? argv[i + 1] : g.gl_pathv[i];
+	for (char *tok = extra ? strtok(extra, " ") : NULL; tok && n < 64; tok = strtok(NULL, " "))
+		files[n++] = tok;
+	if (!n) {
+		fprintf(stderr, "bench_search: no sweep files (experiments/search-*/sweep.jsonl under $RATCHET_SRC)\n");
+		return 1;
+	}
+	int fails = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct sweep w;
+		memset(&w, 0, sizeof(w));
+		if (load_sweep(&w, files[i])) {
+			fprintf(stderr, "bench_search: %s: cannot replay\n", files[i]);
+			fails++;
+		} else {
+			fails += bench_space(&w);
+		}
+		sweep_release(&w);
+	}
+	globfree(&g);
+	free(extra);
+	free(files);
+	return fails ? 1 : 0;
+}
