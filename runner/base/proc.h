@@ -40,6 +40,14 @@ struct rt_spawn_opts {
  * "command not found") in err. */
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
 
+/* The launcher prefix: while set, rt_spawn runs prefix + argv instead of
+ * argv (prefix[0] searched on PATH), e.g. `srun --jobid=J ... ratchet
+ * __step ... --` so that a measurement's benchmark and engine run as Slurm
+ * job steps (runner/campaign/exec_slurm.c). The one seam every benchmark and
+ * engine start goes through; NULL (the default) spawns argv itself. prefix
+ * is borrowed until the next call. */
+void rt_spawn_set_launcher(char *const *prefix);
+
 /* Wait up to timeout_s for pid; returns 1 and *status when it exited, 0 when
  * still running after the timeout. timeout_s < 0 waits forever. */
 int rt_wait_timeout(pid_t pid, double timeout_s, int *status);

@@ -67,6 +67,7 @@ struct camp {
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
+	struct camp_exec *exec;            /* where measurements run (exec.h); NULL before it is opened */
 };
 
 /* ---- loop.c ---- */
@@ -178,6 +179,10 @@ void camp_store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, c
  * failure is camp_fatal. */
 int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
 		 struct series **ser, size_t *nser, struct rt_sb *err);
+/* camp_measure without the executor's begin, end and retry (measure.c);
+ * camp_measure (exec.c) wraps it. */
+int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
+		      struct series **ser, size_t *nser, struct rt_sb *err);
 /* Slot j of the A/B schedule: interleaved pairs (best r, candidate r); or
  * the best's first min runs, then the candidate's, then pairs. decide_now:
  * the rule looks after this slot. */

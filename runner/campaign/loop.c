@@ -9,6 +9,7 @@
  * what an uninterrupted one would.
  */
 #include "runner/campaign/campaign_int.h"
+#include "runner/campaign/exec.h"
 #include "runner/campaign/lease.h"
 
 #include <math.h>
@@ -461,6 +462,8 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 		return rc;
 	res->campaign_id = c->cid;
 	record_host_facts(c);
+	if ((rc = camp_exec_open(c, err)))
+		return rc;
 	if ((rc = rebuild_best(c, &have_baseline, err)))
 		return rc;
 	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
@@ -518,6 +521,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	int rc = preflight(s, err);
 	if (!rc)
 		rc = campaign(&c, &lease, res, err);
+	camp_exec_free(&c);
 	camp_lease_release(&lease);
 	camp_jsys_fault_at(0);
 	rep_progress_release(&c.prog);

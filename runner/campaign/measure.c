@@ -7,6 +7,7 @@
  * events. Also the A/B schedule of slots (camp_slot).
  */
 #include "runner/campaign/campaign_int.h"
+#include "runner/campaign/exec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,7 @@ int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cf
 	launch_prepare(c, cfg, l);
 	struct run_engine_cfg ec = {
 		.argv = l->argv, .env = l->env, .n_env = l->n_env, .cwd = c->s->workdir,
-		.host = en->host, .port = port, .ready_path = en->ready_http,
+		.host = camp_exec_engine_host(c, en->host), .port = port, .ready_path = en->ready_http,
 		.ready_timeout_s = en->ready_timeout_s, .identity_path = en->identity_http,
 		.expected_model = en->model ? en->model : c->baseline_model,
 		.nonce = en->nonce_check ? l->nonce : NULL, .stop_grace_s = en->stop_grace_s,
@@ -341,8 +342,8 @@ static int engine_after(struct run_engine *e, struct rt_sb *err)
 	return rc;
 }
 
-int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
-		 struct series **ser, size_t *nser, struct rt_sb *err)
+int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
+		      struct series **ser, size_t *nser, struct rt_sb *err)
 {
 	struct camp_launch l = { 0 };
 	struct sample sm = { 0 };

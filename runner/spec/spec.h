@@ -348,6 +348,28 @@ struct spec_log_event {
 	struct rt_pos pos;
 };
 
+/* ---- where measurements run (spec_exec.c) ---- */
+enum spec_exec_kind { SPEC_EXEC_LOCAL, SPEC_EXEC_SLURM };
+extern const char *const spec_exec_kind_names[];
+
+/* executor.slurm: the holding job's sbatch options and the steps' srun options. */
+struct spec_slurm {
+	char *partition;            /* --partition, or NULL: the cluster's default */
+	char *account;              /* --account, or NULL */
+	char *gres;                 /* --gres, e.g. "gpu:1", or NULL */
+	double time_s;              /* --time of the holding job (seconds); 0: the partition's limit */
+	struct rt_strv sbatch;      /* extra sbatch options, passed as they are */
+	struct rt_strv srun;        /* extra srun options for every step */
+};
+
+struct spec_exec {
+	enum spec_exec_kind kind;   /* local (default) or slurm */
+	struct spec_slurm slurm;    /* kind slurm only */
+};
+
+/* Release what an executor: section allocated. */
+void spec_exec_release(struct spec_exec *x);
+
 struct spec {
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
@@ -369,6 +391,7 @@ struct spec {
 	size_t n_variants;
 	enum agent_strategy strategy;
 	int max_iterations;         /* 0: no cap */
+	struct spec_exec exec;      /* executor: where the measurements' processes run */
 };
 
 /*

@@ -55,6 +55,8 @@ const struct spec_field spec_top_fields[] = {
 	{ "strategy", SF_ENUM, SPEC_OFF(struct spec, strategy), .names = agent_strategy_names,
 	  .help = "list, greedy, coordinate, halving or llm" },
 	{ "max_iterations", SF_INT, SPEC_OFF(struct spec, max_iterations), 0, FL_LO, 0, .help = "0: no cap" },
+	{ "executor", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_exec, .dump = spec_dump_exec,
+	  .help = "local, or slurm: measurements as job steps on allocated nodes" },
 	{ 0 }
 };
 

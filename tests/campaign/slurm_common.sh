@@ -1,0 +1,38 @@
+# Sourced by the Slurm executor's tests (slurm_steps.sh, slurm_scancel.sh,
+# slurm_resume.sh): a real test cluster (slurm_cluster.sh) and a campaign of
+# the deterministic fakebench whose measurements run as Slurm steps.
+#   slurm_campaign DIR SLEEP_MS   writes DIR/spec.yaml and DIR/table.json
+#   q SQL                         one value from DIR's database
+#   fail MSG                      prints FAIL and exits 1
+: "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
+command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
+. "$RATCHET_SRC/tests/campaign/slurm_cluster.sh"
+fail() { echo "FAIL: $*"; [ -z "${W:-}" ] || tail -5 "$W/run.err" 2>/dev/null; exit 1; }
+q() { sqlite3 "$W/c.db" "$1"; }
+slurm_campaign() {
+	cp "$RATCHET_SRC/tests/campaign/table.json" "$1/"
+	cat > "$1/spec.yaml" <<SPEC
+name: slurmc
+benchmarks:
+  - name: fake
+    command: ["$RATCHET_BUILD/fakebench", "{workdir}/table.json", "$2"]
+    metrics: {gflops: /gflops}
+objective: {metric: fake.gflops, goal: max, min_gain: 2%}
+repeats: {min: 2, max: 2, confidence: 0.95}
+variants:
+  - {name: m64-32, table: {file: table.json, set: {M_LE_64: {tile: 32}}}}
+executor:
+  kind: slurm
+  slurm: {gres: "gpu:1", time: 10m, sbatch: ["--cpus-per-task=1"]}
+SPEC
+}
+# Wait until job $1 has a running step (J.N); prints its id.
+slurm_wait_step() {
+	i=0
+	while :; do
+		s=$(squeue -h -s -o %i 2>/dev/null | grep -E "^[0-9]+\.[0-9]+$" | head -1)
+		[ -n "$s" ] && { echo "$s"; return 0; }
+		i=$((i + 1)); [ $i -lt 300 ] || return 1
+		sleep 0.1
+	done
+}
