@@ -56,8 +56,8 @@ static int slurm_run(char *const *argv, struct rt_sb *out, struct rt_sb *err)
 	int rc = run_bcmd_exec(argv, NULL, 0, NULL, CMD_TIMEOUT_S, &r, err);
 	if (!rc && (r.timed_out || r.status)) {
 		rt_sb_trim(&r.err);
-		rc = rt_errf(err, RT_EPROC, "%s %s: %s%s", argv[0], argv[1] ? argv[1] : "",
-			     r.timed_out ? "timed out" : "failed", r.err.len ? ": " : "");
+		rc = rt_errf(err, RT_EPROC, "%s: %s", argv[0],
+			     r.timed_out ? "timed out" : r.err.len ? "" : "failed without a message");
 		rt_sb_add(err, r.err.buf, r.err.len);
 	}
 	if (!rc && out) {
@@ -134,12 +134,12 @@ static void scontrol_value(const char *text, const char *key, struct rt_sb *out)
  * whole job is gone (time limit, preemption, node failure, scancel). */
 static void step_reason(const char *job, const char *step, struct rt_sb *why, bool *job_ended)
 {
-	struct rt_sb out = RT_SB_INIT, err = RT_SB_INIT, v = RT_SB_INIT, r = RT_SB_INIT;
+	struct rt_sb out = RT_SB_INIT, e1 = RT_SB_INIT, e2 = RT_SB_INIT, v = RT_SB_INIT, r = RT_SB_INIT;
 	char *sacct[] = { "sacct", "-n", "-P", "-j", (char *)step, "-o", "State,ExitCode", NULL };
 	char *sstep[] = { "scontrol", "show", "step", (char *)step, NULL };
 	char *sjob[] = { "scontrol", "show", "job", (char *)job, NULL };
 	*job_ended = false;
-	if (!slurm_run(sjob, &out, &err)) {
+	if (!slurm_run(sjob, &out, &e1)) {
 		scontrol_value(out.buf, "JobState", &v);
 		scontrol_value(out.buf, "Reason", &r);
 		*job_ended = v.len && strcmp(v.buf, "RUNNING") && strcmp(v.buf, "PENDING");
@@ -147,19 +147,31 @@ static void step_reason(const char *job, const char *step, struct rt_sb *why, bo
 	if (*job_ended) {
 		rt_sb_addf(why, "step %s ended with its job %s: JobState=%s Reason=%s (scontrol)", step, job,
 			   v.buf, r.len ? r.buf : "None");
-	} else if (rt_sb_reset(&out), rt_sb_reset(&err), !slurm_run(sacct, &out, &err) && out.len &&
-		   !strstr(out.buf, "disabled")) {
-		rt_sb_addf(why, "step %s killed: %.*s (sacct)", step, (int)strcspn(out.buf, "\n"), out.buf);
-	} else if (rt_sb_reset(&out), !slurm_run(sstep, &out, &err) && out.len) {
+		goto out;
+	}
+	rt_sb_reset(&out);
+	rt_sb_reset(&e1);
+	if (!slurm_run(sacct, &out, &e1) && out.len) {
+		rt_sb_addf(why, "step %s killed: %.*s (sacct State,ExitCode)", step, (int)strcspn(out.buf, "\n"),
+			   out.buf);
+		goto out;
+	}
+	rt_sb_reset(&out);
+	if (!slurm_run(sstep, &out, &e2) && out.len) {
 		scontrol_value(out.buf, "State", &v);
 		rt_sb_addf(why, "step %s killed: State=%s (scontrol)", step, v.buf);
-	} else {
-		rt_sb_addf(why, "step %s was killed from outside while job %s runs (scancel of the step; "
-			   "no accounting storage to say more: sacct said '%s')", step, job,
-			   err.len ? err.buf : "nothing");
+		goto out;
 	}
+	/* No accounting, and scontrol forgets a step once it ends: what is
+	 * known is that its process never wrote its end record while the job
+	 * kept running, so the step alone was cancelled. */
+	rt_sb_addf(why, "step %s was killed from outside while job %s kept running (scancel of the step, "
+		   "or its own time limit); no accounting to say more (%.*s)", step, job,
+		   (int)strcspn(e1.len ? e1.buf : "sacct: no answer", "\n"), e1.len ? e1.buf : "sacct: no answer");
+out:
 	rt_sb_release(&out);
-	rt_sb_release(&err);
+	rt_sb_release(&e1);
+	rt_sb_release(&e2);
 	rt_sb_release(&v);
 	rt_sb_release(&r);
 }

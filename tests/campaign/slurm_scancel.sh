@@ -1,0 +1,68 @@
+#!/bin/sh
+# A step killed with scancel mid-sample fails only that sample: the step is
+# journaled as killed with the reason Slurm gives (this cluster keeps no
+# accounting, so it comes from scontrol, or says so), the sample is measured
+# again on a new step, and the campaign finishes with every sample it
+# planned. A second kill of the same sample fails its iteration cleanly
+# (the reason says so) and the campaign goes on to the end.
+set -eu
+. "$RATCHET_SRC/tests/campaign/slurm_common.sh"
+W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
+slurm_up "$W/cluster"
+slurm_campaign "$W" 1500
+(cd "$W" && exec "$RATCHET_BIN" --db c.db run --quiet spec.yaml >"$W/run.out" 2>"$W/run.err") &
+runner=$!
+victim=$(slurm_wait_step) || fail "no step ever ran"
+sleep 0.3
+scancel "$victim"
+echo "cancelled step $victim"
+rc=0
+wait $runner || rc=$?
+[ "$rc" -le 1 ] || fail "run exited $rc"
+[ "$(q "SELECT state FROM campaigns")" = finished ] || fail "campaign not finished: $(q "SELECT state FROM campaigns")"
+row=$(q "SELECT outcome || '|' || reason FROM slurm_steps WHERE step_id = '$victim'")
+echo "journal: $row"
+case "$row" in killed\|*"step $victim"*) ;; *) fail "step $victim not journaled as killed with a reason: $row" ;; esac
+[ "$(q "SELECT count(*) FROM slurm_steps WHERE outcome = 'killed'")" = 1 ] || fail "more than one step killed"
+# Only that sample failed: every planned sample is there, valid.
+[ "$(q "SELECT count(*) FROM measurements WHERE benchmark = 'fake' AND metric = 'gflops' AND valid = 1")" = 6 ] ||
+	fail "expected 6 samples, got $(q "SELECT count(*) FROM measurements WHERE benchmark = 'fake' AND metric = 'gflops'")"
+[ "$(q "SELECT count(*) FROM iterations WHERE state = 'failed'")" = 0 ] || fail "an iteration failed"
+[ "$(q "SELECT count(*) FROM slurm_steps WHERE outcome = 'ok'")" = 6 ] || fail "the retry is not journaled"
+[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+
+# Twice: the candidate's sample and its retry are killed; its iteration
+# fails, and the campaign goes on to the end (the baseline's steps are .0
+# and .1; the iteration's first is .2).
+mkdir "$W/2"
+slurm_campaign "$W/2" 1500
+(cd "$W/2" && exec "$RATCHET_BIN" --db c.db run --quiet spec.yaml >"$W/run.out" 2>"$W/run.err") &
+runner=$!
+i=0
+until first=$(squeue -h -s -o %i | grep -E "^[0-9]+\.([2-9]|[1-9][0-9])$" | head -1) && [ -n "$first" ]; do
+	i=$((i + 1)); [ $i -lt 600 ] || fail "the iteration's step never ran"
+	sleep 0.05
+done
+sleep 0.3 # past its launch: a step cancelled before it starts fails its sample from srun alone
+scancel "$first"
+i=0
+while :; do
+	s=$(squeue -h -s -o %i | grep -E "^[0-9]+\.[0-9]+$" | grep -vx "$first" | head -1)
+	[ -n "$s" ] && break
+	i=$((i + 1)); [ $i -lt 600 ] || { cat "$W/2/run.err"; q "select * from slurm_steps" ; fail "no retry step"; }
+	sleep 0.05
+done
+sleep 0.3
+scancel "$s"
+echo "cancelled steps $first and $s"
+rc=0
+wait $runner || rc=$?
+W="$W/2"
+echo "run exited $rc; iteration 1: $(q "SELECT state || ': ' || reason FROM iterations WHERE seq = 1")"
+[ "$rc" -le 1 ] || fail "run exited $rc"
+[ "$(q "SELECT count(*) FROM slurm_steps WHERE outcome = 'killed'")" = 2 ] || fail "two killed steps expected"
+[ "$(q "SELECT state FROM iterations WHERE seq = 1")" = failed ] || fail "iteration 1 should have failed"
+case "$(q "SELECT reason FROM iterations WHERE seq = 1")" in *"step $s"*) ;; *) fail "the failed iteration does not name step $s" ;; esac
+[ "$(q "SELECT state FROM campaigns")" = finished ] || fail "the campaign did not go on to its end"
+[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+echo PASS
