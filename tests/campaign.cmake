@@ -48,3 +48,14 @@ rt_add_test(test_restore_files COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/res
 rt_add_test(test_decision_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/decision_e2e.sh
             TIMEOUT 300 LABELS e2e)
 set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)
+# executor: slurm on a real single-node cluster (slurm_cluster.sh: slurm-wlm
+# and munge from Debian, slurmctld and slurmd started by the test, four fake
+# GPUs): skipped with 77 only where the packages cannot be installed. One
+# cluster at a time (RESOURCE_LOCK).
+foreach(t smoke steps scancel resume)
+  rt_add_test(test_slurm_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_${t}.sh
+              TIMEOUT 300 LABELS e2e slurm)
+  if(TEST test_slurm_${t})
+    set_tests_properties(test_slurm_${t} PROPERTIES SKIP_RETURN_CODE 77 RESOURCE_LOCK slurm_cluster)
+  endif()
+endforeach()

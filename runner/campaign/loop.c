@@ -462,13 +462,13 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 		return rc;
 	res->campaign_id = c->cid;
 	record_host_facts(c);
-	if ((rc = camp_exec_open(c, err)))
-		return rc;
 	if ((rc = rebuild_best(c, &have_baseline, err)))
 		return rc;
 	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
 	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
 	c->prog.campaign_id = c->cid;
+	if ((rc = camp_exec_open(c, err)))
+		return rc;
 	if (!have_baseline) {
 		/* An interrupted baseline is simply measured again, under the next seq. */
 		rc = camp_run_baseline(c, err);
