@@ -33,7 +33,7 @@ struct db_slurm_step {
 	int64_t pid;                /* its pid there */
 	int64_t start_ticks;        /* its start time there (clock ticks after boot) */
 	int64_t started_at;         /* ms since the epoch */
-	const char *outcome;        /* ok | failed | killed */
+	const char *outcome;        /* ok | failed | killed | stopped (by the runner) */
 	const char *reason;         /* why it was killed, or NULL */
 };
 

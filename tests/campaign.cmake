@@ -52,7 +52,7 @@ set_tests_properties(test_decision_e2e PROPERTIES SKIP_RETURN_CODE 77)
 # and munge from Debian, slurmctld and slurmd started by the test, four fake
 # GPUs): skipped with 77 only where the packages cannot be installed. One
 # cluster at a time (RESOURCE_LOCK).
-foreach(t smoke steps scancel resume)
+foreach(t smoke steps scancel resume engine)
   rt_add_test(test_slurm_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_${t}.sh
               TIMEOUT 300 LABELS e2e slurm)
   if(TEST test_slurm_${t})

@@ -29,7 +29,7 @@ CREATE TABLE slurm_steps (
   pid           INTEGER,                      -- the process on that node
   start_ticks   INTEGER,                      -- its start time (/proc/PID/stat field 22)
   started_at    INTEGER NOT NULL,             -- ms since the epoch, from the node's clock
-  outcome       TEXT NOT NULL CHECK (outcome IN ('ok', 'failed', 'killed')),
-  reason        TEXT                          -- a killed step's reason (sacct or scontrol)
+  outcome       TEXT NOT NULL CHECK (outcome IN ('ok', 'failed', 'killed', 'stopped')),
+  reason        TEXT                          -- a killed step's reason (sacct or scontrol); stopped: by the runner
 );
 CREATE INDEX slurm_steps_iteration ON slurm_steps(iteration_id);

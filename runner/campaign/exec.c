@@ -41,7 +41,7 @@ static void local_close(struct camp *c, struct camp_exec *x)
 }
 
 const struct camp_exec_ops camp_exec_local = {
-	"local", local_open, local_begin, local_end, local_host, local_close,
+	"local", local_open, local_begin, local_end, local_host, NULL, NULL, local_close,
 };
 
 /* By the spec's executor kind (enum spec_exec_kind). */
@@ -54,6 +54,7 @@ int camp_exec_open(struct camp *c, struct rt_sb *err)
 {
 	c->exec = xcalloc(1, sizeof(*c->exec));
 	c->exec->ops = exec_kinds[c->s->exec.kind];
+	c->exec->camp = c;
 	return c->exec->ops->open(c, c->exec, err);
 }
 
@@ -69,6 +70,17 @@ void camp_exec_free(struct camp *c)
 const char *camp_exec_engine_host(struct camp *c, const char *host)
 {
 	return c->exec ? c->exec->ops->engine_host(c->exec, host) : host;
+}
+
+int (*camp_exec_prove_engine(struct camp *c))(void *arg, struct rt_sb *err)
+{
+	return c->exec ? c->exec->ops->prove_engine : NULL;
+}
+
+void camp_exec_engine_stopping(struct camp *c)
+{
+	if (c->exec && c->exec->ops->engine_stopping)
+		c->exec->ops->engine_stopping(c->exec);
 }
 
 /* A sample whose step was killed from outside is measured again, once: the

@@ -47,6 +47,15 @@ struct camp_exec_ops {
 	/* The address an engine on the allocation is reached at (host: the
 	 * spec's). The returned string lives as long as x. */
 	const char *(*engine_host)(struct camp_exec *x, const char *host);
+	/* Prove the engine's process where /proc cannot (run_engine_cfg's
+	 * prove_owner; arg is the struct camp_exec *), or NULL: the local
+	 * /proc check. 0 or RT_EIDENTITY. */
+	int (*prove_engine)(void *arg, struct rt_sb *err);
+	/* The runner is about to stop the engine: a step of it ending now is
+	 * stopped, not killed from outside (srun ends a step it is told to
+	 * stop with SIGKILL, so the step never writes its end record). NULL:
+	 * nothing to note. */
+	void (*engine_stopping)(struct camp_exec *x);
 	/* Release the allocation (scancel) and free the state. Never fails;
 	 * problems are warnings. */
 	void (*close)(struct camp *c, struct camp_exec *x);
@@ -56,6 +65,7 @@ struct camp_exec_ops {
 struct camp_exec {
 	const struct camp_exec_ops *ops; /* local or slurm */
 	void *state;                     /* the implementation's, or NULL */
+	struct camp *camp;               /* the campaign it serves */
 };
 
 extern const struct camp_exec_ops camp_exec_local;
@@ -65,6 +75,10 @@ extern const struct camp_exec_ops camp_exec_slurm;
 int camp_exec_open(struct camp *c, struct rt_sb *err);
 /* Close and free c->exec (NULL is fine). */
 void camp_exec_free(struct camp *c);
+/* The executor's engine proof for run_engine_cfg.prove_owner (NULL: local /proc). */
+int (*camp_exec_prove_engine(struct camp *c))(void *arg, struct rt_sb *err);
+/* Note that the runner stops the engine now (exec ops engine_stopping). */
+void camp_exec_engine_stopping(struct camp *c);
 /* The engine's host under the executor (the spec's host when local). */
 const char *camp_exec_engine_host(struct camp *c, const char *host);
 

@@ -45,6 +45,7 @@ struct slurm {
 	char *node;           /* its node */
 	char *dir;            /* where the steps write their launch records */
 	struct rt_strv pre;   /* the launcher prefix (srun ... ratchet __step DIR --) */
+	struct rt_sb stopping; /* steps running when the runner stopped the engine, one a line */
 };
 
 /* Run a Slurm command (argv, no shell); its stdout in out. RT_EPROC with
@@ -174,6 +175,16 @@ out:
 	rt_sb_release(&e2);
 	rt_sb_release(&v);
 	rt_sb_release(&r);
+}
+
+/* text (lines) holds line exactly. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; n && p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
 }
 
 /* ---- the allocation ---- */
@@ -425,7 +436,10 @@ static int journal_records(struct camp *c, struct slurm *st, int64_t iter, int a
 		}
 		rt_sb_release(&rerr);
 		const char *outcome = "ok";
-		if (!r.ended && arm < 0) {
+		if (!r.ended && has_line(st->stopping.buf, r.step)) {
+			outcome = "stopped";
+			rt_sb_adds(&reason, "stopped by the runner (srun ends a step it is told to stop with SIGKILL)");
+		} else if (!r.ended && arm < 0) {
 			outcome = "killed";
 			rt_sb_adds(&reason, "the runner was killed; the step was cancelled on --resume");
 		} else if (!r.ended) {
@@ -460,6 +474,7 @@ static int slurm_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm,
 		return 0;
 	cancel_steps(st->job); /* nothing of this sample outlives it */
 	int rc = journal_records(c, st, iter, arm, rep, v, why);
+	rt_sb_reset(&st->stopping);
 	if (rc || job_alive(st->job))
 		return rc;
 	/* The allocation itself ended (time limit, preemption, node failure):
@@ -477,6 +492,72 @@ static int slurm_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm,
 	free(st->node);
 	st->job = st->node = NULL;
 	return rc; /* the next sample's begin obtains a new allocation */
+}
+
+/* The engine runs as a step: Slurm lists the step as running, and that
+ * step's launch record names the engine's program, the allocation's node
+ * and the process there (pid, start time). With the launch nonce the engine
+ * echoes over HTTP (checked by the engine module), that ties the address to
+ * this launch without /proc of the node. */
+static int slurm_prove(void *arg, struct rt_sb *err)
+{
+	struct camp_exec *x = arg;
+	struct slurm *st = x->state;
+	struct camp *c = x->camp;
+	const char *want = c->s->engine.command.n ? c->s->engine.command.v[0] : "";
+	const char *wb = strrchr(want, '/') ? strrchr(want, '/') + 1 : want;
+	rt_spawn_set_launcher(NULL); /* squeue runs here */
+	char *argv[] = { "squeue", "-h", "-s", "-j", st->job, "-o", "%i", NULL };
+	struct rt_sb running = RT_SB_INIT, qerr = RT_SB_INIT;
+	int qrc = slurm_run(argv, &running, &qerr);
+	rt_spawn_set_launcher(st->pre.v);
+	rt_sb_release(&qerr);
+	DIR *d = qrc ? NULL : opendir(st->dir);
+	bool found = false;
+	struct dirent *e;
+	while (d && !found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 5 || strcmp(e->d_name + n - 4, ".rec"))
+			continue;
+		char *path = xasprintf("%s/%s", st->dir, e->d_name);
+		char *end = xasprintf("%.*s.end", (int)(strlen(path) - 4), path);
+		char *text = NULL;
+		size_t len;
+		struct record r = { 0 };
+		if (access(end, F_OK) && !rt_read_file(path, &text, &len, NULL)) {
+			record_parse(text, &r);
+			const char *pb = strrchr(r.program, '/') ? strrchr(r.program, '/') + 1 : r.program;
+			found = !strcmp(pb, wb) && !strcmp(r.node, st->node) && r.pid > 0 &&
+				has_line(running.buf, r.step);
+		}
+		free(text);
+		free(path);
+		free(end);
+	}
+	if (d)
+		closedir(d);
+	rt_sb_release(&running);
+	if (found)
+		return 0;
+	return rt_errf(err, RT_EIDENTITY,
+		       "identity: no running step of slurm job %s has a launch record of %s on node %s (%s)",
+		       st->job, wb, st->node, st->dir);
+}
+
+/* The steps running now (squeue), for the journal: they end by the runner's stop. */
+static void slurm_stopping(struct camp_exec *x)
+{
+	struct slurm *st = x->state;
+	if (!st->job)
+		return;
+	rt_spawn_set_launcher(NULL);
+	char *argv[] = { "squeue", "-h", "-s", "-j", st->job, "-o", "%i", NULL };
+	struct rt_sb out = RT_SB_INIT, err = RT_SB_INIT;
+	if (!slurm_run(argv, &out, &err) && out.len)
+		rt_sb_addf(&st->stopping, "%s\n", out.buf);
+	rt_spawn_set_launcher(st->pre.v);
+	rt_sb_release(&out);
+	rt_sb_release(&err);
 }
 
 static const char *slurm_host(struct camp_exec *x, const char *host)
@@ -509,10 +590,11 @@ static void slurm_close(struct camp *c, struct camp_exec *x)
 	free(st->node);
 	free(st->dir);
 	rt_strv_release(&st->pre);
+	rt_sb_release(&st->stopping);
 	free(st);
 	x->state = NULL;
 }
 
 const struct camp_exec_ops camp_exec_slurm = {
-	"slurm", slurm_open, slurm_begin, slurm_end, slurm_host, slurm_close,
+	"slurm", slurm_open, slurm_begin, slurm_end, slurm_host, slurm_prove, slurm_stopping, slurm_close,
 };

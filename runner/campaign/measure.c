@@ -175,6 +175,7 @@ int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cf
 		.nonce = en->nonce_check ? l->nonce : NULL, .stop_grace_s = en->stop_grace_s,
 		.log_cap = en->log_cap_bytes, .event_names = l->ev_names, .event_regex = l->ev_regex,
 		.n_events = c->s->n_log_events,
+		.prove_owner = camp_exec_prove_engine(c), .prove_arg = c->exec,
 	};
 	if ((rc = run_engine_start(&ec, &l->eng, err)))
 		return rc;
@@ -188,6 +189,7 @@ int camp_launch_engine(struct camp *c, int64_t iter, const struct var_config *cf
 		not_ready = true;
 	if (rc) {
 		/* Stopped here: the caller sees no engine. */
+		camp_exec_engine_stopping(c);
 		run_engine_stop(l->eng);
 		if (not_ready)
 			camp_store_engine_log(c, iter, l->eng, "engine-start-failure.log");
@@ -385,6 +387,7 @@ int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const stru
 		}
 	}
 	if (l.eng) {
+		camp_exec_engine_stopping(c);
 		run_engine_stop(l.eng);
 		if (rc || arm == 1)
 			camp_store_engine_log(c, iter, l.eng, log_name);

@@ -458,13 +458,18 @@ int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
 	bool ours;
 	char comm[64] = "";
-	pid_t owner = socket_owner(e->cfg.port, e->pid, &ours, comm, sizeof(comm));
-	if (!owner)
+	pid_t owner = e->cfg.prove_owner ? 0 : socket_owner(e->cfg.port, e->pid, &ours, comm, sizeof(comm));
+	if (e->cfg.prove_owner) {
+		int prc = e->cfg.prove_owner(e->cfg.prove_arg, err);
+		if (prc)
+			return prc;
+	} else if (!owner) {
 		return rt_errf(err, RT_EIDENTITY, "identity: nothing listens on port %d", e->cfg.port);
-	if (!ours)
+	} else if (!ours) {
 		return rt_errf(err, RT_EIDENTITY,
 			       "identity: port %d is held by pid %d (%s), not by the engine (pid %d) or its children",
 			       e->cfg.port, (int)owner, comm, (int)e->pid);
+	}
 	if (!e->cfg.identity_path && !e->cfg.nonce)
 		return 0;
 	char *url = xasprintf("%s%s", e->url, e->cfg.identity_path ? e->cfg.identity_path : "/v1/models");
