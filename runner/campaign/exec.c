@@ -69,17 +69,17 @@ void camp_exec_free(struct camp *c)
 
 const char *camp_exec_engine_host(struct camp *c, const char *host)
 {
-	return c->exec ? c->exec->ops->engine_host(c->exec, host) : host;
+	return c->exec && c->exec->in_sample ? c->exec->ops->engine_host(c->exec, host) : host;
 }
 
 int (*camp_exec_prove_engine(struct camp *c))(void *arg, struct rt_sb *err)
 {
-	return c->exec ? c->exec->ops->prove_engine : NULL;
+	return c->exec && c->exec->in_sample ? c->exec->ops->prove_engine : NULL;
 }
 
 void camp_exec_engine_stopping(struct camp *c)
 {
-	if (c->exec && c->exec->ops->engine_stopping)
+	if (c->exec && c->exec->in_sample && c->exec->ops->engine_stopping)
 		c->exec->ops->engine_stopping(c->exec);
 }
 
@@ -100,7 +100,9 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 		int rc = x->ops->sample_begin(c, x, err);
 		if (rc)
 			return rc == RT_EDB ? camp_fatal(c, rc) : rc;
+		x->in_sample = true;
 		rc = camp_measure_once(c, iter, arm, rep, cfg, ser, nser, err);
+		x->in_sample = false;
 		enum camp_exec_verdict v = CAMP_EXEC_OK;
 		struct rt_sb why = RT_SB_INIT;
 		int erc = x->ops->sample_end(c, x, iter, arm, rep, &v, &why);

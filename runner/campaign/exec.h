@@ -66,6 +66,7 @@ struct camp_exec {
 	const struct camp_exec_ops *ops; /* local or slurm */
 	void *state;                     /* the implementation's, or NULL */
 	struct camp *camp;               /* the campaign it serves */
+	bool in_sample;                  /* inside camp_measure: processes started now are the executor's */
 };
 
 extern const struct camp_exec_ops camp_exec_local;
@@ -75,11 +76,13 @@ extern const struct camp_exec_ops camp_exec_slurm;
 int camp_exec_open(struct camp *c, struct rt_sb *err);
 /* Close and free c->exec (NULL is fine). */
 void camp_exec_free(struct camp *c);
-/* The executor's engine proof for run_engine_cfg.prove_owner (NULL: local /proc). */
+/* The executor's engine proof for run_engine_cfg.prove_owner (NULL: local
+ * /proc, and always outside a measurement: the gate's engine runs here). */
 int (*camp_exec_prove_engine(struct camp *c))(void *arg, struct rt_sb *err);
 /* Note that the runner stops the engine now (exec ops engine_stopping). */
 void camp_exec_engine_stopping(struct camp *c);
-/* The engine's host under the executor (the spec's host when local). */
+/* The engine's host under the executor (the spec's host when local or
+ * outside a measurement). */
 const char *camp_exec_engine_host(struct camp *c, const char *host);
 
 #endif
