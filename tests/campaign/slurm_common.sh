@@ -26,13 +26,29 @@ executor:
   slurm: {gres: "gpu:1", time: 10m, sbatch: ["--cpus-per-task=1"]}
 SPEC
 }
-# Wait until job $1 has a running step (J.N); prints its id.
+# Start the campaign in DIR $1 in the background; $runner is its pid.
+slurm_start() {
+	(cd "$1" && exec "$RATCHET_BIN" --db c.db run --quiet spec.yaml >"$W/run.out" 2>"$W/run.err") &
+	runner=$!
+}
+# Wait for a running step J.N with N >= $1 (default 0) that is not $2, and
+# 0.3 s more (past its launch: its launch record is written); prints its id.
 slurm_wait_step() {
 	i=0
 	while :; do
-		s=$(squeue -h -s -o %i 2>/dev/null | grep -E "^[0-9]+\.[0-9]+$" | head -1)
-		[ -n "$s" ] && { echo "$s"; return 0; }
-		i=$((i + 1)); [ $i -lt 300 ] || return 1
+		s=$(squeue -h -s -o %i 2>/dev/null |
+		    awk -F. -v min="${1:-0}" -v not="${2:-}" '$2 ~ /^[0-9]+$/ && $2 + 0 >= min && $0 != not { print; exit }')
+		[ -n "$s" ] && { sleep 0.3; echo "$s"; return 0; }
+		i=$((i + 1)); [ $i -lt 600 ] || return 1
+		sleep 0.05
+	done
+}
+# Fail unless squeue empties within 10 s (a cancelled job is COMPLETING
+# for a moment).
+slurm_none_left() {
+	i=0
+	while [ -n "$(squeue -h -o %i)" ]; do
+		i=$((i + 1)); [ $i -lt 100 ] || fail "jobs left in squeue: $(squeue -h)"
 		sleep 0.1
 	done
 }

@@ -37,5 +37,5 @@ echo "job $job: $n engine steps"
 # srun ends a step it is told to stop with SIGKILL: journaled as stopped, not killed.
 [ "$(q "SELECT count(*) FROM slurm_steps WHERE outcome != 'stopped'")" = 0 ] || fail "an engine step did not end by the runner's stop: $(q "SELECT step_id, program, outcome, reason FROM slurm_steps WHERE outcome != 'stopped'")"
 [ "$(q "SELECT count(*) FROM measurements WHERE benchmark = 'decode' AND metric = 'output_throughput' AND valid = 1")" = 6 ] || fail "samples missing"
-[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+slurm_none_left
 echo PASS

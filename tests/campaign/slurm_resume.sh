@@ -9,14 +9,8 @@ set -eu
 W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
 slurm_up "$W/cluster"
 slurm_campaign "$W" 1500
-(cd "$W" && exec "$RATCHET_BIN" --db c.db run --quiet spec.yaml >"$W/run.out" 2>"$W/run.err") &
-runner=$!
-i=0
-until st=$(squeue -h -s -o %i | grep -E "^[0-9]+\.([1-9]|[1-9][0-9])$" | head -1) && [ -n "$st" ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || fail "no second step ever ran"
-	sleep 0.05
-done
-sleep 0.3
+slurm_start "$W"
+st=$(slurm_wait_step 1) || fail "no second step ever ran"
 kill -9 $runner
 wait $runner 2>/dev/null || true
 job=$(q "SELECT job_id FROM slurm_jobs")
@@ -39,5 +33,5 @@ row=$(q "SELECT outcome || '|' || coalesce(reason, '') FROM slurm_steps WHERE st
 echo "the killed runner's step: $row"
 case "$row" in killed\|*) ;; *) fail "step $st not journaled as killed: $row" ;; esac
 [ "$(q "SELECT count(*) FROM slurm_steps WHERE step_id LIKE '$job.%' AND iteration_id IS NOT NULL AND outcome = 'ok'")" -ge 6 ] || fail "resumed samples did not run on job $job"
-[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+slurm_none_left
 echo PASS

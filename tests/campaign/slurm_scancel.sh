@@ -10,10 +10,8 @@ set -eu
 W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
 slurm_up "$W/cluster"
 slurm_campaign "$W" 1500
-(cd "$W" && exec "$RATCHET_BIN" --db c.db run --quiet spec.yaml >"$W/run.out" 2>"$W/run.err") &
-runner=$!
+slurm_start "$W"
 victim=$(slurm_wait_step) || fail "no step ever ran"
-sleep 0.3
 scancel "$victim"
 echo "cancelled step $victim"
 rc=0
@@ -29,30 +27,18 @@ case "$row" in killed\|*"step $victim"*) ;; *) fail "step $victim not journaled 
 	fail "expected 6 samples, got $(q "SELECT count(*) FROM measurements WHERE benchmark = 'fake' AND metric = 'gflops'")"
 [ "$(q "SELECT count(*) FROM iterations WHERE state = 'failed'")" = 0 ] || fail "an iteration failed"
 [ "$(q "SELECT count(*) FROM slurm_steps WHERE outcome = 'ok'")" = 6 ] || fail "the retry is not journaled"
-[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+slurm_none_left
 
 # Twice: the candidate's sample and its retry are killed; its iteration
 # fails, and the campaign goes on to the end (the baseline's steps are .0
 # and .1; the iteration's first is .2).
 mkdir "$W/2"
 slurm_campaign "$W/2" 1500
-(cd "$W/2" && exec "$RATCHET_BIN" --db c.db run --quiet spec.yaml >"$W/run.out" 2>"$W/run.err") &
-runner=$!
-i=0
-until first=$(squeue -h -s -o %i | grep -E "^[0-9]+\.([2-9]|[1-9][0-9])$" | head -1) && [ -n "$first" ]; do
-	i=$((i + 1)); [ $i -lt 600 ] || fail "the iteration's step never ran"
-	sleep 0.05
-done
-sleep 0.3 # past its launch: a step cancelled before it starts fails its sample from srun alone
+slurm_start "$W/2"
+# past its launch: a step cancelled before it starts fails its sample from srun alone
+first=$(slurm_wait_step 2) || fail "the iteration's step never ran"
 scancel "$first"
-i=0
-while :; do
-	s=$(squeue -h -s -o %i | grep -E "^[0-9]+\.[0-9]+$" | grep -vx "$first" | head -1)
-	[ -n "$s" ] && break
-	i=$((i + 1)); [ $i -lt 600 ] || { cat "$W/2/run.err"; q "select * from slurm_steps" ; fail "no retry step"; }
-	sleep 0.05
-done
-sleep 0.3
+s=$(slurm_wait_step 2 "$first") || fail "no retry step"
 scancel "$s"
 echo "cancelled steps $first and $s"
 rc=0
@@ -64,5 +50,5 @@ echo "run exited $rc; iteration 1: $(q "SELECT state || ': ' || reason FROM iter
 [ "$(q "SELECT state FROM iterations WHERE seq = 1")" = failed ] || fail "iteration 1 should have failed"
 case "$(q "SELECT reason FROM iterations WHERE seq = 1")" in *"step $s"*) ;; *) fail "the failed iteration does not name step $s" ;; esac
 [ "$(q "SELECT state FROM campaigns")" = finished ] || fail "the campaign did not go on to its end"
-[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+slurm_none_left
 echo PASS

@@ -37,6 +37,6 @@ for s in $(sort -u "$W/seen"); do
 done
 echo "squeue saw $(sort -u "$W/seen" | wc -l) of them"
 scontrol show job "$job" | grep -q "JobState=CANCELLED" || fail "the holding job was not cancelled"
-[ -z "$(squeue -h -o %i)" ] || fail "jobs left in squeue: $(squeue -h)"
+slurm_none_left
 sacct -j "$job" 2>&1 | head -1
 echo PASS
