@@ -44,12 +44,14 @@ static const struct {
 	{ "device_peaks", "SELECT * FROM device_peaks ORDER BY id" },
 	{ "findings", "SELECT * FROM findings ORDER BY id" },
 	{ "blobs", "SELECT * FROM blobs ORDER BY rowid" },
+	{ "slurm_jobs", "SELECT * FROM slurm_jobs ORDER BY id" },
+	{ "slurm_steps", "SELECT * FROM slurm_steps ORDER BY id" },
 };
 
 const char *const db_export_tables[] = {
 	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
 	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
-	"device_peaks", "findings", "blobs",
+	"device_peaks", "findings", "blobs", "slurm_jobs", "slurm_steps",
 };
 const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
 

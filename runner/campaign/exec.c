@@ -21,10 +21,10 @@ static int local_begin(struct camp *c, struct camp_exec *x, struct rt_sb *err)
 	return 0;
 }
 
-static int local_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm, int rep,
+static int local_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm, int rep, int mrc,
 		     enum camp_exec_verdict *v, struct rt_sb *why)
 {
-	(void)c, (void)x, (void)iter, (void)arm, (void)rep, (void)why;
+	(void)c, (void)x, (void)iter, (void)arm, (void)rep, (void)mrc, (void)why;
 	*v = CAMP_EXEC_OK;
 	return 0;
 }
@@ -105,7 +105,7 @@ int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct va
 		x->in_sample = false;
 		enum camp_exec_verdict v = CAMP_EXEC_OK;
 		struct rt_sb why = RT_SB_INIT;
-		int erc = x->ops->sample_end(c, x, iter, arm, rep, &v, &why);
+		int erc = x->ops->sample_end(c, x, iter, arm, rep, rc, &v, &why);
 		if (erc) {
 			rt_errf(err, 0, "%s%s", err->len ? "; " : "", why.buf);
 			rt_sb_release(&why);

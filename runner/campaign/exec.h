@@ -39,10 +39,11 @@ struct camp_exec_ops {
 	 * first when the last one ended). RT_EPROC when there is none to run
 	 * on: the sample fails; RT_EDB. */
 	int (*sample_begin)(struct camp *c, struct camp_exec *x, struct rt_sb *err);
-	/* After it: disarm, journal its steps (iteration, arm, rep), and say
-	 * whether one was killed from outside (reason appended to why).
-	 * RT_EDB when the journal failed. */
-	int (*sample_end)(struct camp *c, struct camp_exec *x, int64_t iter, int arm, int rep,
+	/* After it (mrc: what the measurement returned; RT_ETIMEDOUT means the
+	 * runner itself stopped a benchmark): disarm, journal its steps
+	 * (iteration, arm, rep), and say whether one was killed from outside
+	 * (reason appended to why). RT_EDB when the journal failed. */
+	int (*sample_end)(struct camp *c, struct camp_exec *x, int64_t iter, int arm, int rep, int mrc,
 			  enum camp_exec_verdict *v, struct rt_sb *why);
 	/* The address an engine on the allocation is reached at (host: the
 	 * spec's). The returned string lives as long as x. */

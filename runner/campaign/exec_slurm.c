@@ -140,10 +140,19 @@ static void step_reason(const char *job, const char *step, struct rt_sb *why, bo
 	char *sstep[] = { "scontrol", "show", "step", (char *)step, NULL };
 	char *sjob[] = { "scontrol", "show", "job", (char *)job, NULL };
 	*job_ended = false;
-	if (!slurm_run(sjob, &out, &e1)) {
+	/* A job ending is COMPLETING for a moment (its epilog): up to 10 s for
+	 * its final state (CANCELLED, TIMEOUT, PREEMPTED, NODE_FAIL). */
+	for (int i = 0; i < 50; i++) {
+		rt_sb_reset(&out);
+		rt_sb_reset(&v);
+		if (slurm_run(sjob, &out, &e1))
+			break;
 		scontrol_value(out.buf, "JobState", &v);
 		scontrol_value(out.buf, "Reason", &r);
 		*job_ended = v.len && strcmp(v.buf, "RUNNING") && strcmp(v.buf, "PENDING");
+		if (!*job_ended || strcmp(v.buf, "COMPLETING"))
+			break;
+		rt_sleep_ns(200000000);
 	}
 	if (*job_ended) {
 		rt_sb_addf(why, "step %s ended with its job %s: JobState=%s Reason=%s (scontrol)", step, job,
@@ -320,7 +329,7 @@ static char *records_dir(struct camp *c)
 }
 
 static int journal_records(struct camp *c, struct slurm *st, int64_t iter, int arm, int rep,
-			   enum camp_exec_verdict *v, struct rt_sb *why);
+			   bool timed_out, enum camp_exec_verdict *v, struct rt_sb *why);
 
 static int slurm_open(struct camp *c, struct camp_exec *x, struct rt_sb *err)
 {
@@ -335,7 +344,7 @@ static int slurm_open(struct camp *c, struct camp_exec *x, struct rt_sb *err)
 	if (!rc) {
 		enum camp_exec_verdict v;
 		struct rt_sb why = RT_SB_INIT;
-		rc = journal_records(c, st, 0, -1, 0, &v, &why); /* the killed runner's */
+		rc = journal_records(c, st, 0, -1, 0, false, &v, &why); /* the killed runner's */
 		rt_sb_release(&why);
 		build_launcher(c, st);
 	}
@@ -363,6 +372,7 @@ struct record {
 	long long pid, start, at; /* process, start ticks, ms since the epoch */
 	bool ended;             /* its .end exists */
 	int status;             /* the wait status in .end */
+	int signalled;          /* the signal Slurm sent the step (job cancelled, time limit), 0: none */
 };
 
 static void record_parse(const char *text, struct record *r)
@@ -384,6 +394,8 @@ static void record_parse(const char *text, struct record *r)
 				r->at = atoll(val);
 			else if (!strcmp(key, "status"))
 				r->status = atoi(val);
+			else if (!strcmp(key, "signalled"))
+				r->signalled = atoi(val);
 		}
 		p = strchr(p, '\n');
 		p = p ? p + 1 : NULL;
@@ -416,7 +428,7 @@ static int record_take(const char *dir, const char *name, struct record *r, stru
 }
 
 static int journal_records(struct camp *c, struct slurm *st, int64_t iter, int arm, int rep,
-			   enum camp_exec_verdict *v, struct rt_sb *why)
+			   bool timed_out, enum camp_exec_verdict *v, struct rt_sb *why)
 {
 	*v = CAMP_EXEC_OK;
 	DIR *d = opendir(st->dir);
@@ -436,20 +448,22 @@ static int journal_records(struct camp *c, struct slurm *st, int64_t iter, int a
 		}
 		rt_sb_release(&rerr);
 		const char *outcome = "ok";
-		if (!r.ended && has_line(st->stopping.buf, r.step)) {
+		bool outside = !r.ended || r.signalled; /* Slurm ended it, or the runner did */
+		if (outside && (has_line(st->stopping.buf, r.step) || timed_out)) {
 			outcome = "stopped";
-			rt_sb_adds(&reason, "stopped by the runner (srun ends a step it is told to stop with SIGKILL)");
-		} else if (!r.ended && arm < 0) {
+			rt_sb_adds(&reason, timed_out ? "stopped by the runner: the benchmark timed out"
+						  : "stopped by the runner (srun ends a step it is told to stop with SIGKILL)");
+		} else if (outside && arm < 0) {
 			outcome = "killed";
 			rt_sb_adds(&reason, "the runner was killed; the step was cancelled on --resume");
-		} else if (!r.ended) {
+		} else if (outside) {
 			bool job_ended;
 			outcome = "killed";
 			step_reason(st->job, r.step, &reason, &job_ended);
 			*v = CAMP_EXEC_KILLED;
 			rt_sb_addf(why, "%s%s", why->len ? "; " : "", reason.buf);
-		} else if (r.status && !(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGTERM)) {
-			outcome = "failed"; /* its own failure; SIGTERM is the runner stopping it */
+		} else if (r.status) {
+			outcome = "failed"; /* its own failure */
 		}
 		struct db_slurm_step s = {
 			.job_row = st->row, .iteration_id = iter, .arm = arm < 0 ? NULL : arm ? "cand" : "best",
@@ -464,7 +478,7 @@ static int journal_records(struct camp *c, struct slurm *st, int64_t iter, int a
 	return rc;
 }
 
-static int slurm_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm, int rep,
+static int slurm_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm, int rep, int mrc,
 		     enum camp_exec_verdict *v, struct rt_sb *why)
 {
 	struct slurm *st = x->state;
@@ -473,7 +487,7 @@ static int slurm_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm,
 	if (!st->job)
 		return 0;
 	cancel_steps(st->job); /* nothing of this sample outlives it */
-	int rc = journal_records(c, st, iter, arm, rep, v, why);
+	int rc = journal_records(c, st, iter, arm, rep, mrc == RT_ETIMEDOUT, v, why);
 	rt_sb_reset(&st->stopping);
 	if (rc || job_alive(st->job))
 		return rc;

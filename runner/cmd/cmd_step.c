@@ -5,8 +5,9 @@
  * allocated node it starts ARGV (fork and exec, never a shell), writes the
  * step's launch record DIR/JOB.STEP.rec (node, the child's pid and start
  * time, the step id), forwards SIGTERM and SIGINT to the child, and when
- * the child ends writes DIR/JOB.STEP.end (its wait status) and exits as it
- * did. The record proves, across nodes, which process ran where (/proc of
+ * the child ends writes DIR/JOB.STEP.end (its wait status, and the signal
+ * slurmstepd sent, when it sent one: the job was cancelled or reached its
+ * time limit; srun itself ends a step with SIGKILL) and exits as it did. The record proves, across nodes, which process ran where (/proc of
  * another node is not visible to the runner); a .rec without its .end means
  * the step was killed from outside (scancel, time limit, preemption, node
  * failure), as Slurm kills the whole step. DIR must be on a file system the
@@ -24,9 +25,11 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t child_pid; /* forwarded to by on_signal */
+static volatile sig_atomic_t got_signal; /* the signal slurmstepd sent, 0: none */
 
 static void on_signal(int sig)
 {
+	got_signal = sig;
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
 }
@@ -91,11 +94,13 @@ int cmd_step(int argc, char **argv)
 	struct rt_sb rec = RT_SB_INIT;
 	step_record(&rec, step, pid, argv[3]);
 	int rc = put(argv[1], step, "rec", &rec);
+	if (rc) /* no launch record, no proof: the program must not run unproven */
+		kill(pid, SIGKILL);
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
 	}
 	rt_sb_reset(&rec);
-	rt_sb_addf(&rec, "status %d\n", st);
+	rt_sb_addf(&rec, "status %d\nsignalled %d\n", st, (int)got_signal);
 	if (!rc)
 		rc = put(argv[1], step, "end", &rec);
 	rt_sb_release(&rec);

@@ -1,12 +1,17 @@
 # Sourced by the Slurm executor's tests (slurm_steps.sh, slurm_scancel.sh,
-# slurm_resume.sh): a real test cluster (slurm_cluster.sh) and a campaign of
-# the deterministic fakebench whose measurements run as Slurm steps.
+# slurm_resume.sh, slurm_engine.sh): makes the test folder $W and starts a
+# real test cluster in it (slurm_cluster.sh), then offers a campaign of the
+# deterministic fakebench whose measurements run as Slurm steps.
 #   slurm_campaign DIR SLEEP_MS   writes DIR/spec.yaml and DIR/table.json
 #   q SQL                         one value from DIR's database
 #   fail MSG                      prints FAIL and exits 1
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 . "$RATCHET_SRC/tests/campaign/slurm_cluster.sh"
+set -eu
+W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
+slurm_up "$W/cluster"
+trap 'slurm_down; rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; [ -z "${W:-}" ] || tail -5 "$W/run.err" 2>/dev/null; exit 1; }
 q() { sqlite3 "$W/c.db" "$1"; }
 slurm_campaign() {

@@ -9,8 +9,6 @@
 # on another node it is that node's name, exec_slurm.c's slurm_host.)
 set -eu
 . "$RATCHET_SRC/tests/campaign/slurm_common.sh"
-W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
-slurm_up "$W/cluster"
 cat > "$W/spec.yaml" <<Y
 name: slurmengine
 engine:

@@ -6,8 +6,6 @@
 # job behind in squeue.
 set -eu
 . "$RATCHET_SRC/tests/campaign/slurm_common.sh"
-W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
-slurm_up "$W/cluster"
 slurm_campaign "$W" 1500
 slurm_start "$W"
 st=$(slurm_wait_step 1) || fail "no second step ever ran"

@@ -7,8 +7,6 @@
 # end the job is cancelled and nothing is left in squeue.
 set -eu
 . "$RATCHET_SRC/tests/campaign/slurm_common.sh"
-W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
-slurm_up "$W/cluster"
 slurm_campaign "$W" 300
 ( while :; do squeue -h -s -o %i 2>/dev/null | grep -E "^[0-9]+\.[0-9]+$" >>"$W/seen" || true; sleep 0.1; done ) &
 watcher=$!

@@ -81,9 +81,9 @@ check "invalidate without reason exit" 2 "$rc"
 # export
 run export --format json -o all.json
 check "export json exit" 0 "$rc"
-check "export json summary" "exported 16 tables (69 rows) as JSON to all.json" "$out"
+check "export json summary" "exported 18 tables (69 rows) as JSON to all.json" "$out"
 for t in campaigns iterations originals intents measurements metric_stats regressions gate_runs \
-	gate_answers requests env_facts artifacts notes device_peaks findings blobs; do
+	gate_answers requests env_facts artifacts notes device_peaks findings blobs slurm_jobs slurm_steps; do
 	grep -q "^\"$t\": \[" all.json || bad "export json has $t"
 	[ -f all.json.tmp ] && bad "export json left a temporary file"
 done
