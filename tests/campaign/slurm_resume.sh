@@ -21,7 +21,7 @@ q "UPDATE slurm_jobs SET id = 100 WHERE job_id = '$job'" # the newest row is the
 rc=0
 (cd "$W" && "$RATCHET_BIN" --db c.db run --resume spec.yaml >"$W/run.out" 2>"$W/run.err") || rc=$?
 [ "$rc" -le 1 ] || fail "resume exited $rc"
-grep -q "re-attached to slurm job $job" "$W/run.out" "$W/run.err" || echo "(no re-attach line in the output)"
+grep -q "re-attached to slurm job $job" "$W/run.out" "$W/run.err" || fail "no re-attach line in the output"
 [ "$(q "SELECT state FROM campaigns")" = finished ] || fail "campaign not finished"
 [ "$(q "SELECT count(*) FROM slurm_jobs")" = 2 ] || fail "resume obtained a new allocation instead of re-attaching: $(q "SELECT job_id, state FROM slurm_jobs")"
 [ "$(q "SELECT state FROM slurm_jobs WHERE job_id = '$job'")" = released ] || fail "job $job not released"
