@@ -204,6 +204,29 @@ static char *hms(double s)
 	return xasprintf("--time=%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
 }
 
+/* Wait while job is PENDING (a queue may take hours; a signal stops the
+ * wait): 0 once it runs; else it is cancelled and RT_EINTR or RT_EPROC. */
+static int wait_running(const char *job, struct rt_sb *err)
+{
+	struct rt_sb state = RT_SB_INIT;
+	int rc = 0;
+	for (int i = 0;; i++) {
+		rt_sb_reset(&state);
+		job_field(job, "%T", &state);
+		if (state.len && !strcmp(state.buf, "RUNNING"))
+			break;
+		if (camp_stop_requested || !state.len || strcmp(state.buf, "PENDING")) {
+			rc = rt_errf(err, camp_stop_requested ? RT_EINTR : RT_EPROC, "slurm job %s %s before it ran",
+				     job, camp_stop_requested ? "stopped by a signal" : "ended");
+			scancel(job, err);
+			break;
+		}
+		rt_sleep_ns(i < 50 ? 200000000 : 2000000000); /* then spare slurmctld */
+	}
+	rt_sb_release(&state);
+	return rc;
+}
+
 /* sbatch a holding job and wait until it runs; st->job and st->node set. */
 static int submit(struct camp *c, struct slurm *st, struct rt_sb *err)
 {
@@ -233,23 +256,7 @@ static int submit(struct camp *c, struct slurm *st, struct rt_sb *err)
 	}
 	st->job = xstrndup(out.buf, strcspn(out.buf, ";\n")); /* "ID" or "ID;CLUSTER" */
 	rt_sb_release(&out);
-	struct rt_sb state = RT_SB_INIT;
-	for (;;) {
-		rt_sb_reset(&state);
-		job_field(st->job, "%T", &state);
-		if (state.len && !strcmp(state.buf, "RUNNING"))
-			break;
-		if (camp_stop_requested || !state.len || strcmp(state.buf, "PENDING")) {
-			rc = rt_errf(err, camp_stop_requested ? RT_EINTR : RT_EPROC,
-				     "slurm job %s %s before it ran", st->job,
-				     camp_stop_requested ? "stopped by a signal" : "ended");
-			scancel(st->job, err);
-			break;
-		}
-		rt_sleep_ns(200000000);
-	}
-	rt_sb_release(&state);
-	if (rc) {
+	if ((rc = wait_running(st->job, err))) {
 		free(st->job);
 		st->job = NULL;
 		return rc;
@@ -276,9 +283,16 @@ static int reattach(struct camp *c, struct slurm *st, struct rt_sb *err)
 			st->job = xstrdup(jobs[i].job_id);
 			st->node = xstrdup(jobs[i].node ? jobs[i].node : "");
 			st->row = jobs[i].id;
-			rt_sb_addf(&why, "re-attached to slurm job %s; %d orphaned step(s) cancelled", st->job,
-				   cancel_steps(st->job));
-			rep_progress_msg(&c->prog, why.buf);
+			rc = wait_running(st->job, err); /* still PENDING: until it runs */
+			if (!rc) {
+				rt_sb_addf(&why, "re-attached to slurm job %s; %d orphaned step(s) cancelled",
+					   st->job, cancel_steps(st->job));
+				rep_progress_msg(&c->prog, why.buf);
+			} else if (db_slurm_job_end(c->db, st->row, "cancelled", err->buf, &why) == 0) {
+				free(st->job);
+				free(st->node);
+				st->job = st->node = NULL;
+			}
 		} else if (job_alive(jobs[i].job_id)) {
 			scancel(jobs[i].job_id, &why);
 			rc = db_slurm_job_end(c->db, jobs[i].id, "cancelled", "orphan, cancelled on --resume", err);

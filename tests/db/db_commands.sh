@@ -96,7 +96,7 @@ run export --format json --table originals --blobs
 case "$out" in *'"base64":"f0VMRgIBAQA="'*) ok "export --blobs base64" ;; *) bad "export --blobs: $out" ;; esac
 run export --format csv -o csv
 check "export csv exit" 0 "$rc"
-check "export csv files" 16 "$(ls csv | grep -c '\.csv$')"
+check "export csv files" 18 "$(ls csv | grep -c '\.csv$')"
 check "export csv notes lines" 9 "$(wc -l <csv/notes.csv | tr -d ' ')"
 check "export csv header" "id,iteration_id,kind,by_iteration_id,text,author,created_at" \
 	"$(head -n 1 csv/notes.csv | tr -d '\r')"
