@@ -33,6 +33,7 @@ struct rt_spawn_opts {
 	int stdout_fd;               /* -1: /dev/null */
 	int stderr_fd;               /* -1: /dev/null; may equal stdout_fd */
 	struct rt_ptree *tree;       /* NULL, or the tree the child leads (rt_ptree_init'ed, unused) */
+	bool measured;               /* an engine or a command benchmark: through the launcher */
 };
 
 /* Start argv[0] (searched on PATH) in a new process group whose id is the
@@ -50,6 +51,14 @@ char *rt_find_program(const char *name, const char *path);
  * as written (relative to cwd). NULL when it is missing or not
  * executable. Caller frees. */
 char *rt_find_program_env(const char *name, const struct rt_envmod *env, size_t n_env, const char *cwd);
+/* The launcher prefix: while set, rt_spawn runs prefix + argv instead of
+ * argv for a measured process (rt_spawn_opts.measured; prefix[0] searched
+ * on PATH), e.g. `srun --jobid=J ... ratchet __step ... --`, so that a
+ * measurement's benchmark and engine run as Slurm job steps
+ * (runner/campaign/exec_slurm.c). Helpers started during a sample
+ * (provenance's git, probes) run here. NULL (the default) spawns argv
+ * itself. prefix is borrowed until the next call. */
+void rt_spawn_set_launcher(char *const *prefix);
 
 /* Wait up to timeout_s for pid; returns 1 and *status when it exited, 0 when
  * still running after the timeout. timeout_s < 0 waits forever. */

@@ -98,10 +98,36 @@ char *rt_find_program_env(const char *name, const struct rt_envmod *env, size_t 
 	return prog;
 }
 
+static char *const *spawn_launcher; /* rt_spawn_set_launcher's prefix, or NULL */
+
+void rt_spawn_set_launcher(char *const *prefix)
+{
+	spawn_launcher = prefix && prefix[0] ? prefix : NULL;
+}
+
+static int spawn_argv(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
+
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err)
 {
 	if (!argv || !argv[0])
 		return rt_errf(err, RT_EINVAL, "command: empty argv");
+	if (!spawn_launcher || !o || !o->measured)
+		return spawn_argv(argv, o, pid, err);
+	size_t np = 0, na = 0;
+	while (spawn_launcher[np])
+		np++;
+	while (argv[na])
+		na++;
+	char **full = xcalloc(np + na + 1, sizeof(char *));
+	memcpy(full, spawn_launcher, np * sizeof(char *));
+	memcpy(full + np, argv, na * sizeof(char *));
+	int rc = spawn_argv(full, o, pid, err);
+	free(full); /* the strings are borrowed */
+	return rc;
+}
+
+static int spawn_argv(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err)
+{
 	char **envp = make_env(o ? o->env : NULL, o ? o->n_env : 0);
 	char *prog = find_program(argv[0], envp);
 	if (!prog) {

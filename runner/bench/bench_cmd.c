@@ -74,7 +74,7 @@ static int exec_cmd(char *const *argv, const struct rt_env *env, size_t n_env, c
 		mods[i].name = env[i].name;
 		mods[i].value = env[i].value;
 	}
-	struct rt_spawn_opts so = { mods, n_env, cwd, -1, po[1], pe[1] };
+	struct rt_spawn_opts so = { mods, n_env, cwd, -1, po[1], pe[1], .measured = cancellable };
 	int64_t t0 = rt_now_ns();
 	pid_t pid;
 	int src = rt_spawn(argv, &so, &pid, err);

@@ -46,7 +46,8 @@ int run_bcmd_exec(char *const *argv, const struct rt_env *env, size_t n_env, con
 /* The same, for benchmarks: when rt_cancelled() (runner/base/cancel.h: the
  * second Ctrl-C) the group is stopped as on a timeout and r->cancelled set.
  * Builds and git commands use run_bcmd_exec, which a cancel never cuts
- * short: the files must go back whole. */
+ * short: the files must go back whole. Only this one is a measured process
+ * (rt_spawn_opts.measured: a Slurm job step under executor: slurm). */
 int run_bcmd_exec_cancellable(char *const *argv, const struct rt_env *env, size_t n_env,
 			      const char *cwd, double timeout_s, struct run_bcmd_result *r,
 			      struct rt_sb *err);

@@ -110,6 +110,7 @@ struct camp {
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
+	struct camp_exec *exec;            /* where measurements run (exec.h); NULL before it is opened */
 	struct camp_gen *gen;              /* the current point's generated variant, NULL for list/greedy */
 };
 
@@ -258,6 +259,10 @@ void camp_prov_record(struct camp *c, int64_t iter, int arm, struct camp_launch 
  * failure is camp_fatal. */
 int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
 		 struct series **ser, size_t *nser, struct rt_sb *err);
+/* camp_measure without the executor's begin, end and retry (measure.c);
+ * camp_measure (exec.c) wraps it. */
+int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
+		      struct series **ser, size_t *nser, struct rt_sb *err);
 /* Slot j of the A/B schedule: interleaved pairs (best r, candidate r); or
  * the best's first min runs, then the candidate's, then pairs. decide_now:
  * the rule looks after this slot. */

@@ -9,6 +9,7 @@
  * what an uninterrupted one would.
  */
 #include "runner/campaign/campaign_int.h"
+#include "runner/campaign/exec.h"
 #include "runner/campaign/lease.h"
 
 #include <math.h>
@@ -512,6 +513,8 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
 	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
 	c->prog.campaign_id = c->cid;
+	if ((rc = camp_exec_open(c, err)))
+		return rc;
 	if (!have_baseline) {
 		/* An interrupted baseline is simply measured again, under the next seq. */
 		rc = camp_run_baseline(c, err);
@@ -567,6 +570,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	if (!rc)
 		rc = campaign(&c, &lease, res, err);
 	camp_engines_stop(&c); /* those kept up between samples */
+	camp_exec_free(&c);
 	camp_lease_release(&lease);
 	camp_jsys_fault_at(0);
 	rep_progress_release(&c.prog);

@@ -9,6 +9,7 @@
  * slots (camp_slot).
  */
 #include "runner/campaign/campaign_int.h"
+#include "runner/campaign/exec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -209,13 +210,14 @@ int camp_launch_engine(struct camp *c, int64_t iter, int arm, const struct var_c
 		return rc;
 	struct run_engine_cfg ec = {
 		.argv = l->argv, .env = l->env, .n_env = l->n_env, .cwd = c->s->workdir,
-		.host = en->host, .port = port, .ready_path = l->ready_path,
+		.host = camp_exec_engine_host(c, en->host), .port = port, .ready_path = l->ready_path,
 		.ready_timeout_s = en->ready_timeout_s, .identity_path = l->identity_path,
 		.expected_model = l->model ? l->model : c->baseline_model,
 		.nonce = en->nonce_check ? l->nonce : NULL, .no_port_owner = !en->port_owner,
 		.stop_grace_s = en->stop_grace_s,
 		.log_cap = en->log_cap_bytes, .event_names = l->ev_names, .event_regex = l->ev_regex,
 		.n_events = c->s->n_log_events,
+		.prove_owner = camp_exec_prove_engine(c), .prove_arg = c->exec,
 	};
 	if ((rc = run_engine_start(&ec, &l->eng, err)))
 		return rc;
@@ -233,6 +235,7 @@ int camp_launch_engine(struct camp *c, int64_t iter, int arm, const struct var_c
 	}
 	if (rc) {
 		/* Stopped here: the caller sees no engine. */
+		camp_exec_engine_stopping(c);
 		run_engine_stop(l->eng);
 		if (not_ready)
 			camp_store_engine_log(c, iter, l->eng, "engine-start-failure.log");
@@ -470,8 +473,8 @@ static int engine_before(struct camp *c, int64_t iter, int arm, const struct var
 	return 0;
 }
 
-int camp_measure(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
-		 struct series **ser, size_t *nser, struct rt_sb *err)
+int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const struct var_config *cfg,
+		      struct series **ser, size_t *nser, struct rt_sb *err)
 {
 	struct camp_launch none = { 0 }, *l = &none;
 	struct sample sm = { 0 };

@@ -30,6 +30,7 @@
  * best's engine keeps running while the candidate's files are in place.
  */
 #include "runner/campaign/campaign_int.h"
+#include "runner/campaign/exec.h"
 
 #include <string.h>
 
@@ -61,6 +62,7 @@ static void config_key(struct camp *c, int64_t key_iter, const struct var_config
 static void drop(struct camp *c, size_t i)
 {
 	struct camp_held *h = &c->pool.h[i];
+	camp_exec_engine_stopping(c);
 	run_engine_stop(h->l.eng);
 	if (h->log_name)
 		camp_store_engine_log(c, h->iter, h->l.eng, h->log_name);
@@ -133,7 +135,8 @@ void camp_engine_put(struct camp *c, struct camp_launch *l, bool failed, const c
 		if (!c->pool.h[i].up || &c->pool.h[i].l != l)
 			continue;
 		c->pool.h[i].log_name = log_name;
-		if (failed || c->s->engine.restart == SPEC_RESTART_SAMPLE)
+		/* a Slurm step belongs to its sample: engines never outlive it there */
+		if (failed || c->s->engine.restart == SPEC_RESTART_SAMPLE || camp_exec_sample_scoped(c))
 			drop(c, i);
 		return;
 	}

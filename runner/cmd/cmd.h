@@ -114,6 +114,10 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
 	XX(research, CMD_NEEDS_DB, "rank a kernel library's refs by how much hot time their diffs touch") \
 	XX(help, 0, "describe a command; --man writes its manual page, --completion a shell's")
 
+/* `ratchet __step DIR -- ARGV`: the Slurm executor's step wrapper
+ * (cmd_step.c); internal, not in the table, so help never lists it. */
+int cmd_step(int argc, char **argv);
+
 #define RT_CMD_DECLARE(name, flags, summary) int cmd_##name(int argc, char **argv, struct rt_ctx *ctx);
 RT_COMMANDS(RT_CMD_DECLARE)
 #undef RT_CMD_DECLARE

@@ -232,6 +232,8 @@ static int open_db(const struct rt_cmd *cmd, struct rt_ctx *ctx)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "__step"))
+		return cmd_step(argc - 1, argv + 1); /* internal: a Slurm step's wrapper */
 	struct rt_ctx ctx = { 0 };
 	ctx.db_path = getenv("RATCHET_DB");
 	if (!ctx.db_path || !*ctx.db_path)

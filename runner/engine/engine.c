@@ -149,7 +149,7 @@ int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, 
 		run_engine_free(e);
 		return RT_EPROC;
 	}
-	struct rt_spawn_opts so = { cfg->env, cfg->n_env, cfg->cwd, -1, pp[1], pp[1], &e->tree };
+	struct rt_spawn_opts so = { cfg->env, cfg->n_env, cfg->cwd, -1, pp[1], pp[1], &e->tree, .measured = true };
 	int rc = rt_spawn(cfg->argv, &so, &e->pid, err);
 	close(pp[1]);
 	if (rc) {

@@ -36,6 +36,12 @@ struct run_engine_cfg {
 	const char *const *event_names;  /* log-event counters */
 	const char *const *event_regex;  /* PCRE2 patterns, one per name */
 	size_t n_events;
+	/* NULL: the process listening on the port must be the engine or one
+	 * of its children (/proc). Else called instead, to prove the engine's
+	 * process where /proc cannot see it (a Slurm step on another node: its
+	 * launch record); 0 or RT_EIDENTITY with the reason. */
+	int (*prove_owner)(void *arg, struct rt_sb *err);
+	void *prove_arg;             /* prove_owner's argument */
 };
 
 struct run_engine;

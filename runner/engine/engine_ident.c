@@ -276,7 +276,10 @@ int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 {
 	if (!run_engine_alive(e))
 		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
-	int rc = e->cfg.no_port_owner ? 0 : check_port_owner(e, err);
+	/* prove_owner: where /proc cannot see the engine (a Slurm step on
+	 * another node), the executor proves it from the step's launch record */
+	int rc = e->cfg.prove_owner ? e->cfg.prove_owner(e->cfg.prove_arg, err)
+		 : e->cfg.no_port_owner ? 0 : check_port_owner(e, err);
 	if (rc || (!e->cfg.identity_path && !e->cfg.nonce))
 		return rc;
 	char *url = xasprintf("%s%s", e->url, e->cfg.identity_path ? e->cfg.identity_path : "/v1/models");

@@ -406,6 +406,28 @@ struct spec_profile {
 	char *fallback;                /* names of default (untuned) kernels */
 };
 
+/* ---- where measurements run (spec_exec.c) ---- */
+enum spec_exec_kind { SPEC_EXEC_LOCAL, SPEC_EXEC_SLURM };
+extern const char *const spec_exec_kind_names[];
+
+/* executor.slurm: the holding job's sbatch options and the steps' srun options. */
+struct spec_slurm {
+	char *partition;            /* --partition, or NULL: the cluster's default */
+	char *account;              /* --account, or NULL */
+	char *gres;                 /* --gres, e.g. "gpu:1", or NULL */
+	double time_s;              /* --time of the holding job (seconds); 0: the partition's limit */
+	struct rt_strv sbatch;      /* extra sbatch options, passed as they are */
+	struct rt_strv srun;        /* extra srun options for every step */
+};
+
+struct spec_exec {
+	enum spec_exec_kind kind;   /* local (default) or slurm */
+	struct spec_slurm slurm;    /* kind slurm only */
+};
+
+/* Release what an executor: section allocated. */
+void spec_exec_release(struct spec_exec *x);
+
 struct spec {
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
@@ -429,6 +451,7 @@ struct spec {
 	int max_iterations;         /* 0: no cap */
 	struct spec_profile profile; /* how its profiles are read */
 	struct spec_space *space;   /* space: (runner/spec/spec_space.h), NULL when none */
+	struct spec_exec exec;      /* executor: where the measurements' processes run */
 };
 
 /*

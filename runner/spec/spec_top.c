@@ -60,6 +60,8 @@ const struct spec_field spec_top_fields[] = {
 	{ "max_iterations", SF_INT, SPEC_OFF(struct spec, max_iterations), 0, FL_LO, 0, .help = "0: no cap" },
 	{ "space", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_space, .dump = spec_dump_space,
 	  .help = "parameters to search, their bindings and restrictions" },
+	{ "executor", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_exec, .dump = spec_dump_exec,
+	  .help = "local, or slurm: measurements as job steps on allocated nodes" },
 	{ 0 }
 };
 

@@ -173,6 +173,37 @@ static void test_spawn(void **state)
 	rt_sb_release(&err);
 }
 
+/* The launcher prefix wraps measured processes only (a Slurm step for the
+ * benchmark and the engine; git and probes still run here). */
+static char *spawn_output(char *const *argv, bool measured)
+{
+	int pp[2];
+	assert_int_equal(pipe(pp), 0);
+	struct rt_spawn_opts o = { NULL, 0, NULL, -1, pp[1], -1, .measured = measured };
+	pid_t pid;
+	assert_int_equal(rt_spawn(argv, &o, &pid, NULL), 0);
+	close(pp[1]);
+	static char buf[128];
+	ssize_t n = read(pp[0], buf, sizeof(buf) - 1);
+	close(pp[0]);
+	buf[n > 0 ? n : 0] = 0;
+	int st;
+	assert_int_equal(rt_wait_timeout(pid, 5, &st), 1);
+	return buf;
+}
+
+static void test_spawn_launcher(void **state)
+{
+	(void)state;
+	char *const pre[] = { "echo", "via", NULL };
+	char *const argv[] = { "echo", "here", NULL };
+	rt_spawn_set_launcher(pre);
+	assert_string_equal(spawn_output(argv, true), "via echo here\n");
+	assert_string_equal(spawn_output(argv, false), "here\n");
+	rt_spawn_set_launcher(NULL);
+	assert_string_equal(spawn_output(argv, true), "here\n");
+}
+
 static void test_stop_group(void **state)
 {
 	(void)state;
@@ -385,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_write),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_spawn_launcher),
 		cmocka_unit_test(test_stop_group),
 		cmocka_unit_test(test_proc_stat),
 		cmocka_unit_test(test_read_line),
