@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agents/space.h"
 #include "db/db.h"
@@ -23,6 +24,21 @@ enum agent_strategy {
 	AGENT_STRAT_LLM,
 	AGENT_STRAT_RANDOM,
 	AGENT_STRAT_MODEL,
+};
+
+/* strategy: llm's settings: the spec's llm: section (runner/spec/spec_llm.c). */
+struct agent_llm_cfg {
+	bool present;          /* the spec has an llm: section */
+	char *endpoint;        /* base URL of an OpenAI-compatible server ("http://host:8000/v1") */
+	char *model;           /* the model the server serves */
+	char *api_key_env;     /* the environment variable holding the key; NULL: no key */
+	int max_calls;         /* chat requests over the campaign (default 20) */
+	uint64_t max_tokens;   /* prompt + completion tokens over the campaign (usage); 0: no cap */
+	int answer_tokens;     /* max_tokens of each request (default 1024) */
+	double temperature;    /* sampling temperature (default 0) */
+	double timeout_s;      /* per request (default 120 s) */
+	struct rt_strv kinds;  /* change kinds it may propose; empty: those the spec already uses */
+	struct rt_strv files;  /* files (fnmatch globs) it may touch; empty: those the spec already uses */
 };
 
 /* Names by value, NULL-terminated: the spec's enum table uses it. */
