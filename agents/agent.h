@@ -90,6 +90,7 @@ struct agent_ops {
 	/* list, greedy: next variant from the history; 1, or 0 when done */
 	int (*variants)(size_t nv, const struct agent_attempt *h, size_t n, struct agent_proposal *p);
 	agent_search_fn search; /* space strategies: next point of one target */
+	bool asks;          /* llm: the campaign asks a chat model (runner/campaign/llm.c) */
 };
 
 /* The ops of a strategy; a row with neither function is not implemented. */
@@ -142,9 +143,12 @@ void agent_llm_reask(json_t *messages, const char *answer, const char *error);
  * *rationale a new string. RT_EPARSE with what is wrong otherwise. */
 int agent_llm_answer(const char *text, json_t **variant, char **rationale, struct rt_sb *err);
 /* May the model propose v: its kind among kinds, every file it touches
- * matching one of files (fnmatch)? 0, or RT_EINVAL naming what is not allowed. */
+ * (relative to workdir when under it) matching one of files (fnmatch)? 0,
+ * or RT_EINVAL naming what is not allowed. */
 int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, const struct rt_strv *files,
-		      struct rt_sb *err);
+		      const char *workdir, struct rt_sb *err);
+/* path relative to workdir when it lies under it, else path (borrowed). */
+const char *agent_llm_relpath(const char *path, const char *workdir);
 /* The files v touches, as written in the spec (borrowed): a table's file,
  * a patch's diff and folder, a file swap's target. Returns how many (<= 3). */
 size_t agent_llm_files(const struct var_def *v, const char *out[3]);

@@ -233,8 +233,16 @@ static int refuse(struct rt_sb *err, const char *what, const char *name, const s
 	return rc;
 }
 
+const char *agent_llm_relpath(const char *path, const char *workdir)
+{
+	size_t n = workdir ? strlen(workdir) : 0;
+	if (n && !strncmp(path, workdir, n) && path[n] == '/' && path[n + 1])
+		return path + n + 1;
+	return path;
+}
+
 int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, const struct rt_strv *files,
-		      struct rt_sb *err)
+		      const char *workdir, struct rt_sb *err)
 {
 	const char *kind = var_kind_name(v->kind);
 	bool ok = false;
@@ -245,7 +253,7 @@ int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, cons
 	const char *f[3];
 	size_t n = agent_llm_files(v, f);
 	for (size_t i = 0; i < n; i++)
-		if (f[i] && !matches(files, f[i]))
-			return refuse(err, "file", f[i], files);
+		if (f[i] && !matches(files, agent_llm_relpath(f[i], workdir)))
+			return refuse(err, "file", agent_llm_relpath(f[i], workdir), files);
 	return 0;
 }

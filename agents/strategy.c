@@ -111,13 +111,13 @@ out:
 const char *const agent_strategy_names[] = { "list",	"greedy", "coordinate", "halving",
 					     "llm",	"random", "model",	    NULL };
 
-/* The ops table, by enum value. llm is a slot another strategy fills. */
+/* The ops table, by enum value. */
 static const struct agent_ops ops[] = {
 	[AGENT_STRAT_LIST] = { "list", next_list, NULL },
 	[AGENT_STRAT_GREEDY] = { "greedy", next_greedy, NULL },
 	[AGENT_STRAT_COORDINATE] = { "coordinate", NULL, agent_search_coordinate },
 	[AGENT_STRAT_HALVING] = { "halving", NULL, agent_search_halving },
-	[AGENT_STRAT_LLM] = { "llm", NULL, NULL },
+	[AGENT_STRAT_LLM] = { "llm", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
 	[AGENT_STRAT_RANDOM] = { "random", NULL, agent_search_random },
 	[AGENT_STRAT_MODEL] = { "model", NULL, agent_search_model },
 };

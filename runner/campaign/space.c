@@ -4,7 +4,8 @@
  * their iterations' outcomes), the strategy asked for the next point, the
  * point turned into a variant through the spec's own variant parser, the
  * proposal recorded beside its iteration, and a kept point's flags and
- * environment put back on --resume.
+ * environment put back on --resume. strategy llm's answers (llm.c) go the
+ * same way from camp_space_next on: recorded as proposals, rebuilt alike.
  */
 #include "runner/campaign/campaign_int.h"
 
@@ -122,6 +123,7 @@ static int make_gen(struct camp *c, const struct agent_proposal *p, struct camp_
 	const struct spec_target *g = &c->s->space->targets[p->target];
 	struct camp_gen *gen = xcalloc(1, sizeof(*gen));
 	gen->point = agent_point_json(&g->space, p->code);
+	gen->target = (int)p->target;
 	fingerprint(g, gen->point, gen->fp);
 	int rc = spec_space_variant(c->s, p->target, p->code, &gen->variant, err);
 	if (!rc)
@@ -134,8 +136,15 @@ static int make_gen(struct camp *c, const struct agent_proposal *p, struct camp_
 	return 0;
 }
 
+bool camp_generates(const struct spec *s)
+{
+	return s->space || s->strategy == AGENT_STRAT_LLM;
+}
+
 int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
+	if (c->s->strategy == AGENT_STRAT_LLM)
+		return camp_llm_next(c, p, gen, err);
 	const struct spec_space *sp = c->s->space;
 	struct obs_set o = { 0 };
 	*gen = NULL;
@@ -165,10 +174,12 @@ int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal 
 	char *point = json_dumps(g->point, JSON_COMPACT);
 	char *variant = json_dumps(g->variant, JSON_COMPACT);
 	struct db_proposal row = { .iteration_id = iter, .strategy = (char *)agent_strategy_name(c->s->strategy),
-				   .target = (int)p->target, .point = point, .fingerprint = (char *)g->fp,
+				   .target = g->target, .point = point, .fingerprint = (char *)g->fp,
 				   .fidelity = p->fidelity, .reason = (char *)p->note, .variant = variant,
 				   .state = (char *)p->state };
 	int rc = db_proposal_add(c->db, c->cid, &row, err);
+	if (!rc && g->target < 0)
+		rc = camp_llm_link(c, g, iter, err);
 	free(point);
 	free(variant);
 	return rc;
