@@ -181,6 +181,9 @@ int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb
 		return o->variants(x->n_variants, x->hist, x->n_hist, p);
 	if (o && o->search)
 		return next_point(x, o->search, p);
+	if (o && o->asks) /* the campaign asks the model: camp_llm_next, not here */
+		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is asked by the campaign (runner/campaign/llm.c), "
+			       "not through agent_next", agent_strategy_name(x->strategy));
 	return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list, greedy, coordinate, "
 		       "random, halving or model)", agent_strategy_name(x->strategy));
 }
