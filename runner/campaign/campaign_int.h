@@ -308,6 +308,9 @@ int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal 
 /* A kept point of iteration iter: its flags and environment back into c->cfg. */
 int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 void camp_gen_free(struct camp_gen *g);
+/* Replay a generated variant (JSON, as stored) of iteration iter onto
+ * c->cfg: its flags and environment (files are the journal's business). */
+int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt_sb *err);
 /* Does the strategy generate its variants (a space strategy, llm)? */
 bool camp_generates(const struct spec *s);
 
@@ -316,6 +319,8 @@ bool camp_generates(const struct spec *s);
  * (p->note says so), or an error (a failed request, a failed write). Refused
  * answers are recorded, a round of two refusals as a failed iteration. */
 int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
+/* A kept llm answer of iteration iter: its flags and environment back into c->cfg. */
+int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 /* The round g was answered in is iteration iter's (llm_exchanges.iteration_id). */
 int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err);
 

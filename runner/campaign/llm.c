@@ -425,3 +425,15 @@ int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct
 {
 	return db_llm_link(c->db, c->cid, g->round, iter, err);
 }
+
+int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
+{
+	struct db_llm_exchange *x = NULL;
+	size_t n = 0;
+	int rc = db_llm_of_iteration(c->db, iter, &x, &n, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (x[i].verdict == DB_LLM_ACCEPTED)
+			rc = camp_gen_replay(c, iter, x[i].variant, err);
+	db_llm_free(x, n);
+	return rc;
+}

@@ -5,7 +5,7 @@
  * point turned into a variant through the spec's own variant parser, the
  * proposal recorded beside its iteration, and a kept point's flags and
  * environment put back on --resume. strategy llm's answers (llm.c) go the
- * same way from camp_space_next on: recorded as proposals, rebuilt alike.
+ * same way from camp_space_next on, recorded in llm_exchanges instead.
  */
 #include "runner/campaign/campaign_int.h"
 
@@ -171,6 +171,8 @@ int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		      struct rt_sb *err)
 {
+	if (g->target < 0) /* an llm answer: its exchanges hold the variant */
+		return camp_llm_link(c, g, iter, err);
 	char *point = json_dumps(g->point, JSON_COMPACT);
 	char *variant = json_dumps(g->variant, JSON_COMPACT);
 	struct db_proposal row = { .iteration_id = iter, .strategy = (char *)agent_strategy_name(c->s->strategy),
@@ -178,36 +180,40 @@ int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal 
 				   .fidelity = p->fidelity, .reason = (char *)p->note, .variant = variant,
 				   .state = (char *)p->state };
 	int rc = db_proposal_add(c->db, c->cid, &row, err);
-	if (!rc && g->target < 0)
-		rc = camp_llm_link(c, g, iter, err);
 	free(point);
 	free(variant);
 	return rc;
 }
 
+int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt_sb *err)
+{
+	json_t *vj = variant ? json_loads(variant, 0, NULL) : NULL;
+	struct var_def def;
+	memset(&def, 0, sizeof(def));
+	int rc = vj ? spec_variant_from_json(c->s, vj, &def, err)
+		    : rt_errf(err, RT_EPARSE, "iteration %lld: its stored variant is not JSON", (long long)iter);
+	if (!rc && !camp_touches_files(&def)) {
+		struct var_ctx x;
+		struct var_plan pl = { 0 };
+		camp_var_ctx(c, &c->cfg, &x);
+		rc = var_ops_for(def.kind)->apply(&def, &x, &pl, NULL, err);
+		var_plan_release(&pl);
+	}
+	spec_variant_release(&def);
+	json_decref(vj);
+	return rc;
+}
+
 int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
 {
+	if (c->s->strategy == AGENT_STRAT_LLM)
+		return camp_llm_rebuild(c, iter, err);
 	struct db_proposal *ps = NULL;
 	size_t np = 0;
 	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
-	for (size_t i = 0; i < np && !rc; i++) {
-		if (ps[i].iteration_id != iter)
-			continue;
-		json_t *vj = json_loads(ps[i].variant, 0, NULL);
-		struct var_def def;
-		memset(&def, 0, sizeof(def));
-		rc = vj ? spec_variant_from_json(c->s, vj, &def, err)
-			: rt_errf(err, RT_EPARSE, "iteration %lld: its stored variant is not JSON", (long long)iter);
-		if (!rc && !camp_touches_files(&def)) {
-			struct var_ctx x;
-			struct var_plan pl = { 0 };
-			camp_var_ctx(c, &c->cfg, &x);
-			rc = var_ops_for(def.kind)->apply(&def, &x, &pl, NULL, err);
-			var_plan_release(&pl);
-		}
-		spec_variant_release(&def);
-		json_decref(vj);
-	}
+	for (size_t i = 0; i < np && !rc; i++)
+		if (ps[i].iteration_id == iter)
+			rc = camp_gen_replay(c, iter, ps[i].variant, err);
 	db_proposals_free(ps, np);
 	return rc;
 }

@@ -175,7 +175,7 @@ printf '%s\n' "{\"variant\": $fill, \"rationale\": \"fill the hole\"}" > script2
 FC=$!
 cport=$(port_of fc.out)
 spec "$cport" 1 > spec.yaml
-R run --quiet spec.yaml > run3.out 2>&1 &
+"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run3.out 2>&1 &
 RUN=$!
 for _ in $(seq 600); do
 	[ "$(q "SELECT count(*) FROM llm_exchanges WHERE verdict = 'accepted'" 2>/dev/null || echo 0)" = 1 ] && break
