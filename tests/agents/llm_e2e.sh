@@ -195,5 +195,19 @@ st=$(q "SELECT state FROM iterations WHERE variant = 'fill-prefill-t-le-512' ORD
 [ "$st" = kept ] || [ "$st" = reverted ] && ok "the recorded answer is measured ($st)" || no "resumed fill: $st"
 [ "$(q "SELECT iteration_id FROM llm_exchanges")" = "$(q "SELECT max(id) FROM iterations")" ] &&
 	ok "the round belongs to the iteration that measured it" || no "link after resume"
+
+# 5. the key's variable unset: pre-flight says so; a dead endpoint: the run
+# stops with exit 3, the failed request recorded
+rc=0
+env -u LLM_E2E_KEY "$RATCHET_BIN" --db c.db check --preflight spec.yaml > pf.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q 'llm.api_key_env: the environment variable LLM_E2E_KEY' pf.out &&
+	ok "pre-flight names the unset key variable" || { cat pf.out; no "preflight exit $rc"; }
+kill -TERM "$FC"; wait "$FC" || true; FC=
+spec "$cport" 3 > spec.yaml
+rc=0
+R run --quiet spec.yaml > dead.out 2>&1 || rc=$?
+[ $rc -eq 3 ] && grep -q "llm: http://127.0.0.1:$cport/v1" dead.out &&
+	[ "$(q "SELECT verdict FROM llm_exchanges ORDER BY id DESC LIMIT 1")" = failed ] &&
+	ok "a dead endpoint stops the run (exit 3), the request recorded as failed" || { cat dead.out; no "dead exit $rc"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]
