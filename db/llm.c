@@ -103,28 +103,29 @@ static const struct db_row_type exchange_rows = {
 	"SELECT id, seq, attempt, iteration_id, request, response, verdict, error, variant, fingerprint, " \
 	"rationale, prompt_tokens, completion_tokens, latency_ms, created_at FROM llm_exchanges "
 
-int db_llm_list(struct db *db, int64_t campaign_id, struct db_llm_exchange **out, size_t *n,
-		struct rt_sb *err)
+/* The exchanges one statement (one bound id) selects. */
+static int list_by(struct db *db, const char *sql, int64_t id, struct db_llm_exchange **out, size_t *n,
+		   struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db, EXCHANGE_COLS "WHERE campaign_id = ?1 ORDER BY id", err);
+	sqlite3_stmt *st = db_prepare(db, sql, err);
 	if (st)
-		db_bind_id(st, 1, campaign_id);
+		db_bind_id(st, 1, id);
 	void *v = NULL;
 	int rc = db_rows_list(db, st, &exchange_rows, &v, n, err);
 	*out = v;
 	return rc;
 }
 
+int db_llm_list(struct db *db, int64_t campaign_id, struct db_llm_exchange **out, size_t *n,
+		struct rt_sb *err)
+{
+	return list_by(db, EXCHANGE_COLS "WHERE campaign_id = ?1 ORDER BY id", campaign_id, out, n, err);
+}
+
 int db_llm_of_iteration(struct db *db, int64_t iteration_id, struct db_llm_exchange **out, size_t *n,
 			struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db, EXCHANGE_COLS "WHERE iteration_id = ?1 ORDER BY id", err);
-	if (st)
-		db_bind_id(st, 1, iteration_id);
-	void *v = NULL;
-	int rc = db_rows_list(db, st, &exchange_rows, &v, n, err);
-	*out = v;
-	return rc;
+	return list_by(db, EXCHANGE_COLS "WHERE iteration_id = ?1 ORDER BY id", iteration_id, out, n, err);
 }
 
 void db_llm_free(struct db_llm_exchange *v, size_t n)

@@ -245,13 +245,18 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 
 /* ---- the budget and the rounds so far ---- */
 
+/* The tokens a response's usage counted (-1: not said). */
+static uint64_t tokens_of(int prompt, int completion)
+{
+	return (uint64_t)(prompt > 0 ? prompt : 0) + (uint64_t)(completion > 0 ? completion : 0);
+}
+
 static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *w, struct spent *sp)
 {
 	memset(sp, 0, sizeof(*sp));
 	for (size_t i = 0; i < n; i++) {
 		sp->calls++;
-		sp->tokens += (uint64_t)(x[i].prompt_tokens > 0 ? x[i].prompt_tokens : 0) +
-			      (uint64_t)(x[i].completion_tokens > 0 ? x[i].completion_tokens : 0);
+		sp->tokens += tokens_of(x[i].prompt_tokens, x[i].completion_tokens);
 		if (x[i].verdict == DB_LLM_ACCEPTED)
 			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) ? &x[i] : NULL;
 	}
@@ -313,8 +318,7 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	else
 		v = (int)(x.verdict = judge(c, w, r.content, &x, gen));
 	sp->calls++;
-	sp->tokens += (uint64_t)(r.prompt_tokens > 0 ? r.prompt_tokens : 0) +
-		      (uint64_t)(r.completion_tokens > 0 ? r.completion_tokens : 0);
+	sp->tokens += tokens_of(r.prompt_tokens, r.completion_tokens);
 	int rc = db_llm_add(c->db, c->cid, &x, err);
 	if (rc) {
 		camp_gen_free(*gen);

@@ -15,7 +15,9 @@
 #     error, every exchange is stored with its verdict, the key is nowhere in
 #     the database, `show` prints the exchanges beside the decision;
 #  4. a kill -9 after an answer was accepted: --resume measures the recorded
-#     answer without asking again.
+#     answer without asking again;
+#  5. pre-flight names an unset key variable; a dead endpoint stops the run;
+#  6. the token budget (llm.max_tokens) stops the search.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_GSM8K_DIR:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -45,7 +47,7 @@ KEY="sk-llm-e2e-$$-do-not-store"
 export LLM_E2E_KEY="$KEY"
 SIMARGS="--decode-us-per-step 100 --decode-us-per-seq 500 --prefill-us-per-token 20"
 
-# spec PORT MAX_CALLS: the evening's spec with strategy llm
+# spec PORT MAX_CALLS [MAX_TOKENS]: the evening's spec with strategy llm
 spec() {
 	cat <<Y
 name: evening-llm
@@ -77,6 +79,7 @@ llm:
   model: fake-tuner
   api_key_env: LLM_E2E_KEY
   max_calls: $2
+  max_tokens: ${3:-0}
   timeout: 10s
 Y
 }
@@ -209,5 +212,19 @@ R run --quiet spec.yaml > dead.out 2>&1 || rc=$?
 [ $rc -eq 3 ] && grep -q "llm: http://127.0.0.1:$cport/v1" dead.out &&
 	[ "$(q "SELECT verdict FROM llm_exchanges ORDER BY id DESC LIMIT 1")" = failed ] &&
 	ok "a dead endpoint stops the run (exit 3), the request recorded as failed" || { cat dead.out; no "dead exit $rc"; }
+
+# 6. the token budget: the first answer's usage spends it (a store of its own)
+printf '%s\n' '{"variant": {"name": "graphs-8", "flag": ["--max-graph-bs", "8"]}, "rationale": "smaller graphs"}' \
+	> script3.txt
+"$RATCHET_BUILD/fakechat" --script script3.txt --log chat3.log > fc.out 2>&1 &
+FC=$!
+cport=$(port_of fc.out)
+spec "$cport" 5 100 > spec.yaml
+rc=0
+"$RATCHET_BIN" --db t.db run --quiet spec.yaml > tok.out 2>&1 || rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^auth:' chat3.log)" = 1 ] &&
+	sqlite3 t.db "SELECT value FROM env_facts WHERE key = 'search.done' ORDER BY id DESC LIMIT 1" |
+	grep -q 'llm: the budget of 100 tokens is spent' &&
+	ok "the token budget stops the search after one call, saying so" || { cat tok.out; no "token budget $rc"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]
