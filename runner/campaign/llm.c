@@ -374,11 +374,17 @@ static int round_of(struct camp *c, struct seen *w, struct spent *sp, struct age
 	char *answer = NULL, *error = NULL;
 	int v = DB_LLM_INVALID;
 	for (int attempt = 1; attempt <= 2 && !*gen && v >= 0; attempt++) {
-		if (attempt == 2 && (spent_out(&c->s->llm, sp, p) || (agent_llm_reask(msgs, answer, error), false)))
-			break;
+		if (attempt == 2) {
+			if (spent_out(&c->s->llm, sp, p))
+				break; /* the refusal stands: a failed proposal, then the search ends */
+			agent_llm_reask(msgs, answer, error);
+		}
+		char *a = NULL, *e = NULL;
+		v = ask(c, w, msgs, attempt, sp, gen, &a, &e, err);
 		free(answer);
 		free(error);
-		v = ask(c, w, msgs, attempt, sp, gen, &answer, &error, err);
+		answer = a;
+		error = e;
 	}
 	json_decref(msgs);
 	int rc = v < 0 ? v : 0;

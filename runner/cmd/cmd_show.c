@@ -79,8 +79,8 @@ static int show_llm(struct rt_ctx *ctx, int64_t id, bool full)
 		printf("\nllm exchanges (strategy llm: the model's answers that led to this iteration)\n");
 	for (size_t i = 0; i < n; i++)
 		show_exchange(&x[i], full);
-	if (n && x[n - 1].rationale)
-		printf("  rationale: %s\n", x[n - 1].rationale);
+	if (n && x[n - 1].verdict == DB_LLM_ACCEPTED && x[n - 1].rationale)
+		printf("  accepted; rationale: %s\n", x[n - 1].rationale);
 	db_llm_free(x, n);
 	rt_sb_release(&err);
 	return rc;
