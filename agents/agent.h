@@ -9,10 +9,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
 
 #include "agents/space.h"
 #include "db/db.h"
 #include "runner/base/rt.h"
+#include "variants/var_def.h"
 
 /* The search strategies a spec may name (`strategy:`). */
 enum agent_strategy {
@@ -23,6 +27,21 @@ enum agent_strategy {
 	AGENT_STRAT_LLM,
 	AGENT_STRAT_RANDOM,
 	AGENT_STRAT_MODEL,
+};
+
+/* strategy: llm's settings: the spec's llm: section (runner/spec/spec_llm.c). */
+struct agent_llm_cfg {
+	bool present;          /* the spec has an llm: section */
+	char *endpoint;        /* base URL of an OpenAI-compatible server ("http://host:8000/v1") */
+	char *model;           /* the model the server serves */
+	char *api_key_env;     /* the environment variable holding the key; NULL: no key */
+	int max_calls;         /* chat requests over the campaign (default 20) */
+	uint64_t max_tokens;   /* prompt + completion tokens over the campaign (usage); 0: no cap */
+	int answer_tokens;     /* max_tokens of each request (default 1024) */
+	double temperature;    /* sampling temperature (default 0) */
+	double timeout_s;      /* per request (default 120 s) */
+	struct rt_strv kinds;  /* change kinds it may propose; empty: those the spec already uses */
+	struct rt_strv files;  /* files (fnmatch globs) it may touch; empty: those the spec already uses */
 };
 
 /* Names by value, NULL-terminated: the spec's enum table uses it. */
@@ -71,6 +90,7 @@ struct agent_ops {
 	/* list, greedy: next variant from the history; 1, or 0 when done */
 	int (*variants)(size_t nv, const struct agent_attempt *h, size_t n, struct agent_proposal *p);
 	agent_search_fn search; /* space strategies: next point of one target */
+	bool asks;          /* llm: the campaign asks a chat model (runner/campaign/llm.c) */
 };
 
 /* The ops of a strategy; a row with neither function is not implemented. */
@@ -83,5 +103,71 @@ bool agent_searches_space(enum agent_strategy k);
  * implemented. A space strategy takes the targets one at a time, in order:
  * the first whose search is not done, and says so in the note. */
 int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb *err);
+
+/* ---- strategy: llm (agents/llm.c, agents/llm_chat.c) ----
+ * The campaign (runner/campaign/llm.c) gathers what the model sees, asks,
+ * reads the answer through the spec's variant parser and records every
+ * exchange; here are the parts that need neither the spec nor the store. */
+
+/* One iteration of the journal, as the model sees it. Borrowed strings. */
+struct agent_llm_step {
+	int seq;              /* iteration number (0: the baseline) */
+	const char *variant;  /* its name */
+	const char *kind;     /* baseline, table, flag, ..., observe */
+	const char *state;    /* kept, reverted, gated, failed, ... */
+	double effect;        /* objective change, + better; NAN when none */
+	const char *reason;   /* why it ended so */
+	const char *change;   /* what it changed (readable), or NULL */
+};
+
+/* Everything the prompt holds. Borrowed. */
+struct agent_llm_view {
+	const char *objective;               /* "serve.output_throughput, max, min gain 5%" */
+	const struct agent_llm_step *journal; /* the iterations so far, in order */
+	size_t n_journal;                    /* entries in journal */
+	const char *const *findings;         /* the top findings, one line each, best first */
+	size_t n_findings;                   /* entries in findings */
+	const json_t *space;                 /* the spec's space: as JSON, or NULL */
+	const json_t *examples;              /* the spec's variants as JSON (a list, maybe empty) */
+	const struct rt_strv *kinds;         /* the kinds it may propose */
+	const struct rt_strv *files;         /* the files (globs) it may touch */
+};
+
+/* The request's messages (system, user), built only from v so that the
+ * same store asks the same question. Caller owns the reference. */
+json_t *agent_llm_messages(const struct agent_llm_view *v);
+/* Append the refused answer and the follow-up that names its error. */
+void agent_llm_reask(json_t *messages, const char *answer, const char *error);
+/* Read an answer: one JSON object {"variant": {...}, "rationale": "..."}
+ * (a ```json fence around it is allowed). *variant gets a new reference,
+ * *rationale a new string. RT_EPARSE with what is wrong otherwise. */
+int agent_llm_answer(const char *text, json_t **variant, char **rationale, struct rt_sb *err);
+/* May the model propose v: its kind among kinds, every file it touches
+ * (relative to workdir when under it) matching one of files (fnmatch)? 0,
+ * or RT_EINVAL naming what is not allowed. */
+int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, const struct rt_strv *files,
+		      const char *workdir, struct rt_sb *err);
+/* path relative to workdir when it lies under it, else path (borrowed). */
+const char *agent_llm_relpath(const char *path, const char *workdir);
+/* The files v touches, as written in the spec (borrowed): a table's file,
+ * a patch's diff and folder, a file swap's target. Returns how many (<= 3). */
+size_t agent_llm_files(const struct var_def *v, const char *out[3]);
+
+/* What one chat request brought back. */
+struct agent_llm_reply {
+	long status;           /* HTTP status, 0 when none arrived */
+	char *body;            /* the response body (owned), NULL when none */
+	char *content;         /* choices[0].message.content (owned), NULL when none */
+	int prompt_tokens;     /* usage.prompt_tokens, -1 when absent */
+	int completion_tokens; /* usage.completion_tokens, -1 when absent */
+	double latency_ms;     /* sending to the whole response */
+};
+/* POST messages to cfg's endpoint with key (NULL: none) as a Bearer
+ * token. 0 with r filled, including an answer that is not usable; RT_EHTTP
+ * or RT_ETIMEDOUT (err says why, r->body what came back) when no 200
+ * response with a message arrived. Release r with agent_llm_reply_release. */
+int agent_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
+		   struct agent_llm_reply *r, struct rt_sb *err);
+void agent_llm_reply_release(struct agent_llm_reply *r);
 
 #endif

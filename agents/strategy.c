@@ -111,13 +111,13 @@ out:
 const char *const agent_strategy_names[] = { "list",	"greedy", "coordinate", "halving",
 					     "llm",	"random", "model",	    NULL };
 
-/* The ops table, by enum value. llm is a slot another strategy fills. */
+/* The ops table, by enum value. */
 static const struct agent_ops ops[] = {
 	[AGENT_STRAT_LIST] = { "list", next_list, NULL },
 	[AGENT_STRAT_GREEDY] = { "greedy", next_greedy, NULL },
 	[AGENT_STRAT_COORDINATE] = { "coordinate", NULL, agent_search_coordinate },
 	[AGENT_STRAT_HALVING] = { "halving", NULL, agent_search_halving },
-	[AGENT_STRAT_LLM] = { "llm", NULL, NULL },
+	[AGENT_STRAT_LLM] = { "llm", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
 	[AGENT_STRAT_RANDOM] = { "random", NULL, agent_search_random },
 	[AGENT_STRAT_MODEL] = { "model", NULL, agent_search_model },
 };
@@ -181,6 +181,9 @@ int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb
 		return o->variants(x->n_variants, x->hist, x->n_hist, p);
 	if (o && o->search)
 		return next_point(x, o->search, p);
+	if (o && o->asks) /* the campaign asks the model: camp_llm_next, not here */
+		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is asked by the campaign (runner/campaign/llm.c), "
+			       "not through agent_next", agent_strategy_name(x->strategy));
 	return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list, greedy, coordinate, "
 		       "random, halving or model)", agent_strategy_name(x->strategy));
 }

@@ -51,13 +51,14 @@ static const struct {
 	{ "launches", "SELECT * FROM launches ORDER BY id" },
 	{ "slurm_jobs", "SELECT * FROM slurm_jobs ORDER BY id" },
 	{ "slurm_steps", "SELECT * FROM slurm_steps ORDER BY id" },
+	{ "llm_exchanges", "SELECT * FROM llm_exchanges ORDER BY id" },
 };
 
 const char *const db_export_tables[] = {
 	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
 	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
 	"device_peaks", "findings", "profiles", "profile_ops", "profile_kernels", "proposals", "blobs",
-	"launches", "slurm_jobs", "slurm_steps",
+	"launches", "slurm_jobs", "slurm_steps", "llm_exchanges",
 };
 const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
 

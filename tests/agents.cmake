@@ -38,3 +38,22 @@ if(TARGET test_search_e2e)
 endif()
 rt_add_bench(search SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_search.c LIBS rt_agents rt_base)
 rt_add_test(test_space_check COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/space_check.sh TIMEOUT 60 LABELS spec)
+
+# strategy llm: the answer's envelope, the allowed kinds and files and the
+# prompt (unit), and end to end on simserve with a scripted fake chat server
+# (fakechat: canned answers in order, each request body logged), the
+# evening in miniature: refused answers recorded, the filled hole kept.
+rt_add_test(test_llm_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_llm.c
+            LIBS rt_agents rt_var rt_base TIMEOUT 60 LABELS unit)
+if(MHD_FOUND)
+  add_executable(fakechat ${CMAKE_SOURCE_DIR}/tests/agents/fakechat.c)
+  target_include_directories(fakechat PRIVATE ${CMAKE_SOURCE_DIR})
+  target_link_libraries(fakechat PRIVATE rt_base PkgConfig::MHD PkgConfig::JANSSON Threads::Threads)
+  rt_add_test(test_llm_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_e2e.sh
+              NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
+  set_tests_properties(test_llm_e2e PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+if(MHD_FOUND)
+  rt_add_test(test_llm_answers COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_answers.sh TIMEOUT 60 LABELS e2e)
+  set_tests_properties(test_llm_answers PROPERTIES SKIP_RETURN_CODE 77)
+endif()

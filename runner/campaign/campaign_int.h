@@ -119,7 +119,9 @@ struct camp_gen {
 	struct var_def def; /* the variant, read by the spec's variant parser */
 	json_t *variant;    /* as the spec would write it */
 	json_t *point;      /* {parameter: value} */
-	char fp[65];        /* fingerprint: the target and the point */
+	char fp[65];        /* fingerprint: the target and the point; llm: the change's */
+	int target;         /* the space's target; -1: an llm answer */
+	int round;          /* llm: the iteration number its answer was asked for */
 };
 
 /* ---- loop.c ---- */
@@ -306,6 +308,21 @@ int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal 
 /* A kept point of iteration iter: its flags and environment back into c->cfg. */
 int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 void camp_gen_free(struct camp_gen *g);
+/* Replay a generated variant (JSON, as stored) of iteration iter onto
+ * c->cfg: its flags and environment (files are the journal's business). */
+int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt_sb *err);
+/* Does the strategy generate its variants (a space strategy, llm)? */
+bool camp_generates(const struct spec *s);
+
+/* ---- llm.c ---- */
+/* strategy llm's next change: 1 with *gen, 0 when the budget is spent
+ * (p->note says so), or an error (a failed request, a failed write). Refused
+ * answers are recorded, a round of two refusals as a failed iteration. */
+int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
+/* A kept llm answer of iteration iter: its flags and environment back into c->cfg. */
+int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
+/* The round g was answered in is iteration iter's (llm_exchanges.iteration_id). */
+int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err);
 
 /* ---- iter.c ---- */
 /* Whether the campaign may move an iteration from one state to another. */

@@ -369,7 +369,7 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, s
 int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
 {
 	const char *variant = it->variant;
-	if (c->s->space)
+	if (camp_generates(c->s))
 		return camp_space_rebuild(c, it->id, err);
 	for (size_t j = 0; j < c->s->n_variants; j++) {
 		const struct var_def *v = &c->s->variants[j];
@@ -455,7 +455,7 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		struct agent_proposal p;
 		memset(&p, 0, sizeof(p));
 		int r = 0;
-		if (s->space) {
+		if (camp_generates(s)) {
 			r = camp_space_next(c, &p, &c->gen, err);
 		} else if (!(r = load_history(c, &hist, &nh, err))) {
 			struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,

@@ -4,7 +4,8 @@
  * their iterations' outcomes), the strategy asked for the next point, the
  * point turned into a variant through the spec's own variant parser, the
  * proposal recorded beside its iteration, and a kept point's flags and
- * environment put back on --resume.
+ * environment put back on --resume. strategy llm's answers (llm.c) go the
+ * same way from camp_space_next on, recorded in llm_exchanges instead.
  */
 #include "runner/campaign/campaign_int.h"
 
@@ -122,6 +123,7 @@ static int make_gen(struct camp *c, const struct agent_proposal *p, struct camp_
 	const struct spec_target *g = &c->s->space->targets[p->target];
 	struct camp_gen *gen = xcalloc(1, sizeof(*gen));
 	gen->point = agent_point_json(&g->space, p->code);
+	gen->target = (int)p->target;
 	fingerprint(g, gen->point, gen->fp);
 	int rc = spec_space_variant(c->s, p->target, p->code, &gen->variant, err);
 	if (!rc)
@@ -134,8 +136,15 @@ static int make_gen(struct camp *c, const struct agent_proposal *p, struct camp_
 	return 0;
 }
 
+bool camp_generates(const struct spec *s)
+{
+	return s->space || s->strategy == AGENT_STRAT_LLM;
+}
+
 int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
+	if (c->s->strategy == AGENT_STRAT_LLM)
+		return camp_llm_next(c, p, gen, err);
 	const struct spec_space *sp = c->s->space;
 	struct obs_set o = { 0 };
 	*gen = NULL;
@@ -162,10 +171,12 @@ int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		      struct rt_sb *err)
 {
+	if (g->target < 0) /* an llm answer: its exchanges hold the variant */
+		return camp_llm_link(c, g, iter, err);
 	char *point = json_dumps(g->point, JSON_COMPACT);
 	char *variant = json_dumps(g->variant, JSON_COMPACT);
 	struct db_proposal row = { .iteration_id = iter, .strategy = (char *)agent_strategy_name(c->s->strategy),
-				   .target = (int)p->target, .point = point, .fingerprint = (char *)g->fp,
+				   .target = g->target, .point = point, .fingerprint = (char *)g->fp,
 				   .fidelity = p->fidelity, .reason = (char *)p->note, .variant = variant,
 				   .state = (char *)p->state };
 	int rc = db_proposal_add(c->db, c->cid, &row, err);
@@ -174,29 +185,35 @@ int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal 
 	return rc;
 }
 
+int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt_sb *err)
+{
+	json_t *vj = variant ? json_loads(variant, 0, NULL) : NULL;
+	struct var_def def;
+	memset(&def, 0, sizeof(def));
+	int rc = vj ? spec_variant_from_json(c->s, vj, &def, err)
+		    : rt_errf(err, RT_EPARSE, "iteration %lld: its stored variant is not JSON", (long long)iter);
+	if (!rc && !camp_touches_files(&def)) {
+		struct var_ctx x;
+		struct var_plan pl = { 0 };
+		camp_var_ctx(c, &c->cfg, &x);
+		rc = var_ops_for(def.kind)->apply(&def, &x, &pl, NULL, err);
+		var_plan_release(&pl);
+	}
+	spec_variant_release(&def);
+	json_decref(vj);
+	return rc;
+}
+
 int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
 {
+	if (c->s->strategy == AGENT_STRAT_LLM)
+		return camp_llm_rebuild(c, iter, err);
 	struct db_proposal *ps = NULL;
 	size_t np = 0;
 	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
-	for (size_t i = 0; i < np && !rc; i++) {
-		if (ps[i].iteration_id != iter)
-			continue;
-		json_t *vj = json_loads(ps[i].variant, 0, NULL);
-		struct var_def def;
-		memset(&def, 0, sizeof(def));
-		rc = vj ? spec_variant_from_json(c->s, vj, &def, err)
-			: rt_errf(err, RT_EPARSE, "iteration %lld: its stored variant is not JSON", (long long)iter);
-		if (!rc && !camp_touches_files(&def)) {
-			struct var_ctx x;
-			struct var_plan pl = { 0 };
-			camp_var_ctx(c, &c->cfg, &x);
-			rc = var_ops_for(def.kind)->apply(&def, &x, &pl, NULL, err);
-			var_plan_release(&pl);
-		}
-		spec_variant_release(&def);
-		json_decref(vj);
-	}
+	for (size_t i = 0; i < np && !rc; i++)
+		if (ps[i].iteration_id == iter)
+			rc = camp_gen_replay(c, iter, ps[i].variant, err);
 	db_proposals_free(ps, np);
 	return rc;
 }

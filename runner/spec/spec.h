@@ -427,6 +427,8 @@ struct spec_exec {
 
 /* Release what an executor: section allocated. */
 void spec_exec_release(struct spec_exec *x);
+/* Release what an llm: section allocated (spec_llm.c). */
+void spec_llm_release(struct agent_llm_cfg *l);
 
 struct spec {
 	char *path;                 /* file it was loaded from */
@@ -452,6 +454,7 @@ struct spec {
 	struct spec_profile profile; /* how its profiles are read */
 	struct spec_space *space;   /* space: (runner/spec/spec_space.h), NULL when none */
 	struct spec_exec exec;      /* executor: where the measurements' processes run */
+	struct agent_llm_cfg llm;   /* llm: strategy llm's endpoint, budget and what it may touch */
 };
 
 /*

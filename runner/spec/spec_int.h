@@ -23,6 +23,7 @@
  *   spec_variants.c     variants:
  *   spec_profile.c      profile: (the op map of imported profiles)
  *   spec_space.c        space: (parameters, bindings, restrictions)
+ *   spec_llm.c          llm: (strategy llm's endpoint, budget, allowed kinds and files)
  *   spec_util.c         the public helpers of spec.h and spec_free()
  */
 #ifndef RT_SPEC_INT_H
@@ -175,6 +176,11 @@ void spec_space_post(struct spec_ld *ld, yaml_node_t *root);
 void spec_parse_exec(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 		     const struct spec_field *f);
 json_t *spec_dump_exec(const void *base, const struct spec_field *f);
+/* llm: (spec_llm.c), and its checks against the strategy. */
+void spec_parse_llm(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+		    const struct spec_field *f);
+json_t *spec_dump_llm(const void *base, const struct spec_field *f);
+void spec_llm_post(struct spec_ld *ld, yaml_node_t *root);
 
 /* ---- benchmark kinds (spec_bench_load.c, spec_bench_kernel.c) ---- */
 void spec_load_defaults(struct spec_load *l);

@@ -251,5 +251,6 @@ void spec_post_validate(struct spec_ld *ld, yaml_node_t *root)
 			  s->repeats.max);
 	}
 	spec_space_post(ld, root);
+	spec_llm_post(ld, root);
 }
 

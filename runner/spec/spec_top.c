@@ -62,6 +62,8 @@ const struct spec_field spec_top_fields[] = {
 	  .help = "parameters to search, their bindings and restrictions" },
 	{ "executor", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_exec, .dump = spec_dump_exec,
 	  .help = "local, or slurm: measurements as job steps on allocated nodes" },
+	{ "llm", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_llm, .dump = spec_dump_llm,
+	  .help = "strategy llm: the chat endpoint, its budget and what it may touch" },
 	{ 0 }
 };
 

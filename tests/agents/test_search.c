@@ -231,7 +231,7 @@ static void test_model_stops_and_llm_refused(void **state)
 	struct agent_proposal p;
 	struct rt_sb err = RT_SB_INIT;
 	assert_int_equal(agent_next(&x, &p, &err), RT_ENOTSUP);
-	assert_non_null(strstr(err.buf, "'llm' is not implemented"));
+	assert_non_null(strstr(err.buf, "'llm' is asked by the campaign"));
 	rt_sb_release(&err);
 	free(obs);
 }

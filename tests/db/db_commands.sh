@@ -81,9 +81,10 @@ check "invalidate without reason exit" 2 "$rc"
 # export
 run export --format json -o all.json
 check "export json exit" 0 "$rc"
-check "export json summary" "exported 23 tables (69 rows) as JSON to all.json" "$out"
+check "export json summary" "exported 24 tables (69 rows) as JSON to all.json" "$out"
 for t in campaigns iterations originals intents measurements metric_stats regressions gate_runs \
-	gate_answers requests env_facts artifacts notes device_peaks findings blobs slurm_jobs slurm_steps; do
+	gate_answers requests env_facts artifacts notes device_peaks findings blobs slurm_jobs slurm_steps \
+	llm_exchanges; do
 	grep -q "^\"$t\": \[" all.json || bad "export json has $t"
 	[ -f all.json.tmp ] && bad "export json left a temporary file"
 done
@@ -96,7 +97,7 @@ run export --format json --table originals --blobs
 case "$out" in *'"base64":"f0VMRgIBAQA="'*) ok "export --blobs base64" ;; *) bad "export --blobs: $out" ;; esac
 run export --format csv -o csv
 check "export csv exit" 0 "$rc"
-check "export csv files" 23 "$(ls csv | grep -c '\.csv$')"
+check "export csv files" 24 "$(ls csv | grep -c '\.csv$')"
 check "export csv notes lines" 9 "$(wc -l <csv/notes.csv | tr -d ' ')"
 check "export csv header" "id,iteration_id,kind,by_iteration_id,text,author,created_at" \
 	"$(head -n 1 csv/notes.csv | tr -d '\r')"

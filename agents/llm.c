@@ -1,0 +1,259 @@
+/*
+ * strategy: llm, the parts that need neither the spec nor the store: the
+ * prompt (built only from what the campaign gathered, in its order, so the
+ * same store asks the same question), the follow-up that carries an
+ * answer's error, the answer's envelope ({"variant": ..., "rationale": ...})
+ * and the allowed kinds and files. The variant itself is read by the
+ * spec's own parser in runner/campaign/llm.c, as a spec entry would be.
+ */
+#include "agents/agent.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A journal's reason or change is cut here: the prompt stays small. */
+#define STEP_TEXT_MAX 400
+
+/* The exact answer schema (JSON Schema), the kinds filled in. */
+static json_t *answer_schema(const struct rt_strv *kinds)
+{
+	json_t *kl = json_array();
+	for (size_t i = 0; i < kinds->n; i++)
+		json_array_append_new(kl, json_string(kinds->v[i]));
+	json_t *variant = json_pack("{s:s, s:[s], s:s, s:o}", "type", "object", "required", "name",
+				    "description",
+				    "one entry of the spec's variants: list: name, optional description, and "
+				    "exactly one of the keys in kinds",
+				    "kinds", kl);
+	return json_pack("{s:s, s:b, s:[s,s], s:{s:o, s:{s:s}}}", "type", "object", "additionalProperties", 0,
+			 "required", "variant", "rationale", "properties", "variant", variant, "rationale", "type",
+			 "string");
+}
+
+static const char system_text[] =
+	"You tune an inference engine through ratchet. Each answer proposes exactly one change; ratchet "
+	"measures it against the current best configuration (interleaved A/B runs and a statistical "
+	"decision) and keeps it only when the objective improves and the accuracy gate passes.\n"
+	"Answer with one JSON object and nothing else, valid against this JSON Schema:\n%s\n"
+	"The variant is written as an entry of the spec's variants: list (the examples show it): "
+	"table: {file, set: {KEY: {FIELD: VALUE}}} sets fields of one table entry; flag: [--option, "
+	"value] adds or replaces an engine flag; env: {NAME: value} sets environment variables; "
+	"patch: {file, dir} applies a unified diff; file: {target, source} swaps a file. "
+	"Propose only the kinds and files you are allowed, and never a change the journal already "
+	"measured.";
+
+static void add_clip(struct rt_sb *sb, const char *s)
+{
+	size_t n = strlen(s);
+	if (n <= STEP_TEXT_MAX) {
+		rt_sb_adds(sb, s);
+		return;
+	}
+	rt_sb_add(sb, s, STEP_TEXT_MAX);
+	rt_sb_addf(sb, "... (%zu more bytes)", n - STEP_TEXT_MAX);
+}
+
+static void add_list(struct rt_sb *sb, const char *title, const struct rt_strv *v)
+{
+	rt_sb_addf(sb, "%s: ", title);
+	for (size_t i = 0; i < v->n; i++)
+		rt_sb_addf(sb, "%s%s", i ? ", " : "", v->v[i]);
+	rt_sb_adds(sb, v->n ? "\n" : "(none)\n");
+}
+
+static void add_json(struct rt_sb *sb, const json_t *j)
+{
+	char *t = json_dumps(j, JSON_INDENT(1) | JSON_SORT_KEYS);
+	rt_sb_adds(sb, t ? t : "null");
+	rt_sb_addc(sb, '\n');
+	free(t);
+}
+
+static void add_journal(struct rt_sb *sb, const struct agent_llm_view *v)
+{
+	rt_sb_adds(sb, "\nJournal (every iteration so far, in order):\n");
+	if (!v->n_journal)
+		rt_sb_adds(sb, "(empty)\n");
+	for (size_t i = 0; i < v->n_journal; i++) {
+		const struct agent_llm_step *s = &v->journal[i];
+		rt_sb_addf(sb, "%d. %s (%s): %s", s->seq, s->variant, s->kind, s->state);
+		if (isfinite(s->effect))
+			rt_sb_addf(sb, ", effect %+.2f%%", s->effect * 100);
+		if (s->reason && *s->reason) {
+			rt_sb_adds(sb, "; reason: ");
+			add_clip(sb, s->reason);
+		}
+		if (s->change && *s->change) {
+			rt_sb_adds(sb, "; change: ");
+			add_clip(sb, s->change);
+		}
+		rt_sb_addc(sb, '\n');
+	}
+}
+
+json_t *agent_llm_messages(const struct agent_llm_view *v)
+{
+	json_t *schema = answer_schema(v->kinds);
+	char *st = json_dumps(schema, JSON_COMPACT);
+	json_decref(schema);
+	struct rt_sb sys = RT_SB_INIT, user = RT_SB_INIT;
+	rt_sb_addf(&sys, system_text, st);
+	free(st);
+	rt_sb_addf(&user, "Objective: %s\n", v->objective);
+	add_list(&user, "Kinds you may propose", v->kinds);
+	add_list(&user, "Files you may touch (globs)", v->files);
+	add_journal(&user, v);
+	rt_sb_adds(&user, "\nTop findings (best first; the bound is the most the change could gain):\n");
+	if (!v->n_findings)
+		rt_sb_adds(&user, "(none: no profile imported)\n");
+	for (size_t i = 0; i < v->n_findings; i++)
+		rt_sb_addf(&user, "%zu. %s\n", i + 1, v->findings[i]);
+	if (v->space) {
+		rt_sb_adds(&user, "\nSearch space declared by the spec:\n");
+		add_json(&user, v->space);
+	}
+	if (v->examples && json_array_size(v->examples)) {
+		rt_sb_adds(&user, "\nThe spec's variants (examples of the schema):\n");
+		add_json(&user, v->examples);
+	}
+	rt_sb_adds(&user, "\nPropose the next change.");
+	json_t *m = json_pack("[{s:s, s:s}, {s:s, s:s}]", "role", "system", "content", sys.buf, "role", "user",
+			      "content", user.buf);
+	rt_sb_release(&sys);
+	rt_sb_release(&user);
+	return m;
+}
+
+void agent_llm_reask(json_t *messages, const char *answer, const char *error)
+{
+	char *follow = xasprintf("That answer was refused: %s\nAnswer again with one JSON object that follows "
+				 "the schema and fixes this.", error);
+	json_array_append_new(messages, json_pack("{s:s, s:s}", "role", "assistant", "content", answer ? answer : ""));
+	json_array_append_new(messages, json_pack("{s:s, s:s}", "role", "user", "content", follow));
+	free(follow);
+}
+
+/* The answer without white space around it and without a ```json fence. */
+static char *unfence(const char *text)
+{
+	const char *b = text, *e = text + strlen(text);
+	while (b < e && strchr(" \t\r\n", *b))
+		b++;
+	while (e > b && strchr(" \t\r\n", e[-1]))
+		e--;
+	if (e - b >= 6 && !strncmp(b, "```", 3) && !strncmp(e - 3, "```", 3)) {
+		const char *nl = memchr(b, '\n', (size_t)(e - b));
+		if (nl && nl < e - 3) {
+			b = nl + 1;
+			e -= 3;
+		}
+	}
+	return xasprintf("%.*s", (int)(e - b), b);
+}
+
+int agent_llm_answer(const char *text, json_t **variant, char **rationale, struct rt_sb *err)
+{
+	*variant = NULL;
+	*rationale = NULL;
+	if (!text || !*text)
+		return rt_errf(err, RT_EPARSE, "the answer is empty");
+	char *t = unfence(text);
+	json_error_t je;
+	json_t *a = json_loads(t, JSON_REJECT_DUPLICATES, &je);
+	free(t);
+	if (!a)
+		return rt_errf(err, RT_EPARSE, "the answer is not JSON: %s (line %d, column %d)", je.text, je.line,
+			       je.column);
+	int rc = 0;
+	const char *k;
+	json_t *val;
+	if (!json_is_object(a))
+		rc = rt_errf(err, RT_EPARSE, "the answer is not a JSON object");
+	json_object_foreach(json_is_object(a) ? a : NULL, k, val)
+	{
+		if (!rc && strcmp(k, "variant") && strcmp(k, "rationale"))
+			rc = rt_errf(err, RT_EPARSE, "unexpected key '%s': the answer holds variant and rationale only%s",
+				     k, !strcmp(k, "variants") ? " (name exactly one change)" : "");
+	}
+	json_t *v = rc ? NULL : json_object_get(a, "variant");
+	json_t *r = rc ? NULL : json_object_get(a, "rationale");
+	if (!rc && !json_is_object(v))
+		rc = rt_errf(err, RT_EPARSE, "variant: expected one object (a variants: entry), got %s",
+			     v ? "another type" : "nothing");
+	if (!rc && (!json_is_string(r) || !json_string_length(r)))
+		rc = rt_errf(err, RT_EPARSE, "rationale: expected a non-empty string");
+	if (!rc) {
+		*variant = json_incref(v);
+		*rationale = xstrdup(json_string_value(r));
+	}
+	json_decref(a);
+	return rc;
+}
+
+size_t agent_llm_files(const struct var_def *v, const char *out[3])
+{
+	size_t n = 0;
+	switch (v->kind) {
+	case VAR_KIND_TABLE:
+		out[n++] = v->table.file;
+		break;
+	case VAR_KIND_PATCH:
+		out[n++] = v->patch.file;
+		if (v->patch.dir)
+			out[n++] = v->patch.dir;
+		break;
+	case VAR_KIND_FILE:
+		out[n++] = v->file.target;
+		break;
+	case VAR_KIND_FLAG:
+	case VAR_KIND_ENV:
+		break;
+	}
+	return n;
+}
+
+static bool matches(const struct rt_strv *globs, const char *path)
+{
+	for (size_t i = 0; i < globs->n; i++)
+		if (!strcmp(globs->v[i], path) || !fnmatch(globs->v[i], path, 0))
+			return true;
+	return false;
+}
+
+/* RT_EINVAL: "WHAT 'name' is not allowed (allowed: a, b)". */
+static int refuse(struct rt_sb *err, const char *what, const char *name, const struct rt_strv *allowed)
+{
+	struct rt_sb l = RT_SB_INIT;
+	add_list(&l, "allowed", allowed);
+	rt_sb_trim(&l);
+	int rc = rt_errf(err, RT_EINVAL, "%s '%s' is not allowed (%s)", what, name, l.buf);
+	rt_sb_release(&l);
+	return rc;
+}
+
+const char *agent_llm_relpath(const char *path, const char *workdir)
+{
+	size_t n = workdir ? strlen(workdir) : 0;
+	if (n && !strncmp(path, workdir, n) && path[n] == '/' && path[n + 1])
+		return path + n + 1;
+	return path;
+}
+
+int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, const struct rt_strv *files,
+		      const char *workdir, struct rt_sb *err)
+{
+	const char *kind = var_kind_name(v->kind);
+	bool ok = false;
+	for (size_t i = 0; i < kinds->n && !ok; i++)
+		ok = !strcmp(kinds->v[i], kind);
+	if (!ok)
+		return refuse(err, "kind", kind, kinds);
+	const char *f[3];
+	size_t n = agent_llm_files(v, f);
+	for (size_t i = 0; i < n; i++)
+		if (f[i] && !matches(files, agent_llm_relpath(f[i], workdir)))
+			return refuse(err, "file", agent_llm_relpath(f[i], workdir), files);
+	return 0;
+}

@@ -1,0 +1,449 @@
+/*
+ * The campaign's side of strategy llm: what the model sees (the journal
+ * from the store, the top findings, the space, the spec's variants as the
+ * schema's examples, the kinds and files it may touch), the round of at
+ * most two requests for one iteration, the answer read through the spec's
+ * own variant parser (spec_variant_from_json, as a space point is), the
+ * allowed kinds and files, the refusal of a change already measured (its
+ * change fingerprint against the campaign's finished iterations), and every
+ * exchange recorded in llm_exchanges with its verdict.
+ *
+ * A round: ask; a refused answer (invalid, disallowed, duplicate) is asked
+ * again once, the follow-up naming the error; a second refusal records the
+ * iteration as a failed proposal and the next round starts. The budget
+ * (llm.max_calls, llm.max_tokens from the responses' usage) ends the
+ * search. An accepted answer whose change has not been measured to an end
+ * (killed mid-iteration) is reused on --resume, never asked again. The key
+ * is read from the environment at each request and reaches only libcurl.
+ */
+#include "runner/campaign/campaign_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/llm.h"
+#include "db/profiles.h"
+#include "runner/spec/spec_space.h"
+
+/* Findings shown to the model, best first. */
+#define TOP_FINDINGS 10
+
+/* What the rounds so far spent. */
+struct spent {
+	int calls;        /* requests made */
+	uint64_t tokens;  /* prompt + completion tokens the server counted */
+	const struct db_llm_exchange *pending; /* an accepted answer not yet measured, or NULL */
+};
+
+/* ---- what may be touched ---- */
+
+/* Append a copy of s unless v holds it. */
+static void add_once(struct rt_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return;
+	v->v = xrealloc(v->v, (v->n + 2) * sizeof(*v->v));
+	v->v[v->n++] = xstrdup(s);
+	v->v[v->n] = NULL;
+}
+
+static void allow_def(const struct spec *s, const struct var_def *d, struct rt_strv *kinds, struct rt_strv *files)
+{
+	add_once(kinds, var_kind_name(d->kind));
+	const char *f[3];
+	size_t n = agent_llm_files(d, f);
+	for (size_t i = 0; i < n; i++)
+		if (f[i])
+			add_once(files, agent_llm_relpath(f[i], s->workdir));
+}
+
+/* llm.kinds and llm.files, or those the spec's variants and space use. */
+static void allowed(const struct spec *s, struct rt_strv *kinds, struct rt_strv *files)
+{
+	for (size_t i = 0; i < s->n_variants; i++)
+		allow_def(s, &s->variants[i], kinds, files);
+	for (size_t t = 0; s->space && t < s->space->n_targets; t++) {
+		size_t nv = 0;
+		uint64_t *valid = agent_space_valid(&s->space->targets[t].space, &nv);
+		json_t *vj = NULL;
+		struct var_def d;
+		memset(&d, 0, sizeof(d));
+		if (nv && !spec_space_variant(s, t, valid[0], &vj, NULL) && !spec_variant_from_json(s, vj, &d, NULL))
+			allow_def(s, &d, kinds, files);
+		spec_variant_release(&d);
+		json_decref(vj);
+		free(valid);
+	}
+	if (s->llm.kinds.n)
+		rt_strv_release(kinds);
+	for (size_t i = 0; i < s->llm.kinds.n; i++)
+		add_once(kinds, s->llm.kinds.v[i]);
+	if (s->llm.files.n)
+		rt_strv_release(files);
+	for (size_t i = 0; i < s->llm.files.n; i++)
+		add_once(files, s->llm.files.v[i]);
+}
+
+/* ---- what the model sees ---- */
+
+/* Everything the prompt borrows, owned here. */
+struct seen {
+	struct db_iteration *its;     /* the campaign's iterations */
+	size_t n_its;                 /* entries in its */
+	struct agent_llm_step *steps; /* the journal */
+	char **findings;              /* one line each */
+	size_t n_findings;            /* entries in findings */
+	json_t *spec;                 /* the spec as JSON (space, variants) */
+	struct rt_strv kinds;         /* allowed kinds */
+	struct rt_strv files;         /* allowed files */
+	char *objective;              /* the objective, for people */
+	struct agent_llm_view view;   /* the prompt's input */
+};
+
+static void seen_release(struct seen *w)
+{
+	db_iterations_free(w->its, w->n_its);
+	free(w->steps);
+	for (size_t i = 0; i < w->n_findings; i++)
+		free(w->findings[i]);
+	free(w->findings);
+	json_decref(w->spec);
+	free(w->objective);
+	rt_strv_release(&w->kinds);
+	rt_strv_release(&w->files);
+}
+
+/* The campaign's findings, else every finding in the store (a profile
+ * imported outside the campaign), best first. */
+static int load_findings(struct camp *c, struct seen *w, struct rt_sb *err)
+{
+	struct db_finding *f = NULL;
+	size_t n = 0;
+	int rc = db_findings_list(c->db, c->cid, &f, &n, err);
+	if (!rc && !n)
+		rc = db_findings_list(c->db, 0, &f, &n, err);
+	size_t k = rc ? 0 : (n < TOP_FINDINGS ? n : TOP_FINDINGS);
+	w->findings = xcalloc(k + 1, sizeof(*w->findings));
+	for (size_t i = 0; i < k; i++) {
+		struct rt_sb l = RT_SB_INIT;
+		rt_sb_addf(&l, "%s: %s", f[i].kind, f[i].detail ? f[i].detail : f[i].subject);
+		if (isfinite(f[i].share))
+			rt_sb_addf(&l, "; share %.1f%%", f[i].share * 100);
+		if (isfinite(f[i].potential))
+			rt_sb_addf(&l, "; bound %.1f%%", f[i].potential * 100);
+		if (f[i].evidence)
+			rt_sb_addf(&l, "; evidence: %s", f[i].evidence);
+		if (f[i].variant)
+			rt_sb_addf(&l, "; a variant for it: %s", f[i].variant);
+		w->findings[i] = rt_sb_detach(&l, NULL);
+	}
+	w->n_findings = k;
+	db_findings_free(f, n);
+	return rc;
+}
+
+static int load_seen(struct camp *c, struct seen *w, struct rt_sb *err)
+{
+	const struct spec *s = c->s;
+	int rc = db_iterations_list(c->db, c->cid, &w->its, &w->n_its, err);
+	w->steps = xcalloc(w->n_its + 1, sizeof(*w->steps));
+	for (size_t i = 0; i < w->n_its && !rc; i++) {
+		const struct db_iteration *it = &w->its[i];
+		w->steps[i] = (struct agent_llm_step){ .seq = it->seq, .variant = it->variant, .kind = it->kind,
+						       .state = db_iter_state_name(it->state),
+						       .effect = it->obj_delta, .reason = it->reason,
+						       .change = it->change_text };
+	}
+	if (!rc)
+		rc = load_findings(c, w, err);
+	w->spec = spec_to_json(s);
+	allowed(s, &w->kinds, &w->files);
+	const struct spec_objective *ob = &s->objective;
+	w->objective = xasprintf("%s.%s, %s is better, min gain %g%%", ob->bench, ob->metric,
+				 ob->goal == SPEC_GOAL_MIN ? "lower" : "higher", ob->min_gain * 100);
+	w->view = (struct agent_llm_view){ .objective = w->objective, .journal = w->steps, .n_journal = w->n_its,
+					   .findings = (const char *const *)w->findings, .n_findings = w->n_findings,
+					   .space = json_object_get(w->spec, "space"),
+					   .examples = json_object_get(w->spec, "variants"), .kinds = &w->kinds,
+					   .files = &w->files };
+	return rc;
+}
+
+/* ---- one answer ---- */
+
+/* Was a change with fingerprint fp measured to an end in this campaign? */
+static bool measured(const struct seen *w, const char *fp)
+{
+	for (size_t i = 0; i < w->n_its; i++) {
+		const struct db_iteration *it = &w->its[i];
+		if (it->change_sha256 && !strcmp(it->change_sha256, fp) && db_iter_state_final(it->state) &&
+		    it->state != DB_ITER_INTERRUPTED)
+			return true;
+	}
+	return false;
+}
+
+/* The change fingerprint of d, as the iteration's plan will store it. */
+static int change_fp(struct camp *c, const struct var_def *d, char fp[65], struct rt_sb *err)
+{
+	struct var_ctx x;
+	camp_var_ctx(c, &c->cfg, &x);
+	return var_ops_for(d->kind)->fingerprint(d, &x, fp, err);
+}
+
+/* The generated variant of an accepted answer. */
+static struct camp_gen *gen_new(struct var_def *d, json_t *variant, const char *rationale, const char *fp, int round)
+{
+	struct camp_gen *g = xcalloc(1, sizeof(*g));
+	g->def = *d;
+	memset(d, 0, sizeof(*d));
+	g->variant = json_incref(variant);
+	g->point = json_pack("{s:s}", "rationale", rationale ? rationale : "");
+	snprintf(g->fp, sizeof(g->fp), "%s", fp);
+	g->target = -1;
+	g->round = round;
+	return g;
+}
+
+/* Judge an answer: the verdict, and on acceptance *gen. x gets what is
+ * stored (variant, fingerprint, rationale, error). */
+static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const char *text, struct db_llm_exchange *x,
+				 struct camp_gen **gen)
+{
+	struct rt_sb why = RT_SB_INIT;
+	json_t *vj = NULL;
+	struct var_def d;
+	memset(&d, 0, sizeof(d));
+	char fp[65] = "";
+	enum db_llm_verdict v = DB_LLM_INVALID;
+	if (agent_llm_answer(text, &vj, &x->rationale, &why) || spec_variant_from_json(c->s, vj, &d, &why))
+		v = DB_LLM_INVALID;
+	else if (agent_llm_allowed(&d, &w->kinds, &w->files, c->s->workdir, &why))
+		v = DB_LLM_DISALLOWED;
+	else if (change_fp(c, &d, fp, &why))
+		v = DB_LLM_INVALID;
+	else if (measured(w, fp) && rt_errf(&why, RT_EINVAL, "this change (%s) was already measured in this "
+					    "campaign: propose a different one", d.name))
+		v = DB_LLM_DUPLICATE;
+	else
+		v = DB_LLM_ACCEPTED;
+	if (v == DB_LLM_ACCEPTED) {
+		x->variant = json_dumps(vj, JSON_COMPACT | JSON_SORT_KEYS);
+		x->fingerprint = xstrdup(fp);
+		*gen = gen_new(&d, vj, x->rationale, fp, x->seq);
+	} else {
+		rt_sb_trim(&why);
+		x->error = rt_sb_detach(&why, NULL);
+	}
+	spec_variant_release(&d);
+	json_decref(vj);
+	rt_sb_release(&why);
+	return v;
+}
+
+/* ---- the budget and the rounds so far ---- */
+
+/* The tokens a response's usage counted (-1: not said). */
+static uint64_t tokens_of(int prompt, int completion)
+{
+	return (uint64_t)(prompt > 0 ? prompt : 0) + (uint64_t)(completion > 0 ? completion : 0);
+}
+
+static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *w, struct spent *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	for (size_t i = 0; i < n; i++) {
+		sp->calls++;
+		sp->tokens += tokens_of(x[i].prompt_tokens, x[i].completion_tokens);
+		if (x[i].verdict == DB_LLM_ACCEPTED)
+			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) ? &x[i] : NULL;
+	}
+}
+
+/* Is the budget spent? note says so. */
+static bool spent_out(const struct agent_llm_cfg *l, const struct spent *sp, struct agent_proposal *p)
+{
+	if (sp->calls >= l->max_calls) {
+		snprintf(p->note, sizeof(p->note), "llm: the budget of %d calls is spent (llm.max_calls)", l->max_calls);
+		return true;
+	}
+	if (l->max_tokens && sp->tokens >= l->max_tokens) {
+		snprintf(p->note, sizeof(p->note), "llm: the budget of %llu tokens is spent (%llu used; llm.max_tokens)",
+			 (unsigned long long)l->max_tokens, (unsigned long long)sp->tokens);
+		return true;
+	}
+	return false;
+}
+
+/* The recorded accepted answer, measured again after a kill. */
+static int reuse(struct camp *c, const struct db_llm_exchange *x, struct agent_proposal *p, struct camp_gen **gen,
+		 struct rt_sb *err)
+{
+	json_t *vj = json_loads(x->variant, 0, NULL);
+	struct var_def d;
+	memset(&d, 0, sizeof(d));
+	int rc = vj ? spec_variant_from_json(c->s, vj, &d, err)
+		    : rt_errf(err, RT_EPARSE, "llm answer %lld: its stored variant is not JSON", (long long)x->id);
+	if (!rc) {
+		*gen = gen_new(&d, vj, x->rationale, x->fingerprint, x->seq);
+		snprintf(p->note, sizeof(p->note), "llm (the answer recorded for iteration %d): %s", x->seq,
+			 x->rationale ? x->rationale : "");
+	}
+	spec_variant_release(&d);
+	json_decref(vj);
+	return rc;
+}
+
+/* ---- a round ---- */
+
+/* One request and its record. *gen set when accepted. Returns the verdict
+ * (>= 0), or an error: the request failed (recorded) or a write did. */
+static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, struct spent *sp,
+	       struct camp_gen **gen, char **answer, char **error, struct rt_sb *err)
+{
+	const struct agent_llm_cfg *l = &c->s->llm;
+	const char *key = l->api_key_env ? getenv(l->api_key_env) : NULL;
+	struct agent_llm_reply r;
+	struct rt_sb why = RT_SB_INIT;
+	int hrc = agent_llm_chat(l, key, msgs, &r, &why);
+	char *req = json_dumps(msgs, JSON_COMPACT);
+	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = r.body,
+				     .prompt_tokens = r.prompt_tokens, .completion_tokens = r.completion_tokens,
+				     .latency_ms = r.latency_ms, .verdict = DB_LLM_FAILED };
+	int v = hrc;
+	if (hrc)
+		x.error = xstrdup(why.buf);
+	else
+		v = (int)(x.verdict = judge(c, w, r.content, &x, gen));
+	sp->calls++;
+	sp->tokens += tokens_of(r.prompt_tokens, r.completion_tokens);
+	int rc = db_llm_add(c->db, c->cid, &x, err);
+	if (rc) {
+		camp_gen_free(*gen);
+		*gen = NULL;
+		v = camp_fatal(c, rc);
+	} else if (hrc) {
+		v = rt_errf(err, hrc, "llm: %s", why.buf);
+	}
+	*answer = r.content ? xstrdup(r.content) : NULL;
+	*error = x.error ? xstrdup(x.error) : NULL;
+	free(req);
+	free(x.error);
+	free(x.variant);
+	free(x.fingerprint);
+	free(x.rationale);
+	agent_llm_reply_release(&r);
+	rt_sb_release(&why);
+	return v;
+}
+
+/* Two refused answers: the iteration is a failed proposal, recorded as such. */
+static int failed_proposal(struct camp *c, const char *error, struct rt_sb *err)
+{
+	struct db_iteration it;
+	memset(&it, 0, sizeof(it));
+	int64_t id;
+	char *note = xasprintf("llm: no acceptable answer in two attempts");
+	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, "llm-refused", "llm", "", NULL, NULL, note,
+				     DB_ROLE_CHANGE, &id, err);
+	if (!rc)
+		rc = db_iteration_get(c->db, id, &it, err);
+	if (!rc)
+		rc = db_llm_link(c->db, c->cid, c->seq, id, err);
+	free(note);
+	if (rc) {
+		db_iteration_release(&it);
+		return camp_fatal(c, rc);
+	}
+	camp_reason(&it, "failed proposal: the model's second answer was refused too: %s", error ? error : "");
+	rc = camp_record(c, &it, DB_ITER_FAILED, NULL, 0, false, err);
+	rep_progress_done(&c->prog, c->seq, it.state, it.reason);
+	db_iteration_release(&it);
+	c->seq++;
+	return rc;
+}
+
+/* One round for iteration c->seq: 1 with *gen, 0 when it failed (recorded),
+ * or an error. */
+static int round_of(struct camp *c, struct seen *w, struct spent *sp, struct agent_proposal *p,
+		    struct camp_gen **gen, struct rt_sb *err)
+{
+	json_t *msgs = agent_llm_messages(&w->view);
+	char *answer = NULL, *error = NULL;
+	int v = DB_LLM_INVALID;
+	for (int attempt = 1; attempt <= 2 && !*gen && v >= 0; attempt++) {
+		if (attempt == 2) {
+			if (spent_out(&c->s->llm, sp, p))
+				break; /* the refusal stands: a failed proposal, then the search ends */
+			agent_llm_reask(msgs, answer, error);
+		}
+		char *a = NULL, *e = NULL;
+		v = ask(c, w, msgs, attempt, sp, gen, &a, &e, err);
+		free(answer);
+		free(error);
+		answer = a;
+		error = e;
+	}
+	json_decref(msgs);
+	int rc = v < 0 ? v : 0;
+	if (!rc && *gen) {
+		const char *why = json_string_value(json_object_get((*gen)->point, "rationale"));
+		snprintf(p->note, sizeof(p->note), "llm: %s", why ? why : "");
+		rc = 1;
+	} else if (!rc) {
+		rc = failed_proposal(c, error, err);
+	}
+	free(answer);
+	free(error);
+	return rc;
+}
+
+int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+{
+	*gen = NULL;
+	p->point = true; /* a generated variant, never an index into the spec's */
+	p->role = DB_ROLE_CHANGE;
+	p->fidelity = 1;
+	for (;;) {
+		struct seen w;
+		memset(&w, 0, sizeof(w));
+		struct db_llm_exchange *xs = NULL;
+		size_t nx = 0;
+		struct spent sp;
+		int rc = load_seen(c, &w, err);
+		if (!rc)
+			rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
+		if (!rc) {
+			tally(xs, nx, &w, &sp);
+			if (sp.pending)
+				rc = (rc = reuse(c, sp.pending, p, gen, err)) ? rc : 1;
+			else if (!spent_out(&c->s->llm, &sp, p))
+				rc = round_of(c, &w, &sp, p, gen, err);
+			if (rc == 0 && !p->note[0])
+				rc = 2; /* a failed proposal: the next round */
+		}
+		db_llm_free(xs, nx);
+		seen_release(&w);
+		if (rc != 2)
+			return rc;
+	}
+}
+
+int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err)
+{
+	return db_llm_link(c->db, c->cid, g->round, iter, err);
+}
+
+int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
+{
+	struct db_llm_exchange *x = NULL;
+	size_t n = 0;
+	int rc = db_llm_of_iteration(c->db, iter, &x, &n, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		if (x[i].verdict == DB_LLM_ACCEPTED)
+			rc = camp_gen_replay(c, iter, x[i].variant, err);
+	db_llm_free(x, n);
+	return rc;
+}
