@@ -308,12 +308,15 @@ static int cuda_timer_end(void *d, double *seconds, struct rt_sb *err)
 	return 0;
 }
 
-static int cuda_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
+/* NVML's readings of the same GPU: CUDA's order (fastest first) is not
+ * NVML's (PCI order), so the device is found by its UUID. */
+static int cuda_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
 {
-	size_t fr = 0, tot = 0;
-	if (cu.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS)
-		out->mem_used_bytes = (double)(tot - fr);
-	return 0;
+	struct dev_info o;
+	struct rt_sb ignore = RT_SB_INIT;
+	bool named = !cuda_info(index, &o, &ignore) && o.uuid[0];
+	rt_sb_release(&ignore);
+	return dev_nvml_telemetry(named ? o.uuid : NULL, index, out, err);
 }
 
 /* rt_fma(float *x, unsigned iters): 8 independent FMA chains per thread,

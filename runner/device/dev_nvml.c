@@ -10,9 +10,24 @@
  * PID namespace: that is RT_EIO, never a zero. Pids are the host's. Only
  * compute contexts are counted (an engine has no graphics context; a
  * process with both is listed twice by NVML).
+ *
+ * Also the cuda backend's telemetry: SM and memory clocks
+ * (nvmlDeviceGetClockInfo, NVML_CLOCK_SM 1 and NVML_CLOCK_MEM 2), the
+ * nominal maximum SM clock (nvmlDeviceGetMaxClockInfo), board power in mW
+ * (nvmlDeviceGetPowerUsage), the GPU die temperature
+ * (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU 0), memory used
+ * (nvmlDeviceGetMemoryInfo: nvmlMemory_t { total, free, used }) and the
+ * clocks event reasons, read as in the NVML API reference of CUDA 12.2+
+ * (nvml.h "clocksEventReasons"): nvmlDeviceGetCurrentClocksEventReasons
+ * where the driver has it (R535+), else its older name
+ * nvmlDeviceGetCurrentClocksThrottleReasons, same bits. Where nvml.h is
+ * on the include path (the toolkit's /usr/local/cuda/include) the
+ * constants and layouts written here are checked against it.
  */
 #include "runner/device/dev.h"
 
+#include <dlfcn.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,14 +40,52 @@ struct nvml_proc {
 	unsigned int gpu_instance;       /* MIG instance, or all ones */
 	unsigned int compute_instance;   /* MIG compute instance, or all ones */
 };
+struct nvml_mem {
+	unsigned long long total;        /* bytes */
+	unsigned long long free;         /* bytes */
+	unsigned long long used;         /* bytes */
+};
 #define NVML_SUCCESS 0
 #define NVML_INSUFFICIENT_SIZE 7
 #define NVML_NOT_AVAILABLE (~0ULL)
+#define NVML_CLK_SM 1
+#define NVML_CLK_MEM 2
+#define NVML_TEMP_GPU 0
+/* nvml.h's clocks event (throttle) reason bits. */
+#define NVML_R_IDLE 0x1ULL
+#define NVML_R_APP_CLOCKS 0x2ULL
+#define NVML_R_SW_POWER_CAP 0x4ULL
+#define NVML_R_HW_SLOWDOWN 0x8ULL
+#define NVML_R_SYNC_BOOST 0x10ULL
+#define NVML_R_SW_THERMAL 0x20ULL
+#define NVML_R_HW_THERMAL 0x40ULL
+#define NVML_R_HW_POWER_BRAKE 0x80ULL
+#define NVML_R_DISPLAY_CLOCKS 0x100ULL
+
+#if defined(__has_include)
+#if __has_include(<nvml.h>)
+#include <nvml.h>
+_Static_assert(NVML_CLOCK_SM == NVML_CLK_SM && NVML_CLOCK_MEM == NVML_CLK_MEM, "nvml clock ids");
+_Static_assert(NVML_TEMPERATURE_GPU == NVML_TEMP_GPU, "nvml sensor id");
+_Static_assert(sizeof(nvmlMemory_t) == sizeof(struct nvml_mem), "nvmlMemory_t layout");
+_Static_assert(nvmlClocksThrottleReasonSwThermalSlowdown == NVML_R_SW_THERMAL &&
+		       nvmlClocksThrottleReasonHwPowerBrakeSlowdown == NVML_R_HW_POWER_BRAKE &&
+		       nvmlClocksThrottleReasonSwPowerCap == NVML_R_SW_POWER_CAP,
+	       "nvml throttle reason bits");
+#endif
+#endif
 
 static nvml_ret (*p_init)(void);
 static nvml_ret (*p_count)(unsigned int *);
 static nvml_ret (*p_handle)(unsigned int, nvml_dev *);
 static nvml_ret (*p_compute)(nvml_dev, unsigned int *, struct nvml_proc *);
+static nvml_ret (*p_by_uuid)(const char *, nvml_dev *);
+static nvml_ret (*p_clock)(nvml_dev, int, unsigned int *);
+static nvml_ret (*p_max_clock)(nvml_dev, int, unsigned int *);
+static nvml_ret (*p_power)(nvml_dev, unsigned int *);
+static nvml_ret (*p_temp)(nvml_dev, int, unsigned int *);
+static nvml_ret (*p_meminfo)(nvml_dev, struct nvml_mem *);
+static nvml_ret (*p_reasons)(nvml_dev, unsigned long long *);
 
 static void nvml_load(void);
 static struct dev_driver nvml = { .once = PTHREAD_ONCE_INIT, .load = nvml_load };
@@ -45,9 +98,21 @@ static void nvml_load(void)
 		{ "nvmlDeviceGetCount_v2", (void **)&p_count },
 		{ "nvmlDeviceGetHandleByIndex_v2", (void **)&p_handle },
 		{ "nvmlDeviceGetComputeRunningProcesses_v3", (void **)&p_compute },
+		{ "nvmlDeviceGetHandleByUUID", (void **)&p_by_uuid },
+		{ "nvmlDeviceGetClockInfo", (void **)&p_clock },
+		{ "nvmlDeviceGetMaxClockInfo", (void **)&p_max_clock },
+		{ "nvmlDeviceGetPowerUsage", (void **)&p_power },
+		{ "nvmlDeviceGetTemperature", (void **)&p_temp },
+		{ "nvmlDeviceGetMemoryInfo", (void **)&p_meminfo },
+		{ "nvmlDeviceGetCurrentClocksThrottleReasons", (void **)&p_reasons },
 	};
 	if (dev_dl_open(libs, RT_ARRAY_SIZE(libs), syms, RT_ARRAY_SIZE(syms), nvml.why, sizeof(nvml.why)))
 		return;
+	/* The newer name of the same call, where the driver has it. */
+	void *dl = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *ev = dl ? dlsym(dl, "nvmlDeviceGetCurrentClocksEventReasons") : NULL;
+	if (ev)
+		*(void **)&p_reasons = ev;
 	unsigned int n = 0;
 	nvml_ret r = p_init();
 	if (r == NVML_SUCCESS)
@@ -105,4 +170,60 @@ int dev_nvml_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb
 	}
 	free(p);
 	return rc;
+}
+
+/* NVML's reasons onto DEV_THR_* (idle and display clocks are no throttle). */
+static uint64_t map_reasons(unsigned long long r)
+{
+	uint64_t m = 0;
+	if (r & (NVML_R_SW_POWER_CAP | NVML_R_HW_POWER_BRAKE))
+		m |= DEV_THR_POWER;
+	if (r & (NVML_R_SW_THERMAL | NVML_R_HW_THERMAL))
+		m |= DEV_THR_THERMAL;
+	if (r & NVML_R_HW_SLOWDOWN)
+		m |= DEV_THR_HW;
+	if (r & (NVML_R_APP_CLOCKS | NVML_R_SYNC_BOOST))
+		m |= DEV_THR_APP;
+	unsigned long long known = NVML_R_IDLE | NVML_R_APP_CLOCKS | NVML_R_SW_POWER_CAP |
+				   NVML_R_HW_SLOWDOWN | NVML_R_SYNC_BOOST | NVML_R_SW_THERMAL |
+				   NVML_R_HW_THERMAL | NVML_R_HW_POWER_BRAKE | NVML_R_DISPLAY_CLOCKS;
+	if (r & ~known)
+		m |= DEV_THR_OTHER;
+	return m;
+}
+
+int dev_nvml_telemetry(const char *uuid, int index, struct dev_telemetry *out, struct rt_sb *err)
+{
+	int nd;
+	dev_telemetry_clear(out);
+	int rc = dev_driver_count(&nvml, "cuda", &nd, err);
+	if (rc)
+		return rc;
+	nvml_dev h;
+	nvml_ret r = uuid && uuid[0] ? p_by_uuid(uuid, &h) : p_handle((unsigned int)index, &h);
+	if (r != NVML_SUCCESS)
+		return rt_errf(err, RT_ENODEV, "cuda: NVML has no device %s (answered %d)",
+			       uuid && uuid[0] ? uuid : "at that index", r);
+	unsigned int v;
+	if (p_clock(h, NVML_CLK_SM, &v) == NVML_SUCCESS)
+		out->clock_mhz = v;
+	if (p_clock(h, NVML_CLK_MEM, &v) == NVML_SUCCESS)
+		out->mem_clock_mhz = v;
+	if (p_max_clock(h, NVML_CLK_SM, &v) == NVML_SUCCESS)
+		out->max_clock_mhz = v;
+	if (p_power(h, &v) == NVML_SUCCESS)
+		out->power_w = v / 1000.0;
+	if (p_temp(h, NVML_TEMP_GPU, &v) == NVML_SUCCESS)
+		out->temp_c = v;
+	struct nvml_mem m;
+	if (p_meminfo(h, &m) == NVML_SUCCESS)
+		out->mem_used_bytes = (double)m.used;
+	unsigned long long reasons;
+	if (p_reasons(h, &reasons) == NVML_SUCCESS) {
+		out->throttle = map_reasons(reasons);
+		out->throttle_known = true;
+	}
+	if (isnan(out->clock_mhz) && isnan(out->power_w) && isnan(out->temp_c))
+		return rt_errf(err, RT_EIO, "cuda: NVML answered no clock, power or temperature");
+	return 0;
 }
