@@ -62,6 +62,9 @@ const struct spec_field spec_top_fields[] = {
 	  .help = "parameters to search, their bindings and restrictions" },
 	{ "executor", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_exec, .dump = spec_dump_exec,
 	  .help = "local, or slurm: measurements as job steps on allocated nodes" },
+	{ "telemetry", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_telemetry,
+	  .dump = spec_dump_telemetry,
+	  .help = "clocks, power, temperature and throttling sampled during benchmarks" },
 	{ 0 }
 };
 
@@ -73,4 +76,5 @@ void spec_defaults(struct spec *s)
 	s->repeats.confidence = 0.95;
 	s->repeats.interleave = true;
 	s->strategy = AGENT_STRAT_LIST;
+	spec_telemetry_defaults(&s->telemetry);
 }
