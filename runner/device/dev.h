@@ -265,6 +265,22 @@ struct dev_peak {
  * the backend has an FMA kernel, a compute ceiling. bytes 0: a default. */
 int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct rt_sb *err);
 
+/* ---- vendor peaks per datatype (dev_peaks.c) ---- */
+enum dev_dtype { DEV_DT_FP8, DEV_DT_BF16, DEV_DT_FP16, DEV_DT_FP32, DEV_DT_MXFP4, DEV_DT_N };
+/* One device's datasheet figures. */
+struct dev_peak_row {
+	const char *match;          /* substring of dev_info.name that selects the row */
+	const char *device;         /* the product the figures are for */
+	double tflops[DEV_DT_N];    /* dense TFLOP/s per datatype, NAN: no such datapath */
+	const char *source;         /* the vendor document: title, URL */
+};
+/* fp8, bf16, fp16, fp32, mxfp4. */
+const char *dev_dtype_name(enum dev_dtype t);
+/* The whole table. */
+const struct dev_peak_row *dev_peak_rows(size_t *n);
+/* The row for a device name, or NULL. */
+const struct dev_peak_row *dev_peak_lookup(const char *name);
+
 /* ---- helpers for the backends (dev_*.c) ---- */
 /* snprintf into a fixed field that truncates on purpose (identity strings
  * from drivers); never warns about truncation. */

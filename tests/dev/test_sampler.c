@@ -221,6 +221,26 @@ static void test_missing_device(void **state)
 	rt_sb_release(&err);
 }
 
+/* The vendor table: the specific name before the general one. */
+static void test_peak_table(void **state)
+{
+	const struct dev_peak_row *r = dev_peak_lookup("NVIDIA H100 PCIe");
+	assert_non_null(r);
+	assert_true(r->tflops[DEV_DT_FP8] == 1513);
+	r = dev_peak_lookup("NVIDIA H100 80GB HBM3");
+	assert_non_null(r);
+	assert_true(r->tflops[DEV_DT_BF16] == 989 && isnan(r->tflops[DEV_DT_MXFP4]));
+	r = dev_peak_lookup("AMD Instinct MI355X");
+	assert_non_null(r);
+	assert_true(r->tflops[DEV_DT_MXFP4] == 10000);
+	assert_null(dev_peak_lookup("Intel(R) Xeon(R) CPU"));
+	size_t n;
+	r = dev_peak_rows(&n);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(strstr(r[i].source, "https://"));
+	assert_string_equal(dev_dtype_name(DEV_DT_MXFP4), "mxfp4");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +250,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_throttled_stretch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_device, setup, teardown),
+		cmocka_unit_test(test_peak_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -242,4 +263,5 @@ int main(void)
  *   test_throttled_stretch  a file change mid-run: throttled, fraction between, median of the cool ticks
  *   test_fake_parse         the stand-in's words, bad words named, read through the registry, missing file
  *   test_missing_device     an unreadable device is said once (why), CPU MHz from a cpufreq-like glob, RSS
+ *   test_peak_table         vendor peaks by device name (PCIe before SXM), every row with a source
  */
