@@ -45,33 +45,43 @@ struct nvml_mem {
 	unsigned long long free;         /* bytes */
 	unsigned long long used;         /* bytes */
 };
-#define NVML_SUCCESS 0
-#define NVML_INSUFFICIENT_SIZE 7
-#define NVML_NOT_AVAILABLE (~0ULL)
-#define NVML_CLK_SM 1
-#define NVML_CLK_MEM 2
-#define NVML_TEMP_GPU 0
+#define RTNV_OK 0
+#define RTNV_INSUFFICIENT_SIZE 7
+#define RTNV_NOT_AVAILABLE (~0ULL)
+#define RTNV_CLK_SM 1
+#define RTNV_CLK_MEM 2
+#define RTNV_TEMP_GPU 0
 /* nvml.h's clocks event (throttle) reason bits. */
-#define NVML_R_IDLE 0x1ULL
-#define NVML_R_APP_CLOCKS 0x2ULL
-#define NVML_R_SW_POWER_CAP 0x4ULL
-#define NVML_R_HW_SLOWDOWN 0x8ULL
-#define NVML_R_SYNC_BOOST 0x10ULL
-#define NVML_R_SW_THERMAL 0x20ULL
-#define NVML_R_HW_THERMAL 0x40ULL
-#define NVML_R_HW_POWER_BRAKE 0x80ULL
-#define NVML_R_DISPLAY_CLOCKS 0x100ULL
+#define RTNV_R_IDLE 0x1ULL
+#define RTNV_R_APP_CLOCKS 0x2ULL
+#define RTNV_R_SW_POWER_CAP 0x4ULL
+#define RTNV_R_HW_SLOWDOWN 0x8ULL
+#define RTNV_R_SYNC_BOOST 0x10ULL
+#define RTNV_R_SW_THERMAL 0x20ULL
+#define RTNV_R_HW_THERMAL 0x40ULL
+#define RTNV_R_HW_POWER_BRAKE 0x80ULL
+#define RTNV_R_DISPLAY_CLOCKS 0x100ULL
 
 #if defined(__has_include)
 #if __has_include(<nvml.h>)
 #include <nvml.h>
-_Static_assert(NVML_CLOCK_SM == NVML_CLK_SM && NVML_CLOCK_MEM == NVML_CLK_MEM, "nvml clock ids");
-_Static_assert(NVML_TEMPERATURE_GPU == NVML_TEMP_GPU, "nvml sensor id");
+#ifdef nvmlClocksEventReasonSwThermalSlowdown /* CUDA 12.2+ names */
+#define RTNV_H_SW_THERMAL nvmlClocksEventReasonSwThermalSlowdown
+#define RTNV_H_POWER_BRAKE nvmlClocksEventReasonHwPowerBrakeSlowdown
+#define RTNV_H_SW_POWER nvmlClocksEventReasonSwPowerCap
+#else
+#define RTNV_H_SW_THERMAL nvmlClocksThrottleReasonSwThermalSlowdown
+#define RTNV_H_POWER_BRAKE nvmlClocksThrottleReasonHwPowerBrakeSlowdown
+#define RTNV_H_SW_POWER nvmlClocksThrottleReasonSwPowerCap
+#endif
+_Static_assert(NVML_SUCCESS == RTNV_OK && NVML_ERROR_INSUFFICIENT_SIZE == RTNV_INSUFFICIENT_SIZE,
+	       "nvml return codes");
+_Static_assert(NVML_CLOCK_SM == RTNV_CLK_SM && NVML_CLOCK_MEM == RTNV_CLK_MEM, "nvml clock ids");
+_Static_assert(NVML_TEMPERATURE_GPU == RTNV_TEMP_GPU, "nvml sensor id");
 _Static_assert(sizeof(nvmlMemory_t) == sizeof(struct nvml_mem), "nvmlMemory_t layout");
-_Static_assert(nvmlClocksThrottleReasonSwThermalSlowdown == NVML_R_SW_THERMAL &&
-		       nvmlClocksThrottleReasonHwPowerBrakeSlowdown == NVML_R_HW_POWER_BRAKE &&
-		       nvmlClocksThrottleReasonSwPowerCap == NVML_R_SW_POWER_CAP,
-	       "nvml throttle reason bits");
+_Static_assert(RTNV_H_SW_THERMAL == RTNV_R_SW_THERMAL && RTNV_H_POWER_BRAKE == RTNV_R_HW_POWER_BRAKE &&
+		       RTNV_H_SW_POWER == RTNV_R_SW_POWER_CAP,
+	       "nvml clocks event reason bits");
 #endif
 #endif
 
@@ -115,9 +125,9 @@ static void nvml_load(void)
 		*(void **)&p_reasons = ev;
 	unsigned int n = 0;
 	nvml_ret r = p_init();
-	if (r == NVML_SUCCESS)
+	if (r == RTNV_OK)
 		r = p_count(&n);
-	if (r != NVML_SUCCESS)
+	if (r != RTNV_OK)
 		DEV_FMT(nvml.why, sizeof(nvml.why), "nvmlInit_v2 or nvmlDeviceGetCount_v2 answered %d", r);
 	nvml.ndev = (int)n;
 }
@@ -130,9 +140,9 @@ static int list_procs(nvml_dev h, struct nvml_proc **out, unsigned int *n, struc
 		*out = xrealloc(*out, cap * sizeof(**out));
 		*n = cap;
 		nvml_ret r = p_compute(h, n, *out);
-		if (r == NVML_SUCCESS)
+		if (r == RTNV_OK)
 			return 0;
-		if (r != NVML_INSUFFICIENT_SIZE)
+		if (r != RTNV_INSUFFICIENT_SIZE)
 			return rt_errf(err, RT_EIO, "cuda: NVML running processes answered %d", r);
 		cap = *n > cap ? *n + 8 : 2 * cap;
 	}
@@ -147,7 +157,7 @@ static int add_used(const struct nvml_proc *p, unsigned int np, const pid_t *pid
 		for (size_t k = 0; k < n; k++) {
 			if ((pid_t)p[i].pid != pids[k])
 				continue;
-			if (p[i].used == NVML_NOT_AVAILABLE)
+			if (p[i].used == RTNV_NOT_AVAILABLE)
 				return rt_errf(err, RT_EIO, "cuda: NVML cannot tell the memory of pid %u", p[i].pid);
 			*bytes += p[i].used;
 		}
@@ -163,7 +173,7 @@ int dev_nvml_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb
 	for (int d = 0; d < nd && !rc; d++) {
 		nvml_dev h;
 		unsigned int np;
-		if (p_handle((unsigned int)d, &h) != NVML_SUCCESS)
+		if (p_handle((unsigned int)d, &h) != RTNV_OK)
 			rc = rt_errf(err, RT_EIO, "cuda: NVML has no handle for device %d", d);
 		if (!rc && !(rc = list_procs(h, &p, &np, err)))
 			rc = add_used(p, np, pids, n, bytes, err);
@@ -176,17 +186,17 @@ int dev_nvml_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb
 static uint64_t map_reasons(unsigned long long r)
 {
 	uint64_t m = 0;
-	if (r & (NVML_R_SW_POWER_CAP | NVML_R_HW_POWER_BRAKE))
+	if (r & (RTNV_R_SW_POWER_CAP | RTNV_R_HW_POWER_BRAKE))
 		m |= DEV_THR_POWER;
-	if (r & (NVML_R_SW_THERMAL | NVML_R_HW_THERMAL))
+	if (r & (RTNV_R_SW_THERMAL | RTNV_R_HW_THERMAL))
 		m |= DEV_THR_THERMAL;
-	if (r & NVML_R_HW_SLOWDOWN)
+	if (r & RTNV_R_HW_SLOWDOWN)
 		m |= DEV_THR_HW;
-	if (r & (NVML_R_APP_CLOCKS | NVML_R_SYNC_BOOST))
+	if (r & (RTNV_R_APP_CLOCKS | RTNV_R_SYNC_BOOST))
 		m |= DEV_THR_APP;
-	unsigned long long known = NVML_R_IDLE | NVML_R_APP_CLOCKS | NVML_R_SW_POWER_CAP |
-				   NVML_R_HW_SLOWDOWN | NVML_R_SYNC_BOOST | NVML_R_SW_THERMAL |
-				   NVML_R_HW_THERMAL | NVML_R_HW_POWER_BRAKE | NVML_R_DISPLAY_CLOCKS;
+	unsigned long long known = RTNV_R_IDLE | RTNV_R_APP_CLOCKS | RTNV_R_SW_POWER_CAP |
+				   RTNV_R_HW_SLOWDOWN | RTNV_R_SYNC_BOOST | RTNV_R_SW_THERMAL |
+				   RTNV_R_HW_THERMAL | RTNV_R_HW_POWER_BRAKE | RTNV_R_DISPLAY_CLOCKS;
 	if (r & ~known)
 		m |= DEV_THR_OTHER;
 	return m;
@@ -201,25 +211,25 @@ int dev_nvml_telemetry(const char *uuid, int index, struct dev_telemetry *out, s
 		return rc;
 	nvml_dev h;
 	nvml_ret r = uuid && uuid[0] ? p_by_uuid(uuid, &h) : p_handle((unsigned int)index, &h);
-	if (r != NVML_SUCCESS)
+	if (r != RTNV_OK)
 		return rt_errf(err, RT_ENODEV, "cuda: NVML has no device %s (answered %d)",
 			       uuid && uuid[0] ? uuid : "at that index", r);
 	unsigned int v;
-	if (p_clock(h, NVML_CLK_SM, &v) == NVML_SUCCESS)
+	if (p_clock(h, RTNV_CLK_SM, &v) == RTNV_OK)
 		out->clock_mhz = v;
-	if (p_clock(h, NVML_CLK_MEM, &v) == NVML_SUCCESS)
+	if (p_clock(h, RTNV_CLK_MEM, &v) == RTNV_OK)
 		out->mem_clock_mhz = v;
-	if (p_max_clock(h, NVML_CLK_SM, &v) == NVML_SUCCESS)
+	if (p_max_clock(h, RTNV_CLK_SM, &v) == RTNV_OK)
 		out->max_clock_mhz = v;
-	if (p_power(h, &v) == NVML_SUCCESS)
+	if (p_power(h, &v) == RTNV_OK)
 		out->power_w = v / 1000.0;
-	if (p_temp(h, NVML_TEMP_GPU, &v) == NVML_SUCCESS)
+	if (p_temp(h, RTNV_TEMP_GPU, &v) == RTNV_OK)
 		out->temp_c = v;
 	struct nvml_mem m;
-	if (p_meminfo(h, &m) == NVML_SUCCESS)
+	if (p_meminfo(h, &m) == RTNV_OK)
 		out->mem_used_bytes = (double)m.used;
 	unsigned long long reasons;
-	if (p_reasons(h, &reasons) == NVML_SUCCESS) {
+	if (p_reasons(h, &reasons) == RTNV_OK) {
 		out->throttle = map_reasons(reasons);
 		out->throttle_known = true;
 	}
