@@ -58,4 +58,5 @@ t=$(q "SELECT count(*) FROM measurements WHERE benchmark='telemetry' AND metric=
 "$RATCHET_BIN" --db c.db show 1:1 > show.out
 grep -q "vadd.pct_peak_flops .*% of peak at the nominal clock" show.out || { cat show.out; fail "show: nominal"; }
 grep -q "vadd.pct_peak_flops_held .*% of peak at the SM clock held" show.out || { cat show.out; fail "show: held"; }
+grep "pct_peak" show.out
 echo "ok: $n samples with percent of peak at the held clock"
