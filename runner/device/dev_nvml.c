@@ -17,12 +17,13 @@
  * (nvmlDeviceGetPowerUsage), the GPU die temperature
  * (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU 0), memory used
  * (nvmlDeviceGetMemoryInfo: nvmlMemory_t { total, free, used }) and the
- * clocks event reasons, read as in the NVML API reference of CUDA 12.2+
- * (nvml.h "clocksEventReasons"): nvmlDeviceGetCurrentClocksEventReasons
- * where the driver has it (R535+), else its older name
- * nvmlDeviceGetCurrentClocksThrottleReasons, same bits. Where nvml.h is
- * on the include path (the toolkit's /usr/local/cuda/include) the
- * constants and layouts written here are checked against it.
+ * clocks event reasons. Followed: nvml.h of nvidia-nvml-dev-cu12 12.2.81
+ * (CUDA 12.2, read as its diff from 12.1.55), where the throttle reasons
+ * became "clocks event reasons" with the same bits:
+ * nvmlDeviceGetCurrentClocksEventReasons where the driver has it (R535+),
+ * else its older name nvmlDeviceGetCurrentClocksThrottleReasons. Where
+ * nvml.h is on the include path (the toolkit's /usr/local/cuda/include)
+ * the constants and layouts written here are checked against it.
  */
 #include "runner/device/dev.h"
 
@@ -65,23 +66,31 @@ struct nvml_mem {
 #if defined(__has_include)
 #if __has_include(<nvml.h>)
 #include <nvml.h>
-#ifdef nvmlClocksEventReasonSwThermalSlowdown /* CUDA 12.2+ names */
-#define RTNV_H_SW_THERMAL nvmlClocksEventReasonSwThermalSlowdown
-#define RTNV_H_POWER_BRAKE nvmlClocksEventReasonHwPowerBrakeSlowdown
-#define RTNV_H_SW_POWER nvmlClocksEventReasonSwPowerCap
-#else
-#define RTNV_H_SW_THERMAL nvmlClocksThrottleReasonSwThermalSlowdown
-#define RTNV_H_POWER_BRAKE nvmlClocksThrottleReasonHwPowerBrakeSlowdown
-#define RTNV_H_SW_POWER nvmlClocksThrottleReasonSwPowerCap
-#endif
 _Static_assert(NVML_SUCCESS == RTNV_OK && NVML_ERROR_INSUFFICIENT_SIZE == RTNV_INSUFFICIENT_SIZE,
 	       "nvml return codes");
 _Static_assert(NVML_CLOCK_SM == RTNV_CLK_SM && NVML_CLOCK_MEM == RTNV_CLK_MEM, "nvml clock ids");
 _Static_assert(NVML_TEMPERATURE_GPU == RTNV_TEMP_GPU, "nvml sensor id");
 _Static_assert(sizeof(nvmlMemory_t) == sizeof(struct nvml_mem), "nvmlMemory_t layout");
-_Static_assert(RTNV_H_SW_THERMAL == RTNV_R_SW_THERMAL && RTNV_H_POWER_BRAKE == RTNV_R_HW_POWER_BRAKE &&
-		       RTNV_H_SW_POWER == RTNV_R_SW_POWER_CAP,
-	       "nvml clocks event reason bits");
+/* 12.2 renamed most reasons to nvmlClocksEventReason* (the old names kept
+ * as aliases) but not all: each is checked under whichever name it has. */
+#if defined(nvmlClocksEventReasonSwThermalSlowdown)
+_Static_assert(nvmlClocksEventReasonSwThermalSlowdown == RTNV_R_SW_THERMAL, "nvml reason bit");
+#elif defined(nvmlClocksThrottleReasonSwThermalSlowdown)
+_Static_assert(nvmlClocksThrottleReasonSwThermalSlowdown == RTNV_R_SW_THERMAL, "nvml reason bit");
+#endif
+#if defined(nvmlClocksEventReasonSwPowerCap)
+_Static_assert(nvmlClocksEventReasonSwPowerCap == RTNV_R_SW_POWER_CAP, "nvml reason bit");
+#elif defined(nvmlClocksThrottleReasonSwPowerCap)
+_Static_assert(nvmlClocksThrottleReasonSwPowerCap == RTNV_R_SW_POWER_CAP, "nvml reason bit");
+#endif
+#if defined(nvmlClocksEventReasonHwPowerBrakeSlowdown)
+_Static_assert(nvmlClocksEventReasonHwPowerBrakeSlowdown == RTNV_R_HW_POWER_BRAKE, "nvml reason bit");
+#elif defined(nvmlClocksThrottleReasonHwPowerBrakeSlowdown)
+_Static_assert(nvmlClocksThrottleReasonHwPowerBrakeSlowdown == RTNV_R_HW_POWER_BRAKE, "nvml reason bit");
+#endif
+#if defined(nvmlClocksThrottleReasonHwThermalSlowdown)
+_Static_assert(nvmlClocksThrottleReasonHwThermalSlowdown == RTNV_R_HW_THERMAL, "nvml reason bit");
+#endif
 #endif
 #endif
 
