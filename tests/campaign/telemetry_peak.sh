@@ -4,7 +4,7 @@
 # a 1980 MHz maximum), after `devices --peak` stored the host's ceilings.
 # Every sample's pct_peak_flops_held is pct_peak_flops scaled by 1980 / 990,
 # the sampler read the kernel benchmark's own device, and `show` names what
-# each percentage is of.
+# each percentage is of. Also: an unreadable device said once, telemetry off.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -59,4 +59,23 @@ t=$(q "SELECT count(*) FROM measurements WHERE benchmark='telemetry' AND metric=
 grep -q "vadd.pct_peak_flops .*% of peak at the nominal clock" show.out || { cat show.out; fail "show: nominal"; }
 grep -q "vadd.pct_peak_flops_held .*% of peak at the SM clock held" show.out || { cat show.out; fail "show: held"; }
 grep "pct_peak" show.out
+
+# A device that cannot be read is said once; the campaign goes on (host
+# readings only). Telemetry disabled stores nothing.
+unset RATCHET_TELEMETRY_FAKE
+sed -e 's/^name: telpeak/name: telmissing/' -e 's/^telemetry: .*/telemetry: {period: 10ms, device: "ze:3"}/' \
+	-e '/^constraints:/d' spec.yaml > missing.yaml
+"$RATCHET_BIN" --db m.db run --quiet missing.yaml
+why=$(sqlite3 m.db "SELECT group_concat(value, ' | ') FROM env_facts WHERE key='telemetry.device'")
+case "$why" in
+	"ze:3 | ze:3: no readings: ze: "*) ;;
+	*) fail "unreadable device: '$why'" ;;
+esac
+[ "$(sqlite3 m.db "SELECT count(*) FROM env_facts WHERE key='telemetry.device'")" -eq 2 ] || fail "said more than once"
+sed -e 's/^name: telpeak/name: teloff/' -e 's/^telemetry: .*/telemetry: {enabled: false}/' -e '/^constraints:/d' \
+	spec.yaml > off.yaml
+"$RATCHET_BIN" --db off.db run --quiet off.yaml
+[ "$(sqlite3 off.db "SELECT count(*) FROM measurements WHERE benchmark='telemetry' OR metric='pct_peak_flops_held'")" -eq 0 ] ||
+	fail "telemetry stored while disabled"
+[ "$(sqlite3 off.db "SELECT count(*) FROM env_facts WHERE key LIKE 'telemetry.%'")" -eq 0 ] || fail "telemetry facts while disabled"
 echo "ok: $n samples with percent of peak at the held clock"
