@@ -7,7 +7,9 @@
  * marked: metric telemetry.throttled = 1 and a fact telemetry.throttled
  * naming the arm, sample and reasons; the decision says how many it used.
  * The device is chosen once per campaign and said as fact
- * telemetry.device, with the reason when there is none to read.
+ * telemetry.device, with the reason when there is none to read (under
+ * executor slurm the measured device is on another node: none unless the
+ * spec names one).
  */
 #include "runner/campaign/campaign_int.h"
 
@@ -58,7 +60,9 @@ static void tel_resolve(struct camp *c, int64_t iter)
 	struct rt_sb why = RT_SB_INIT;
 	t->resolved = true;
 	t->index = 0;
-	if (st->backend) {
+	if (!st->backend && c->s->exec.kind == SPEC_EXEC_SLURM) {
+		rt_sb_adds(&why, "executor slurm: the measured device is on an allocated node");
+	} else if (st->backend) {
 		if (strcmp(st->backend, "none"))
 			snprintf(t->backend, sizeof(t->backend), "%s", st->backend), t->index = st->index;
 		else
@@ -87,8 +91,8 @@ void camp_tel_start(struct camp *c, int64_t iter, struct camp_launch *l, struct 
 		return;
 	if (!c->tel.resolved)
 		tel_resolve(c, iter);
-	pid_t *pids = NULL;
-	size_t n = l->eng ? run_engine_pids(l->eng, &pids) : 0;
+	pid_t *pids = NULL; /* under Slurm the engine runs elsewhere: no RSS */
+	size_t n = l->eng && c->s->exec.kind != SPEC_EXEC_SLURM ? run_engine_pids(l->eng, &pids) : 0;
 	struct dev_sampler_cfg cfg = {
 		.backend = c->tel.backend[0] ? c->tel.backend : NULL, .index = c->tel.index,
 		.period_ns = (int64_t)(c->s->telemetry.period_s * 1e9), .pids = pids, .npids = n,
