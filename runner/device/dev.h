@@ -181,6 +181,15 @@ int dev_nvml_telemetry(const char *uuid, int index, struct dev_telemetry *out, s
 /* amdsmi's readings (dev_amdsmi.c), the hip backend's telemetry, built or
  * not: libamd_smi.so is dlopen'ed. index is amdsmi's GPU order. */
 int dev_amdsmi_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err);
+/* Power from an energy counter (amdsmi, Sysman): the last reading of one
+ * device, and the watts between it and a new one (NAN for the first, or
+ * when the counter went back); safe from any thread. */
+struct dev_energy {
+	double joules;            /* the last reading */
+	double seconds;           /* its timestamp */
+	bool have;                /* there is a last reading */
+};
+double dev_energy_watts(struct dev_energy *last, double joules, double seconds);
 /* A stand-in for a driver, for tests: the host backend's telemetry reads
  * the file RATCHET_TELEMETRY_FAKE names, at every call, when it is set.
  * One reading of whitespace-separated key=value words mirroring struct

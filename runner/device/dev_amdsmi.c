@@ -45,12 +45,7 @@ static amd_ret (*a_vram)(amd_handle, uint32_t *);
 
 static amd_handle gpus[AMD_MAX_GPUS]; /* every GPU, sockets in order */
 
-/* The last energy reading per GPU, for power by difference. */
-static struct {
-	uint64_t uj;                  /* energy counter times resolution, microjoules */
-	uint64_t ns;                  /* its timestamp */
-} last[AMD_MAX_GPUS];
-static pthread_mutex_t last_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct dev_energy last[AMD_MAX_GPUS]; /* per GPU, for power by difference */
 
 static void amd_load(void);
 static struct dev_driver amd = { .once = PTHREAD_ONCE_INIT, .load = amd_load };
@@ -92,15 +87,7 @@ static double power_w(int index, amd_handle h)
 	float res;
 	if (a_energy(h, &e, &res, &ts) != AMD_OK)
 		return NAN;
-	uint64_t uj = (uint64_t)((double)e * res);
-	pthread_mutex_lock(&last_mu);
-	double w = NAN;
-	if (last[index].ns && ts > last[index].ns && uj >= last[index].uj)
-		w = (double)(uj - last[index].uj) / ((double)(ts - last[index].ns) / 1e3);
-	last[index].uj = uj;
-	last[index].ns = ts;
-	pthread_mutex_unlock(&last_mu);
-	return w;
+	return dev_energy_watts(&last[index], (double)e * res / 1e6, (double)ts / 1e9);
 }
 
 int dev_amdsmi_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)

@@ -58,6 +58,20 @@ int dev_telemetry(struct dev *d, struct dev_telemetry *out, struct rt_sb *err)
 	return dev_telemetry_read(d->ops->name, d->info.index, out, err);
 }
 
+double dev_energy_watts(struct dev_energy *last, double joules, double seconds)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	double w = NAN;
+	if (last->have && seconds > last->seconds && joules >= last->joules)
+		w = (joules - last->joules) / (seconds - last->seconds);
+	last->joules = joules;
+	last->seconds = seconds;
+	last->have = true;
+	pthread_mutex_unlock(&mu);
+	return w;
+}
+
 /* ---- the stand-in ---- */
 
 /* throttle=a,b: the bits of the names; false on an unknown name. */

@@ -388,12 +388,7 @@ static void ze_freq(zes_device_handle_t sd, struct dev_telemetry *out)
 	}
 }
 
-/* The last energy reading per device, for power by difference. */
-static struct {
-	uint64_t uj;                  /* microjoules */
-	uint64_t us;                  /* its timestamp */
-} ze_energy[ZE_MAX_DEVS];
-static pthread_mutex_t ze_energy_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct dev_energy ze_energy[ZE_MAX_DEVS]; /* per device, for power by difference */
 
 static double ze_power(int index, zes_device_handle_t sd)
 {
@@ -403,14 +398,7 @@ static double ze_power(int index, zes_device_handle_t sd)
 	if (ze.zesDeviceEnumPowerDomains(sd, &n, &p) != ZE_RESULT_SUCCESS || !n ||
 	    ze.zesPowerGetEnergyCounter(p, &e) != ZE_RESULT_SUCCESS)
 		return NAN;
-	pthread_mutex_lock(&ze_energy_mu);
-	double w = NAN;
-	if (ze_energy[index].us && e.timestamp > ze_energy[index].us && e.energy >= ze_energy[index].uj)
-		w = (double)(e.energy - ze_energy[index].uj) / (double)(e.timestamp - ze_energy[index].us);
-	ze_energy[index].uj = e.energy;
-	ze_energy[index].us = e.timestamp;
-	pthread_mutex_unlock(&ze_energy_mu);
-	return w;
+	return dev_energy_watts(&ze_energy[index], (double)e.energy / 1e6, (double)e.timestamp / 1e6);
 }
 
 /* Memory in use over every memory module. */

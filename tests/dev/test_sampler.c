@@ -241,6 +241,17 @@ static void test_peak_table(void **state)
 	assert_string_equal(dev_dtype_name(DEV_DT_MXFP4), "mxfp4");
 }
 
+/* Power from two energy readings (amdsmi, Sysman). */
+static void test_energy_watts(void **state)
+{
+	struct dev_energy e = { 0 };
+	assert_true(isnan(dev_energy_watts(&e, 1000, 10)));     /* the first */
+	assert_true(fabs(dev_energy_watts(&e, 1100, 10.5) - 200) < 1e-9);
+	assert_true(isnan(dev_energy_watts(&e, 50, 11)));       /* the counter wrapped */
+	assert_true(isnan(dev_energy_watts(&e, 60, 11)));       /* no time passed */
+	assert_true(fabs(dev_energy_watts(&e, 360, 12) - 300) < 1e-9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fake_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_device, setup, teardown),
 		cmocka_unit_test(test_peak_table),
+		cmocka_unit_test(test_energy_watts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -264,4 +276,5 @@ int main(void)
  *   test_fake_parse         the stand-in's words, bad words named, read through the registry, missing file
  *   test_missing_device     an unreadable device is said once (why), CPU MHz from a cpufreq-like glob, RSS
  *   test_peak_table         vendor peaks by device name (PCIe before SXM), every row with a source
+ *   test_energy_watts       power from energy counter differences; first reading, wrap, no time
  */
