@@ -89,6 +89,14 @@ if(RT_DEV_ZE)
   set_source_files_properties(${CMAKE_SOURCE_DIR}/runner/device/dev_ze.c PROPERTIES
     INCLUDE_DIRECTORIES "${RT_ZE_INCLUDE}")
 endif()
+# NVML is dlopen'ed, built or not; where the toolkit has nvml.h, dev_nvml.c
+# checks its own constants and layouts against it.
+find_path(RT_NVML_INCLUDE nvml.h HINTS ${RATCHET_CUDA_ROOT}/include ENV CUDA_PATH
+          PATH_SUFFIXES include)
+if(RT_NVML_INCLUDE)
+  set_source_files_properties(${CMAKE_SOURCE_DIR}/runner/device/dev_nvml.c PROPERTIES
+    INCLUDE_DIRECTORIES "${RT_NVML_INCLUDE}")
+endif()
 message(STATUS "ratchet: device backends built: ${RT_DEV_BUILT}")
 
 # nvcc, for experiments that build .cubin files at build time (optional).

@@ -398,6 +398,19 @@ static void text_change(const struct db_iteration *it, struct rt_sb *sb, bool co
 	rt_sb_release(&t);
 }
 
+/* What a kernel benchmark's percent of peak is a percent of: the peak at
+ * the nominal clock (pct_peak_flops, from device_peaks), or scaled to the
+ * SM clock the device held during the sample (pct_peak_flops_held, from
+ * telemetry); NULL for other metrics. */
+static const char *peak_note(const char *metric)
+{
+	if (!strcmp(metric, "pct_peak_flops"))
+		return "of peak at the nominal clock";
+	if (!strcmp(metric, "pct_peak_flops_held"))
+		return "of peak at the SM clock held";
+	return NULL;
+}
+
 /* One row of a series table: name, arm, n, median, MAD, min, max, then the
  * unit (measurements) or the sum (log events). */
 static void series_row(const struct db_q_series *m, struct rt_sb *sb, bool color, bool logs)
@@ -420,6 +433,8 @@ static void series_row(const struct db_q_series *m, struct rt_sb *sb, bool color
 	} else if (m->unit) {
 		rt_sb_adds(sb, "  ");
 		rep_term_escape(sb, m->unit);
+		if (peak_note(m->metric))
+			rt_sb_addf(sb, " %s", peak_note(m->metric));
 	}
 	if (m->n_invalid)
 		rt_sb_addf(sb, "  %s(+%zu invalid)%s", rep_ansi(color, "red"), m->n_invalid,

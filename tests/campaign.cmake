@@ -69,3 +69,9 @@ foreach(t smoke steps scancel resume engine)
   endif()
 endforeach()
 rt_add_test(test_slurm_spec COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_spec.sh TIMEOUT 60 LABELS e2e slurm)
+# Telemetry on every sample: the sampler's medians as metrics, a throttled
+# stretch marked and reported, a constraint on telemetry.temp_c.
+rt_add_test(test_telemetry_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/telemetry_e2e.sh
+            TIMEOUT 300 LABELS e2e)
+rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/telemetry_peak.sh
+            TIMEOUT 120 LABELS e2e)

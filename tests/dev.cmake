@@ -13,6 +13,9 @@ function(rt_kernel_test name src timeout)
   add_dependencies(${name} rt_test_kernels)
 endfunction()
 rt_kernel_test(test_dev ${CMAKE_SOURCE_DIR}/tests/dev/test_dev.c 60 rt_dev rt_base)
+# The telemetry sampler on the host backend's stand-in (period, medians, throttle flag).
+rt_add_test(test_sampler SOURCES ${CMAKE_SOURCE_DIR}/tests/dev/test_sampler.c
+  LIBS rt_dev rt_base TIMEOUT 60 LABELS unit dev)
 rt_kernel_test(test_bench_kernel ${CMAKE_SOURCE_DIR}/tests/bench/test_bench_kernel.c 90
   rt_bench rt_dev rt_db rt_base)
 

@@ -88,6 +88,13 @@ struct camp_pool {
 	int launches;           /* engines started by this run */
 };
 
+/* The device the telemetry sampler reads (telemetry.c), chosen once. */
+struct camp_tel_dev {
+	bool resolved;          /* chosen (and said, as fact telemetry.device) */
+	char backend[8];        /* its backend, "" for host readings only */
+	int index;              /* its index */
+};
+
 /* The state of one running campaign. */
 struct camp {
 	struct db *db;                     /* the store */
@@ -112,6 +119,7 @@ struct camp {
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
 	struct camp_exec *exec;            /* where measurements run (exec.h); NULL before it is opened */
 	struct camp_gen *gen;              /* the current point's generated variant, NULL for list/greedy */
+	struct camp_tel_dev tel;           /* the telemetry sampler's device */
 };
 
 /* A space point's change, generated for one iteration (space.c). */
@@ -253,6 +261,21 @@ void camp_engines_stop(struct camp *c);
  * ready time, and how it differs from the campaign's first launch (said on
  * the run's output too). A failure to store warns. */
 void camp_prov_record(struct camp *c, int64_t iter, int arm, struct camp_launch *l);
+
+/* ---- telemetry.c ---- */
+struct dev_sampler;
+struct run_bench_out;
+/* Start the sampler of a sample's benchmarks (telemetry: in the spec) on
+ * the campaign's device, with the engine's processes (l->eng, may be NULL)
+ * for RSS; *out is NULL when telemetry is off or the sampler could not
+ * start (a warning). */
+void camp_tel_start(struct camp *c, int64_t iter, struct camp_launch *l, struct dev_sampler **out);
+/* Stop and free s (NULL: nothing), put its medians into tel as the metrics
+ * of benchmark "telemetry", add each kernel benchmark's percent of peak at
+ * the SM clock held (pct_peak_flops_held) to outs, and record a throttled
+ * sample as fact telemetry.throttled. */
+void camp_tel_finish(struct camp *c, int64_t iter, int arm, int rep, struct dev_sampler *s,
+		     struct run_bench_out *tel, struct run_bench_out *outs, size_t nouts);
 
 /* One measurement of one arm (0 best, 1 candidate): every benchmark once,
  * stored and added to the series. RT_EIDENTITY when the endpoint or the

@@ -116,9 +116,9 @@ static double cand_median(struct series *ser, size_t nser, const char *bench, co
 	return s && s->n[1] ? run_stats_median(s->v[1], s->n[1]) : NAN;
 }
 
-enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
-				const struct run_stats_decision *d, struct series *ser, size_t nser,
-				bool paired, struct db_iteration *it)
+static enum db_iter_state verdict(struct camp *c, enum db_iter_role role,
+				  const struct run_stats_decision *d, struct series *ser, size_t nser,
+				  bool paired, struct db_iteration *it)
 {
 	/* The objective's noise, for the comparisons still to come. */
 	run_stats_noise_add(&c->noise, &d->noise);
@@ -154,6 +154,36 @@ enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 		return DB_ITER_REVERTED;
 	}
 	return DB_ITER_KEPT;
+}
+
+/* Whether the decision used samples the device throttled by power or heat
+ * (telemetry.throttled, where the device tells its reasons). */
+static void throttle_note(struct series *ser, size_t nser, struct db_iteration *it)
+{
+	struct series *s = camp_series_find(ser, nser, "telemetry", "throttled");
+	if (!s)
+		return;
+	size_t t[2] = { 0, 0 };
+	for (int arm = 0; arm < 2; arm++)
+		for (size_t i = 0; i < s->n[arm]; i++)
+			t[arm] += s->v[arm][i] > 0;
+	char *r = it->reason;
+	it->reason = NULL;
+	if (t[0] + t[1])
+		camp_reason(it, "%s; used %zu throttled samples (best %zu of %zu, candidate %zu of %zu)", r,
+			    t[0] + t[1], t[0], s->n[0], t[1], s->n[1]);
+	else
+		camp_reason(it, "%s; no sample was throttled", r);
+	free(r);
+}
+
+enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
+				const struct run_stats_decision *d, struct series *ser, size_t nser,
+				bool paired, struct db_iteration *it)
+{
+	enum db_iter_state st = verdict(c, role, d, ser, nser, paired, it);
+	throttle_note(ser, nser, it);
+	return st;
 }
 
 int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,

@@ -257,6 +257,7 @@ struct sample {
 	size_t nev;                 /* counts taken (0 without an engine) */
 	double em[SPEC_EM_N];       /* the engine's cost (spec.h SPEC_ENGINE_METRICS), NAN: not measured */
 	size_t nem;                 /* SPEC_EM_N with an engine, else 0 */
+	struct run_bench_out tel;   /* the telemetry sampler's medians (benchmark "telemetry") */
 };
 
 static void sample_release(struct sample *sm)
@@ -265,6 +266,7 @@ static void sample_release(struct sample *sm)
 		run_bench_out_release(&sm->outs[b]);
 	free(sm->outs);
 	free(sm->ev);
+	run_bench_out_release(&sm->tel);
 }
 
 /* The offered rate at which an SLO capacity search compares latencies and
@@ -373,6 +375,9 @@ static int store_sample(struct camp *c, int64_t iter, int arm, int rep, const st
 	for (size_t i = 0; i < sm->nev && !rc; i++)
 		rc = db_measure_add(c->db, iter, an, "log", c->s->log_events[i].name, rep, sm->ev[i],
 				    "count", err);
+	for (size_t k = 0; k < sm->tel.n && !rc; k++)
+		rc = db_measure_add(c->db, iter, an, "telemetry", sm->tel.m[k].name, rep, sm->tel.m[k].value,
+				    sm->tel.m[k].unit, err);
 	for (size_t i = 0; i < sm->nem && !rc; i++)
 		if (!isnan(sm->em[i]))
 			rc = db_measure_add(c->db, iter, an, "engine", spec_engine_metric_name(i), rep, sm->em[i],
@@ -396,6 +401,9 @@ static void add_series(struct camp *c, int arm, const struct sample *sm, struct 
 						   sm->outs[b].m[k].unit),
 				   arm, sm->outs[b].m[k].value);
 	camp_series_add_events(ser, nser, c->s->log_events, sm->ev, sm->nev, arm);
+	for (size_t k = 0; k < sm->tel.n; k++)
+		series_add(camp_series_get(ser, nser, "telemetry", sm->tel.m[k].name, sm->tel.m[k].unit), arm,
+			   sm->tel.m[k].value);
 	for (size_t i = 0; i < sm->nem; i++)
 		if (!isnan(sm->em[i]))
 			series_add(camp_series_get(ser, nser, "engine", spec_engine_metric_name(i),
@@ -478,6 +486,8 @@ int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const stru
 {
 	struct camp_launch none = { 0 }, *l = &none;
 	struct sample sm = { 0 };
+	struct dev_sampler *tel = NULL;
+	run_bench_out_init(&sm.tel);
 	const char *log_name = arm ? "engine-cand.log" : "engine-best.log";
 	int rc = 0;
 	none.vars.workdir = c->s->workdir;
@@ -488,7 +498,9 @@ int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const stru
 	if (!rc) {
 		rep_progress_phase(&c->prog, c->seq, c->variant, "bench");
 		rep_progress_sample(&c->prog, arm, rep + 1);
+		camp_tel_start(c, iter, l, &tel);
 		rc = run_benches(c, iter, arm, rep, cfg, l, *ser, *nser, &sm, err);
+		camp_tel_finish(c, iter, arm, rep, tel, &sm.tel, sm.outs, sm.done);
 		if (!rc && l->eng)
 			rc = engine_after(l->eng, err);
 		if (!rc)

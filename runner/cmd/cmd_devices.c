@@ -4,7 +4,9 @@
  * was not built or has no device one line saying so (exit 0: that is an
  * answer, not an error). --peak measures each device's copy bandwidth and
  * compute ceiling and stores them in device_peaks, where the kernel
- * benchmark finds them for its percent-of-peak metrics.
+ * benchmark finds them for its percent-of-peak metrics. A device the
+ * vendor table knows (dev_peaks.c) also shows its datasheet peaks per
+ * datatype with their source; --datasheet prints the whole table.
  */
 #include "runner/cmd/cmd.h"
 #include "db/devices.h"
@@ -24,8 +26,52 @@ static const struct rt_cmd_help help = {
 	"prints \"NAME: not built (...)\"; one without a driver or GPU prints\n"
 	"\"NAME: no device: REASON\". Both exit 0.\n"
 	"--peak measures device-to-device copy bandwidth (bytes read + written per\n"
-	"second) and an FMA-loop compute ceiling, and stores both in device_peaks.",
+	"second) and an FMA-loop compute ceiling, and stores both in device_peaks.\n"
+	"A device in the vendor table also shows its datasheet peaks (dense TFLOP/s\n"
+	"of fp8, bf16, fp16, fp32, mxfp4) and their source; --datasheet prints the table.",
 };
+
+/* A datasheet row: one line of figures and one of its source. */
+static void print_row(const struct dev_peak_row *r, const char *indent)
+{
+	printf("%sdatasheet peaks of %s (dense TFLOP/s):", indent, r->device);
+	for (int t = 0; t < DEV_DT_N; t++)
+		if (isnan(r->tflops[t]))
+			printf(" %s -", dev_dtype_name(t));
+		else
+			printf(" %s %g", dev_dtype_name(t), r->tflops[t]);
+	printf("\n%s  source: %s\n", indent, r->source);
+}
+
+static json_t *row_json(const struct dev_peak_row *r)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s}", "match", r->match, "device", r->device, "source",
+			      r->source);
+	for (int t = 0; t < DEV_DT_N; t++)
+		json_object_set_new(o, dev_dtype_name(t),
+				    isnan(r->tflops[t]) ? json_null() : json_real(r->tflops[t]));
+	return o;
+}
+
+/* `devices --datasheet`: every row of the vendor table. */
+static int print_datasheet(const struct rt_ctx *ctx)
+{
+	size_t n;
+	const struct dev_peak_row *r = dev_peak_rows(&n);
+	json_t *a = ctx->json ? json_array() : NULL;
+	for (size_t i = 0; i < n; i++)
+		if (a)
+			json_array_append_new(a, row_json(&r[i]));
+		else
+			print_row(&r[i], "");
+	if (a) {
+		char *s = json_dumps(a, JSON_INDENT(2));
+		printf("%s\n", s);
+		free(s);
+		json_decref(a);
+	}
+	return RT_EXIT_OK;
+}
 
 static json_t *info_json(const struct dev_info *in)
 {
@@ -97,13 +143,15 @@ static int do_peak(const struct rt_ctx *ctx, const struct dev_info *in, long byt
 
 int cmd_devices(int argc, char **argv, struct rt_ctx *ctx)
 {
-	bool peak = false;
+	bool peak = false, datasheet = false;
 	const char *only = NULL;
 	long peak_bytes = 0;
 	const struct rt_opt opts[] = {
 		{ "peak", 0, RT_OPT_FLAG, &peak, NULL,
 		  "measure copy bandwidth and compute ceiling, store them in device_peaks" },
 		{ "backend", 'b', RT_OPT_STR, &only, "NAME", "only this backend (host, cuda, hip, ze)" },
+		{ "datasheet", 0, RT_OPT_FLAG, &datasheet, NULL,
+		  "print the vendor peaks per datatype with their sources" },
 		{ "peak-bytes", 0, RT_OPT_INT, &peak_bytes, "N",
 		  "buffer size of the copy measurement (default 64 MiB host, 1 GiB GPU)" },
 		{ 0 },
@@ -115,6 +163,8 @@ int cmd_devices(int argc, char **argv, struct rt_ctx *ctx)
 		cmd_error(ctx, "devices: unexpected argument '%s'", argv[1]);
 		return RT_EXIT_USAGE;
 	}
+	if (datasheet)
+		return print_datasheet(ctx);
 	struct rt_sb err = RT_SB_INIT;
 	if (only && !dev_backend_find(only, &err)) {
 		cmd_error(ctx, "devices: %s", err.buf);
@@ -156,10 +206,16 @@ int cmd_devices(int argc, char **argv, struct rt_ctx *ctx)
 				continue;
 			}
 			json_t *ji = root ? info_json(&in) : NULL;
-			if (ji)
+			const struct dev_peak_row *row = dev_peak_lookup(in.name);
+			if (ji) {
 				json_array_append_new(jd, ji);
-			else
+				if (row)
+					json_object_set_new(ji, "datasheet_peaks", row_json(row));
+			} else {
 				print_info(ctx, &in);
+				if (row)
+					print_row(row, "    ");
+			}
 			if (peak) {
 				rt_sb_reset(&err);
 				if (!ctx->quiet && !root && isatty(2))

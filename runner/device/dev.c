@@ -279,14 +279,6 @@ int dev_timer_end(struct dev *d, double *seconds, struct rt_sb *err)
 	return d->ops->timer_end(d->priv, seconds, err);
 }
 
-int dev_telemetry(struct dev *d, struct dev_telemetry *out, struct rt_sb *err)
-{
-	out->temp_c = out->power_w = out->clock_mhz = out->mem_used_bytes = NAN;
-	if (!d->ops->telemetry)
-		return rt_errf(err, RT_ENOTSUP, "%s: no telemetry", d->ops->name);
-	return d->ops->telemetry(d->priv, out, err);
-}
-
 void dev_identity(const struct dev_info *in, char *out, size_t n)
 {
 	const char *id = in->uuid[0] ? in->uuid : in->pci_id;

@@ -51,13 +51,39 @@ struct dev_info {
 	char pci_id[32];          /* PCI bus id, "" when unknown */
 };
 
-/* Optional live readings; fields are NAN / -1 when the backend cannot tell. */
+/* Why the device held its clocks down, as bits of dev_telemetry.throttle:
+ * each backend maps its driver's reasons onto these (NVML's clocks event
+ * reasons, Level Zero's zes_freq_throttle_reason_flags_t). name, bit, what. */
+#define DEV_THROTTLE_REASONS(X)                                                          \
+	X(DEV_THR_POWER, "power", 0x1)     /* power cap or power brake */                 \
+	X(DEV_THR_THERMAL, "thermal", 0x2) /* software or hardware thermal slowdown */     \
+	X(DEV_THR_HW, "hw-slowdown", 0x4)  /* hardware slowdown of another cause */        \
+	X(DEV_THR_APP, "app-clocks", 0x8)  /* clocks held by a setting (application, sync boost) */ \
+	X(DEV_THR_OTHER, "other", 0x10)    /* a reason the mapping does not know */
+enum dev_throttle {
+#define DEV_THR_ENUM(e, name, bit) e = bit,
+	DEV_THROTTLE_REASONS(DEV_THR_ENUM)
+#undef DEV_THR_ENUM
+};
+/* The reasons that mark a sample throttled: thermal or power. */
+#define DEV_THR_MARKS ((uint64_t)(DEV_THR_POWER | DEV_THR_THERMAL))
+/* The names of the bits set in mask, joined by ','; "none" for 0. */
+void dev_throttle_names(uint64_t mask, char *out, size_t n);
+
+/* Live readings of one device; fields are NAN when the backend cannot
+ * tell, throttle_known false when it cannot tell the reasons. */
 struct dev_telemetry {
 	double temp_c;            /* temperature */
 	double power_w;           /* board power */
-	double clock_mhz;         /* current core clock */
+	double clock_mhz;         /* current core (SM, graphics) clock */
+	double mem_clock_mhz;     /* current memory clock */
+	double max_clock_mhz;     /* nominal maximum core clock */
 	double mem_used_bytes;    /* memory in use */
+	uint64_t throttle;        /* DEV_THR_* bits of the reasons active now */
+	bool throttle_known;      /* the backend can tell throttle reasons */
 };
+/* Every field unknown. */
+void dev_telemetry_clear(struct dev_telemetry *t);
 
 /* Launch geometry. */
 struct dev_launch {
@@ -109,9 +135,12 @@ struct dev_ops {
 	 * event, waits for it and returns the seconds between them. RT_EIO. */
 	int (*timer_begin)(void *d, struct rt_sb *err);
 	int (*timer_end)(void *d, double *seconds, struct rt_sb *err);
-	/* Optional (NULL: dev_telemetry answers RT_ENOTSUP); fills what it can,
-	 * returns 0. */
-	int (*telemetry)(void *d, struct dev_telemetry *out, struct rt_sb *err);
+	/* Optional (NULL: dev_telemetry answers RT_ENOTSUP): live readings of
+	 * device index, which need no opened device (a management library:
+	 * NVML, amdsmi, Sysman), so a sampler may read a device an engine
+	 * holds. out is cleared; fills what it can. RT_ENODEV (library or
+	 * device missing, with why), RT_EIO (it refused every reading). */
+	int (*telemetry)(int index, struct dev_telemetry *out, struct rt_sb *err);
 	/* Optional: module and kernel of a built-in FMA loop for `devices
 	 * --peak`, with the FLOPs one launch of `l` does. RT_ENOTSUP, RT_EIO,
 	 * RT_ENOMEM. */
@@ -144,6 +173,34 @@ int dev_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *why
 /* NVML's per-process memory (dev_nvml.c), the cuda backend's proc_mem,
  * built or not: the library is dlopen'ed. */
 int dev_nvml_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb *err);
+
+/* NVML's readings (dev_nvml.c), the cuda backend's telemetry, built or
+ * not: device uuid ("GPU-...", as the cuda backend writes it) or, when uuid
+ * is NULL or "", NVML's index. */
+int dev_nvml_telemetry(const char *uuid, int index, struct dev_telemetry *out, struct rt_sb *err);
+/* amdsmi's readings (dev_amdsmi.c), the hip backend's telemetry, built or
+ * not: libamd_smi.so is dlopen'ed. index is amdsmi's GPU order. */
+int dev_amdsmi_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err);
+/* Power from an energy counter (amdsmi, Sysman): the last reading of one
+ * device, and the watts between it and a new one (NAN for the first, or
+ * when the counter went back); safe from any thread. */
+struct dev_energy {
+	double joules;            /* the last reading */
+	double seconds;           /* its timestamp */
+	bool have;                /* there is a last reading */
+};
+double dev_energy_watts(struct dev_energy *last, double joules, double seconds);
+/* A stand-in for a driver, for tests: the host backend's telemetry reads
+ * the file RATCHET_TELEMETRY_FAKE names, at every call, when it is set.
+ * One reading of whitespace-separated key=value words mirroring struct
+ * dev_telemetry: sm_clock_mhz, mem_clock_mhz, max_clock_mhz, power_w,
+ * temp_c, mem_used_bytes, throttle=thermal,power (names of
+ * DEV_THROTTLE_REASONS, or none). RT_EIO (unreadable), RT_EINVAL (a bad
+ * word, named in err). */
+int dev_telemetry_fake(const char *path, struct dev_telemetry *out, struct rt_sb *err);
+/* Readings of device index of backend (by name) without opening it. */
+int dev_telemetry_read(const char *backend, int index, struct dev_telemetry *out,
+		       struct rt_sb *err);
 
 /* ---- an opened device ---- */
 struct dev {
@@ -216,6 +273,22 @@ struct dev_peak {
 /* Measure copy bandwidth (median of a few d2d copies of `bytes`) and, where
  * the backend has an FMA kernel, a compute ceiling. bytes 0: a default. */
 int dev_peak_measure(struct dev *d, size_t bytes, struct dev_peak *out, struct rt_sb *err);
+
+/* ---- vendor peaks per datatype (dev_peaks.c) ---- */
+enum dev_dtype { DEV_DT_FP8, DEV_DT_BF16, DEV_DT_FP16, DEV_DT_FP32, DEV_DT_MXFP4, DEV_DT_N };
+/* One device's datasheet figures. */
+struct dev_peak_row {
+	const char *match;          /* substring of dev_info.name that selects the row */
+	const char *device;         /* the product the figures are for */
+	double tflops[DEV_DT_N];    /* dense TFLOP/s per datatype, NAN: no such datapath */
+	const char *source;         /* the vendor document: title, URL */
+};
+/* fp8, bf16, fp16, fp32, mxfp4. */
+const char *dev_dtype_name(enum dev_dtype t);
+/* The whole table. */
+const struct dev_peak_row *dev_peak_rows(size_t *n);
+/* The row for a device name, or NULL. */
+const struct dev_peak_row *dev_peak_lookup(const char *name);
 
 /* ---- helpers for the backends (dev_*.c) ---- */
 /* snprintf into a fixed field that truncates on purpose (identity strings

@@ -308,12 +308,27 @@ static int cuda_timer_end(void *d, double *seconds, struct rt_sb *err)
 	return 0;
 }
 
-static int cuda_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
+/* NVML's readings of the same GPU: CUDA's order (fastest first) is not
+ * NVML's (PCI order), so the device is found by its UUID, looked up once
+ * per index (the sampler asks every period). */
+static int cuda_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
 {
-	size_t fr = 0, tot = 0;
-	if (cu.cuMemGetInfo(&fr, &tot) == CUDA_SUCCESS)
-		out->mem_used_bytes = (double)(tot - fr);
-	return 0;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static char uuids[64][64];
+	char uuid[64] = "";
+	pthread_mutex_lock(&mu);
+	if (index >= 0 && index < 64) {
+		if (!uuids[index][0]) {
+			struct dev_info o;
+			struct rt_sb ignore = RT_SB_INIT;
+			if (!cuda_info(index, &o, &ignore))
+				memcpy(uuids[index], o.uuid, sizeof(uuids[index]));
+			rt_sb_release(&ignore);
+		}
+		memcpy(uuid, uuids[index], sizeof(uuid));
+	}
+	pthread_mutex_unlock(&mu);
+	return dev_nvml_telemetry(uuid[0] ? uuid : NULL, index, out, err);
 }
 
 /* rt_fma(float *x, unsigned iters): 8 independent FMA chains per thread,

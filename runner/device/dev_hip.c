@@ -250,14 +250,6 @@ static int hip_timer_end(void *d, double *seconds, struct rt_sb *err)
 	return 0;
 }
 
-static int hip_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
-{
-	size_t fr = 0, tot = 0;
-	if (hip.hipMemGetInfo(&fr, &tot) == hipSuccess)
-		out->mem_used_bytes = (double)(tot - fr);
-	return 0;
-}
-
 const struct dev_ops dev_hip_ops = {
 	.name = "hip",
 	.built = true,
@@ -278,5 +270,5 @@ const struct dev_ops dev_hip_ops = {
 	.sync = hip_sync,
 	.timer_begin = hip_timer_begin,
 	.timer_end = hip_timer_end,
-	.telemetry = hip_telemetry,
+	.telemetry = dev_amdsmi_telemetry,
 };

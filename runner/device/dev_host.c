@@ -419,8 +419,15 @@ static int host_timer_end(void *d, double *seconds, struct rt_sb *err)
 	return 0;
 }
 
-static int host_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
+/* The CPU's clock and the first thermal zone; under RATCHET_TELEMETRY_FAKE
+ * the readings of that file instead (dev_telemetry_fake.c, for tests). */
+static int host_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
 {
+	const char *fake = getenv("RATCHET_TELEMETRY_FAKE");
+	if (fake && *fake)
+		return dev_telemetry_fake(fake, out, err);
+	if (index != 0)
+		return rt_errf(err, RT_ENODEV, "host: no device %d (1 found)", index);
 	char mhz[32] = "";
 	cpuinfo("cpu MHz", mhz, sizeof(mhz));
 	if (mhz[0])

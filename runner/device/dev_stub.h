@@ -2,7 +2,8 @@
  * A backend that was not built: DEV_STUB_OPS(cuda) defines dev_cuda_ops
  * whose device count answers RT_ENOTBUILT "cuda: not built (...)". Nothing
  * else can be reached, since every other call needs an opened device
- * (except proc_mem, where a backend's driver library is dlopen'ed anyway).
+ * (except proc_mem and telemetry, where a backend's management library is
+ * dlopen'ed anyway).
  * Included only by the dev_*_stub.c files CMake picks for unbuilt backends.
  */
 #ifndef RT_DEV_STUB_H
@@ -10,10 +11,11 @@
 
 #include "runner/device/dev.h"
 
-#define DEV_STUB_OPS(NAME, HOW) DEV_STUB_OPS_MEM(NAME, HOW, NULL)
+#define DEV_STUB_OPS(NAME, HOW) DEV_STUB_OPS_MEM(NAME, HOW, NULL, NULL)
 
-/* The same with a proc_mem op that needs nothing built (cuda: NVML). */
-#define DEV_STUB_OPS_MEM(NAME, HOW, MEM)                                             \
+/* The same with proc_mem and telemetry ops that need nothing built (cuda:
+ * NVML; hip: amdsmi), since they dlopen their management library. */
+#define DEV_STUB_OPS_MEM(NAME, HOW, MEM, TEL)                                        \
 	static int stub_count(int *n, struct rt_sb *err)                             \
 	{                                                                            \
 		*n = 0;                                                              \
@@ -24,6 +26,7 @@
 		.built = false,                                                      \
 		.count = stub_count,                                                 \
 		.proc_mem = MEM,                                                     \
+		.telemetry = TEL,                                                    \
 	};
 
 #endif

@@ -6,7 +6,12 @@
  * command list; modules are SPIR-V files (zeModuleCreate); launches need
  * the byte size of each argument (struct dev_launch.arg_sizes); timing
  * appends two global timestamps around the launch. Identity comes from
- * zeDeviceGetProperties; telemetry (temperature, frequency) from Sysman.
+ * zeDeviceGetProperties. Telemetry comes from Sysman (zes_api.h of
+ * level-zero 1.8, API 1.4): the GPU and memory frequency domains
+ * (zesFrequencyGetProperties type and max, zesFrequencyGetState actual and
+ * throttleReasons), the first temperature sensor, memory modules' state
+ * (size - free) and power as the difference of two
+ * zesPowerGetEnergyCounter readings (microjoules over microseconds).
  */
 #include "runner/device/dev.h"
 
@@ -32,7 +37,9 @@
 	X(zeCommandListAppendMemoryFill) X(zeCommandListAppendBarrier)            \
 	X(zeCommandListAppendWriteGlobalTimestamp)                                \
 	X(zesDeviceEnumTemperatureSensors) X(zesTemperatureGetState)              \
-	X(zesDeviceEnumFrequencyDomains) X(zesFrequencyGetState)
+	X(zesDeviceEnumFrequencyDomains) X(zesFrequencyGetState)                  \
+	X(zesFrequencyGetProperties) X(zesDeviceEnumPowerDomains)                 \
+	X(zesPowerGetEnergyCounter) X(zesDeviceEnumMemoryModules) X(zesMemoryGetState)
 
 static struct {
 #define ZE_FIELD(f) __typeof__(&f) f;
@@ -341,10 +348,85 @@ static int ze_timer_end(void *d, double *seconds, struct rt_sb *err)
 	return 0;
 }
 
-static int ze_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
+/* Sysman's throttle reasons onto DEV_THR_*. */
+static uint64_t ze_reasons(zes_freq_throttle_reason_flags_t r)
 {
-	struct ze_dev *z = d;
-	zes_device_handle_t sd = (zes_device_handle_t)ze_devs[z->index];
+	uint64_t m = 0;
+	if (r & (ZES_FREQ_THROTTLE_REASON_FLAG_AVE_PWR_CAP | ZES_FREQ_THROTTLE_REASON_FLAG_BURST_PWR_CAP |
+		 ZES_FREQ_THROTTLE_REASON_FLAG_CURRENT_LIMIT | ZES_FREQ_THROTTLE_REASON_FLAG_PSU_ALERT))
+		m |= DEV_THR_POWER;
+	if (r & ZES_FREQ_THROTTLE_REASON_FLAG_THERMAL_LIMIT)
+		m |= DEV_THR_THERMAL;
+	if (r & ZES_FREQ_THROTTLE_REASON_FLAG_HW_RANGE)
+		m |= DEV_THR_HW;
+	if (r & ZES_FREQ_THROTTLE_REASON_FLAG_SW_RANGE)
+		m |= DEV_THR_APP;
+	return m;
+}
+
+/* The GPU and memory frequency domains (the first of each). */
+static void ze_freq(zes_device_handle_t sd, struct dev_telemetry *out)
+{
+	zes_freq_handle_t f[8];
+	uint32_t n = 8;
+	if (ze.zesDeviceEnumFrequencyDomains(sd, &n, f) != ZE_RESULT_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < n && i < 8; i++) {
+		zes_freq_properties_t p = { .stype = ZES_STRUCTURE_TYPE_FREQ_PROPERTIES };
+		zes_freq_state_t s = { .stype = ZES_STRUCTURE_TYPE_FREQ_STATE };
+		if (ze.zesFrequencyGetProperties(f[i], &p) != ZE_RESULT_SUCCESS ||
+		    ze.zesFrequencyGetState(f[i], &s) != ZE_RESULT_SUCCESS)
+			continue;
+		if (p.type == ZES_FREQ_DOMAIN_GPU && isnan(out->clock_mhz)) {
+			out->clock_mhz = s.actual;
+			out->max_clock_mhz = p.max > 0 ? p.max : NAN;
+			out->throttle = ze_reasons(s.throttleReasons);
+			out->throttle_known = true;
+		} else if (p.type == ZES_FREQ_DOMAIN_MEMORY && isnan(out->mem_clock_mhz)) {
+			out->mem_clock_mhz = s.actual;
+		}
+	}
+}
+
+static struct dev_energy ze_energy[ZE_MAX_DEVS]; /* per device, for power by difference */
+
+static double ze_power(int index, zes_device_handle_t sd)
+{
+	uint32_t n = 1;
+	zes_pwr_handle_t p;
+	zes_power_energy_counter_t e;
+	if (ze.zesDeviceEnumPowerDomains(sd, &n, &p) != ZE_RESULT_SUCCESS || !n ||
+	    ze.zesPowerGetEnergyCounter(p, &e) != ZE_RESULT_SUCCESS)
+		return NAN;
+	return dev_energy_watts(&ze_energy[index], (double)e.energy / 1e6, (double)e.timestamp / 1e6);
+}
+
+/* Memory in use over every memory module. */
+static double ze_mem_used(zes_device_handle_t sd)
+{
+	zes_mem_handle_t m[8];
+	uint32_t n = 8;
+	if (ze.zesDeviceEnumMemoryModules(sd, &n, m) != ZE_RESULT_SUCCESS || !n)
+		return NAN;
+	double used = 0;
+	for (uint32_t i = 0; i < n && i < 8; i++) {
+		zes_mem_state_t s = { .stype = ZES_STRUCTURE_TYPE_MEM_STATE };
+		if (ze.zesMemoryGetState(m[i], &s) != ZE_RESULT_SUCCESS)
+			return NAN;
+		used += (double)(s.size - s.free);
+	}
+	return used;
+}
+
+static int ze_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
+{
+	int nd;
+	int rc = dev_driver_count(&ze_loader, "ze", &nd, err);
+	if (rc)
+		return rc;
+	if (index < 0 || index >= nd)
+		return rt_errf(err, RT_ENODEV, "ze: no device %d (%d found)", index, nd);
+	zes_device_handle_t sd = (zes_device_handle_t)ze_devs[index];
 	uint32_t n = 1;
 	zes_temp_handle_t t;
 	if (ze.zesDeviceEnumTemperatureSensors(sd, &n, &t) == ZE_RESULT_SUCCESS && n) {
@@ -352,13 +434,12 @@ static int ze_telemetry(void *d, struct dev_telemetry *out, struct rt_sb *err)
 		if (ze.zesTemperatureGetState(t, &c) == ZE_RESULT_SUCCESS)
 			out->temp_c = c;
 	}
-	n = 1;
-	zes_freq_handle_t f;
-	if (ze.zesDeviceEnumFrequencyDomains(sd, &n, &f) == ZE_RESULT_SUCCESS && n) {
-		zes_freq_state_t s = { .stype = ZES_STRUCTURE_TYPE_FREQ_STATE };
-		if (ze.zesFrequencyGetState(f, &s) == ZE_RESULT_SUCCESS)
-			out->clock_mhz = s.actual;
-	}
+	ze_freq(sd, out);
+	out->power_w = ze_power(index, sd);
+	out->mem_used_bytes = ze_mem_used(sd);
+	if (isnan(out->clock_mhz) && isnan(out->temp_c))
+		return rt_errf(err, RT_EIO, "ze: Sysman answered no frequency or temperature "
+					    "(is ZES_ENABLE_SYSMAN=1 set?)");
 	return 0;
 }
 

@@ -430,6 +430,15 @@ void spec_exec_release(struct spec_exec *x);
 /* Release what an llm: section allocated (spec_llm.c). */
 void spec_llm_release(struct agent_llm_cfg *l);
 
+/* telemetry: (spec_telemetry.c). */
+struct spec_telemetry {
+	bool enabled;               /* sample during benchmarks, default true */
+	double period_s;            /* time between readings, default 0.1 */
+	char *device;               /* as written (BACKEND[:INDEX] or none), NULL: chosen at run time */
+	char *backend;              /* its backend (host, cuda, hip, ze, none), NULL when not written */
+	int index;                  /* its index, -1 when not written */
+};
+
 struct spec {
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
@@ -455,6 +464,7 @@ struct spec {
 	struct spec_space *space;   /* space: (runner/spec/spec_space.h), NULL when none */
 	struct spec_exec exec;      /* executor: where the measurements' processes run */
 	struct agent_llm_cfg llm;   /* llm: strategy llm's endpoint, budget and what it may touch */
+	struct spec_telemetry telemetry; /* the sampler during benchmarks */
 };
 
 /*
@@ -515,6 +525,30 @@ const char *spec_engine_metric_name(enum spec_engine_metric m);
 const char *spec_engine_metric_unit(enum spec_engine_metric m);
 /* Its index, or -1 when there is no such engine metric. */
 int spec_engine_metric_find(const char *name);
+
+/* The sampler's medians per sample, stored under benchmark "telemetry" and
+ * usable in constraints (telemetry.temp_c <= 85): name, unit. */
+#define SPEC_TELEMETRY_METRICS(X)                                                        \
+	X(SPEC_TM_SM_CLOCK, "sm_clock_mhz", "MHz")      /* core (SM) clock held */          \
+	X(SPEC_TM_MEM_CLOCK, "mem_clock_mhz", "MHz")    /* memory clock */                  \
+	X(SPEC_TM_POWER, "power_w", "W")                /* board power */                   \
+	X(SPEC_TM_TEMP, "temp_c", "C")                  /* device temperature */            \
+	X(SPEC_TM_MEM_USED, "mem_used_bytes", "bytes")  /* device memory in use */          \
+	X(SPEC_TM_CPU, "cpu_mhz", "MHz")                /* mean host CPU frequency */       \
+	X(SPEC_TM_RSS, "engine_rss_bytes", "bytes")     /* the engine tree's RSS */         \
+	X(SPEC_TM_THROTTLED_FRAC, "throttled_frac", "fraction") /* ticks throttled by power or heat */ \
+	X(SPEC_TM_THROTTLED, "throttled", "flag")       /* 1: some tick was throttled by power or heat */ \
+	X(SPEC_TM_THROTTLE_MASK, "throttle_mask", "bits") /* DEV_THR_* bits seen (runner/device/dev.h) */
+enum spec_telemetry_metric {
+#define TM(e, name, unit) e,
+	SPEC_TELEMETRY_METRICS(TM)
+#undef TM
+	SPEC_TM_N
+};
+const char *spec_telemetry_metric_name(enum spec_telemetry_metric m);
+const char *spec_telemetry_metric_unit(enum spec_telemetry_metric m);
+/* Its index, or -1 when there is no such telemetry metric. */
+int spec_telemetry_metric_find(const char *name);
 
 /* Which way is better for bench.metric. */
 enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric);

@@ -208,10 +208,12 @@ static void parse_one_bench(struct spec_ld *ld, yaml_node_t *it, const char *ip,
 	struct spec_bench *b = &s->benches[s->n_benches++];
 	b->pos = spec_node_pos(it);
 	b->name = spec_item_name(ld, it, ip, "benchmark", "-", &ld->bench_names);
-	if (b->name && (!strcmp(b->name, "log") || !strcmp(b->name, "engine"))) {
+	if (b->name && (!strcmp(b->name, "log") || !strcmp(b->name, "engine") ||
+			!strcmp(b->name, "telemetry"))) {
 		char *np = spec_path_join(ip, "name");
 		spec_lerr(ld, spec_map_get(ld, it, "name"), np, "'%s' is reserved for %s", b->name,
-			  b->name[0] == 'l' ? "log event counts" : "the engine's metrics");
+			  b->name[0] == 'l' ? "log event counts"
+			  : b->name[0] == 'e' ? "the engine's metrics" : "the telemetry sampler's metrics");
 		free(np);
 		free(b->name);
 		b->name = NULL;

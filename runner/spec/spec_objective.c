@@ -196,6 +196,15 @@ static void check_ref(struct spec_ld *ld, struct rt_pos pos, const char *path, c
 			spec_lerr_at(ld, pos, path, "no engine metric '%s' (ready_s, rss_peak, device_mem)", metric);
 		return;
 	}
+	if (!strcmp(bench, "telemetry")) {
+		if (!s->telemetry.enabled)
+			spec_lerr_at(ld, pos, path, "telemetry.%s: telemetry is disabled (telemetry.enabled)", metric);
+		else if (spec_telemetry_metric_find(metric) < 0)
+			spec_lerr_at(ld, pos, path, "no telemetry metric '%s' (sm_clock_mhz, mem_clock_mhz, power_w, "
+				     "temp_c, mem_used_bytes, cpu_mhz, engine_rss_bytes, throttled_frac, throttled, "
+				     "throttle_mask)", metric);
+		return;
+	}
 	if (!strcmp(bench, "log")) {
 		for (size_t i = 0; i < s->n_log_events; i++)
 			if (!strcmp(s->log_events[i].name, metric))

@@ -64,6 +64,9 @@ const struct spec_field spec_top_fields[] = {
 	  .help = "local, or slurm: measurements as job steps on allocated nodes" },
 	{ "llm", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_llm, .dump = spec_dump_llm,
 	  .help = "strategy llm: the chat endpoint, its budget and what it may touch" },
+	{ "telemetry", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_telemetry,
+	  .dump = spec_dump_telemetry,
+	  .help = "clocks, power, temperature and throttling sampled during benchmarks" },
 	{ 0 }
 };
 
@@ -75,4 +78,5 @@ void spec_defaults(struct spec *s)
 	s->repeats.confidence = 0.95;
 	s->repeats.interleave = true;
 	s->strategy = AGENT_STRAT_LIST;
+	spec_telemetry_defaults(&s->telemetry);
 }

@@ -86,6 +86,7 @@ void spec_free(struct spec *s)
 	free(s->workdir);
 	spec_exec_release(&s->exec);
 	spec_llm_release(&s->llm);
+	spec_telemetry_release(&s->telemetry);
 	struct spec_engine *e = &s->engine;
 	rt_strv_release(&e->command);
 	rt_envv_release(&e->env);
@@ -190,6 +191,9 @@ enum spec_better spec_metric_better(const struct spec *s, const char *bench, con
 {
 	if (bench && (!strcmp(bench, "log") || !strcmp(bench, "engine")))
 		return SPEC_BETTER_LOWER; /* log event counts: recompiles, graph misses; the engine's cost */
+	if (bench && !strcmp(bench, "telemetry")) /* clocks held are better high; heat, power, memory low */
+		return strstr(metric, "clock") || strstr(metric, "cpu_mhz") ? SPEC_BETTER_HIGHER
+									    : SPEC_BETTER_LOWER;
 	const struct spec_bench *b = spec_bench_find(s, bench);
 	if (b && b->kind == SPEC_BENCH_COMMAND)
 		for (size_t i = 0; i < b->cmd.n_metrics; i++)

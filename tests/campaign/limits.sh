@@ -34,7 +34,7 @@ cp "$RATCHET_SRC/tests/campaign/table.json" .
 . "$RATCHET_SRC/tests/campaign/common.sh"
 run_ok spec.yaml
 q "SELECT seq, variant, state, reason FROM iterations ORDER BY seq"
-n=$(q "SELECT count(DISTINCT benchmark) FROM measurements WHERE benchmark NOT IN ('log', 'engine')")
+n=$(q "SELECT count(DISTINCT benchmark) FROM measurements WHERE benchmark NOT IN ('log', 'engine', 'telemetry')")
 [ "$n" -eq 17 ] || { echo "FAIL: $n of 17 benchmarks were measured"; exit 1; }
 n=$(q "SELECT count(DISTINCT metric) FROM measurements WHERE benchmark = 'log'")
 [ "$n" -eq 65 ] || { echo "FAIL: $n of 65 log events were counted"; exit 1; }

@@ -30,4 +30,13 @@ n=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("
 
 "$RATCHET_BIN" --db "$T/r.db" devices --backend cdua >/dev/null 2>"$T/err" && fail "bad backend accepted"
 grep -q "did you mean 'cuda'" "$T/err" || fail "no did-you-mean: $(cat "$T/err")"
+
+# The vendor table: every row with its figures and a source URL.
+"$RATCHET_BIN" devices --datasheet >"$T/ds" || fail "devices --datasheet exit $?"
+grep -q '^datasheet peaks of NVIDIA H200 SXM (dense TFLOP/s): fp8 1979 bf16 989 fp16 989 fp32 67 mxfp4 -$' "$T/ds" ||
+	fail "no H200 row: $(cat "$T/ds")"
+grep -q 'MI355X.*mxfp4 10000' "$T/ds" || fail "no MI355X row"
+[ "$(grep -c '^  source: .*https://' "$T/ds")" -eq "$(grep -c '^datasheet' "$T/ds")" ] || fail "a row without a source"
+"$RATCHET_BIN" devices --datasheet --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert all(r["source"] and "fp8" in r for r in d), d' ||
+	fail "bad datasheet json"
 echo ok

@@ -122,6 +122,11 @@ kill $sp; wait $sp || true
 PORT=$(sed -n 's/.*listening on [^:]*:\([0-9]*\).*/\1/p' free.out)
 spec spec2.yaml "  port: $PORT" "$kept"
 sed -i 's/min: 2, max: 3/min: 3, max: 3/' spec2.yaml
+# a fresh engine per sample: many launches, so the squatter wins the port
+# during the run (with engines kept per arm a loaded machine can finish
+# before the squatter's first bind, and there is nothing to detect)
+sed -i 's/^engine:$/engine:\n  restart: sample/' spec2.yaml
+grep -q '^  restart: sample' spec2.yaml || { echo "FAIL: spec2 has no engine: line"; exit 1; }
 rm -f c.db
 (
 	until [ "$(sqlite3 c.db "SELECT count(*) FROM measurements WHERE benchmark='decode'" 2>/dev/null || echo 0)" -gt 0 ]; do
