@@ -37,6 +37,10 @@ struct agent_attempt {
 	enum db_iter_role role;   /* the role it was proposed in */
 	double effect;      /* objective gain, + is better; NAN when not measured */
 	bool passed;        /* passed its decision (and gate): kept, or a greedy trial that passed */
+	int round;          /* the device pool's round, 0: none (batch.c) */
+	bool point;         /* a space point (batch.c's confirmation): target and code below */
+	size_t target;      /* the point's target */
+	uint64_t code;      /* the point */
 };
 
 struct agent_proposal {
@@ -83,5 +87,17 @@ bool agent_searches_space(enum agent_strategy k);
  * implemented. A space strategy takes the targets one at a time, in order:
  * the first whose search is not done, and says so in the note. */
 int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb *err);
+
+/* Batch mode for a device pool's round (batch.c): up to max distinct
+ * proposals against the same best into out[0..*n), trials measured at once;
+ * a proposal that keeps (a change, a confirmation) comes alone. Returns 1
+ * with *n >= 1, 0 when the strategy is done (out[0].note says why), or an
+ * error. Deterministic from the history (hist's round fields) and the seed. */
+int agent_next_batch(const struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+		     struct rt_sb *err);
+/* The last pool round's winner, to confirm (list and space strategies): 1
+ * with *win (index into h) when that round's trials are all decided, none
+ * was confirmed and one passed; else 0. */
+int agent_round_winner(const struct agent_attempt *h, size_t n, size_t *win);
 
 #endif

@@ -175,6 +175,9 @@ void spec_space_post(struct spec_ld *ld, yaml_node_t *root);
 void spec_parse_exec(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 		     const struct spec_field *f);
 json_t *spec_dump_exec(const void *base, const struct spec_field *f);
+void spec_parse_devices(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+			const struct spec_field *f);
+json_t *spec_dump_devices(const void *base, const struct spec_field *f);
 
 /* ---- benchmark kinds (spec_bench_load.c, spec_bench_kernel.c) ---- */
 void spec_load_defaults(struct spec_load *l);

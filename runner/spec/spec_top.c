@@ -62,6 +62,8 @@ const struct spec_field spec_top_fields[] = {
 	  .help = "parameters to search, their bindings and restrictions" },
 	{ "executor", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_exec, .dump = spec_dump_exec,
 	  .help = "local, or slurm: measurements as job steps on allocated nodes" },
+	{ "devices", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_devices, .dump = spec_dump_devices,
+	  .help = "the local device pool, one worker each: [cuda:0, cuda:1]" },
 	{ 0 }
 };
 

@@ -85,6 +85,7 @@ void spec_free(struct spec *s)
 	free(s->name);
 	free(s->workdir);
 	spec_exec_release(&s->exec);
+	free(s->devices);
 	struct spec_engine *e = &s->engine;
 	rt_strv_release(&e->command);
 	rt_envv_release(&e->env);
