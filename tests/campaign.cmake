@@ -69,3 +69,12 @@ foreach(t smoke steps scancel resume engine)
   endif()
 endforeach()
 rt_add_test(test_slurm_spec COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_spec.sh TIMEOUT 60 LABELS e2e slurm)
+# The local device pool (devices:, docs/scale.md): serial and parallel runs
+# decide alike, four simulated devices on simserve measured concurrently,
+# kill -9 of the runner mid-round then --resume.
+foreach(t greedy simserve kill9)
+  rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
+endforeach()
+if(TEST test_pool_simserve)
+  add_dependencies(fakebench simserve)
+endif()
