@@ -75,6 +75,3 @@ rt_add_test(test_slurm_spec COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/slurm_
 foreach(t greedy simserve kill9)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
-if(TEST test_pool_simserve)
-  add_dependencies(fakebench simserve)
-endif()
