@@ -20,6 +20,10 @@
  *              store, the loop, the summary
  *   space.c    a space strategy's points: observations from the store,
  *              the generated variant, the proposal's record
+ *   round.c    the local device pool: rounds of trials, one worker process
+ *              per device, measured at once
+ *   workers.c  a pool's worker: its device pinned, its one iteration run;
+ *              the per-worker working copies of the workdir
  *
  * Errors: a write the journal or the resume depends on (intent, original,
  * touched file, iteration state, decision, engine process group, device)
