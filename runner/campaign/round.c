@@ -265,6 +265,12 @@ int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *
 {
 	const struct spec *s = c->s;
 	int rc = pool_check(c, err);
+	/* Every change a round of several could hold, checked before anything is measured. */
+	char *rel = s->n_devices > 1 ? spec_in_workdir(s) : NULL;
+	for (size_t v = 0; !rc && s->n_devices > 1 && v < s->n_variants; v++)
+		if (camp_touches_files(&s->variants[v]))
+			rc = copy_can_hold(c, &s->variants[v], rel, err);
+	free(rel);
 	if (!rc && !have_baseline) {
 		/* The baseline is measured by a worker too: the runner never opens a device. */
 		rc = run_round(c, 0, NULL, 1, err);

@@ -52,4 +52,18 @@ cat check.out
 rc=0
 "$RATCHET_BIN" --db x.db run --devices cuda:0,hip:1 none/spec.yaml > run2.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q "one kind" run2.out || { cat run2.out; echo "FAIL: a mixed pool was accepted"; exit 1; }
+# A change outside the workdir cannot have a working copy: refused, naming
+# the variant and the path, before anything is measured.
+kill9_setup out
+# (m256-128 moved last: only a check at start-up refuses it before round 1 is measured)
+cp out/table.json "$W/outside.json"
+sed -i -e 's|^strategy: list|strategy: greedy|' -e "s|file: table.json, set: {M_LE_256|file: $W/outside.json, set: {M_LE_256|" out/spec.yaml
+grep -v m256-128 out/spec.yaml > out/s && grep m256-128 out/spec.yaml > out/v && sed -i '/^strategy:/e cat out/v' out/s && mv out/s out/spec.yaml
+rc=0
+(cd out && "$RATCHET_BIN" --db c.db run --quiet --devices host:0,host:1,host:2 spec.yaml) > out.out 2>&1 || rc=$?
+cat out.out
+[ $rc -ne 0 ] && grep -q "variant 'm256-128' changes $W/outside.json, outside the workdir" out.out ||
+	{ echo "FAIL: a change outside the workdir was not refused"; exit 1; }
+n=$(sqlite3 out/c.db "SELECT count(*) FROM measurements m JOIN iterations i ON i.id = m.iteration_id WHERE i.seq > 0")
+[ "$n" -eq 0 ] || { echo "FAIL: trials were measured before the refusal"; exit 1; }
 echo PASS
