@@ -56,6 +56,10 @@ struct agent_attempt {
 	enum db_iter_role role;   /* the role it was proposed in */
 	double effect;      /* objective gain, + is better; NAN when not measured */
 	bool passed;        /* passed its decision (and gate): kept, or a greedy trial that passed */
+	int round;          /* the device pool's round, 0: none (batch.c) */
+	bool point;         /* a space point (batch.c's confirmation): target and code below */
+	size_t target;      /* the point's target */
+	uint64_t code;      /* the point */
 };
 
 struct agent_proposal {
@@ -169,5 +173,16 @@ struct agent_llm_reply {
 int agent_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
 		   struct agent_llm_reply *r, struct rt_sb *err);
 void agent_llm_reply_release(struct agent_llm_reply *r);
+/* Batch mode for a device pool's round (batch.c): up to max distinct
+ * proposals against the same best into out[0..*n), trials measured at once;
+ * a proposal that keeps (a change, a confirmation) comes alone. Returns 1
+ * with *n >= 1, 0 when the strategy is done (out[0].note says why), or an
+ * error. Deterministic from the history (hist's round fields) and the seed. */
+int agent_next_batch(const struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+		     struct rt_sb *err);
+/* The last pool round's winner, to confirm (list and space strategies): 1
+ * with *win (index into h) when that round's trials are all decided, none
+ * was confirmed and one passed; else 0. */
+int agent_round_winner(const struct agent_attempt *h, size_t n, size_t *win);
 
 #endif

@@ -193,8 +193,12 @@ struct db_iteration {
 	int64_t finished_at;    /* Unix ms, 0 while running */
 	bool invalidated;       /* an invalidation note points at it (readers fill it) */
 	int64_t corrected_by;   /* first iteration whose correction note amends it, or 0 */
+	int round;              /* the device pool's round, -1: not run in a pool */
+	char *device;           /* the pool worker's device ("cuda:1"), NULL: not run in a pool */
 };
 void db_iteration_release(struct db_iteration *it);
+/* The device pool's round and the worker's device of an iteration (migration 12). */
+int db_iteration_set_pool(struct db *db, int64_t id, int round, const char *device, struct rt_sb *err);
 
 int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t parent_id,
 			const char *variant, const char *kind, const char *change_text,

@@ -79,6 +79,17 @@ enum db_iter_state db_col_state(sqlite3_stmt *st, int i)
 
 /* ---- writes ---- */
 
+int db_iteration_set_pool(struct db *db, int64_t id, int round, const char *device, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db, "UPDATE iterations SET round = ?2, device = ?3 WHERE id = ?1", err);
+	if (!st)
+		return RT_EDB;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, round);
+	db_bind_text(st, 3, device);
+	return db_step_done(db, st, err, "set an iteration's round and device");
+}
+
 int db_iteration_create(struct db *db, int64_t campaign_id, int seq, int64_t parent_id,
 			const char *variant, const char *kind, const char *change_text,
 			const char *change_sha256, const char *config_sha256,
@@ -174,6 +185,7 @@ void db_iteration_release(struct db_iteration *it)
 	free(it->change_text);
 	free(it->change_sha256);
 	free(it->config_sha256);
+	free(it->device);
 	free(it->phase);
 	free(it->decision);
 	free(it->reason);
@@ -194,7 +206,7 @@ void db_iteration_release(struct db_iteration *it)
 	" EXISTS (SELECT 1 FROM notes n WHERE n.iteration_id = i.id AND n.kind = 'invalidation'),"\
 	" (SELECT n.by_iteration_id FROM notes n WHERE n.iteration_id = i.id"              \
 	"   AND n.kind = 'correction' AND n.by_iteration_id IS NOT NULL ORDER BY n.id LIMIT 1),"\
-	" i.change_sha256, i.config_sha256, i.role, i.passed"
+	" i.change_sha256, i.config_sha256, i.role, i.passed, i.round, i.device"
 
 static void iteration_read(sqlite3_stmt *st, void *row)
 {
@@ -235,6 +247,8 @@ static void iteration_read(sqlite3_stmt *st, void *row)
 	it->role = DB_ROLE_CHANGE;
 	db_iter_role_parse((const char *)sqlite3_column_text(st, 33), &it->role);
 	it->passed = db_col_tri(st, 34);
+	it->round = sqlite3_column_type(st, 35) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 35);
+	it->device = db_col_text(st, 36);
 }
 
 static void iteration_release(void *row)

@@ -64,6 +64,8 @@ CREATE TABLE iterations (
   role          TEXT NOT NULL DEFAULT 'change' -- change | trial | confirm (greedy's roles)
                 CHECK (role IN ('change', 'trial', 'confirm')),
   passed        INTEGER,                      -- 1 passed its decision and gate, 0 did not, NULL none reached
+  round         INTEGER,                      -- the device pool's round (0: the baseline's), NULL: no pool
+  device        TEXT,                         -- the pool worker's device ("cuda:1"), NULL: no pool
   UNIQUE (campaign_id, seq)
 );
 CREATE INDEX iterations_campaign ON iterations(campaign_id, seq);

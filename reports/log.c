@@ -111,6 +111,10 @@ json_t *rep_iter_json(const struct db_iteration *it)
 	json_object_set_new(o, "parent_id", it->parent_id ? json_integer(it->parent_id) : json_null());
 	json_object_set_new(o, "variant", rep_jstr(it->variant));
 	json_object_set_new(o, "kind", rep_jstr(it->kind));
+	if (it->device) { /* a device pool's iteration (migration 12) */
+		json_object_set_new(o, "round", json_integer(it->round));
+		json_object_set_new(o, "device", json_string(it->device));
+	}
 	if (it->change_text)
 		json_object_set_new(o, "change", json_string(it->change_text));
 	json_object_set_new(o, "state", json_string(db_iter_state_name(it->state)));
@@ -226,6 +230,11 @@ static void log_line(struct rt_sb *sb, const struct db_iteration *it, const stru
 		rt_sb_addf(sb, "  %s%s%s", c, db_iter_state_name(it->state), rs);
 	if (it->corrected_by)
 		corrected_by(sb, it, v, n);
+	if (it->device) { /* a device pool's iteration: its round and device */
+		rt_sb_addf(sb, "  %sround %d on ", rep_ansi(color, "dim"), it->round);
+		rep_term_escape(sb, it->device);
+		rt_sb_adds(sb, rs);
+	}
 	while (sb->len && sb->buf[sb->len - 1] == ' ')
 		sb->buf[--sb->len] = 0;
 	rt_sb_addc(sb, '\n');

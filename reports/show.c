@@ -325,6 +325,12 @@ static void text_header(const struct show *s, struct rt_sb *sb, bool color)
 		rep_ref(sb, it->campaign_id, s->parent_seq);
 	}
 	rt_sb_addc(sb, '\n');
+	if (it->device) { /* a device pool's iteration: both arms measured on this device */
+		label(sb, "pool");
+		rt_sb_addf(sb, "round %d, %s on ", it->round, db_iter_role_name(it->role));
+		rep_term_escape(sb, it->device);
+		rt_sb_addc(sb, '\n');
+	}
 	label(sb, "started");
 	when(sb, it->started_at);
 	if (it->finished_at) {

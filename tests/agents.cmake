@@ -32,6 +32,8 @@ target_include_directories(spacebench PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(spacebench PRIVATE rt_base PkgConfig::JANSSON m)
 rt_add_test(test_search_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_search.c
             LIBS rt_agents rt_base TIMEOUT 120 LABELS unit)
+rt_add_test(test_batch SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_batch.c
+            LIBS rt_agents rt_base TIMEOUT 60 LABELS unit)
 rt_add_test(test_search_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/search_e2e.sh TIMEOUT 600 LABELS e2e)
 if(TARGET test_search_e2e)
   add_dependencies(spacebench ratchet)

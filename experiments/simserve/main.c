@@ -59,6 +59,7 @@ static const struct rt_opt opts[] = {
 	{ "malformed", 0, RT_OPT_STR, &cfg.malformed, "MODE", "badjson, nodone, 500mid, reset or bigchunk" },
 	{ "seed", 0, RT_OPT_INT, &cfg.seed, "N", "server RNG seed for sampled filler text (default 0)" },
 	{ "log-recompiles", 0, RT_OPT_FLAG, &cfg.log_recompiles, NULL, "print 'Compiling kernel for batch size N' per new batch size" },
+	{ "check-visible-devices", 0, RT_OPT_FLAG, &cfg.check_visible, NULL, "refuse to start unless the device pool pinned this process to $RATCHET_DEVICE (CUDA_VISIBLE_DEVICES, ...)" },
 	{ "profile-dir", 0, RT_OPT_STR, &cfg.profile_dir, "DIR", "write a Chrome trace of the simulated kernels to DIR/simserve-PID.trace.json" },
 	{ 0 },
 };
@@ -100,6 +101,40 @@ static char **env_argv(int *argc)
 	return v;
 }
 
+/*
+ * --check-visible-devices: a device pool's worker (ratchet's
+ * runner/campaign/workers.c) sets RATCHET_DEVICE=KIND:N and pins the
+ * vendor's variables; a simulated engine has no device to open, so it
+ * checks that what a real one would read is what the worker pinned:
+ * cuda CUDA_VISIBLE_DEVICES=N, hip ROCR_VISIBLE_DEVICES=N with
+ * HIP_VISIBLE_DEVICES=0, ze ZE_AFFINITY_MASK=N. It says what it saw.
+ */
+static int check_visible(struct rt_sb *err)
+{
+	const char *dev = getenv("RATCHET_DEVICE");
+	const char *colon = dev ? strchr(dev, ':') : NULL;
+	if (!colon)
+		return rt_errf(err, RT_EUSAGE, "--check-visible-devices: RATCHET_DEVICE is %s%s%s, expected KIND:N "
+			       "(set by a ratchet device pool's worker)", dev ? "'" : "not set", dev ? dev : "",
+			       dev ? "'" : "");
+	static const struct {
+		const char *kind, *var, *want; /* want NULL: the device's index */
+	} pins[] = {
+		{ "cuda", "CUDA_VISIBLE_DEVICES", NULL }, { "hip", "ROCR_VISIBLE_DEVICES", NULL },
+		{ "hip", "HIP_VISIBLE_DEVICES", "0" },    { "ze", "ZE_AFFINITY_MASK", NULL },
+	};
+	for (size_t i = 0; i < RT_ARRAY_SIZE(pins); i++) {
+		if (strlen(pins[i].kind) != (size_t)(colon - dev) || strncmp(dev, pins[i].kind, (size_t)(colon - dev)))
+			continue;
+		const char *want = pins[i].want ? pins[i].want : colon + 1, *got = getenv(pins[i].var);
+		if (!got || strcmp(got, want))
+			return rt_errf(err, RT_EUSAGE, "--check-visible-devices: device %s wants %s=%s, got %s%s%s", dev,
+				       pins[i].var, want, got ? "'" : "unset", got ? got : "", got ? "'" : "");
+		fprintf(stderr, "simserve: device %s: %s=%s\n", dev, pins[i].var, got);
+	}
+	return 0;
+}
+
 static int check(struct rt_sb *err)
 {
 	if (cfg.port < 0 || cfg.port > 65535)
@@ -116,7 +151,7 @@ static int check(struct rt_sb *err)
 		return rt_errf(err, RT_EUSAGE, "--slow-start, --crash-after and --hang-after must be >= 0");
 	if (!*cfg.model)
 		return rt_errf(err, RT_EUSAGE, "--model: must not be empty");
-	return 0;
+	return cfg.check_visible ? check_visible(err) : 0;
 }
 
 /* Wait for SIGTERM/SIGINT for at most timeout_s (< 0: forever); true if one came. */

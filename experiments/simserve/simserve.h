@@ -53,6 +53,7 @@ struct ss_config {
 	long seed;                    /* server RNG seed */
 	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
 	const char *profile_dir;      /* write a Chrome trace of the steps there (trace.c), or NULL */
+	bool check_visible;           /* refuse to start unless the pool worker's pinning holds (main.c) */
 	/* set by a personality (persona.c); zero for plain simserve */
 	double decode_speed;          /* decode step cost multiplier (0: 1.0) */
 	double prefill_speed;         /* prefill cost multiplier (0: 1.0) */

@@ -24,6 +24,8 @@ struct run_campaign_opts {
 	FILE *out;          /* progress and summary */
 	const char *api_key; /* for the load benchmarks and the gate; NULL: none; never stored */
 	long fault_journal; /* testing hook (RATCHET_FAULT_JOURNAL): the nth journal write fails; 0: none */
+	const char *worker; /* a device pool's worker (round.c): "CID:SEQ:ROUND:DEVICE:WHAT", NULL: the runner */
+	const char *api_key_env; /* the variable api_key came from, passed on to the pool's workers; NULL: none */
 };
 
 struct run_campaign_result {

@@ -20,6 +20,10 @@
  *              store, the loop, the summary
  *   space.c    a space strategy's points: observations from the store,
  *              the generated variant, the proposal's record
+ *   round.c    the local device pool: rounds of trials, one worker process
+ *              per device, measured at once
+ *   workers.c  a pool's worker: its device pinned, its one iteration run;
+ *              the per-worker working copies of the workdir
  *
  * Errors: a write the journal or the resume depends on (intent, original,
  * touched file, iteration state, decision, engine process group, device)
@@ -120,6 +124,9 @@ struct camp {
 	struct camp_exec *exec;            /* where measurements run (exec.h); NULL before it is opened */
 	struct camp_gen *gen;              /* the current point's generated variant, NULL for list/greedy */
 	struct camp_tel_dev tel;           /* the telemetry sampler's device */
+	int round;                         /* a pool worker: the round of its iteration, -1: no pool */
+	const char *device;                /* a pool worker: its device ("cuda:1"), NULL: no pool */
+	char *device_fact;                 /* fact naming the device's identity: "device", a worker's "device@cuda:1" */
 };
 
 /* A space point's change, generated for one iteration (space.c). */
@@ -346,6 +353,25 @@ int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **ge
 int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 /* The round g was answered in is iteration iter's (llm_exchanges.iteration_id). */
 int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err);
+
+/* ---- round.c, workers.c: the local device pool ---- */
+/* Rebuild the best configuration from the store (loop.c); *have_baseline:
+ * a finished baseline. */
+int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err);
+/* The strategy's view of the history (loop.c), with each attempt's round. */
+int camp_load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
+/* A pool's loop (round.c): the baseline, then rounds of up to one trial per
+ * device measured at once by worker processes, each round decided and
+ * recorded before the next. Replaces loop.c's serial loop. */
+int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *res, struct rt_sb *err);
+/* A pool worker's whole run (workers.c): pinned to its device, its one
+ * iteration (or the baseline) run and recorded; run_campaign's body when
+ * run_campaign_opts.worker is set. */
+int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_sb *err);
+/* The worker's own working copy of the workdir for a round (workers.c):
+ * dir emptied and refilled from the workdir, leaving out the database's
+ * files. RT_EIO with the path in err. */
+int camp_copy_sync(const struct camp *c, const char *dir, struct rt_sb *err);
 
 /* ---- iter.c ---- */
 /* Whether the campaign may move an iteration from one state to another. */

@@ -191,6 +191,8 @@ int camp_run_baseline(struct camp *c, struct rt_sb *err)
 	/* seq 0, unless an earlier baseline attempt was interrupted */
 	int rc = db_iteration_create(c->db, c->cid, c->seq, 0, "baseline", "baseline", "", NULL, NULL,
 				     "baseline", DB_ROLE_CHANGE, &id, &why);
+	if (!rc && c->device)
+		rc = db_iteration_set_pool(c->db, id, c->round, c->device, &why);
 	if (!rc)
 		rc = db_iteration_get(c->db, id, &it, &why);
 	if (rc)
@@ -283,6 +285,8 @@ static int step_plan(struct iter *t)
 	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, v->name, var_kind_name(v->kind),
 				     desc.buf, change_sha[0] ? change_sha : NULL,
 				     config_sha[0] ? config_sha : NULL, t->p->note, t->p->role, &id, &t->why);
+	if (!rc && c->device) /* a pool's worker: its round and device */
+		rc = db_iteration_set_pool(c->db, id, c->round, c->device, &t->why);
 	if (!rc)
 		rc = db_iteration_get(c->db, id, &t->it, &t->why);
 	if (!rc && c->gen)

@@ -341,7 +341,7 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 }
 
 /* The strategy's view of the history: every attempt at a variant. */
-static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+int camp_load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
 {
 	struct db_iteration *its = NULL;
 	size_t nits = 0;
@@ -353,7 +353,8 @@ static int load_history(struct camp *c, struct agent_attempt **out, size_t *n, s
 		for (size_t j = 0; j < c->s->n_variants; j++) {
 			if (strcmp(it->kind, "baseline") && !strcmp(c->s->variants[j].name, it->variant)) {
 				h[k++] = (struct agent_attempt){ .variant = j, .state = it->state, .role = it->role,
-								 .effect = it->obj_delta, .passed = it->passed == 1 };
+								 .effect = it->obj_delta, .passed = it->passed == 1,
+								 .round = it->round > 0 ? it->round : 0 };
 				break;
 			}
 		}
@@ -390,7 +391,7 @@ int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_s
 }
 
 /* The current best from the store; *have_baseline: a finished baseline. */
-static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
+int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 {
 	struct db_iteration *its = NULL;
 	size_t nits = 0;
@@ -415,7 +416,7 @@ static int rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 	char **dev = NULL;
 	size_t nd = 0;
 	if (!rc)
-		rc = db_fact_values(c->db, c->cid, "device", &dev, &nd, err);
+		rc = db_fact_values(c->db, c->cid, c->device_fact ? c->device_fact : "device", &dev, &nd, err);
 	for (size_t i = 0; i < nd; i++) {
 		if (!i)
 			c->device_id = dev[i];
@@ -457,7 +458,7 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		int r = 0;
 		if (camp_generates(s)) {
 			r = camp_space_next(c, &p, &c->gen, err);
-		} else if (!(r = load_history(c, &hist, &nh, err))) {
+		} else if (!(r = camp_load_history(c, &hist, &nh, err))) {
 			struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
 					       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
 			r = agent_next(&x, &p, err);
@@ -508,20 +509,22 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 		return rc;
 	res->campaign_id = c->cid;
 	record_host_facts(c);
-	if ((rc = rebuild_best(c, &have_baseline, err)))
+	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
 		return rc;
 	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
 	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
 	c->prog.campaign_id = c->cid;
 	if ((rc = camp_exec_open(c, err)))
 		return rc;
-	if (!have_baseline) {
+	if (c->s->n_devices) /* a device pool: rounds of workers (round.c) */
+		rc = camp_rounds(c, have_baseline, res, err);
+	else if (!have_baseline) {
 		/* An interrupted baseline is simply measured again, under the next seq. */
 		rc = camp_run_baseline(c, err);
 		res->iterations++;
 		c->seq++;
 	}
-	if (!rc)
+	if (!rc && !c->s->n_devices)
 		rc = loop(c, res, err);
 	if (rc == RT_EINTR && camp_lease_lost(lease, err))
 		rc = RT_EBUSY;
@@ -566,8 +569,11 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	camp_jsys_fault_at(o->fault_journal);
 	struct camp_lease lease;
 	camp_lease_init(&lease, db, &camp_stop_requested);
-	int rc = preflight(s, o->resume, &res->preflight, err);
-	if (!rc)
+	c.round = -1;
+	int rc = 0;
+	if (o->worker) /* a pool's worker: the runner holds the lease and checked the machine */
+		rc = camp_worker_run(&c, res, err);
+	else if (!(rc = preflight(s, o->resume, &res->preflight, err)))
 		rc = campaign(&c, &lease, res, err);
 	camp_engines_stop(&c); /* those kept up between samples */
 	camp_exec_free(&c);
@@ -583,5 +589,6 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	free(c.kept);
 	free(c.baseline_model);
 	free(c.device_id);
+	free(c.device_fact);
 	return rc;
 }

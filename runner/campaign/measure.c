@@ -343,7 +343,8 @@ static int check_device(struct camp *c, int64_t iter, const struct sample *sm, s
 		if (!dev)
 			continue;
 		if (!c->device_id) {
-			int rc = db_fact_add(c->db, c->cid, iter, "device", dev, err);
+			/* A pool's worker records its own device (workers.c). */
+			int rc = db_fact_add(c->db, c->cid, iter, c->device_fact ? c->device_fact : "device", dev, err);
 			if (rc)
 				return camp_fatal(c, rc);
 			c->device_id = xstrdup(dev);

@@ -11,7 +11,7 @@
 
 static const struct rt_cmd_help help = {
 	"ratchet run [--resume] [--max-iterations N] [--until HH:MM | --for DURATION] [--api-key-env NAME]\n"
-	"            [--quiet] SPEC",
+	"            [--devices LIST] [--quiet] SPEC",
 	"Run a campaign: measure the baseline, then try one change per iteration on top of the\n"
 	"best configuration so far, gate it, keep or revert it, and record everything.",
 	"Budget: --until 07:00 (local time, its next occurrence) or --for 8h stops at the last\n"
@@ -23,6 +23,10 @@ static const struct rt_cmd_help help = {
 	"A crash, kill -9 or reboot loses no finished iteration: `ratchet run --resume SPEC`\n"
 	"undoes a half-applied change, marks the unfinished iteration interrupted, tries it\n"
 	"again and continues. `ratchet restore` puts every touched file back.\n"
+	"\n"
+	"Device pool: --devices cuda:0,cuda:1 (or the spec's devices:) measures up to one\n"
+	"trial per device at once, each in a worker pinned to its device; the round's best\n"
+	"trial is then confirmed and kept (docs/scale.md).\n"
 	"\n"
 	"API key: $OPENAI_API_KEY or the variable named by --api-key-env, sent as\n"
 	"Authorization: Bearer by the load benchmarks and the gate; never stored, printed\n"
@@ -61,13 +65,15 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 	bool resume = false;
 	long max_it = 0;
 	bool quiet = false;
-	const char *key_env = NULL, *until = NULL, *dur = NULL;
+	const char *key_env = NULL, *until = NULL, *dur = NULL, *devices = NULL, *worker = NULL;
 	const struct rt_opt opts[] = {
 		{ "resume", 0, RT_OPT_FLAG, &resume, NULL, "continue the interrupted campaign of this spec" },
 		{ "max-iterations", 0, RT_OPT_INT, &max_it, "N", "stop after N iterations (baseline included)" },
 		{ "until", 0, RT_OPT_STR, &until, "HH:MM", "stop at the last iteration boundary before this local time" },
 		{ "for", 0, RT_OPT_STR, &dur, "DURATION", "stop at the last iteration boundary within this time (8h, 90m, 600s)" },
 		{ "quiet", 'q', RT_OPT_FLAG, &quiet, NULL, "no progress output" },
+		{ "devices", 0, RT_OPT_STR, &devices, "LIST", "a device pool, cuda:0,cuda:1 (replaces the spec's devices:)" },
+		{ "pool-worker", 0, RT_OPT_STR, &worker, "ARG", "internal: one worker of a device pool's round" },
 		CMD_OPT_API_KEY_ENV(key_env),
 		{ 0 },
 	};
@@ -96,13 +102,26 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		rt_sb_release(&err);
 		return rc == RT_EUSAGE || rc == RT_EPARSE || rc == RT_EINVAL ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
+	if (devices) {
+		struct spec_device *dv;
+		size_t nd;
+		if (spec_devices_parse_list(devices, &dv, &nd, &err)) {
+			cmd_error(ctx, "run: --devices: %s", err.buf);
+			rt_sb_release(&err);
+			spec_free(s);
+			return RT_EXIT_USAGE;
+		}
+		free(s->devices);
+		s->devices = dv;
+		s->n_devices = nd;
+	}
 	/* A testing hook (docs/campaign.md): the nth journal write fails. */
 	const char *fault = getenv("RATCHET_FAULT_JOURNAL");
 	struct run_campaign_opts o = {
 		.resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(2),
 		.max_iterations = (int)max_it, .out = stderr, .api_key = key,
 		.deadline = deadline, .deadline_text = deadline_text,
-		.fault_journal = fault ? atol(fault) : 0,
+		.fault_journal = fault ? atol(fault) : 0, .worker = worker, .api_key_env = key_env,
 	};
 	struct run_campaign_result res;
 	rc = run_campaign(ctx->db, s, &o, &res, &err);

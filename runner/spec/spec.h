@@ -439,6 +439,24 @@ struct spec_telemetry {
 	int index;                  /* its index, -1 when not written */
 };
 
+/* ---- the local device pool (spec_devices.c) ---- */
+enum spec_device_kind { SPEC_DEV_CUDA, SPEC_DEV_HIP, SPEC_DEV_ZE, SPEC_DEV_HOST };
+extern const char *const spec_device_kind_names[];
+
+/* One device of the pool: KIND:INDEX. */
+struct spec_device {
+	enum spec_device_kind kind; /* cuda, hip, ze or host */
+	int index;                  /* the runtime's device index */
+};
+
+/* "cuda:1" into *d; RT_EINVAL with one line in err otherwise. */
+int spec_device_parse(const char *text, struct spec_device *d, struct rt_sb *err);
+/* "cuda:1" */
+void spec_device_name(const struct spec_device *d, char *buf, size_t n);
+/* "cuda:0,cuda:1" (--devices): one kind, each device once; *out is the
+ * caller's (free). RT_EINVAL with one line in err otherwise. */
+int spec_devices_parse_list(const char *text, struct spec_device **out, size_t *n, struct rt_sb *err);
+
 struct spec {
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
@@ -465,6 +483,8 @@ struct spec {
 	struct spec_exec exec;      /* executor: where the measurements' processes run */
 	struct agent_llm_cfg llm;   /* llm: strategy llm's endpoint, budget and what it may touch */
 	struct spec_telemetry telemetry; /* the sampler during benchmarks */
+	struct spec_device *devices; /* devices: the local pool, NULL when none */
+	size_t n_devices;           /* entries in devices (0: no pool) */
 };
 
 /*

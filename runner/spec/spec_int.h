@@ -186,6 +186,9 @@ void spec_parse_telemetry(struct spec_ld *ld, yaml_node_t *v, const char *path, 
 json_t *spec_dump_telemetry(const void *base, const struct spec_field *f);
 void spec_telemetry_defaults(struct spec_telemetry *t);
 void spec_telemetry_release(struct spec_telemetry *t);
+void spec_parse_devices(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+			const struct spec_field *f);
+json_t *spec_dump_devices(const void *base, const struct spec_field *f);
 
 /* ---- benchmark kinds (spec_bench_load.c, spec_bench_kernel.c) ---- */
 void spec_load_defaults(struct spec_load *l);

@@ -67,6 +67,8 @@ const struct spec_field spec_top_fields[] = {
 	{ "telemetry", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_telemetry,
 	  .dump = spec_dump_telemetry,
 	  .help = "clocks, power, temperature and throttling sampled during benchmarks" },
+	{ "devices", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_devices, .dump = spec_dump_devices,
+	  .help = "the local device pool, one worker each: [cuda:0, cuda:1]" },
 	{ 0 }
 };
 

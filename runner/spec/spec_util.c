@@ -87,6 +87,7 @@ void spec_free(struct spec *s)
 	spec_exec_release(&s->exec);
 	spec_llm_release(&s->llm);
 	spec_telemetry_release(&s->telemetry);
+	free(s->devices);
 	struct spec_engine *e = &s->engine;
 	rt_strv_release(&e->command);
 	rt_envv_release(&e->env);
