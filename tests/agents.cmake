@@ -38,6 +38,9 @@ rt_add_test(test_search_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/search_e
 if(TARGET test_search_e2e)
   add_dependencies(spacebench ratchet)
 endif()
+# `ratchet recipe` after a space campaign gives the best's fingerprint.
+rt_add_test(test_search_recipe COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/search_recipe.sh TIMEOUT 300 LABELS e2e)
+set_tests_properties(test_search_recipe PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_bench(search SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_search.c LIBS rt_agents rt_base)
 rt_add_test(test_space_check COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/space_check.sh TIMEOUT 60 LABELS spec)
 

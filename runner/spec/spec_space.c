@@ -39,6 +39,7 @@ void spec_space_free(struct spec_space *sp)
 		free(g->name);
 		free(g->source);
 		free(g->target);
+		json_decref(g->build);
 	}
 	free(sp->targets);
 }
@@ -228,10 +229,12 @@ static bool binding_of(struct spec_ld *ld, yaml_node_t *it, const char *ip, cons
 			json_object_del(b->j, "field");
 		}
 	} else if (ok) {
+		json_t *build = json_is_object(b->j) ? json_object_get(b->j, "build") : NULL;
 		ok = json_is_object(b->j) && json_is_string(json_object_get(b->j, "source")) &&
-		     json_is_string(json_object_get(b->j, "target")) && json_object_size(b->j) == 2;
+		     json_is_string(json_object_get(b->j, "target")) && json_object_size(b->j) == 2 + !!build &&
+		     (!build || (json_is_array(build) && json_array_size(build)));
 		if (!ok)
-			spec_lerr(ld, nodes[first], bp, "expected {source: TEMPLATE, target: FILE}");
+			spec_lerr(ld, nodes[first], bp, "expected {source: TEMPLATE, target: FILE, build?: [argv]}");
 		else
 			b->id = xasprintf("template %s -> %s", json_string_value(json_object_get(b->j, "source")),
 					  json_string_value(json_object_get(b->j, "target")));
@@ -258,6 +261,7 @@ static struct spec_target *target_for(struct spec_ld *ld, struct spec_space *sp,
 	} else if (b->kind == SPEC_BIND_TEMPLATE) {
 		g->source = spec_resolve(ld->s, json_string_value(json_object_get(b->j, "source")));
 		g->target = xstrdup(json_string_value(json_object_get(b->j, "target")));
+		g->build = json_incref(json_object_get(b->j, "build"));
 	} else {
 		g->name = xstrdup(json_string_value(b->j));
 	}
@@ -456,6 +460,8 @@ json_t *spec_dump_space(const void *base, const struct spec_field *f)
 				json_object_set_new(b, "field", json_string(g->fields[i]));
 			} else if (g->kind == SPEC_BIND_TEMPLATE) {
 				b = json_pack("{s:s,s:s}", "source", g->source, "target", g->target);
+				if (g->build)
+					json_object_set(b, "build", g->build);
 			} else {
 				b = json_string(g->name);
 			}
@@ -558,6 +564,8 @@ int spec_space_variant(const struct spec *s, size_t t, uint64_t code, json_t **v
 		rc = render(s, g, point, &src, err);
 		if (!rc)
 			json_object_set_new(v, "file", json_pack("{s:s,s:s}", "target", g->target, "source", src));
+		if (!rc && g->build)
+			json_object_set(v, "build", g->build);
 		free(src);
 	}
 	free(name);

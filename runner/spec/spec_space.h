@@ -34,6 +34,7 @@ struct spec_target {
 	char *name;               /* flag (--x) or env variable name */
 	char *source;             /* template: the template file (resolved) */
 	char *target;             /* template: the file it replaces (as written) */
+	json_t *build;            /* template: the build argv run after it is applied, or NULL (owned) */
 	char **fields;            /* table: the field of each parameter, as space.params */
 	struct agent_space space; /* the parameters bound here and their restrictions */
 	struct rt_pos pos;        /* where the first of its parameters is declared */

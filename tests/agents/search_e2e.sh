@@ -74,30 +74,36 @@ sqlite3 c.db "SELECT reason FROM proposals" | grep -q 'target 2 of 3 (env SPACE_
 sqlite3 c.db "SELECT value FROM env_facts WHERE key = 'search.done'" | grep -q . &&
 	ok "the search says why it stopped: $(sqlite3 c.db "SELECT value FROM env_facts WHERE key = 'search.done'" | cut -c1-120)" ||
 	no "no search.done fact"
-# A template target: the file is rendered with the point's values.
+# A template target with a build: the file is rendered with the point's
+# values, then the build runs (as it does after a revert); the benchmark
+# reads what the build made (the H200 search compiles each point this way).
 mkdir -p "$W/tmpl" && cd "$W/tmpl"
 printf 'speed {{S}}\n' > k.conf.in
 printf 'speed 1\n' > k.conf
+cp k.conf built.conf
 cat > spec.yaml <<'EOS'
 name: search-template
 benchmarks:
   - name: b
-    command: [/bin/sh, -c, 'awk "{print \"{\\\"x\\\": \" \$2 \"}\"}" {workdir}/k.conf']
+    command: [/bin/sh, -c, 'awk "{print \"{\\\"x\\\": \" \$2 \"}\"}" {workdir}/built.conf']
     metrics: {x: /x}
 objective: {metric: b.x, goal: max, min_gain: 2%}
 repeats: {min: 2, max: 3}
 strategy: coordinate
 space:
   parameters:
-    - {name: S, range: [1, 9], template: {source: k.conf.in, target: k.conf}}
+    - {name: S, range: [1, 9], template: {source: k.conf.in, target: k.conf, build: [sh, -c, "cp k.conf built.conf"]}}
 EOS
 rc=0
 "$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
-if [ $rc -eq 0 ] && grep -qx 'speed 9' k.conf; then
-	ok "template: rendered and kept up to the best value: $(cat k.conf)"
+if [ $rc -eq 0 ] && grep -qx 'speed 9' k.conf && grep -qx 'speed 9' built.conf; then
+	ok "template: rendered, built and kept up to the best value: $(cat k.conf)"
 else
-	cat run.out; no "template: k.conf is '$(cat k.conf)' (exit $rc)"
+	cat run.out; no "template: k.conf is '$(cat k.conf)', built.conf '$(cat built.conf)' (exit $rc)"
 fi
+last=$(sqlite3 c.db "SELECT state FROM iterations ORDER BY seq DESC LIMIT 1")
+[ "$last" = reverted ] && ok "template: the last step was reverted and rebuilt (built.conf is the best's)" ||
+	no "template: the last iteration was $last, not a revert"
 # kill -9 in the middle of a model search, then --resume: the same proposals.
 setup "$W/ref" model 0
 (cd "$W/ref" && "$RATCHET_BIN" --db c.db run --quiet --max-iterations 30 spec.yaml > run.out 2>&1) || no "reference run failed"

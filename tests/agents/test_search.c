@@ -21,6 +21,11 @@
 #include "agents/agent.h"
 #include "agents/space.h"
 
+/* test_medians_over_seeds: the medians measured when set (model 13,
+ * coordinate 6, random 62), with a margin. */
+#define MODEL_MEDIAN_MAX 16
+#define COORD_MEDIAN_MAX 9
+
 static bool eval(const char *text, json_t *a, json_t *b)
 {
 	const char *names[] = { "a", "b" };
@@ -176,6 +181,44 @@ static void test_strategies_find_the_optimum(void **state)
 	free(obs);
 }
 
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median evaluations to the optimum over seeds 1..15 (a miss counts as the
+ * whole space). */
+static size_t median_to_optimum(enum agent_strategy k, struct agent_obs *obs)
+{
+	size_t ev[15], n;
+	char last[400];
+	for (uint64_t seed = 1; seed <= 15; seed++) {
+		size_t f = drive(k, seed, 192, obs, &n, last, sizeof(last));
+		ev[seed - 1] = f ? f : 192;
+	}
+	qsort(ev, 15, sizeof(*ev), cmp_size);
+	return ev[7];
+}
+
+/* The regression guard of the strategies' quality, over seeds rather than
+ * one: on the 192-point space, model and coordinate reach the optimum in
+ * at most a third of random's median evaluations, and within the medians
+ * measured when the bounds were set, with a margin. */
+static void test_medians_over_seeds(void **state)
+{
+	(void)state;
+	struct agent_obs *obs = xcalloc(1000, sizeof(*obs));
+	size_t r = median_to_optimum(AGENT_STRAT_RANDOM, obs), m = median_to_optimum(AGENT_STRAT_MODEL, obs),
+	       c = median_to_optimum(AGENT_STRAT_COORDINATE, obs);
+	printf("median evaluations to the optimum over 15 seeds: random %zu, model %zu, coordinate %zu\n", r, m, c);
+	assert_true(3 * m <= r);
+	assert_true(3 * c <= r);
+	assert_true(m <= MODEL_MEDIAN_MAX);
+	assert_true(c <= COORD_MEDIAN_MAX);
+	free(obs);
+}
+
 static void test_pure_function_of_history(void **state)
 {
 	(void)state;
@@ -242,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_expr),
 		cmocka_unit_test(test_space),
 		cmocka_unit_test(test_strategies_find_the_optimum),
+		cmocka_unit_test(test_medians_over_seeds),
 		cmocka_unit_test(test_pure_function_of_history),
 		cmocka_unit_test(test_halving_fidelity),
 		cmocka_unit_test(test_model_stops_and_llm_refused),

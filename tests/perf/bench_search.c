@@ -1,7 +1,7 @@
 /*
  * bench_search: the search strategies replayed offline on exhaustive
  * sweeps (docs/search.md, "Sweep files"). For every sweep file, every space
- * strategy and 20 seeds, the strategy proposes points; each measurement is
+ * strategy and 51 seeds, the strategy proposes points; each measurement is
  * drawn from the point's recorded samples (3 draws with replacement for a
  * full measurement, fewer at a lower fidelity, the median of the draws), so
  * the replay carries the sweep's own spread as noise. A run ends when a
@@ -9,12 +9,20 @@
  * sweep's best, or when the strategy stops. Prints, per space and strategy,
  * the median and 90th percentile of the evaluations it took (and of their
  * cost, a cheap measurement counting its fidelity), how many seeds reached
- * the target, and whether the best strategy used at most a third of
- * random's median and at most 10% of the space.
+ * the target, each median's ratio to random's and its share of the space,
+ * and whether the best strategy used at most a third of random's median and
+ * at most 10% of the space; then one summary line per space.
+ *
+ * A sweep file either opens with its header line, or is a device's raw
+ * output (experiments/search-h200-sgemm/results-h200/sweep.jsonl: lines
+ * {"point", "values": [one number per repeat], "status"}, a status other
+ * than "ok" infeasible) whose header is space.json in its folder or the one
+ * above.
  *
  * usage: bench_search [SWEEP.jsonl ...]
- *   default: $RATCHET_SRC/experiments/search-*\/sweep.jsonl, plus the files
- *   named in $RATCHET_SWEEPS (space-separated)
+ *   default: $RATCHET_SRC/experiments/search-*\/sweep.jsonl and
+ *   experiments/search-*\/results-*\/sweep.jsonl, plus the files named in
+ *   $RATCHET_SWEEPS (space-separated)
  */
 #include <glob.h>
 #include <math.h>
@@ -27,7 +35,7 @@
 #include "agents/space.h"
 #include "runner/base/rand.h"
 
-#define SEEDS 20
+#define SEEDS 51
 #define FULL_DRAWS 3 /* repeats.min's default: the samples of a full measurement */
 #define WITHIN 0.02
 
@@ -116,11 +124,14 @@ static int load_header(struct sweep *w, json_t *h, const char *path)
 	return 0;
 }
 
-/* A point line: {"point": {...}, "samples": [numbers; null for a failed run]}. */
+/* A point line: {"point": {...}, "samples": [numbers; null for a failed run]}
+ * (or "values", with "status" other than "ok" infeasible). */
 static void load_point(struct sweep *w, json_t *o, const char *path, size_t line)
 {
 	uint64_t code;
-	json_t *s = json_object_get(o, "samples");
+	json_t *s = json_object_get(o, "samples"), *st = json_object_get(o, "status");
+	if (!s)
+		s = json_object_get(o, "values");
 	long k = agent_point_from_json(&w->sp, json_object_get(o, "point"), &code) ? -1 : find_valid(w, code);
 	if (k < 0) {
 		fprintf(stderr, "%s:%zu: a point outside the space's valid points; skipped\n", path, line);
@@ -131,7 +142,7 @@ static void load_point(struct sweep *w, json_t *o, const char *path, size_t line
 	for (size_t i = 0; i < json_array_size(s); i++)
 		if (json_is_number(json_array_get(s, i)))
 			v[n++] = json_number_value(json_array_get(s, i)) * (w->minimize ? -1 : 1);
-	if (!n || json_is_true(json_object_get(o, "failed"))) {
+	if (!n || json_is_true(json_object_get(o, "failed")) || (json_is_string(st) && strcmp(json_string_value(st), "ok"))) {
 		free(v);
 		return;
 	}
@@ -142,6 +153,29 @@ static void load_point(struct sweep *w, json_t *o, const char *path, size_t line
 	memcpy(tmp, v, n * sizeof(*tmp));
 	w->median[k] = median_of(tmp, n);
 	free(tmp);
+}
+
+/* A raw sweep's header: space.json beside it, or in the folder above. */
+static int load_side_header(struct sweep *w, const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		strcpy(dir, ".");
+	int rc = -1;
+	for (int up = 0; up < 2 && rc; up++) {
+		char *h = xasprintf("%s/%sspace.json", dir, up ? "../" : "");
+		json_t *o = json_load_file(h, 0, NULL);
+		if (o)
+			rc = load_header(w, o, h);
+		json_decref(o);
+		free(h);
+	}
+	if (rc)
+		fprintf(stderr, "%s: no header line and no space.json beside it\n", path);
+	free(dir);
+	return rc;
 }
 
 static int load_sweep(struct sweep *w, const char *path)
@@ -158,12 +192,16 @@ static int load_sweep(struct sweep *w, const char *path)
 		json_error_t je;
 		json_t *o = json_loads(line, 0, &je);
 		no++;
-		if (!o)
+		if (!o) {
 			fprintf(stderr, "%s:%zu: %s\n", path, no, je.text), rc = -1;
-		else if (no == 1)
+		} else if (no == 1 && json_object_get(o, "sweep")) {
 			rc = load_header(w, o, path);
-		else
-			load_point(w, o, path, no);
+		} else {
+			if (no == 1)
+				rc = load_side_header(w, path);
+			if (!rc)
+				load_point(w, o, path, no);
+		}
 		json_decref(o);
 	}
 	free(line);
@@ -239,20 +277,28 @@ static double pct(double *v, size_t n, double p)
 	return v[(size_t)ceil(p * (double)n) - 1];
 }
 
+/* The strategies replayed, random first (the yardstick). */
+static const enum agent_strategy ks[] = { AGENT_STRAT_RANDOM, AGENT_STRAT_COORDINATE, AGENT_STRAT_HALVING,
+					  AGENT_STRAT_MODEL };
+
+/* One space's summary line, printed again after every space. */
+struct summary {
+	char line[400]; /* "space: best strategy, ratio, share, met" */
+};
+
 /* The figures of one space; returns 0 when the target held. */
-static int bench_space(const struct sweep *w)
+static int bench_space(const struct sweep *w, size_t seeds, struct summary *sum)
 {
-	static const enum agent_strategy ks[] = { AGENT_STRAT_RANDOM, AGENT_STRAT_COORDINATE, AGENT_STRAT_HALVING,
-						  AGENT_STRAT_MODEL };
 	double med[RT_ARRAY_SIZE(ks)];
-	printf("space: %s: %zu valid points, best %.4g, %zu within 2%%\n", w->name, w->n_valid,
+	double *ev = xcalloc(seeds, sizeof(double)), *co = xcalloc(seeds, sizeof(double));
+	double *stop_at = xcalloc(seeds, sizeof(double));
+	printf("space: %s: %zu valid points, best %.5g, %zu within 2%%\n", w->name, w->n_valid,
 	       w->best * (w->minimize ? -1 : 1), w->n_near);
 	for (size_t s = 0; s < RT_ARRAY_SIZE(ks); s++) {
-		double ev[SEEDS], co[SEEDS], stop_at[SEEDS];
 		size_t ok = 0, nstop = 0, stop_ok = 0;
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		for (uint64_t seed = 1; seed <= seeds; seed++) {
 			double c;
 			size_t stopped;
 			size_t r = replay(w, ks[s], seed, &c, false, &stopped);
@@ -268,24 +314,30 @@ static int bench_space(const struct sweep *w)
 			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		med[s] = pct(ev, SEEDS, 0.5);
+		med[s] = pct(ev, seeds, 0.5);
 		printf("search %-10s evaluations to within 2%%: median %5.0f  p90 %5.0f  (cost median %5.1f p90 %5.1f)"
-		       "  %2zu/%d seeds reached  %4.1f%% of the space",
-		       agent_strategy_name(ks[s]), med[s], pct(ev, SEEDS, 0.9), pct(co, SEEDS, 0.5), pct(co, SEEDS, 0.9),
-		       ok, SEEDS, 100 * med[s] / (double)w->n_valid);
+		       "  %2zu/%zu seeds reached  %.2f of random's  %4.1f%% of the space",
+		       agent_strategy_name(ks[s]), med[s], pct(ev, seeds, 0.9), pct(co, seeds, 0.5), pct(co, seeds, 0.9),
+		       ok, seeds, med[s] / med[0], 100 * med[s] / (double)w->n_valid);
 		if (nstop)
 			printf("; stops by itself after a median %.0f (%zu/%zu of those within 2%%)", pct(stop_at, nstop, 0.5),
 			       stop_ok, nstop);
 		printf("  [%.2f s]\n", (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9);
 	}
+	free(ev);
+	free(co);
+	free(stop_at);
 	size_t b = 1;
 	for (size_t s = 1; s < RT_ARRAY_SIZE(ks); s++)
 		if (med[s] < med[b])
 			b = s;
 	bool third = med[b] <= med[0] / 3, tenth = med[b] <= 0.1 * (double)w->n_valid;
-	printf("search best on %s: %s, median %.0f evaluations = %.2f of random's %.0f (target <= 0.33: %s), "
-	       "%.1f%% of the space (target <= 10%%: %s)\n", w->name, agent_strategy_name(ks[b]), med[b], med[b] / med[0],
-	       med[0], third ? "met" : "NOT met", 100 * med[b] / (double)w->n_valid, tenth ? "met" : "NOT met");
+	snprintf(sum->line, sizeof(sum->line),
+		 "search best on %s: %s, median %.0f evaluations = %.2f of random's %.0f (target <= 0.33: %s), "
+		 "%.1f%% of the space (target <= 10%%: %s)", w->name, agent_strategy_name(ks[b]), med[b],
+		 med[b] / med[0], med[0], third ? "met" : "NOT met", 100 * med[b] / (double)w->n_valid,
+		 tenth ? "met" : "NOT met");
+	printf("%s\n", sum->line);
 	return third && tenth ? 0 : 1;
 }
 
@@ -295,9 +347,16 @@ int main(int argc, char **argv)
 	memset(&g, 0, sizeof(g));
 	const char *src = getenv("RATCHET_SRC");
 	char *pat = xasprintf("%s/experiments/search-*/sweep.jsonl", src ? src : ".");
-	if (argc < 2)
+	char *raw = xasprintf("%s/experiments/search-*/results-*/sweep.jsonl", src ? src : ".");
+	if (argc < 2) {
 		glob(pat, 0, NULL, &g);
+		glob(raw, GLOB_APPEND, NULL, &g);
+	}
 	free(pat);
+	free(raw);
+	/* BENCH_SEEDS: fewer (or more) seeds while iterating */
+	size_t seeds = getenv("BENCH_SEEDS") ? strtoul(getenv("BENCH_SEEDS"), NULL, 10) : SEEDS;
+	seeds = seeds ? seeds : SEEDS;
 	char *extra = getenv("RATCHET_SWEEPS") ? xstrdup(getenv("RATCHET_SWEEPS")) : NULL;
 	size_t n = argc > 1 ? (size_t)argc - 1 : g.gl_pathc;
 	char **files = xcalloc(n + 64, sizeof(*files));
@@ -310,17 +369,23 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int fails = 0;
+	struct summary *sum = xcalloc(n + 1, sizeof(*sum));
 	for (size_t i = 0; i < n; i++) {
 		struct sweep w;
 		memset(&w, 0, sizeof(w));
 		if (load_sweep(&w, files[i])) {
 			fprintf(stderr, "bench_search: %s: cannot replay\n", files[i]);
+			snprintf(sum[i].line, sizeof(sum[i].line), "search %s: cannot replay", files[i]);
 			fails++;
 		} else {
-			fails += bench_space(&w);
+			fails += bench_space(&w, seeds, &sum[i]);
 		}
 		sweep_release(&w);
 	}
+	printf("== search summary (%zu seeds)\n", seeds);
+	for (size_t i = 0; i < n; i++)
+		printf("%s\n", sum[i].line);
+	free(sum);
 	globfree(&g);
 	free(extra);
 	free(files);
