@@ -44,6 +44,6 @@ t1=$(date +%s.%N)
 t2=$(date +%s.%N)
 tail -4 "$O/par.out"
 a=$(decisions "$O/par/c.db") b=$(decisions "$O/ser/c.db")
-echo "parallel ($(sed -n 's/^devices: //p' "$O/par/spec.yaml")): $(echo "$t1 - $t0" | bc) s: $a"
-echo "serial ($first): $(echo "$t2 - $t1" | bc) s: $b"
+echo "parallel ($(sed -n 's/^devices: //p' "$O/par/spec.yaml")): $(awk "BEGIN { print $t1 - $t0 }") s: $a"
+echo "serial ($first): $(awk "BEGIN { print $t2 - $t1 }") s: $b"
 [ "$a" = "$b" ] && echo "same decisions" || echo "DIFFERENT decisions"
