@@ -14,56 +14,54 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Every table, in export order: X(name, every column, oldest row first).
+ * One list: the SELECTs and the names (db_export_tables) both come from it. */
+#define DB_EXPORT_TABLES(X) \
+	X("campaigns", "SELECT * FROM campaigns ORDER BY id") \
+	X("iterations", "SELECT * FROM iterations ORDER BY id") \
+	/* The journal's bytes are stored once in blobs (version 4); these two \
+	 * show each row with its bytes, as rows written before version 4 hold them. */ \
+	X("originals", "SELECT o.id, o.campaign_id, o.path, o.existed, " \
+		       "COALESCE(o.content, b.content) AS content, o.sha256, o.mode, o.created_at, " \
+		       "o.content_blob FROM originals o LEFT JOIN blobs b ON b.sha256 = o.content_blob " \
+		       "ORDER BY o.id") \
+	X("intents", "SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, " \
+		     "COALESCE(t.before, b.content) AS before, t.before_sha256, t.after_exists, " \
+		     "COALESCE(t.after, a.content) AS after, t.after_sha256, t.state, t.created_at, " \
+		     "t.closed_at, t.before_blob, t.after_blob FROM intents t " \
+		     "LEFT JOIN blobs b ON b.sha256 = t.before_blob " \
+		     "LEFT JOIN blobs a ON a.sha256 = t.after_blob ORDER BY t.id") \
+	X("measurements", "SELECT * FROM measurements ORDER BY id") \
+	X("metric_stats", "SELECT * FROM metric_stats ORDER BY id") \
+	X("regressions", "SELECT * FROM regressions ORDER BY id") \
+	X("gate_runs", "SELECT * FROM gate_runs ORDER BY id") \
+	X("gate_answers", "SELECT * FROM gate_answers ORDER BY id") \
+	X("requests", "SELECT * FROM requests ORDER BY id") \
+	X("env_facts", "SELECT * FROM env_facts ORDER BY id") \
+	X("artifacts", "SELECT * FROM artifacts ORDER BY id") \
+	X("notes", "SELECT * FROM notes ORDER BY id") \
+	X("device_peaks", "SELECT * FROM device_peaks ORDER BY id") \
+	X("findings", "SELECT * FROM findings ORDER BY id") \
+	X("profiles", "SELECT * FROM profiles ORDER BY id") \
+	X("profile_ops", "SELECT * FROM profile_ops ORDER BY profile_id, op") \
+	X("profile_kernels", "SELECT * FROM profile_kernels ORDER BY id") \
+	X("proposals", "SELECT * FROM proposals ORDER BY id") \
+	X("blobs", "SELECT * FROM blobs ORDER BY rowid") \
+	X("launches", "SELECT * FROM launches ORDER BY id") \
+	X("slurm_jobs", "SELECT * FROM slurm_jobs ORDER BY id") \
+	X("slurm_steps", "SELECT * FROM slurm_steps ORDER BY id") \
+	X("llm_exchanges", "SELECT * FROM llm_exchanges ORDER BY id") \
+	/* end */
+
+#define DB_EXPORT_ROW(n, q) { n, q },
+#define DB_EXPORT_NAME(n, q) n,
 static const struct {
 	const char *name; /* table */
-	const char *sql;  /* every column, oldest row first */
-} tables[] = {
-	{ "campaigns", "SELECT * FROM campaigns ORDER BY id" },
-	{ "iterations", "SELECT * FROM iterations ORDER BY id" },
-	/* The journal's bytes are stored once in blobs (version 4); these two
-	 * show each row with its bytes, as rows written before version 4 hold them. */
-	{ "originals", "SELECT o.id, o.campaign_id, o.path, o.existed, "
-		       "COALESCE(o.content, b.content) AS content, o.sha256, o.mode, o.created_at, "
-		       "o.content_blob FROM originals o LEFT JOIN blobs b ON b.sha256 = o.content_blob "
-		       "ORDER BY o.id" },
-	{ "intents", "SELECT t.id, t.iteration_id, t.action, t.path, t.before_exists, "
-		     "COALESCE(t.before, b.content) AS before, t.before_sha256, t.after_exists, "
-		     "COALESCE(t.after, a.content) AS after, t.after_sha256, t.state, t.created_at, "
-		     "t.closed_at, t.before_blob, t.after_blob FROM intents t "
-		     "LEFT JOIN blobs b ON b.sha256 = t.before_blob "
-		     "LEFT JOIN blobs a ON a.sha256 = t.after_blob ORDER BY t.id" },
-	{ "measurements", "SELECT * FROM measurements ORDER BY id" },
-	{ "metric_stats", "SELECT * FROM metric_stats ORDER BY id" },
-	{ "regressions", "SELECT * FROM regressions ORDER BY id" },
-	{ "gate_runs", "SELECT * FROM gate_runs ORDER BY id" },
-	{ "gate_answers", "SELECT * FROM gate_answers ORDER BY id" },
-	{ "requests", "SELECT * FROM requests ORDER BY id" },
-	{ "env_facts", "SELECT * FROM env_facts ORDER BY id" },
-	{ "artifacts", "SELECT * FROM artifacts ORDER BY id" },
-	{ "notes", "SELECT * FROM notes ORDER BY id" },
-	{ "device_peaks", "SELECT * FROM device_peaks ORDER BY id" },
-	{ "findings", "SELECT * FROM findings ORDER BY id" },
-	{ "profiles", "SELECT * FROM profiles ORDER BY id" },
-	{ "profile_ops", "SELECT * FROM profile_ops ORDER BY profile_id, op" },
-	{ "profile_kernels", "SELECT * FROM profile_kernels ORDER BY id" },
-	{ "proposals", "SELECT * FROM proposals ORDER BY id" },
-	{ "blobs", "SELECT * FROM blobs ORDER BY rowid" },
-	{ "launches", "SELECT * FROM launches ORDER BY id" },
-	{ "slurm_jobs", "SELECT * FROM slurm_jobs ORDER BY id" },
-	{ "slurm_steps", "SELECT * FROM slurm_steps ORDER BY id" },
-	{ "llm_exchanges", "SELECT * FROM llm_exchanges ORDER BY id" },
-};
+	const char *sql;
+} tables[] = { DB_EXPORT_TABLES(DB_EXPORT_ROW) };
 
-const char *const db_export_tables[] = {
-	"campaigns", "iterations", "originals", "intents", "measurements", "metric_stats",
-	"regressions", "gate_runs", "gate_answers", "requests", "env_facts", "artifacts", "notes",
-	"device_peaks", "findings", "profiles", "profile_ops", "profile_kernels", "proposals", "blobs",
-	"launches", "slurm_jobs", "slurm_steps", "llm_exchanges",
-};
+const char *const db_export_tables[] = { DB_EXPORT_TABLES(DB_EXPORT_NAME) };
 const size_t db_export_ntables = RT_ARRAY_SIZE(db_export_tables);
-
-_Static_assert(RT_ARRAY_SIZE(tables) == RT_ARRAY_SIZE(db_export_tables),
-	       "export table lists out of step");
 
 static int table_index(const char *name)
 {
