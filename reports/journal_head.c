@@ -184,7 +184,12 @@ void rep_j_objective(struct rep_writer *w, const struct journal *j)
 	free(t);
 	o->para_begin(w, "meta");
 	rt_iso8601(j->c.created_at, t0);
-	rep_w_textf(w, "Campaign #%lld, %s. Started %s", (long long)j->c.id, j->c.state, t0);
+	rep_w_textf(w, "Campaign #%lld, %s", (long long)j->c.id, j->c.state);
+	/* A run stopped by a signal or a crash leaves the campaign running with
+	 * its last iteration interrupted: say how it goes on. */
+	if (j->n && j->it[j->n - 1].state == DB_ITER_INTERRUPTED && !j->c.finished_at)
+		o->text(w, " (stopped: its last iteration was interrupted; ratchet run --resume continues)");
+	rep_w_textf(w, ". Started %s", t0);
 	if (j->c.finished_at) {
 		rt_iso8601(j->c.finished_at, t1);
 		rep_w_textf(w, ", finished %s", t1);
@@ -484,8 +489,8 @@ static void metric_table(struct rep_writer *w, const struct journal *j, bool cli
 	size_t n = metric_rows(w, j, client, false, &changed);
 	if (!n)
 		return;
-	char *sum = client ? xasprintf("Client self-metrics: %zu (the load generator's own send lag, "
-				       "not an effect of the changes)", n)
+	char *sum = client ? xasprintf("Client self-metrics: %zu (the harness's own figures: send lag, "
+				       "spread, sample counts; not effects of the changes)", n)
 			   : xasprintf("All %zu metric%s (%zu changed)", n,
 				       n == 1 ? "" : "s", changed);
 	w->ops->details_begin(w, client ? "client-metrics" : "all-metrics", sum);

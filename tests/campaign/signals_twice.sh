@@ -80,9 +80,15 @@ n=$(q "SELECT count(*) FROM iterations WHERE state='interrupted' AND reason LIKE
 [ "$n" -eq 1 ] || { echo "FAIL: $n interrupted iterations (expected 1)"; exit 1; }
 n=$(q "SELECT count(*) FROM iterations WHERE state IN ('pending','applying','applied','measuring')")
 [ "$n" -eq 0 ] || { echo "FAIL: $n iterations left unfinished"; exit 1; }
+# the report of the stopped campaign says how it goes on
+"$RATCHET_BIN" --db c.db report --format md -o stopped.md > /dev/null
+grep -q "running (stopped: its last iteration was interrupted; ratchet run --resume continues)" stopped.md ||
+	{ head -5 stopped.md; echo "FAIL: the report does not say the campaign was stopped"; exit 1; }
 
 rm slow
 run_ok --resume spec.yaml
+"$RATCHET_BIN" --db c.db report --format md -o done.md > /dev/null
+grep -q "run --resume continues" done.md && { echo "FAIL: the finished campaign's report still says resume"; exit 1; }
 [ "$(q "SELECT state FROM campaigns")" = finished ] || { echo "FAIL: resume did not finish"; exit 1; }
 GOT=$(decisions c.db)
 echo "resumed:   $GOT"
