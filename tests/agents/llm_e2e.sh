@@ -45,29 +45,12 @@ cp "$RATCHET_SRC/experiments/simserve/tiles.json" tiles.json
 echo '{"x": {"BLOCK_M": 16}}' > other.json
 KEY="sk-llm-e2e-$$-do-not-store"
 export LLM_E2E_KEY="$KEY"
-SIMARGS="--decode-us-per-step 100 --decode-us-per-seq 500 --prefill-us-per-token 20"
+. "$RATCHET_SRC/tests/lib/evening.sh"
 
 # spec PORT MAX_CALLS [MAX_TOKENS]: the evening's spec with strategy llm
 spec() {
+	evening_head evening-llm
 	cat <<Y
-name: evening-llm
-engine:
-  command: ["$RATCHET_BUILD/simserve", --port, "{port}", --nonce, "{nonce}", --model, sim-ev,
-            --tiles, "{workdir}/tiles.json", --gsm8k, "$RATCHET_GSM8K_DIR/test.jsonl",
-            --decode-us-per-step, "100", --decode-us-per-seq, "500", --prefill-us-per-token, "20",
-            --log-recompiles]
-  ready: {http: /health, timeout: 20s}
-  identity: {http: /v1/models, model: sim-ev}
-  stop_grace: 2s
-benchmarks:
-  - name: serve
-    load: {api: completions, pattern: closed, concurrency: 1, prompt_tokens: 400,
-           output_tokens: 4, requests: 16, ignore_eos: true, timeout: 5s}
-objective: {metric: serve.output_throughput, goal: max, min_gain: 5%}
-repeats: {min: 3, max: 5, confidence: 0.9}
-gate: {gsm8k: {min_accuracy: 0.9, max_drop: 0.02, format: gsm8k_cot, concurrency: 8, limit: 20,
-                dataset: "$RATCHET_GSM8K_DIR/test.jsonl"}}
-log_events: {recompiles: "Compiling kernel"}
 variants:
   - name: graphs-16
     flag: [--max-graph-bs, "16"]

@@ -27,28 +27,8 @@ R() { "$RATCHET_BIN" --db c.db "$@"; }
 q() { sqlite3 c.db "$1"; }
 
 cp "$RATCHET_SRC/experiments/simserve/tiles.json" tiles.json
-SIMARGS="--decode-us-per-step 100 --decode-us-per-seq 500 --prefill-us-per-token 20"
-cat > head.yaml <<Y
-name: evening
-engine:
-  command: ["$RATCHET_BUILD/simserve", --port, "{port}", --nonce, "{nonce}", --model, sim-ev,
-            --tiles, "{workdir}/tiles.json", --gsm8k, "$RATCHET_GSM8K_DIR/test.jsonl",
-            --decode-us-per-step, "100", --decode-us-per-seq, "500", --prefill-us-per-token, "20",
-            --log-recompiles]
-  ready: {http: /health, timeout: 20s}
-  identity: {http: /v1/models, model: sim-ev}
-  stop_grace: 2s
-benchmarks:
-  - name: serve
-    load: {api: completions, pattern: closed, concurrency: 1, prompt_tokens: 400,
-           output_tokens: 4, requests: 16, ignore_eos: true, timeout: 5s}
-objective: {metric: serve.output_throughput, goal: max, min_gain: 5%}
-repeats: {min: 3, max: 5, confidence: 0.9}
-gate: {gsm8k: {min_accuracy: 0.9, max_drop: 0.02, format: gsm8k_cot, concurrency: 8, limit: 20,
-                dataset: "$RATCHET_GSM8K_DIR/test.jsonl"}}
-log_events: {recompiles: "Compiling kernel"}
-strategy: list
-Y
+. "$RATCHET_SRC/tests/lib/evening.sh"
+{ evening_head evening; echo "strategy: list"; } > head.yaml
 { cat head.yaml; cat <<'Y'
 variants:
   - name: graphs-16
