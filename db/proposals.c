@@ -58,7 +58,10 @@ int db_proposals_list(struct db *db, int64_t campaign_id, struct db_proposal **o
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT iteration_id, strategy, target, point, fingerprint, fidelity, reason, variant, state "
-		"FROM proposals WHERE campaign_id = ?1 ORDER BY iteration_id", err);
+		"FROM proposals p WHERE campaign_id = ?1 "
+		/* in the iterations' order: a device pool's workers insert
+		 * concurrently, so ids need not follow seqs */
+		"ORDER BY (SELECT seq FROM iterations i WHERE i.id = p.iteration_id), iteration_id", err);
 	if (st)
 		db_bind_id(st, 1, campaign_id);
 	void *v = NULL;

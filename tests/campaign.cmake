@@ -77,7 +77,7 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
             TIMEOUT 120 LABELS e2e)
 # The local device pool (devices:, docs/scale.md): serial and parallel runs
 # decide alike, four simulated devices on simserve measured concurrently,
-# kill -9 of the runner mid-round then --resume.
-foreach(t greedy simserve kill9)
+# kill -9 of the runner mid-round then --resume, a model search in rounds.
+foreach(t greedy simserve kill9 space)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()

@@ -335,6 +335,15 @@ int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **
  * caller makes it camp_fatal). */
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		      struct rt_sb *err);
+/* A device pool's round of a space strategy (agents/batch.c): up to max
+ * distinct points against the same best, or the last round's winner to
+ * confirm; hist from camp_space_history. Returns as agent_next_batch. */
+int camp_space_batch(struct camp *c, const struct agent_attempt *hist, size_t nh, size_t max,
+		     struct agent_proposal *out, size_t *n, struct rt_sb *err);
+/* The generated variant of a point proposal (p->target, p->code). */
+int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
+/* A space campaign's attempts, each with its point and round (a pool's rounds). */
+int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
 /* A kept point of iteration iter: its flags and environment back into c->cfg. */
 int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 void camp_gen_free(struct camp_gen *g);
@@ -358,6 +367,8 @@ int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct
 /* Rebuild the best configuration from the store (loop.c); *have_baseline:
  * a finished baseline. */
 int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err);
+/* A search that stopped by itself says why, on the screen and in the store (loop.c). */
+void camp_search_done(struct camp *c, const char *why);
 /* The strategy's view of the history (loop.c), with each attempt's round. */
 int camp_load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
 /* A pool's loop (round.c): the baseline, then rounds of up to one trial per

@@ -430,7 +430,7 @@ int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
 /* ---- the loop ---- */
 
 /* A search that stopped by itself says why, on the screen and in the store. */
-static void search_done(struct camp *c, const char *why)
+void camp_search_done(struct camp *c, const char *why)
 {
 	char *msg = xasprintf("search done: %s", why);
 	if (!c->o->quiet)
@@ -467,7 +467,7 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		if (r <= 0) {
 			res->finished = r == 0;
 			if (r == 0 && p.note[0])
-				search_done(c, p.note);
+				camp_search_done(c, p.note);
 			return r;
 		}
 		int rc = camp_run_one(c, &p, err);

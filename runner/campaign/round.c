@@ -20,7 +20,8 @@
  * round's winner is confirmed by a later round of one, which keeps it. So a
  * serial run (one device) and a parallel run make the same decisions on a
  * deterministic benchmark: greedy's rounds never depend on N; a list or
- * space round does (the batch is the round), and a campaign resumed with
+ * space round does (the batch is the round; a space strategy's points are
+ * trials, the round's best confirmed like list's), and a campaign resumed with
  * another number of devices keeps the rounds already recorded.
  *
  * Files. Trials of a round of more than one that touch files (table,
@@ -61,6 +62,7 @@ struct worker {
 	char *arg;               /* --pool-worker's value (owned) */
 	char *spec;              /* the spec it loads: the workdir's or its copy's (owned) */
 	const char *note;        /* the strategy's note (borrowed) */
+	const char *state;       /* the strategy's state after the step, JSON (borrowed) */
 	int status;              /* waitpid's status */
 };
 
@@ -75,10 +77,9 @@ static int pool_check(const struct camp *c, struct rt_sb *err)
 		return rt_errf(err, RT_EUSAGE, "devices: each worker's engine needs a port of its own: remove "
 			       "engine.port (%d) so that each picks a free one, and write {port} in its command",
 			       s->engine.port);
-	if (agent_searches_space(s->strategy))
-		return rt_errf(err, RT_ENOTSUP, "devices: strategy '%s' has no pool rounds in the runner yet "
-			       "(its batch mode is agents/batch.c); use greedy or list, or run without devices:",
-			       agent_strategy_name(s->strategy));
+	if (camp_generates(s) && !agent_searches_space(s->strategy))
+		return rt_errf(err, RT_ENOTSUP, "devices: strategy '%s' has no pool rounds (it asks for one "
+			       "change at a time); run it without devices:", agent_strategy_name(s->strategy));
 	return 0;
 }
 
@@ -121,6 +122,7 @@ static void worker_exec(const struct camp *c, const struct worker *w, pid_t runn
 	if (getppid() != runner)
 		_exit(127);
 	setenv("RATCHET_POOL_NOTE", w->note ? w->note : "", 1);
+	setenv("RATCHET_POOL_STATE", w->state ? w->state : "", 1);
 	const char *argv[12];
 	size_t k = 0;
 	argv[k++] = "ratchet";
@@ -202,12 +204,22 @@ static int run_round(struct camp *c, int round, const struct agent_proposal *p, 
 		w[i].seq = c->seq + (int)i;
 		w[i].device = dev;
 		w[i].note = p ? p[i].note : "baseline";
-		if (p)
+		w[i].state = p ? p[i].state : NULL;
+		/* A space point travels as its target and code: the worker
+		 * generates the same variant from its own spec (space.c). */
+		if (p && p[i].point)
+			w[i].arg = xasprintf("%lld/%d/%d/%s/p:%zu:%llu,%s,%.17g", (long long)c->cid, w[i].seq, round,
+					     dev, p[i].target, (unsigned long long)p[i].code,
+					     db_iter_role_name(p[i].role), p[i].fidelity);
+		else if (p)
 			w[i].arg = xasprintf("%lld/%d/%d/%s/%zu,%s,%.17g", (long long)c->cid, w[i].seq, round, dev,
 					     p[i].variant, db_iter_role_name(p[i].role), p[i].fidelity);
 		else
 			w[i].arg = xasprintf("%lld/%d/%d/%s/baseline", (long long)c->cid, w[i].seq, round, dev);
-		const struct var_def *v = p ? &s->variants[p[i].variant] : NULL;
+		struct camp_gen *gen = NULL;
+		if (p && p[i].point)
+			rc = camp_space_gen(c, &p[i], &gen, err);
+		const struct var_def *v = !p || rc ? NULL : gen ? &gen->def : &s->variants[p[i].variant];
 		if (n > 1 && v && camp_touches_files(v) && !(rc = copy_can_hold(c, v, rel, err))) {
 			char *dir = xasprintf("%s.pool/%zu", db, i);
 			rc = camp_copy_sync(c, dir, err);
@@ -216,6 +228,7 @@ static int run_round(struct camp *c, int round, const struct agent_proposal *p, 
 		} else {
 			w[i].spec = xstrdup(s->path);
 		}
+		camp_gen_free(gen);
 	}
 	pid_t runner = getpid();
 	fflush(NULL);
@@ -295,7 +308,8 @@ int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *
 			break;
 		struct agent_attempt *hist = NULL;
 		size_t nh = 0, n = 0;
-		if ((rc = camp_load_history(c, &hist, &nh, err))) {
+		bool space = agent_searches_space(s->strategy);
+		if ((rc = space ? camp_space_history(c, &hist, &nh, err) : camp_load_history(c, &hist, &nh, err))) {
 			free(hist);
 			break;
 		}
@@ -304,10 +318,13 @@ int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *
 			last = hist[i].round > last ? hist[i].round : last;
 		struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
 				       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
-		int r = agent_next_batch(&x, round_room(c, res->iterations), p, &n, err);
+		int r = space ? camp_space_batch(c, hist, nh, round_room(c, res->iterations), p, &n, err)
+			      : agent_next_batch(&x, round_room(c, res->iterations), p, &n, err);
 		free(hist);
 		if (r <= 0) {
 			res->finished = r == 0;
+			if (r == 0 && p[0].note[0])
+				camp_search_done(c, p[0].note);
 			rc = r;
 			break;
 		}

@@ -56,6 +56,16 @@ static double *chain_values(const struct camp *c, const struct db_iteration *its
 	return v;
 }
 
+/* The index of iteration id in its (listed by seq: a device pool's workers
+ * insert concurrently, so ids need not follow seqs), or ni. */
+static size_t iter_index(const struct db_iteration *its, size_t ni, int64_t id)
+{
+	for (size_t k = 0; k < ni; k++)
+		if (its[k].id == id)
+			return k;
+	return ni;
+}
+
 /* The observations of every target, from the store. */
 struct obs_set {
 	struct agent_obs **obs; /* per target */
@@ -76,12 +86,9 @@ static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
 	for (size_t t = 0; t < sp->n_targets; t++)
 		o->obs[t] = xcalloc(np + 1, sizeof(**o->obs));
 	double *val = rc ? NULL : chain_values(c, its, ni);
-	size_t k = 0;
 	for (size_t i = 0; i < np && !rc; i++) {
-		while (k < ni && its[k].id < ps[i].iteration_id)
-			k++;
-		if (k == ni || its[k].id != ps[i].iteration_id || ps[i].target < 0 ||
-		    (size_t)ps[i].target >= sp->n_targets)
+		size_t k = iter_index(its, ni, ps[i].iteration_id);
+		if (k == ni || ps[i].target < 0 || (size_t)ps[i].target >= sp->n_targets)
 			continue;
 		/* interrupted or unfinished: not an observation (proposed again) */
 		bool skip = !db_iter_state_final(its[k].state) || its[k].state == DB_ITER_INTERRUPTED;
@@ -141,30 +148,105 @@ bool camp_generates(const struct spec *s)
 	return s->space || s->strategy == AGENT_STRAT_LLM;
 }
 
+/* The strategy's view of a space: each target's space, label and observations. */
+struct space_view {
+	struct obs_set o;
+	const struct agent_space **spaces;
+	const char **labels;
+};
+
+static int view_open(struct camp *c, struct space_view *v, struct agent_ctx *x, struct rt_sb *err)
+{
+	const struct spec_space *sp = c->s->space;
+	memset(v, 0, sizeof(*v));
+	int rc = load_obs(c, &v->o, err);
+	v->spaces = xcalloc(sp->n_targets, sizeof(*v->spaces));
+	v->labels = xcalloc(sp->n_targets, sizeof(*v->labels));
+	for (size_t t = 0; t < sp->n_targets; t++) {
+		v->spaces[t] = &sp->targets[t].space;
+		v->labels[t] = sp->targets[t].label;
+	}
+	*x = (struct agent_ctx){ .strategy = c->s->strategy, .n_targets = sp->n_targets, .spaces = v->spaces,
+				 .labels = v->labels, .obs = (const struct agent_obs *const *)v->o.obs,
+				 .n_obs = v->o.n, .seed = c->s->seed, .min_gain = c->s->objective.min_gain };
+	return rc;
+}
+
+static void view_close(const struct camp *c, struct space_view *v)
+{
+	free(v->spaces);
+	free(v->labels);
+	obs_release(c, &v->o);
+}
+
 int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
 	if (c->s->strategy == AGENT_STRAT_LLM)
 		return camp_llm_next(c, p, gen, err);
-	const struct spec_space *sp = c->s->space;
-	struct obs_set o = { 0 };
+	struct space_view v;
+	struct agent_ctx x;
 	*gen = NULL;
-	int rc = load_obs(c, &o, err);
-	const struct agent_space **spaces = xcalloc(sp->n_targets, sizeof(*spaces));
-	const char **labels = xcalloc(sp->n_targets, sizeof(*labels));
-	for (size_t t = 0; t < sp->n_targets; t++) {
-		spaces[t] = &sp->targets[t].space;
-		labels[t] = sp->targets[t].label;
-	}
-	struct agent_ctx x = { .strategy = c->s->strategy, .n_targets = sp->n_targets, .spaces = spaces,
-			       .labels = labels, .obs = (const struct agent_obs *const *)o.obs, .n_obs = o.n,
-			       .seed = c->s->seed, .min_gain = c->s->objective.min_gain };
+	int rc = view_open(c, &v, &x, err);
 	if (!rc)
 		rc = agent_next(&x, p, err);
 	if (rc == 1 && (rc = make_gen(c, p, gen, err)) == 0)
 		rc = 1;
-	free(spaces);
-	free(labels);
-	obs_release(c, &o);
+	view_close(c, &v);
+	return rc;
+}
+
+int camp_space_batch(struct camp *c, const struct agent_attempt *hist, size_t nh, size_t max,
+		     struct agent_proposal *out, size_t *n, struct rt_sb *err)
+{
+	struct space_view v;
+	struct agent_ctx x;
+	*n = 0;
+	int rc = view_open(c, &v, &x, err);
+	x.hist = hist;
+	x.n_hist = nh;
+	if (!rc)
+		rc = agent_next_batch(&x, max, out, n, err);
+	for (size_t i = 0; rc == 1 && i < *n; i++)
+		out[i].point = true;
+	view_close(c, &v);
+	return rc;
+}
+
+int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+{
+	*gen = NULL;
+	if (p->target >= c->s->space->n_targets)
+		return rt_errf(err, RT_EUSAGE, "no target %zu in the space", p->target);
+	return make_gen(c, p, gen, err);
+}
+
+int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+{
+	const struct spec_space *sp = c->s->space;
+	struct db_proposal *ps = NULL;
+	struct db_iteration *its = NULL;
+	size_t np = 0, ni = 0, k = 0;
+	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
+	if (!rc)
+		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
+	struct agent_attempt *h = xcalloc(np + 1, sizeof(*h));
+	for (size_t i = 0; i < np && !rc; i++) {
+		size_t j = iter_index(its, ni, ps[i].iteration_id);
+		if (j == ni || ps[i].target < 0 || (size_t)ps[i].target >= sp->n_targets)
+			continue;
+		json_t *pj = json_loads(ps[i].point, 0, NULL);
+		uint64_t code;
+		if (pj && !agent_point_from_json(&sp->targets[ps[i].target].space, pj, &code))
+			h[k++] = (struct agent_attempt){ .state = its[j].state, .role = its[j].role,
+							 .effect = its[j].obj_delta, .passed = its[j].passed == 1,
+							 .round = its[j].round > 0 ? its[j].round : 0, .point = true,
+							 .target = (size_t)ps[i].target, .code = code };
+		json_decref(pj);
+	}
+	db_proposals_free(ps, np);
+	db_iterations_free(its, ni);
+	*out = h;
+	*n = k;
 	return rc;
 }
 

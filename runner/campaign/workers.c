@@ -140,7 +140,8 @@ int camp_copy_sync(const struct camp *c, const char *dir, struct rt_sb *err)
 
 /* ---- the worker ---- */
 
-/* CID/SEQ/ROUND/KIND:N/WHAT, WHAT "baseline" or VARIANT,ROLE,FIDELITY. */
+/* CID/SEQ/ROUND/KIND:N/WHAT, WHAT "baseline", VARIANT,ROLE,FIDELITY or (a
+ * space point) p:TARGET:CODE,ROLE,FIDELITY. */
 struct worker_arg {
 	long long cid;                /* the campaign */
 	int seq;                      /* the iteration's seq */
@@ -164,8 +165,17 @@ static int parse_arg(const char *a, struct worker_arg *w, struct rt_sb *err)
 		return 0;
 	}
 	char role[16];
-	size_t v;
+	size_t v, t;
+	unsigned long long code;
 	double f;
+	if (sscanf(what, "p:%zu:%llu,%15[a-z],%lf", &t, &code, role, &f) == 4 &&
+	    !db_iter_role_parse(role, &w->p.role)) {
+		w->p.point = true;
+		w->p.target = t;
+		w->p.code = (uint64_t)code;
+		w->p.fidelity = f;
+		return 0;
+	}
 	if (sscanf(what, "%zu,%15[a-z],%lf", &v, role, &f) != 3 || db_iter_role_parse(role, &w->p.role))
 		return rt_errf(err, RT_EUSAGE, "--pool-worker '%s': expected VARIANT,ROLE,FIDELITY", what);
 	w->p.variant = v;
@@ -219,13 +229,19 @@ int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_s
 	rep_progress_init(&c->prog, c->o->out, false, true, 0);
 	if ((rc = camp_exec_open(c, err)))
 		return rc;
-	if (!w.baseline && w.p.variant >= s->n_variants)
+	if (!w.baseline && !w.p.point && w.p.variant >= s->n_variants)
 		return rt_errf(err, RT_EUSAGE, "--pool-worker: no variant %zu", w.p.variant);
-	/* The strategy's note, handed over by the runner (round.c). */
-	const char *note = getenv("RATCHET_POOL_NOTE");
+	if (w.p.point && (!s->space || (rc = camp_space_gen(c, &w.p, &c->gen, err))))
+		return rc ? rc : rt_errf(err, RT_EUSAGE, "--pool-worker: a point, and the spec has no space:");
+	/* The strategy's note and state, handed over by the runner (round.c). */
+	const char *note = getenv("RATCHET_POOL_NOTE"), *state = getenv("RATCHET_POOL_STATE");
 	snprintf(w.p.note, sizeof(w.p.note), "%s", note ? note : "");
+	snprintf(w.p.state, sizeof(w.p.state), "%s", state && *state ? state : "{}");
 	unsetenv("RATCHET_POOL_NOTE");
+	unsetenv("RATCHET_POOL_STATE");
 	rc = w.baseline ? camp_run_baseline(c, err) : camp_run_one(c, &w.p, err);
+	camp_gen_free(c->gen);
+	c->gen = NULL;
 	res->iterations = 1;
 	return rc;
 }

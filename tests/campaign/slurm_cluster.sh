@@ -20,8 +20,15 @@ slurm_down() {
 	i=0
 	while [ -n "$(squeue -h -o %i 2>/dev/null)" ] && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
 	scontrol shutdown >/dev/null 2>&1 || true
+	pids=
 	for p in "$SLURM_DIR/run/slurmd.pid" "$SLURM_DIR/run/slurmctld.pid"; do
-		[ -f "$p" ] && kill "$(cat "$p")" 2>/dev/null || true
+		[ -f "$p" ] && pids="$pids $(cat "$p")" && kill "$(cat "$p")" 2>/dev/null || true
+	done
+	# slurmctld writes its state files as it stops: wait for both daemons
+	# to be gone before the caller removes their folder (up to 5 s)
+	i=0
+	for p in $pids; do
+		while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
 	done
 	# a batch script's slurmstepd outlives slurmd: stop the ones of this cluster
 	for d in /proc/[0-9]*; do

@@ -11,7 +11,7 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs
 set -eu
 W=$(mktemp -d /tmp/ratchet-slurm-XXXXXX)
 slurm_up "$W/cluster"
-trap 'slurm_down; rm -rf "$W"' EXIT
+trap 'slurm_down; rm -rf "$W" 2>/dev/null || { sleep 1; rm -rf "$W"; }' EXIT
 fail() { echo "FAIL: $*"; [ -z "${W:-}" ] || tail -5 "$W/run.err" 2>/dev/null; exit 1; }
 q() { sqlite3 "$W/c.db" "$1"; }
 slurm_campaign() {
