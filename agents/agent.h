@@ -108,10 +108,11 @@ bool agent_searches_space(enum agent_strategy k);
  * the first whose search is not done, and says so in the note. */
 int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb *err);
 
-/* ---- strategy: llm (agents/llm.c, agents/llm_chat.c) ----
+/* ---- strategy: llm (agents/llm.c) ----
  * The campaign (runner/campaign/llm.c) gathers what the model sees, asks,
  * reads the answer through the spec's variant parser and records every
- * exchange; here are the parts that need neither the spec nor the store. */
+ * exchange (the request itself: runner/campaign/llm_chat.c); here are the
+ * parts that need neither the spec nor the store, nor the network. */
 
 /* One iteration of the journal, as the model sees it. Borrowed strings. */
 struct agent_llm_step {
@@ -157,22 +158,6 @@ const char *agent_llm_relpath(const char *path, const char *workdir);
  * a patch's diff and folder, a file swap's target. Returns how many (<= 3). */
 size_t agent_llm_files(const struct var_def *v, const char *out[3]);
 
-/* What one chat request brought back. */
-struct agent_llm_reply {
-	long status;           /* HTTP status, 0 when none arrived */
-	char *body;            /* the response body (owned), NULL when none */
-	char *content;         /* choices[0].message.content (owned), NULL when none */
-	int prompt_tokens;     /* usage.prompt_tokens, -1 when absent */
-	int completion_tokens; /* usage.completion_tokens, -1 when absent */
-	double latency_ms;     /* sending to the whole response */
-};
-/* POST messages to cfg's endpoint with key (NULL: none) as a Bearer
- * token. 0 with r filled, including an answer that is not usable; RT_EHTTP
- * or RT_ETIMEDOUT (err says why, r->body what came back) when no 200
- * response with a message arrived. Release r with agent_llm_reply_release. */
-int agent_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
-		   struct agent_llm_reply *r, struct rt_sb *err);
-void agent_llm_reply_release(struct agent_llm_reply *r);
 /* Batch mode for a device pool's round (batch.c): up to max distinct
  * proposals against the same best into out[0..*n), trials measured at once;
  * a proposal that keeps (a change, a confirmation) comes alone. Returns 1

@@ -11,7 +11,7 @@ db: runner/base
 variants: runner/base
 reports: runner/base db
 agents/research: runner/base db variants
-agents: runner/base runner/stats runner/oai db variants agents/research
+agents: runner/base db variants agents/research
 runner/stats: runner/base
 runner/oai: runner/base
 runner/device: runner/base

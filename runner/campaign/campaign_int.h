@@ -363,6 +363,24 @@ int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 /* The round g was answered in is iteration iter's (llm_exchanges.iteration_id). */
 int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err);
 
+/* ---- llm_chat.c: strategy llm's one request, through runner/oai ---- */
+/* What one chat request brought back. */
+struct camp_llm_reply {
+	long status;           /* HTTP status, 0 when none arrived */
+	char *body;            /* the response body (owned), NULL when none */
+	char *content;         /* choices[0].message.content (owned), NULL when none */
+	int prompt_tokens;     /* usage.prompt_tokens, -1 when absent */
+	int completion_tokens; /* usage.completion_tokens, -1 when absent */
+	double latency_ms;     /* sending to the whole response */
+};
+/* POST messages to cfg's endpoint with key (NULL: none) as a Bearer
+ * token. 0 with r filled, including an answer that is not usable; RT_EHTTP
+ * or RT_ETIMEDOUT (err says why, r->body what came back) when no 200
+ * response with a message arrived. Release r with camp_llm_reply_release. */
+int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
+		  struct camp_llm_reply *r, struct rt_sb *err);
+void camp_llm_reply_release(struct camp_llm_reply *r);
+
 /* ---- round.c, workers.c: the local device pool ---- */
 /* Rebuild the best configuration from the store (loop.c); *have_baseline:
  * a finished baseline. */

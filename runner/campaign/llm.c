@@ -305,9 +305,9 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 {
 	const struct agent_llm_cfg *l = &c->s->llm;
 	const char *key = l->api_key_env ? getenv(l->api_key_env) : NULL;
-	struct agent_llm_reply r;
+	struct camp_llm_reply r;
 	struct rt_sb why = RT_SB_INIT;
-	int hrc = agent_llm_chat(l, key, msgs, &r, &why);
+	int hrc = camp_llm_chat(l, key, msgs, &r, &why);
 	char *req = json_dumps(msgs, JSON_COMPACT);
 	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = r.body,
 				     .prompt_tokens = r.prompt_tokens, .completion_tokens = r.completion_tokens,
@@ -334,7 +334,7 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	free(x.variant);
 	free(x.fingerprint);
 	free(x.rationale);
-	agent_llm_reply_release(&r);
+	camp_llm_reply_release(&r);
 	rt_sb_release(&why);
 	return v;
 }

@@ -1,12 +1,12 @@
 /*
- * strategy: llm's one request: a non-streamed chat completion POSTed to the
+ * strategy: llm's one request (the campaign's side: agents/ does no I/O): a non-streamed chat completion POSTed to the
  * spec's endpoint through the one OpenAI client (runner/oai), the key as a
  * Bearer token that only libcurl sees. The request body follows the OpenAI
  * chat completions API (model, messages, max_tokens, temperature; the
  * reply's choices[0].message.content and usage), as vLLM's
  * OpenAI-compatible server (v0.6 and later) serves it too.
  */
-#include "agents/agent.h"
+#include "runner/campaign/campaign_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +68,8 @@ static int post(const struct agent_llm_cfg *cfg, const char *key, const char *bo
 	return rc;
 }
 
-int agent_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
-		   struct agent_llm_reply *r, struct rt_sb *err)
+int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
+		   struct camp_llm_reply *r, struct rt_sb *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->prompt_tokens = r->completion_tokens = -1;
@@ -106,7 +106,7 @@ int agent_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_
 	return rc;
 }
 
-void agent_llm_reply_release(struct agent_llm_reply *r)
+void camp_llm_reply_release(struct camp_llm_reply *r)
 {
 	free(r->body);
 	free(r->content);
