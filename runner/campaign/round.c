@@ -274,6 +274,27 @@ static size_t round_room(const struct camp *c, int done)
 	return room < 1 ? 1 : (size_t)room;
 }
 
+/* The strategy's next round: up to max proposals into p (agent_next_batch;
+ * a space strategy's through space.c, which adds its points' observations),
+ * *last the latest round recorded. Returns as agent_next_batch. */
+static int next_batch(struct camp *c, size_t max, struct agent_proposal *p, size_t *n, int *last,
+		      struct rt_sb *err)
+{
+	const struct spec *s = c->s;
+	bool space = agent_searches_space(s->strategy);
+	struct agent_attempt *hist = NULL;
+	size_t nh = 0;
+	int r = space ? camp_space_history(c, &hist, &nh, err) : camp_load_history(c, &hist, &nh, err);
+	for (size_t i = 0; !r && i < nh; i++)
+		*last = hist[i].round > *last ? hist[i].round : *last;
+	struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
+			       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
+	if (!r)
+		r = space ? camp_space_batch(c, hist, nh, max, p, n, err) : agent_next_batch(&x, max, p, n, err);
+	free(hist);
+	return r;
+}
+
 int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *res, struct rt_sb *err)
 {
 	const struct spec *s = c->s;
@@ -306,21 +327,9 @@ int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *
 		bool go;
 		if ((rc = camp_budget_allows(c, res->iterations, &go, &res->stopped, err)) || !go)
 			break;
-		struct agent_attempt *hist = NULL;
-		size_t nh = 0, n = 0;
-		bool space = agent_searches_space(s->strategy);
-		if ((rc = space ? camp_space_history(c, &hist, &nh, err) : camp_load_history(c, &hist, &nh, err))) {
-			free(hist);
-			break;
-		}
+		size_t n = 0;
 		int last = 0;
-		for (size_t i = 0; i < nh; i++)
-			last = hist[i].round > last ? hist[i].round : last;
-		struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
-				       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
-		int r = space ? camp_space_batch(c, hist, nh, round_room(c, res->iterations), p, &n, err)
-			      : agent_next_batch(&x, round_room(c, res->iterations), p, &n, err);
-		free(hist);
+		int r = next_batch(c, round_room(c, res->iterations), p, &n, &last, err);
 		if (r <= 0) {
 			res->finished = r == 0;
 			if (r == 0 && p[0].note[0])
@@ -328,7 +337,7 @@ int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *
 			rc = r;
 			break;
 		}
-		/* A round's confirmation (list) belongs to that round; anything else starts one. */
+		/* A round's confirmation (list, spaces) belongs to that round; anything else starts one. */
 		int round = n == 1 && p[0].role == DB_ROLE_CONFIRM && s->strategy != AGENT_STRAT_GREEDY ? last
 													 : last + 1;
 		rc = run_round(c, round, p, n, err);

@@ -206,8 +206,6 @@ int camp_space_batch(struct camp *c, const struct agent_attempt *hist, size_t nh
 	x.n_hist = nh;
 	if (!rc)
 		rc = agent_next_batch(&x, max, out, n, err);
-	for (size_t i = 0; rc == 1 && i < *n; i++)
-		out[i].point = true;
 	view_close(c, &v);
 	return rc;
 }

@@ -177,7 +177,8 @@ static int parse_arg(const char *a, struct worker_arg *w, struct rt_sb *err)
 		return 0;
 	}
 	if (sscanf(what, "%zu,%15[a-z],%lf", &v, role, &f) != 3 || db_iter_role_parse(role, &w->p.role))
-		return rt_errf(err, RT_EUSAGE, "--pool-worker '%s': expected VARIANT,ROLE,FIDELITY", what);
+		return rt_errf(err, RT_EUSAGE, "--pool-worker '%s': expected VARIANT,ROLE,FIDELITY or "
+			       "p:TARGET:CODE,ROLE,FIDELITY", what);
 	w->p.variant = v;
 	w->p.fidelity = f;
 	return 0;
