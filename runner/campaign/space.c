@@ -56,14 +56,44 @@ static double *chain_values(const struct camp *c, const struct db_iteration *its
 	return v;
 }
 
-/* The index of iteration id in its (listed by seq: a device pool's workers
- * insert concurrently, so ids need not follow seqs), or ni. */
-static size_t iter_index(const struct db_iteration *its, size_t ni, int64_t id)
+/* A space campaign's proposals and iterations, from the store. */
+struct store_rows {
+	struct db_proposal *ps;   /* in seq order */
+	size_t np;
+	struct db_iteration *its; /* in seq order */
+	size_t ni;
+};
+
+static int rows_load(struct camp *c, struct store_rows *r, struct rt_sb *err)
 {
-	for (size_t k = 0; k < ni; k++)
-		if (its[k].id == id)
-			return k;
-	return ni;
+	memset(r, 0, sizeof(*r));
+	int rc = db_proposals_list(c->db, c->cid, &r->ps, &r->np, err);
+	return rc ? rc : db_iterations_list(c->db, c->cid, &r->its, &r->ni, err);
+}
+
+static void rows_free(struct store_rows *r)
+{
+	db_proposals_free(r->ps, r->np);
+	db_iterations_free(r->its, r->ni);
+}
+
+/* Proposal i's iteration (*k, an index into r->its: found by id, as a
+ * device pool's workers insert concurrently and ids need not follow seqs)
+ * and its point (*code); false when either is missing or unreadable. */
+static bool rows_point(const struct camp *c, const struct store_rows *r, size_t i, size_t *k, uint64_t *code)
+{
+	const struct db_proposal *p = &r->ps[i];
+	const struct spec_space *sp = c->s->space;
+	if (p->target < 0 || (size_t)p->target >= sp->n_targets)
+		return false;
+	for (*k = 0; *k < r->ni && r->its[*k].id != p->iteration_id; ++*k)
+		;
+	if (*k == r->ni)
+		return false;
+	json_t *pj = json_loads(p->point, 0, NULL);
+	bool ok = pj && !agent_point_from_json(&sp->targets[p->target].space, pj, code);
+	json_decref(pj);
+	return ok;
 }
 
 /* The observations of every target, from the store. */
@@ -75,34 +105,23 @@ struct obs_set {
 static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
 {
 	const struct spec_space *sp = c->s->space;
-	struct db_proposal *ps = NULL;
-	struct db_iteration *its = NULL;
-	size_t np = 0, ni = 0;
+	struct store_rows r;
+	int rc = rows_load(c, &r, err);
 	o->obs = xcalloc(sp->n_targets, sizeof(*o->obs));
 	o->n = xcalloc(sp->n_targets, sizeof(*o->n));
-	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
-	if (!rc)
-		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
 	for (size_t t = 0; t < sp->n_targets; t++)
-		o->obs[t] = xcalloc(np + 1, sizeof(**o->obs));
-	double *val = rc ? NULL : chain_values(c, its, ni);
-	for (size_t i = 0; i < np && !rc; i++) {
-		size_t k = iter_index(its, ni, ps[i].iteration_id);
-		if (k == ni || ps[i].target < 0 || (size_t)ps[i].target >= sp->n_targets)
-			continue;
-		/* interrupted or unfinished: not an observation (proposed again) */
-		bool skip = !db_iter_state_final(its[k].state) || its[k].state == DB_ITER_INTERRUPTED;
-		double v = val[k];
-		json_t *pj = json_loads(ps[i].point, 0, NULL);
+		o->obs[t] = xcalloc(r.np + 1, sizeof(**o->obs));
+	double *val = rc ? NULL : chain_values(c, r.its, r.ni);
+	for (size_t i = 0; i < r.np && !rc; i++) {
+		size_t k, t = (size_t)r.ps[i].target;
 		uint64_t code;
-		size_t t = (size_t)ps[i].target;
-		if (!skip && pj && !agent_point_from_json(&sp->targets[t].space, pj, &code))
-			o->obs[t][o->n[t]++] = (struct agent_obs){ code, v, ps[i].fidelity };
-		json_decref(pj);
+		/* interrupted or unfinished: not an observation (proposed again) */
+		if (rows_point(c, &r, i, &k, &code) && db_iter_state_final(r.its[k].state) &&
+		    r.its[k].state != DB_ITER_INTERRUPTED)
+			o->obs[t][o->n[t]++] = (struct agent_obs){ code, val[k], r.ps[i].fidelity };
 	}
 	free(val);
-	db_proposals_free(ps, np);
-	db_iterations_free(its, ni);
+	rows_free(&r);
 	return rc;
 }
 
@@ -220,31 +239,23 @@ int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_g
 
 int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
 {
-	const struct spec_space *sp = c->s->space;
-	struct db_proposal *ps = NULL;
-	struct db_iteration *its = NULL;
-	size_t np = 0, ni = 0, k = 0;
-	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
-	if (!rc)
-		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
-	struct agent_attempt *h = xcalloc(np + 1, sizeof(*h));
-	for (size_t i = 0; i < np && !rc; i++) {
-		size_t j = iter_index(its, ni, ps[i].iteration_id);
-		if (j == ni || ps[i].target < 0 || (size_t)ps[i].target >= sp->n_targets)
-			continue;
-		json_t *pj = json_loads(ps[i].point, 0, NULL);
+	struct store_rows r;
+	int rc = rows_load(c, &r, err);
+	struct agent_attempt *h = xcalloc(r.np + 1, sizeof(*h));
+	size_t m = 0;
+	for (size_t i = 0; i < r.np && !rc; i++) {
+		size_t k;
 		uint64_t code;
-		if (pj && !agent_point_from_json(&sp->targets[ps[i].target].space, pj, &code))
-			h[k++] = (struct agent_attempt){ .state = its[j].state, .role = its[j].role,
-							 .effect = its[j].obj_delta, .passed = its[j].passed == 1,
-							 .round = its[j].round > 0 ? its[j].round : 0, .point = true,
-							 .target = (size_t)ps[i].target, .code = code };
-		json_decref(pj);
+		if (!rows_point(c, &r, i, &k, &code))
+			continue;
+		const struct db_iteration *it = &r.its[k];
+		h[m++] = (struct agent_attempt){ .state = it->state, .role = it->role, .effect = it->obj_delta,
+						 .passed = it->passed == 1, .round = it->round > 0 ? it->round : 0,
+						 .point = true, .target = (size_t)r.ps[i].target, .code = code };
 	}
-	db_proposals_free(ps, np);
-	db_iterations_free(its, ni);
+	rows_free(&r);
 	*out = h;
-	*n = k;
+	*n = m;
 	return rc;
 }
 
