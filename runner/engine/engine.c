@@ -192,7 +192,7 @@ bool run_engine_alive(struct run_engine *e)
  * (the first part of a log that overflowed the cap, else). A dead engine's
  * last words may still be in the pipe: up to half a second for the reader
  * to see it close. */
-static void log_tail(struct run_engine *e, int lines, struct rt_sb *err)
+void eng_log_tail(struct run_engine *e, int lines, struct rt_sb *err)
 {
 	if (!err)
 		return;
@@ -248,8 +248,13 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 			break;
 		}
 		if (oai_get(url, 2, &r, NULL) == 0 && r.status == 200) {
-			rc = 0;
-			e->ready_s = (double)(rt_now_ns() - e->t_start) / 1e9;
+			/* the answer proves nothing while another process holds
+			 * the port: a server that took it before the engine could
+			 * bind answers for an engine about to fail */
+			if ((rc = eng_check_port_owner(e, err)))
+				rt_errf(err, 0, " (it answered GET %s)", e->cfg.ready_path ? e->cfg.ready_path : "/health");
+			else
+				e->ready_s = (double)(rt_now_ns() - e->t_start) / 1e9;
 			break;
 		}
 		if (rt_cancelled()) { /* the second Ctrl-C (runner/base/cancel.h) */
@@ -266,7 +271,7 @@ int run_engine_wait_ready(struct run_engine *e, struct rt_sb *err)
 			step = step * 3 / 2;
 	}
 	if (rc)
-		log_tail(e, 20, err);
+		eng_log_tail(e, 20, err);
 	oai_resp_release(&r);
 	free(url);
 	return rc;

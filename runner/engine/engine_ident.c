@@ -272,10 +272,26 @@ static int check_model(struct run_engine *e, const struct oai_resp *r, const cha
 	return rc;
 }
 
+int eng_check_port_owner(struct run_engine *e, struct rt_sb *err)
+{
+	return e->cfg.prove_owner || e->cfg.no_port_owner ? 0 : check_port_owner(e, err);
+}
+
 int run_engine_verify(struct run_engine *e, struct rt_sb *err)
 {
-	if (!run_engine_alive(e))
-		return rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
+	if (!run_engine_alive(e)) {
+		/* who holds the port now, and the engine's last words (a
+		 * bind failure says why it died) */
+		bool ours;
+		char comm[64] = "";
+		pid_t owner = eng_socket_owner(e, e->cfg.port, &ours, comm, sizeof(comm));
+		rt_errf(err, RT_EPROC, "engine %s", e->exit_text);
+		if (owner && !ours)
+			rt_errf(err, 0, "; port %d is now held by pid %d (%s), not by the engine", e->cfg.port,
+				(int)owner, comm);
+		eng_log_tail(e, 20, err);
+		return RT_EPROC;
+	}
 	/* prove_owner: where /proc cannot see the engine (a Slurm step on
 	 * another node), the executor proves it from the step's launch record */
 	int rc = e->cfg.prove_owner ? e->cfg.prove_owner(e->cfg.prove_arg, err)

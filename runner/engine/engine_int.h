@@ -51,5 +51,11 @@ void eng_sampler_join(struct run_engine *e);
 /* engine_ident.c: does a process of the engine's tree hold a socket
  * listening on port? *owner: the holder seen (0 if none), comm its name. */
 pid_t eng_socket_owner(struct run_engine *e, int port, bool *ours, char *comm, size_t commlen);
+/* engine_ident.c: the port-owner proof of run_engine_verify, 0 where the
+ * configuration turns it off (prove_owner, no_port_owner) or the engine's
+ * tree holds the port; else RT_EIDENTITY naming the holder. */
+int eng_check_port_owner(struct run_engine *e, struct rt_sb *err);
+/* engine.c: the last `lines` lines of the engine's log, appended to err. */
+void eng_log_tail(struct run_engine *e, int lines, struct rt_sb *err);
 
 #endif

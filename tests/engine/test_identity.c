@@ -102,7 +102,8 @@ static void test_own_engine_proven(void **state)
 }
 
 /* A server of another process tree on the expected port, answering the
- * expected served name: ready answers, but the identity is refused. */
+ * expected served name: its answer to the readiness probe does not make
+ * the engine ready, and the identity is refused. */
 static void test_foreign_server_refused(void **state)
 {
 	(void)state;
@@ -126,10 +127,13 @@ static void test_foreign_server_refused(void **state)
 	struct run_engine_cfg cfg = sim_cfg(argv, port);
 	struct run_engine *e;
 	assert_int_equal(run_engine_start(&cfg, &e, &err), 0);
-	assert_int_equal(run_engine_wait_ready(e, &err), 0);
-	assert_int_equal(run_engine_verify(e, &err), RT_EIDENTITY);
 	char want[96];
 	snprintf(want, sizeof(want), "is held by pid %d (simserve), not by the engine", (int)foreign);
+	assert_int_equal(run_engine_wait_ready(e, &err), RT_EIDENTITY);
+	assert_non_null(strstr(err.buf, want));
+	assert_non_null(strstr(err.buf, "(it answered GET /health)"));
+	rt_sb_reset(&err);
+	assert_int_equal(run_engine_verify(e, &err), RT_EIDENTITY);
 	assert_non_null(strstr(err.buf, want));
 	run_engine_free(e);
 	rt_stop_group(foreign, 1);
