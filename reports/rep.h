@@ -93,7 +93,12 @@ struct rep_log_opts {
 };
 int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb *err);
 /* Everything about iteration `id` (iterations.id). RT_ENOENT if there is none. */
-int rep_show(struct db *db, FILE *out, int64_t id, bool json, bool color, struct rt_sb *err);
+struct rep_show_opts {
+	bool json;  /* one JSON document instead of text (llm exchanges whole) */
+	bool color; /* ANSI colours */
+	bool full;  /* text: llm prompts and responses whole, not cut short */
+};
+int rep_show(struct db *db, FILE *out, int64_t id, const struct rep_show_opts *o, struct rt_sb *err);
 struct rep_regr_opts {
 	int64_t campaign_id; /* 0: the latest campaign */
 	bool all;            /* also the regressions of changes that were not kept, marked */

@@ -149,6 +149,20 @@ kid=$(q "SELECT id FROM iterations WHERE variant = 'fill-prefill-t-le-512'")
 R show "$kid" > show.out
 grep -q 'llm exchanges' show.out && grep -q 'disallowed' show.out && grep -q 'accepted' show.out &&
 	ok "show prints the round's exchanges beside the decision" || { cat show.out; no "show"; }
+# show --json carries the round whole: the messages sent as a JSON array, the
+# response body, each verdict; the same rows as the table
+R --json show "$kid" > show.json
+want=$(q "SELECT group_concat(verdict, ',') FROM (SELECT verdict FROM llm_exchanges WHERE iteration_id = $kid ORDER BY id)")
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+x = d["llm_exchanges"]
+assert ",".join(e["verdict"] for e in x) == sys.argv[2], (x, sys.argv[2])
+assert all(isinstance(e["request"], list) and e["request"][-1]["role"] == "user" for e in x), x
+assert x[-1]["variant"]["name"] == "fill-prefill-t-le-512" and x[-1]["rationale"], x[-1]
+assert all(e["error"] for e in x[:-1]), x
+assert "choices" in x[-1]["response"], x[-1]["response"]' show.json "$want" &&
+	ok "show --json carries the exchanges ($want)" || no "show --json exchanges"
+grep -q -- "$KEY" show.json && no "the key reached show --json" || ok "no key in show --json"
 R export --format json --table llm_exchanges -o x.json > /dev/null && ok "export has llm_exchanges" || no "export"
 
 # 4. kill -9 after an accepted answer, then --resume: no second question

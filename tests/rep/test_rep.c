@@ -107,7 +107,7 @@ static char *capture(struct db *db, const struct rep_log_opts *log, int64_t show
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct rt_sb err = RT_SB_INIT;
-	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, json, false, &err);
+	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, &(struct rep_show_opts){ .json = json }, &err);
 	fclose(m);
 	rt_sb_release(&err);
 	return buf;

@@ -115,7 +115,7 @@ static void test_golden(void **state)
 	int rc = g->view == MD ? rep_report(db, 0, REP_MD, &out, NULL)
 		 : g->view == HTML ? rep_report(db, 0, REP_HTML, &out, NULL)
 		 : g->view == LOG ? rep_log(db, m, &o, NULL)
-		 : g->view == SHOW ? rep_show(db, m, g->id, false, g->color, NULL)
+		 : g->view == SHOW ? rep_show(db, m, g->id, &(struct rep_show_opts){ .color = g->color }, NULL)
 				   : rep_regressions(db, m, &ro, NULL);
 	fclose(m);
 	assert_int_equal(rc, 0);
