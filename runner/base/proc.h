@@ -42,10 +42,6 @@ struct rt_spawn_opts {
  * "command not found") in err. */
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
 
-/* name resolved as execvp would through path (a PATH value; NULL: the
- * default /usr/local/bin:/usr/bin:/bin): a new string, or NULL when not
- * found. A name with a '/' is returned as it is. */
-char *rt_find_program(const char *name, const char *path);
 /* The program rt_spawn would run for name with env applied and cwd as the
  * working folder: a name without '/' searched on the PATH, a path taken
  * as written (relative to cwd). NULL when it is missing or not

@@ -52,7 +52,10 @@ static char **make_env(const struct rt_envmod *env, size_t n_env)
 	return e;
 }
 
-char *rt_find_program(const char *name, const char *path)
+/* name resolved as execvp would through path (a PATH value; NULL: the
+ * default /usr/local/bin:/usr/bin:/bin): a new string, or NULL when not
+ * found. A name with a '/' is returned as it is. */
+static char *find_on_path(const char *name, const char *path)
 {
 	if (strchr(name, '/'))
 		return xstrdup(name);
@@ -78,7 +81,7 @@ static char *find_program(const char *name, char **envp)
 	for (char **p = envp; *p; p++)
 		if (strncmp(*p, "PATH=", 5) == 0)
 			path = *p + 5;
-	return rt_find_program(name, path);
+	return find_on_path(name, path);
 }
 
 char *rt_find_program_env(const char *name, const struct rt_envmod *env, size_t n_env, const char *cwd)

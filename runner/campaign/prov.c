@@ -51,15 +51,6 @@ static size_t touched_repos(const struct camp *c, const char ***out)
 	return n;
 }
 
-/* The engine's PATH: its environment's, else this process's. */
-static const char *engine_path(const struct camp_launch *l)
-{
-	for (size_t i = 0; i < l->n_env; i++)
-		if (!strcmp(l->env[i].name, "PATH"))
-			return l->env[i].value;
-	return getenv("PATH");
-}
-
 /* How p differs from the campaign's first launch (none yet: this is it). */
 static void compare_first(struct camp *c, int arm, const struct run_engine_prov *p, const char *version,
 			  struct rt_sb *differs)
@@ -94,7 +85,7 @@ void camp_prov_record(struct camp *c, int64_t iter, int arm, struct camp_launch 
 			cmd[i] = spec_expand(en->provenance.v[i], &l->vars);
 	}
 	struct run_engine_prov_in in = {
-		.argv = l->argv, .path = engine_path(l), .cwd = c->s->workdir, .repos = repos,
+		.argv = l->argv, .env = l->env, .n_env = l->n_env, .cwd = c->s->workdir, .repos = repos,
 		.n_repos = nrepos, .command = cmd, .exec = run_bcmd_exec_simple,
 	};
 	struct run_engine_prov p;

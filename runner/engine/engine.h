@@ -115,7 +115,8 @@ typedef int (*run_engine_exec_fn)(char *const *argv, const char *cwd, double tim
 /* What provenance is collected from. */
 struct run_engine_prov_in {
 	char *const *argv;          /* the launch's expanded argv */
-	const char *path;           /* the engine's PATH, NULL: the default */
+	const struct rt_envmod *env; /* the engine's environment changes, as rt_spawn applies them */
+	size_t n_env;               /* entries in env */
 	const char *cwd;            /* its working folder */
 	const char *const *repos;   /* folders the campaign touches (workdir, patch dirs) */
 	size_t n_repos;             /* entries in repos */

@@ -87,16 +87,12 @@ static bool run_one(run_engine_exec_fn exec, char *const *argv, const char *cwd,
 	return ok;
 }
 
-static void prov_exe(struct run_engine_prov *p, char *const *argv, const char *path, const char *cwd)
+/* The program the launch ran: found as rt_spawn finds it. */
+static void prov_exe(struct run_engine_prov *p, const struct run_engine_prov_in *in)
 {
-	char *exe = rt_find_program(argv[0], path);
-	if (exe && exe[0] != '/' && cwd) {
-		char *abs = xasprintf("%s/%s", cwd, exe);
-		free(exe);
-		exe = abs;
-	}
+	char *exe = rt_find_program_env(in->argv[0], in->env, in->n_env, in->cwd);
 	if (!exe) {
-		rt_sb_addf(&p->note, "%s%s: not found on PATH", p->note.len ? "; " : "", argv[0]);
+		rt_sb_addf(&p->note, "%s%s: not found on PATH", p->note.len ? "; " : "", in->argv[0]);
 		return;
 	}
 	p->exe_path = exe;
@@ -154,7 +150,7 @@ void run_engine_prov_collect(const struct run_engine_prov_in *in, struct run_eng
 {
 	memset(p, 0, sizeof(*p));
 	rt_sb_init(&p->note, 4096);
-	prov_exe(p, in->argv, in->path, in->cwd);
+	prov_exe(p, in);
 	prov_image(p, in->argv, in->exec);
 	prov_repos(p, in->repos, in->n_repos, in->exec);
 	if (in->command && in->command[0]) {
