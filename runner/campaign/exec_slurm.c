@@ -522,6 +522,18 @@ static int slurm_end(struct camp *c, struct camp_exec *x, int64_t iter, int arm,
 	return rc; /* the next sample's begin obtains a new allocation */
 }
 
+/* The job's running steps (squeue -s), one id per line, into out; 0 or
+ * RT_EPROC. squeue runs here, not through the launcher: slurm_run's
+ * commands are not measured processes (rt_spawn_opts.measured). */
+static int running_steps(const struct slurm *st, struct rt_sb *out)
+{
+	char *argv[] = { "squeue", "-h", "-s", "-j", st->job, "-o", "%i", NULL };
+	struct rt_sb err = RT_SB_INIT;
+	int rc = slurm_run(argv, out, &err);
+	rt_sb_release(&err);
+	return rc;
+}
+
 /* The engine runs as a step: Slurm lists the step as running, and that
  * step's launch record names the engine's program, the allocation's node
  * and the process there (pid, start time). With the launch nonce the engine
@@ -534,12 +546,8 @@ static int slurm_prove(void *arg, struct rt_sb *err)
 	struct camp *c = x->camp;
 	const char *want = c->s->engine.command.n ? c->s->engine.command.v[0] : "";
 	const char *wb = strrchr(want, '/') ? strrchr(want, '/') + 1 : want;
-	rt_spawn_set_launcher(NULL); /* squeue runs here */
-	char *argv[] = { "squeue", "-h", "-s", "-j", st->job, "-o", "%i", NULL };
-	struct rt_sb running = RT_SB_INIT, qerr = RT_SB_INIT;
-	int qrc = slurm_run(argv, &running, &qerr);
-	rt_spawn_set_launcher(st->pre.v);
-	rt_sb_release(&qerr);
+	struct rt_sb running = RT_SB_INIT;
+	int qrc = running_steps(st, &running);
 	DIR *d = qrc ? NULL : opendir(st->dir);
 	bool found = false;
 	struct dirent *e;
@@ -578,14 +586,10 @@ static void slurm_stopping(struct camp_exec *x)
 	struct slurm *st = x->state;
 	if (!st->job)
 		return;
-	rt_spawn_set_launcher(NULL);
-	char *argv[] = { "squeue", "-h", "-s", "-j", st->job, "-o", "%i", NULL };
-	struct rt_sb out = RT_SB_INIT, err = RT_SB_INIT;
-	if (!slurm_run(argv, &out, &err) && out.len)
+	struct rt_sb out = RT_SB_INIT;
+	if (!running_steps(st, &out) && out.len)
 		rt_sb_addf(&st->stopping, "%s\n", out.buf);
-	rt_spawn_set_launcher(st->pre.v);
 	rt_sb_release(&out);
-	rt_sb_release(&err);
 }
 
 static const char *slurm_host(struct camp_exec *x, const char *host)
