@@ -29,6 +29,16 @@ enum agent_strategy {
 	AGENT_STRAT_MODEL,
 };
 
+/* How the request constrains the answer (llm.response_format): nothing
+ * but the prompt, any JSON object, or the answer schema itself. */
+enum agent_llm_format {
+	AGENT_LLM_FMT_NONE,
+	AGENT_LLM_FMT_JSON_OBJECT,
+	AGENT_LLM_FMT_JSON_SCHEMA,
+};
+/* Names by value, NULL-terminated: "none", "json_object", "json_schema". */
+extern const char *const agent_llm_format_names[];
+
 /* strategy: llm's settings: the spec's llm: section (runner/spec/spec_llm.c). */
 struct agent_llm_cfg {
 	bool present;          /* the spec has an llm: section */
@@ -40,6 +50,7 @@ struct agent_llm_cfg {
 	int answer_tokens;     /* max_tokens of each request (default 1024) */
 	double temperature;    /* sampling temperature (default 0) */
 	double timeout_s;      /* per request (default 120 s) */
+	int response_format;   /* enum agent_llm_format (default none) */
 	struct rt_strv kinds;  /* change kinds it may propose; empty: those the spec already uses */
 	struct rt_strv files;  /* files (fnmatch globs) it may touch; empty: those the spec already uses */
 };
@@ -141,6 +152,11 @@ struct agent_llm_view {
 /* The request's messages (system, user), built only from v so that the
  * same store asks the same question. Caller owns the reference. */
 json_t *agent_llm_messages(const struct agent_llm_view *v);
+/* The request's response_format for f, the schema's kinds from kinds:
+ * NULL for none (the key is left out), {"type": "json_object"}, or
+ * {"type": "json_schema", "json_schema": {"name", "schema"}} carrying the
+ * answer schema the system message states. A new reference. */
+json_t *agent_llm_response_format(enum agent_llm_format f, const struct rt_strv *kinds);
 /* Append the refused answer and the follow-up that names its error. */
 void agent_llm_reask(json_t *messages, const char *answer, const char *error);
 /* Read an answer: one JSON object {"variant": {...}, "rationale": "..."}

@@ -32,6 +32,23 @@ static json_t *answer_schema(const struct rt_strv *kinds)
 			 "string");
 }
 
+const char *const agent_llm_format_names[] = { "none", "json_object", "json_schema", NULL };
+
+/* The OpenAI chat completions API's response_format, as vLLM's
+ * OpenAI-compatible server reads it (vllm/entrypoints/openai/protocol.py,
+ * ResponseFormat: type "text" | "json_object" | "json_schema", and
+ * json_schema: {name, description, schema, strict}; v0.14.0), and
+ * llama.cpp's llama-server and SGLang accept the same two types. */
+json_t *agent_llm_response_format(enum agent_llm_format f, const struct rt_strv *kinds)
+{
+	if (f == AGENT_LLM_FMT_JSON_OBJECT)
+		return json_pack("{s:s}", "type", "json_object");
+	if (f == AGENT_LLM_FMT_JSON_SCHEMA)
+		return json_pack("{s:s, s:{s:s, s:o}}", "type", "json_schema", "json_schema", "name",
+				 "ratchet_change", "schema", answer_schema(kinds));
+	return NULL;
+}
+
 static const char system_text[] =
 	"You tune an inference engine through ratchet. Each answer proposes exactly one change; ratchet "
 	"measures it against the current best configuration (interleaved A/B runs and a statistical "

@@ -374,11 +374,11 @@ struct camp_llm_reply {
 	double latency_ms;     /* sending to the whole response */
 };
 /* POST messages to cfg's endpoint with key (NULL: none) as a Bearer
- * token. 0 with r filled, including an answer that is not usable; RT_EHTTP
+ * token, and format (NULL: none) as the request's response_format. 0 with r filled, including an answer that is not usable; RT_EHTTP
  * or RT_ETIMEDOUT (err says why, r->body what came back) when no 200
  * response with a message arrived. Release r with camp_llm_reply_release. */
 int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
-		  struct camp_llm_reply *r, struct rt_sb *err);
+		  const json_t *format, struct camp_llm_reply *r, struct rt_sb *err);
 void camp_llm_reply_release(struct camp_llm_reply *r);
 
 /* ---- round.c, workers.c: the local device pool ---- */

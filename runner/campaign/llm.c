@@ -307,7 +307,9 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	const char *key = l->api_key_env ? getenv(l->api_key_env) : NULL;
 	struct camp_llm_reply r;
 	struct rt_sb why = RT_SB_INIT;
-	int hrc = camp_llm_chat(l, key, msgs, &r, &why);
+	json_t *fmt = agent_llm_response_format((enum agent_llm_format)l->response_format, &w->kinds);
+	int hrc = camp_llm_chat(l, key, msgs, fmt, &r, &why);
+	json_decref(fmt);
 	char *req = json_dumps(msgs, JSON_COMPACT);
 	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = r.body,
 				     .prompt_tokens = r.prompt_tokens, .completion_tokens = r.completion_tokens,

@@ -2,7 +2,8 @@
  * strategy: llm's one request (the campaign's side: agents/ does no I/O): a non-streamed chat completion POSTed to the
  * spec's endpoint through the one OpenAI client (runner/oai), the key as a
  * Bearer token that only libcurl sees. The request body follows the OpenAI
- * chat completions API (model, messages, max_tokens, temperature; the
+ * chat completions API (model, messages, max_tokens, temperature, and
+ * response_format when llm.response_format asks for one; the
  * reply's choices[0].message.content and usage), as vLLM's
  * OpenAI-compatible server (v0.6 and later) serves it too.
  */
@@ -69,12 +70,14 @@ static int post(const struct agent_llm_cfg *cfg, const char *key, const char *bo
 }
 
 int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t *messages,
-		   struct camp_llm_reply *r, struct rt_sb *err)
+		  const json_t *format, struct camp_llm_reply *r, struct rt_sb *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->prompt_tokens = r->completion_tokens = -1;
 	json_t *req = oai_body_new(OAI_CHAT, cfg->model, json_deep_copy(messages), cfg->answer_tokens, false);
 	json_object_set_new(req, "temperature", json_real(cfg->temperature));
+	if (format)
+		json_object_set_new(req, "response_format", json_deep_copy(format));
 	char *body = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
 	struct chat c = { .outcome = OAI_FAILED };

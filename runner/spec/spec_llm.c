@@ -10,6 +10,7 @@
  *     answer_tokens: 1024                  # max_tokens of each request
  *     temperature: 0
  *     timeout: 120s
+ *     response_format: json_schema         # none (default), json_object
  *     kinds: [table, flag]                 # default: the kinds the spec uses
  *     files: ["tiles.json", "kernels/(glob).json"]  # default: the files the spec uses
  * The key's value is never part of the spec: only the variable's name.
@@ -35,6 +36,9 @@ static const struct spec_field llm_fields[] = {
 	  .help = "sampling temperature" },
 	{ "timeout", SF_DUR, SPEC_OFF(struct agent_llm_cfg, timeout_s), 0, FL_LOX, 0,
 	  .help = "per request" },
+	{ "response_format", SF_ENUM, SPEC_OFF(struct agent_llm_cfg, response_format), 0, FL_OMIT0,
+	  .names = agent_llm_format_names,
+	  .help = "none, json_object or json_schema (the answer schema): the request's response_format" },
 	{ "kinds", SF_STRV, SPEC_OFF(struct agent_llm_cfg, kinds), 0, FL_OMIT0,
 	  .help = "change kinds it may propose; default: those the spec's variants or space use" },
 	{ "files", SF_STRV, SPEC_OFF(struct agent_llm_cfg, files), 0, FL_OMIT0,

@@ -6,6 +6,10 @@
  * each request body as one line to the log file, with a line before it
  * saying whether an Authorization header came and whether it was "Bearer
  * " followed by --key. Past the script's end it answers HTTP 503.
+ * A response_format is checked as vLLM's server validates it
+ * (vllm/entrypoints/openai/protocol.py, ResponseFormat, v0.14.0): type one
+ * of text, json_object, json_schema, and json_schema with a name and a
+ * schema object; anything else is answered HTTP 400 and uses no answer.
  *
  *   fakechat --script FILE --log FILE [--key KEY] [--port N]
  *
@@ -82,6 +86,27 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 	return ret;
 }
 
+/* NULL when the request's response_format is absent or well formed, else why not. */
+static const char *bad_format(const struct rt_sb *body)
+{
+	json_t *req = json_loadb(body->buf, body->len, 0, NULL);
+	json_t *rf = json_object_get(req, "response_format");
+	const char *type = json_string_value(json_object_get(rf, "type"));
+	json_t *js = json_object_get(rf, "json_schema");
+	const char *why = NULL;
+	if (!req)
+		why = "the body is not JSON";
+	else if (!rf)
+		why = NULL;
+	else if (!type || (strcmp(type, "text") && strcmp(type, "json_object") && strcmp(type, "json_schema")))
+		why = "response_format.type must be text, json_object or json_schema";
+	else if (!strcmp(type, "json_schema") &&
+		 (!json_is_string(json_object_get(js, "name")) || !json_is_object(json_object_get(js, "schema"))))
+		why = "response_format.json_schema needs a name and a schema object";
+	json_decref(req);
+	return why;
+}
+
 static enum MHD_Result answer(struct fake *f, struct MHD_Connection *c, const struct rt_sb *body)
 {
 	const char *auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
@@ -91,8 +116,15 @@ static enum MHD_Result answer(struct fake *f, struct MHD_Connection *c, const st
 	fprintf(f->log, "%s\n", body->buf);
 	fflush(f->log);
 	free(want);
-	const char *a = f->next < f->n ? f->answers[f->next++] : NULL;
+	const char *bad = bad_format(body);
+	const char *a = !bad && f->next < f->n ? f->answers[f->next++] : NULL;
 	pthread_mutex_unlock(&f->mu);
+	if (bad) {
+		char *e = xasprintf("{\"error\":{\"message\":\"%s\",\"type\":\"BadRequestError\",\"code\":400}}", bad);
+		enum MHD_Result ret = reply(c, 400, e);
+		free(e);
+		return ret;
+	}
 	if (!a)
 		return reply(c, 503, "{\"error\":{\"message\":\"the script is over\"}}");
 	json_t *r = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:i, s:i, s:i}}", "id", "fake-1",

@@ -47,7 +47,7 @@ KEY="sk-llm-e2e-$$-do-not-store"
 export LLM_E2E_KEY="$KEY"
 . "$RATCHET_SRC/tests/lib/evening.sh"
 
-# spec PORT MAX_CALLS [MAX_TOKENS]: the evening's spec with strategy llm
+# spec PORT MAX_CALLS [MAX_TOKENS [RESPONSE_FORMAT]]: the evening's spec with strategy llm
 spec() {
 	evening_head evening-llm
 	cat <<Y
@@ -64,6 +64,7 @@ llm:
   max_calls: $2
   max_tokens: ${3:-0}
   timeout: 10s
+  response_format: ${4:-none}
 Y
 }
 
@@ -101,7 +102,7 @@ EOF
 "$RATCHET_BUILD/fakechat" --script script.txt --log chat.log --key "$KEY" > fc.out 2>&1 &
 FC=$!
 cport=$(port_of fc.out)
-spec "$cport" 5 > spec.yaml
+spec "$cport" 5 0 json_schema > spec.yaml
 R check spec.yaml > check.out 2>&1 && ok "the llm spec checks" || { cat check.out; no "check"; }
 rc=0
 R run --quiet spec.yaml > run.out 2>&1 || rc=$?
@@ -141,6 +142,16 @@ sed -n 6p chat.log | grep -q 'That answer was refused: the answer is not JSON' &
 	ok "the re-ask names the error" || no "re-ask"
 grep -q '"temperature"' first.json && grep -q '"model":"fake-tuner"' first.json && ok "model and temperature sent" ||
 	no "request body"
+# response_format: json_schema carries the very schema the system message states
+python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+f = r["response_format"]
+assert f["type"] == "json_schema" and f["json_schema"]["name"], f
+sysmsg = r["messages"][0]["content"]
+stated = json.loads(sysmsg.split("valid against this JSON Schema:\n", 1)[1].split("\n", 1)[0])
+assert f["json_schema"]["schema"] == stated, (f, stated)
+assert stated["required"] == ["variant", "rationale"], stated' first.json &&
+	ok "response_format json_schema carries the answer schema of the prompt" || no "response_format json_schema"
 sqlite3 c.db .dump > dump.sql
 if grep -q -- "$KEY" c.db dump.sql c.db-wal 2>/dev/null; then no "the key reached the database"; else
 	ok "the key is nowhere in the database"; fi
@@ -174,7 +185,7 @@ printf '%s\n' "{\"variant\": $fill, \"rationale\": \"fill the hole\"}" > script2
 "$RATCHET_BUILD/fakechat" --script script2.txt --log chat.log --key "$KEY" > fc.out 2>&1 &
 FC=$!
 cport=$(port_of fc.out)
-spec "$cport" 1 > spec.yaml
+spec "$cport" 1 0 json_object > spec.yaml
 "$RATCHET_BIN" --db c.db run --quiet spec.yaml > run3.out 2>&1 &
 RUN=$!
 for _ in $(seq 600); do
@@ -183,6 +194,8 @@ for _ in $(seq 600); do
 done
 kill -9 "$RUN"; wait "$RUN" 2>/dev/null || true; RUN=
 [ "$(grep -c '^auth:' chat.log)" = 1 ] && ok "one question before the kill" || no "questions: $(grep -c '^auth:' chat.log)"
+sed -n 2p chat.log | grep -q '"response_format":{"type":"json_object"}' && ok "response_format json_object sent" ||
+	no "response_format json_object: $(sed -n 2p chat.log | grep -o '"response_format":[^]]*' | head -c 200)"
 rc=0
 R run --quiet --resume spec.yaml > resume.out 2>&1 || rc=$?
 cat resume.out
@@ -223,5 +236,6 @@ rc=0
 	sqlite3 t.db "SELECT value FROM env_facts WHERE key = 'search.done' ORDER BY id DESC LIMIT 1" |
 	grep -q 'llm: the budget of 100 tokens is spent' &&
 	ok "the token budget stops the search after one call, saying so" || { cat tok.out; no "token budget $rc"; }
+grep -q '"response_format"' chat3.log && no "response_format: none sent one" || ok "response_format: none sends none"
 echo "$fails failed"
 [ "$fails" -eq 0 ]
