@@ -11,7 +11,9 @@
  * cost, a cheap measurement counting its fidelity), how many seeds reached
  * the target, each median's ratio to random's and its share of the space,
  * and whether the best strategy used at most a third of random's median and
- * at most 10% of the space; then one summary line per space.
+ * at most 10% of the space; for model, where it stops when left to run
+ * (a live campaign cannot tell it has reached the optimum) and whether the
+ * point it would keep there is within 2%; then one summary line per space.
  *
  * A sweep file either opens with its header line, or is a device's raw
  * output (experiments/search-h200-sgemm/results-h200/sweep.jsonl: lines
