@@ -49,4 +49,10 @@ json_t *rep_iter_json(const struct db_iteration *it);
  * caused it first (iteration_id, seq, variant, state). */
 json_t *rep_regr_json(const struct db_q_regr *r, bool with_iteration);
 
+/* show_llm.c: an iteration's llm exchanges, as JSON (a new array) and as
+ * the text under show's "llm exchanges" heading (full: nothing cut). */
+struct db_llm_exchange;
+json_t *rep_llm_json(const struct db_llm_exchange *xs, size_t n);
+void rep_llm_text(const struct db_llm_exchange *xs, size_t n, struct rt_sb *sb, bool full);
+
 #endif

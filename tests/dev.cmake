@@ -28,3 +28,14 @@ rt_add_test(test_cmd_devices
 rt_add_bench(kernel_spec
   SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_kernel_spec.c
   LIBS rt_bench rt_spec rt_dev rt_db rt_base)
+
+# The hip backend's telemetry finds the GPU by PCI bus id in amdsmi's list,
+# against a stand-in libamd_smi.so (tests/dev/fake_amdsmi.c) in a folder
+# of its own on LD_LIBRARY_PATH.
+add_library(rt_fake_amdsmi SHARED ${CMAKE_SOURCE_DIR}/tests/dev/fake_amdsmi.c)
+set_target_properties(rt_fake_amdsmi PROPERTIES OUTPUT_NAME "amd_smi"
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fake-amdsmi)
+rt_add_test(test_amdsmi SOURCES ${CMAKE_SOURCE_DIR}/tests/dev/test_amdsmi.c
+  LIBS rt_dev rt_base TIMEOUT 30 LABELS unit dev)
+add_dependencies(test_amdsmi rt_fake_amdsmi)
+set_property(TEST test_amdsmi APPEND PROPERTY ENVIRONMENT "LD_LIBRARY_PATH=${CMAKE_BINARY_DIR}/fake-amdsmi")

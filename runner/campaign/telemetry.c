@@ -7,7 +7,8 @@
  * marked: metric telemetry.throttled = 1 and a fact telemetry.throttled
  * naming the arm, sample and reasons; the decision says how many it used.
  * The device is chosen once per campaign and said as fact
- * telemetry.device, with the reason when there is none to read (under
+ * telemetry.device (with the GPU's UUID and PCI bus id: a pool worker's
+ * index 0 is the GPU it is pinned to), with the reason when there is none to read (under
  * executor slurm the measured device is on another node: none unless the
  * spec names one).
  */
@@ -79,6 +80,19 @@ static void tel_resolve(struct camp *c, int64_t iter)
 	}
 	char *v = t->backend[0] ? xasprintf("%s:%d", t->backend, t->index)
 				: xasprintf("none: host readings only (%s)", why.buf);
+	/* A GPU's index is that of this process's view (a pool worker sees
+	 * its one GPU as 0): its UUID and bus id say which GPU it is; the
+	 * management library is asked for that one (runner/device/dev.h). */
+	const struct dev_ops *ops = t->backend[0] && strcmp(t->backend, "host") ? dev_backend_find(t->backend, NULL) : NULL;
+	struct dev_info o;
+	struct rt_sb ignore = RT_SB_INIT;
+	if (ops && ops->info && !ops->info(t->index, &o, &ignore) && (o.uuid[0] || o.pci_id[0])) {
+		char *w = xasprintf("%s (%s%s%s%s)", v, o.uuid, o.uuid[0] && o.pci_id[0] ? ", " : "",
+				    o.pci_id[0] ? "PCI " : "", o.pci_id);
+		free(v);
+		v = w;
+	}
+	rt_sb_release(&ignore);
 	tel_fact(c, iter, "telemetry.device", v);
 	free(v);
 	rt_sb_release(&why);

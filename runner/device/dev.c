@@ -54,6 +54,28 @@ int dev_dl_open(const char *const *libs, size_t nlibs, const struct dev_sym *sym
 	return 0;
 }
 
+void dev_ids_cached(struct dev_id_cache *c, int (*info)(int index, struct dev_info *o, struct rt_sb *err), int index,
+		    char uuid[64], char pci_id[32])
+{
+	uuid[0] = pci_id[0] = 0;
+	if (index < 0 || index >= (int)RT_ARRAY_SIZE(c->asked))
+		return;
+	pthread_mutex_lock(&c->mu);
+	if (!c->asked[index]) {
+		c->asked[index] = true;
+		struct dev_info o;
+		struct rt_sb ignore = RT_SB_INIT;
+		if (!info(index, &o, &ignore)) {
+			memcpy(c->uuid[index], o.uuid, sizeof(c->uuid[index]));
+			memcpy(c->pci_id[index], o.pci_id, sizeof(c->pci_id[index]));
+		}
+		rt_sb_release(&ignore);
+	}
+	memcpy(uuid, c->uuid[index], 64);
+	memcpy(pci_id, c->pci_id[index], 32);
+	pthread_mutex_unlock(&c->mu);
+}
+
 int dev_driver_count(struct dev_driver *drv, const char *backend, int *n, struct rt_sb *err)
 {
 	pthread_once(&drv->once, drv->load);

@@ -179,8 +179,28 @@ int dev_nvml_proc_mem(const pid_t *pids, size_t n, uint64_t *bytes, struct rt_sb
  * is NULL or "", NVML's index. */
 int dev_nvml_telemetry(const char *uuid, int index, struct dev_telemetry *out, struct rt_sb *err);
 /* amdsmi's readings (dev_amdsmi.c), the hip backend's telemetry, built or
- * not: libamd_smi.so is dlopen'ed. index is amdsmi's GPU order. */
-int dev_amdsmi_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err);
+ * not: libamd_smi.so is dlopen'ed. The GPU at PCI bus id pci_id
+ * ("0000:c1:00.0", as hipDeviceGetPCIBusId writes it) or, when pci_id is
+ * NULL or "", amdsmi's index: amdsmi lists every GPU in its own order and
+ * ignores ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES, so only the bus id
+ * finds the GPU that HIP's index means in a pinned pool worker. */
+int dev_amdsmi_telemetry(const char *pci_id, int index, struct dev_telemetry *out, struct rt_sb *err);
+
+/* A device's ids (UUID, PCI bus id) by index, asked of the backend's info
+ * op once per index: a sampler reads telemetry every period, and the
+ * management libraries (NVML, amdsmi) find the device by these ids, not by
+ * the runtime's index. */
+struct dev_id_cache {
+	pthread_mutex_t mu;
+	bool asked[64];       /* info was asked for this index */
+	char uuid[64][64];    /* its answer, "" when unknown */
+	char pci_id[64][32];
+};
+#define DEV_ID_CACHE_INIT { .mu = PTHREAD_MUTEX_INITIALIZER }
+/* Copies index's ids into uuid and pci_id ("" when unknown or index is out
+ * of the cache's range). */
+void dev_ids_cached(struct dev_id_cache *c, int (*info)(int index, struct dev_info *o, struct rt_sb *err), int index,
+		    char uuid[64], char pci_id[32]);
 /* Power from an energy counter (amdsmi, Sysman): the last reading of one
  * device, and the watts between it and a new one (NAN for the first, or
  * when the counter went back); safe from any thread. */

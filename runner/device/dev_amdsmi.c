@@ -15,7 +15,12 @@
  *     uint64_t *timestamp_ns): power is the difference of two readings,
  *     since amdsmi_power_info_t's layout changed between releases;
  *   amdsmi_get_gpu_vram_usage(handle, amdsmi_vram_usage_t *): { vram_total,
- *     vram_used } in MB, uint32_t each.
+ *     vram_used } in MB, uint32_t each;
+ *   amdsmi_get_gpu_device_bdf(handle, amdsmi_bdf_t *): a union of one
+ *     uint64_t whose bit fields are, from the lowest bit, function_number
+ *     (3 bits), device_number (5), bus_number (8), domain_number (48).
+ * The GPU is found by the PCI bus id HIP gives for its index, since
+ * amdsmi's order is its own and ignores the *_VISIBLE_DEVICES pinning.
  * Throttle reasons are not read: they sit in amdsmi_gpu_metrics_t
  * (throttle_status), whose layout differs between releases, so
  * throttle_known stays false rather than guessing an offset.
@@ -42,6 +47,7 @@ static amd_ret (*a_clock)(amd_handle, int, uint32_t *);
 static amd_ret (*a_temp)(amd_handle, int, int, int64_t *);
 static amd_ret (*a_energy)(amd_handle, uint64_t *, float *, uint64_t *);
 static amd_ret (*a_vram)(amd_handle, uint32_t *);
+static amd_ret (*a_bdf)(amd_handle, uint64_t *);
 
 static amd_handle gpus[AMD_MAX_GPUS]; /* every GPU, sockets in order */
 
@@ -61,6 +67,7 @@ static void amd_load(void)
 		{ "amdsmi_get_temp_metric", (void **)&a_temp },
 		{ "amdsmi_get_energy_count", (void **)&a_energy },
 		{ "amdsmi_get_gpu_vram_usage", (void **)&a_vram },
+		{ "amdsmi_get_gpu_device_bdf", (void **)&a_bdf },
 	};
 	if (dev_dl_open(libs, RT_ARRAY_SIZE(libs), syms, RT_ARRAY_SIZE(syms), amd.why, sizeof(amd.why)))
 		return;
@@ -90,15 +97,37 @@ static double power_w(int index, amd_handle h)
 	return dev_energy_watts(&last[index], (double)e * res / 1e6, (double)ts / 1e9);
 }
 
-int dev_amdsmi_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
+/* amdsmi's index of the GPU at PCI bus id pci ("DDDD:BB:DD.F", any case), or -1. */
+static int by_bus_id(const char *pci, int nd)
+{
+	unsigned dom, bus, dev, fn;
+	if (sscanf(pci, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+		return -1;
+	for (int i = 0; i < nd; i++) {
+		uint64_t b = 0;
+		if (a_bdf(gpus[i], &b) == AMD_OK && (b & 7) == fn && ((b >> 3) & 31) == dev &&
+		    ((b >> 8) & 255) == bus && (b >> 16) == dom)
+			return i;
+	}
+	return -1;
+}
+
+int dev_amdsmi_telemetry(const char *pci_id, int index, struct dev_telemetry *out, struct rt_sb *err)
 {
 	int nd;
 	dev_telemetry_clear(out);
 	int rc = dev_driver_count(&amd, "hip", &nd, err);
 	if (rc)
 		return rc;
-	if (index < 0 || index >= nd)
+	if (pci_id && *pci_id) {
+		int at = by_bus_id(pci_id, nd);
+		if (at < 0)
+			return rt_errf(err, RT_ENODEV, "hip: amdsmi has no GPU at PCI %s (device %d; %d found)", pci_id,
+				       index, nd);
+		index = at;
+	} else if (index < 0 || index >= nd) {
 		return rt_errf(err, RT_ENODEV, "hip: amdsmi has no device %d (%d found)", index, nd);
+	}
 	amd_handle h = gpus[index];
 	uint32_t clk[16] = { 0 }; /* room for any release's amdsmi_clk_info_t */
 	if (a_clock(h, AMD_CLK_GFX, clk) == AMD_OK) {

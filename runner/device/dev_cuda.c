@@ -308,27 +308,15 @@ static int cuda_timer_end(void *d, double *seconds, struct rt_sb *err)
 	return 0;
 }
 
-/* NVML's readings of the same GPU: CUDA's order (fastest first) is not
- * NVML's (PCI order), so the device is found by its UUID, looked up once
- * per index (the sampler asks every period). */
+/* NVML's readings of the same GPU: CUDA's order (fastest first, and only
+ * the CUDA_VISIBLE_DEVICES of this process) is not NVML's (PCI order, every
+ * GPU), so the device is found by its UUID. */
 static int cuda_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
 {
-	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-	static char uuids[64][64];
-	char uuid[64] = "";
-	pthread_mutex_lock(&mu);
-	if (index >= 0 && index < 64) {
-		if (!uuids[index][0]) {
-			struct dev_info o;
-			struct rt_sb ignore = RT_SB_INIT;
-			if (!cuda_info(index, &o, &ignore))
-				memcpy(uuids[index], o.uuid, sizeof(uuids[index]));
-			rt_sb_release(&ignore);
-		}
-		memcpy(uuid, uuids[index], sizeof(uuid));
-	}
-	pthread_mutex_unlock(&mu);
-	return dev_nvml_telemetry(uuid[0] ? uuid : NULL, index, out, err);
+	static struct dev_id_cache ids = DEV_ID_CACHE_INIT;
+	char uuid[64], pci[32];
+	dev_ids_cached(&ids, cuda_info, index, uuid, pci);
+	return dev_nvml_telemetry(uuid, index, out, err);
 }
 
 /* rt_fma(float *x, unsigned iters): 8 independent FMA chains per thread,

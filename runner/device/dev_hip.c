@@ -112,6 +112,17 @@ static int hip_info(int index, struct dev_info *o, struct rt_sb *err)
 	return 0;
 }
 
+/* amdsmi's readings of the same GPU: HIP's index counts only the GPUs
+ * ROCR_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES leave (a pool worker sees its
+ * one GPU as 0), amdsmi's every GPU, so the GPU is found by its PCI bus id. */
+static int hip_telemetry(int index, struct dev_telemetry *out, struct rt_sb *err)
+{
+	static struct dev_id_cache ids = DEV_ID_CACHE_INIT;
+	char uuid[64], pci[32];
+	dev_ids_cached(&ids, hip_info, index, uuid, pci);
+	return dev_amdsmi_telemetry(pci, index, out, err);
+}
+
 struct hip_dev {
 	int index;                /* the device */
 	hipEvent_t start, stop;   /* timer events */
@@ -270,5 +281,5 @@ const struct dev_ops dev_hip_ops = {
 	.sync = hip_sync,
 	.timer_begin = hip_timer_begin,
 	.timer_end = hip_timer_end,
-	.telemetry = dev_amdsmi_telemetry,
+	.telemetry = hip_telemetry,
 };
