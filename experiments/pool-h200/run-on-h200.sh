@@ -8,8 +8,7 @@ set -u
 . experiments/cuda-sweep/h200-env.sh pool-log.txt
 t0=$(date +%s)
 B=build-h200
-cmake -S . -B $B -DRATCHET_HIP=OFF -DRATCHET_ZE=OFF -DRATCHET_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build $B -j32 --target ratchet >"$OUT/build.log" 2>&1 || { grep -E -A3 'error' "$OUT/build.log" | head -40; exit 1; }
+h200_build $B ratchet
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi -L
 sh experiments/pool-h200/run.sh "$PWD/$B" cuda /tmp/pool

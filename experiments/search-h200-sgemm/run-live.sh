@@ -11,8 +11,7 @@ set -u
 . experiments/cuda-sweep/h200-env.sh live-log.txt
 t0=$(date +%s)
 B=build-h200
-cmake -S . -B $B -DRATCHET_HIP=OFF -DRATCHET_ZE=OFF -DRATCHET_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build $B -j16 --target ratchet >"$OUT/build.log" 2>&1 || { grep -E 'error' "$OUT/build.log" | head; exit 1; }
+h200_build $B ratchet
 echo "build: $(( $(date +%s) - t0 )) s"
 sh experiments/search-h200-sgemm/live.sh "$PWD/$B/ratchet" /tmp/h200-search "$OUT/live.db"
 rm -f "$OUT/live.db-wal" "$OUT/live.db-shm"

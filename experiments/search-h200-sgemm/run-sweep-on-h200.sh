@@ -18,8 +18,7 @@ echo "points: $(wc -l <$C/points.txt)"
 xargs -P 16 -L 1 sh -c 'nvcc -arch=sm_90 -cubin -O3 -DP_BM=$0 -DP_BN=$1 -DP_BK=$2 -DP_TM=$3 -DP_TN=$4 -o '$C'/p_$0_$1_$2_$3_$4.cubin '$D'/sgemm_point.cu' <$C/points.txt
 echo "nvcc: $(ls $C/*.cubin | wc -l) cubins in $(( $(date +%s) - t0 )) s"
 [ "$(ls $C/*.cubin | wc -l)" -gt 0 ] || exit 1
-cmake -S . -B $B -DRATCHET_HIP=OFF -DRATCHET_ZE=OFF -DRATCHET_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build $B -j16 --target sweep_points >"$OUT/build.log" 2>&1 || { grep error "$OUT/build.log" | head; exit 1; }
+h200_build $B sweep_points
 echo "build: $(( $(date +%s) - t0 )) s"
 $B/sweep_points "$OUT/sweep.jsonl" $C $C/points.txt ${SWEEP_SIZE:-2048} ${SWEEP_REPEATS:-3}
 rm -f "$OUT/sweep.jsonl.launch.json"

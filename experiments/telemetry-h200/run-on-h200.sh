@@ -11,8 +11,7 @@ set -u
 . experiments/cuda-sweep/h200-env.sh telemetry-log.txt
 t0=$(date +%s)
 B=build-h200
-cmake -S . -B $B -DRATCHET_HIP=OFF -DRATCHET_ZE=OFF -DRATCHET_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >"$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build $B -j16 --target ratchet >"$OUT/build.log" 2>&1 || { grep -E -A3 'error' "$OUT/build.log" | head -40; exit 1; }
+h200_build $B ratchet
 echo "build: $(( $(date +%s) - t0 )) s"
 nvidia-smi --query-gpu=index,uuid,pci.bus_id,name --format=csv
 (cd experiments/cuda-sgemm && nvcc -cubin -arch=sm_90 -O3 -o sgemm.cubin sgemm.cu) || exit 1
