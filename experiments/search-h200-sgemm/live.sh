@@ -4,7 +4,8 @@
 # to WORK, builds the baseline point, runs campaign.yaml with the budget,
 # and prints the best point, its GFLOP/s, the evaluations and the distance
 # to the sweep's optimum.
-#   usage: [MAX=60] [FOR=6m] [NVCC=nvcc] sh live.sh RATCHET WORK DB
+#   usage: [MAX=60] [FOR=6m] [NVCC=nvcc] [DEVICES=cuda:0,cuda:1] sh live.sh RATCHET WORK DB
+# DEVICES runs it as a device pool (--devices): rounds of trials in pinned workers.
 set -eu
 R=${1:?usage: live.sh RATCHET WORK DB} W=${2:?} DB=${3:?}
 H=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +15,8 @@ cp "$H/../cuda-sgemm/sgemm_tile.cuh" "$W/cuda-sgemm/"
 cd "$W/search-h200-sgemm"
 sh build-point.sh
 rc=0
-NO_COLOR=1 "$R" --db "$DB" run --max-iterations "${MAX:-60}" --for "${FOR:-6m}" campaign.yaml || rc=$?
+NO_COLOR=1 "$R" --db "$DB" run --max-iterations "${MAX:-60}" --for "${FOR:-6m}" ${DEVICES:+--devices "$DEVICES"} \
+	campaign.yaml || rc=$?
 echo "ratchet run exited $rc"
 NO_COLOR=1 "$R" --db "$DB" log | tail -n 70
 echo "final point: $(cat point.json)"
