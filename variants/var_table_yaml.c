@@ -135,6 +135,19 @@ static size_t node_last(struct ydoc *y, yaml_node_t *n, int depth)
 
 /* Character index where a block collection's content starts (its first
  * key: the node's own mark may lie at a tag or an anchor). */
+/* The column at which a block node's line content starts, given its first
+ * byte at: its own column, or that of the "?" introducing it as a complex
+ * key (libyaml's emitter writes a key longer than 128 characters as
+ * "? 'key'" then ": value"), so that text written at that column reads
+ * back at the same one. */
+static size_t ycol(struct ydoc *y, size_t at)
+{
+	size_t ls = ylstart(y, at), q = at;
+	while (q > ls && y->d[q - 1] == ' ')
+		q--;
+	return (q > ls && y->d[q - 1] == '?' ? q - 1 : at) - ls;
+}
+
 static size_t node_first(struct ydoc *y, yaml_node_t *n)
 {
 	if (n->type == YAML_MAPPING_NODE && n->data.mapping.pairs.start < n->data.mapping.pairs.top)
@@ -263,7 +276,7 @@ static void replace_value(struct ydoc *y, yaml_node_t *map, size_t j, const stru
 		size_t end = var_line_end(y->d, y->len, m->val_end);
 		size_t first = ybyte(y, node_first(y, vn)), ls = ylstart(y, first);
 		if (nonempty_collection(v) && ls > m->key_start) { /* whole lines, indented like them */
-			size_t col = first - ls, key_col = var_line_indent(y->d, m->key_start);
+			size_t col = ycol(y, first), key_col = var_line_indent(y->d, m->key_start);
 			if (json_is_object(v) && col <= key_col)
 				col = key_col + y->unit;
 			var_splice_add(s, ls, end, block_text(v, col));
@@ -298,7 +311,7 @@ static void add_member(struct ydoc *y, yaml_node_t *map, const struct var_map *m
 		return;
 	}
 	size_t at = var_line_end(y->d, y->len, ybyte(y, node_last(y, map, 0)));
-	size_t col = m->n ? m->m[0].key_start - ylstart(y, m->m[0].key_start) : 0;
+	size_t col = m->n ? ycol(y, m->m[0].key_start) : 0;
 	char *t = member_text(key, v, col, y->unit);
 	if (!*added && at == y->len && y->len && y->d[y->len - 1] != '\n') {
 		char *nl = xasprintf("\n%s", t);
@@ -411,8 +424,8 @@ static size_t yunit(struct ydoc *y, yaml_node_t *root, const struct var_map *m)
 		yaml_node_t *v = node(y, root->data.mapping.pairs.start[i].value);
 		if (v->type != YAML_MAPPING_NODE || !is_block(v))
 			continue;
-		size_t first = ybyte(y, node_first(y, v)), col = first - ylstart(y, first);
-		size_t kcol = m->m[i].key_start - ylstart(y, m->m[i].key_start);
+		size_t col = ycol(y, ybyte(y, node_first(y, v)));
+		size_t kcol = ycol(y, m->m[i].key_start);
 		return col > kcol ? col - kcol : 2;
 	}
 	return 2;
