@@ -180,12 +180,37 @@ static void test_yaml_keeps_bytes(void **state)
 	free(path);
 }
 
+/* libyaml writes a key longer than 128 characters as a complex key ("? 'key'"
+ * then ": value"): a block holding one keeps the "?"'s column when it is
+ * written again, and a field added after it lines up with the "?" (before,
+ * both took the key's own column, two to the right). */
+static void test_yaml_complex_key(void **state)
+{
+	(void)state;
+	char longkey[140];
+	memset(longkey, 'k', 130);
+	longkey[130] = 0;
+	char *value = xasprintf("{\"%s\": [1, 2], \"b\": null}", longkey);
+	char *once = edit("c.yaml", "k:\n - a: 1\nj: 2\n", VAR_TBL_REPLACE, "k", value);
+	/* the block goes where the sequence was (column 1), "?" first */
+	char *want = xasprintf("k:\n ? %s\n : [1, 2]\n b: null\nj: 2\n", longkey);
+	assert_string_equal(once, want);
+	expect(edit("c.yaml", once, VAR_TBL_REPLACE, "k", value), once);
+	char *added = xasprintf("%.*s c: 3\nj: 2\n", (int)(strlen(once) - strlen("j: 2\n")), once);
+	expect(edit("c.yaml", once, VAR_TBL_SET, "k", "{\"c\": 3}"), added);
+	free(added);
+	free(want);
+	free(once);
+	free(value);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_json_keeps_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_duplicate_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_yaml_keeps_bytes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_yaml_complex_key, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
