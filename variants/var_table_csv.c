@@ -123,10 +123,21 @@ static int csv_keys(const struct var_def_table *t, struct csv_edit *x, struct rt
 	return 0;
 }
 
+/* A blank line: no row for Python's csv module (its reader gives [] and
+ * DictReader skips it) nor for pandas' read_csv (skip_blank_lines), which
+ * read AITER's and vLLM's tuned CSVs; so it never matches a key, not even
+ * an empty one. */
+static bool csv_blank(const struct var_csv_row *r)
+{
+	return r->n == 1 && !r->f[0].quoted && !r->f[0].value[0];
+}
+
 /* The first row whose key cells (trimmed) equal the key, or -1. */
 static long csv_find_row(const struct csv_edit *x)
 {
 	for (size_t i = 1; i < x->c.n; i++) {
+		if (csv_blank(&x->c.rows[i]))
+			continue;
 		bool match = true;
 		for (size_t k = 0; k < x->nk && match; k++) {
 			if (x->kidx[k] >= x->c.rows[i].n) {
