@@ -21,6 +21,9 @@ static void trim(char *s)
 	s[n - a] = 0;
 }
 
+/* One cell, quoted where RFC 4180 needs it (or force_quote); the only cell
+ * of a row is quoted when empty, as Python's csv writer does: unquoted it
+ * would be a blank line, which is no row (csv_blank). */
 static void csv_cell(struct rt_sb *sb, const char *s, bool force_quote)
 {
 	bool q = force_quote || strpbrk(s, ",\"\r\n") ||
@@ -129,7 +132,7 @@ static int csv_keys(const struct var_def_table *t, struct csv_edit *x, struct rt
  * an empty one. */
 static bool csv_blank(const struct var_csv_row *r)
 {
-	return r->n == 1 && !r->f[0].quoted && !r->f[0].value[0];
+	return r->n == 1 && !r->f[0].quoted && r->f[0].end == r->f[0].start;
 }
 
 /* The first row whose key cells (trimmed) equal the key, or -1. */
@@ -182,13 +185,16 @@ static int csv_rewrite_row(const struct var_def_table *t, const struct csv_edit 
 		if (j)
 			rt_sb_addc(&e->out, ',');
 		if (keep_raw) {
-			rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
+			if (x->ncols == 1 && r->f[j].end == r->f[j].start)
+				rt_sb_adds(&e->out, "\"\""); /* not a blank line (csv_cell) */
+			else
+				rt_sb_add(&e->out, d + r->f[j].start, r->f[j].end - r->f[j].start);
 			json_object_set_new(row, x->cols[j], json_string(r->f[j].value));
 			continue;
 		}
 		if (nv && (rc = cell_text(t->file, x->cols[j], nv, &txt, err)))
 			break;
-		csv_cell(&e->out, txt ? txt : "", j < r->n && r->f[j].quoted);
+		csv_cell(&e->out, txt ? txt : "", (j < r->n && r->f[j].quoted) || (x->ncols == 1 && !(txt && *txt)));
 		json_object_set_new(row, x->cols[j], json_string(txt ? txt : ""));
 		free(txt);
 	}
@@ -224,7 +230,8 @@ static int csv_append_row(const struct var_def_table *t, const struct csv_edit *
 			return rc;
 		if (j)
 			rt_sb_addc(&e->out, ',');
-		csv_cell(&e->out, kv ? kv : txt ? txt : "", false);
+		const char *cell = kv ? kv : txt ? txt : "";
+		csv_cell(&e->out, cell, x->ncols == 1 && !*cell);
 		free(txt);
 	}
 	rt_sb_adds(&e->out, eol);

@@ -130,7 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_file(path, p.files[0].after, p.files[0].after_len, "after apply");
 		if (v.table.op != VAR_TBL_DELETE) {
 			rc = ops->plan(&v, &ctx, &p2, &err);
-			FUZZ_CHECK(rc == 0, "the applied change does not plan again: %s", err.buf);
+			FUZZ_CHECK(rc == 0, "the applied change does not plan again: %s; the table:\n%.*s", err.buf,
+				   (int)p.files[0].after_len, p.files[0].after);
 			FUZZ_CHECK(p2.files[0].after_len == p.files[0].after_len &&
 				   !memcmp(p2.files[0].after, p.files[0].after, p.files[0].after_len),
 				   "applying the change twice gives other bytes:\n%s\n---\n%s",
