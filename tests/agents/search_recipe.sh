@@ -7,6 +7,7 @@
 # fingerprint the campaign recorded for its best.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
+. "$RATCHET_SRC/tests/lib/decode_bench.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] && [ -x "$RATCHET_BUILD/recipe_fp" ] || { echo "SKIP: simserve or recipe_fp not built"; exit 77; }
 W=$(mktemp -d /tmp/ratchet-search-recipe-XXXXXX)
@@ -31,12 +32,7 @@ engine:
   ready: {http: /health, timeout: 20s}
   identity: {http: /v1/models, model: sim-search}
   stop_grace: 2s
-benchmarks:
-  - name: decode
-    load: {api: completions, pattern: closed, concurrency: 16, prompt_tokens: 16,
-           output_tokens: 8, requests: 32, ignore_eos: true, timeout: 5s}
-objective: {metric: decode.output_throughput, goal: max, min_gain: 3%}
-repeats: {min: 3, max: 4, confidence: 0.9}
+$(decode_bench)
 strategy: coordinate
 space:
   parameters:

@@ -13,6 +13,7 @@
 #     the kept point's.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
+. "$RATCHET_SRC/tests/lib/decode_bench.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-pool-space-XXXXXX)
@@ -32,12 +33,7 @@ engine:
   identity: {model: "sim-{nonce}"}
   ready: {http: /health, timeout: 20s}
   stop_grace: 1s
-benchmarks:
-  - name: decode
-    load: {api: completions, pattern: closed, concurrency: 16, prompt_tokens: 16,
-           output_tokens: 8, requests: 32, ignore_eos: true, timeout: 5s}
-objective: {metric: decode.output_throughput, goal: max, min_gain: 3%}
-repeats: {min: 3, max: 4, confidence: 0.9}
+$(decode_bench)
 devices: [host:0, host:1, host:2, host:3]
 strategy: model
 space:

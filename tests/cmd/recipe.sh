@@ -9,6 +9,7 @@
 # the recipe holds it, files/ the patched bytes, and apply.sh runs its build.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
+. "$RATCHET_SRC/tests/lib/decode_bench.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "SKIP: simserve not built"; exit 77; }
 W=$(mktemp -d /tmp/ratchet-recipe-XXXXXX)
@@ -33,12 +34,7 @@ engine:
   ready: {http: /health, timeout: 20s}
   identity: {http: /v1/models, model: sim-recipe}
   stop_grace: 2s
-benchmarks:
-  - name: decode
-    load: {api: completions, pattern: closed, concurrency: 16, prompt_tokens: 16,
-           output_tokens: 8, requests: 32, ignore_eos: true, timeout: 5s}
-objective: {metric: decode.output_throughput, goal: max, min_gain: 3%}
-repeats: {min: 3, max: 4, confidence: 0.9}
+$(decode_bench)
 variants:
   - name: graphs-64
     env: {SIMSERVE_MAX_GRAPH_BS: "64"}
