@@ -242,70 +242,57 @@ static double measure(const struct sweep *w, long k, double fidelity, struct rt_
 	return median_of(d, (size_t)n);
 }
 
-/* One search: evaluations and cost until within WITHIN of the best, or 0. */
-static size_t replay(const struct sweep *w, enum agent_strategy k, uint64_t seed, double *cost, bool early,
-		     size_t *stopped)
+/* Is the sweep's point at (index into its valid points, -1: none) within
+ * WITHIN of the sweep's best? */
+static bool within(const struct sweep *w, long at)
+{
+	return at >= 0 && !isnan(w->median[at]) && w->median[at] >= w->best - fabs(w->best) * WITHIN;
+}
+
+/* How one replayed search went. */
+struct run {
+	size_t reached; /* the evaluation whose full measurement first landed within WITHIN, 0: none */
+	size_t stopped; /* the evaluations when the strategy stopped by itself, 0: it did not */
+	double cost;    /* the evaluations' fidelities, summed */
+	bool kept_ok;   /* the best full measurement at the end (what a campaign keeps) is within WITHIN */
+};
+
+/* One search, each measurement drawn from the sweep's samples. It ends
+ * when the strategy stops (which it may do by itself only when early),
+ * after cap evaluations, or, unless to_stop, once it has reached. */
+static void replay(const struct sweep *w, enum agent_strategy k, uint64_t seed, bool early, bool to_stop,
+		   size_t cap, struct run *r)
 {
 	const struct agent_ops *ops = agent_ops_for(k);
-	struct agent_obs *obs = xcalloc(4 * w->n_valid + 1, sizeof(*obs));
+	struct agent_obs *obs = xcalloc(cap + 1, sizeof(*obs));
 	struct rt_rand noise;
 	rt_rand_seed(&noise, seed * 7919 + 17);
-	size_t n = 0, reached = 0;
-	*cost = 0;
-	*stopped = 0;
-	while (!reached && n < 4 * w->n_valid) {
+	size_t n = 0;
+	long best_at = -1;
+	double best_v = -INFINITY;
+	*r = (struct run){ 0 };
+	while (n < cap && (to_stop || !r->reached)) {
 		struct agent_search q = { .sp = &w->sp, .valid = w->valid, .n_valid = w->n_valid, .obs = obs, .n_obs = n,
 					  .seed = seed, .min_gain = 0.02, .no_early_stop = !early };
 		struct agent_pick pk;
 		memset(&pk, 0, sizeof(pk));
 		if (ops->search(&q, &pk) != 1) {
-			*stopped = n;
-			break;
-		}
-		long at = find_valid(w, pk.code);
-		obs[n++] = (struct agent_obs){ pk.code, measure(w, at, pk.fidelity, &noise), pk.fidelity };
-		*cost += pk.fidelity;
-		if (pk.fidelity >= 1 && at >= 0 && !isnan(w->median[at]) &&
-		    w->median[at] >= w->best - fabs(w->best) * WITHIN)
-			reached = n;
-	}
-	free(obs);
-	return reached;
-}
-
-/* One search left to run until it stops by itself (or has measured as many
- * points as the space has): the evaluations it used, and whether the point
- * a campaign would keep then, the best full measurement so far, is within
- * WITHIN of the sweep's best. Returns 0 when it never stopped. */
-static size_t replay_to_stop(const struct sweep *w, enum agent_strategy k, uint64_t seed, bool *kept_ok)
-{
-	const struct agent_ops *ops = agent_ops_for(k);
-	struct agent_obs *obs = xcalloc(w->n_valid + 1, sizeof(*obs));
-	struct rt_rand noise;
-	rt_rand_seed(&noise, seed * 7919 + 17);
-	size_t n = 0, stopped = 0;
-	long best_at = -1;
-	double best_v = -INFINITY;
-	while (n < w->n_valid) {
-		struct agent_search q = { .sp = &w->sp, .valid = w->valid, .n_valid = w->n_valid, .obs = obs, .n_obs = n,
-					  .seed = seed, .min_gain = 0.02 };
-		struct agent_pick pk;
-		memset(&pk, 0, sizeof(pk));
-		if (ops->search(&q, &pk) != 1) {
-			stopped = n;
+			r->stopped = n;
 			break;
 		}
 		long at = find_valid(w, pk.code);
 		double v = measure(w, at, pk.fidelity, &noise);
 		obs[n++] = (struct agent_obs){ pk.code, v, pk.fidelity };
+		r->cost += pk.fidelity;
+		if (pk.fidelity >= 1 && !r->reached && within(w, at))
+			r->reached = n;
 		if (pk.fidelity >= 1 && !isnan(v) && v > best_v) {
 			best_v = v;
 			best_at = at;
 		}
 	}
-	*kept_ok = best_at >= 0 && !isnan(w->median[best_at]) && w->median[best_at] >= w->best - fabs(w->best) * WITHIN;
+	r->kept_ok = within(w, best_at);
 	free(obs);
-	return stopped;
 }
 
 static double pct(double *v, size_t n, double p)
@@ -323,11 +310,11 @@ static void own_stop(const struct sweep *w, enum agent_strategy k, size_t seeds,
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t nstop = 0, ok = 0;
 	for (uint64_t seed = 1; seed <= seeds; seed++) {
-		bool kept_ok;
-		size_t at = replay_to_stop(w, k, seed, &kept_ok);
-		scratch[seed - 1] = at ? (double)at : (double)w->n_valid;
-		nstop += at > 0;
-		ok += kept_ok;
+		struct run r; /* left to run as long as the space is large */
+		replay(w, k, seed, true, true, w->n_valid, &r);
+		scratch[seed - 1] = r.stopped ? (double)r.stopped : (double)w->n_valid;
+		nstop += r.stopped > 0;
+		ok += r.kept_ok;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double med = pct(scratch, seeds, 0.5);
@@ -359,18 +346,17 @@ static int bench_space(const struct sweep *w, size_t seeds, struct summary *sum)
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (uint64_t seed = 1; seed <= seeds; seed++) {
-			double c;
-			size_t stopped;
-			size_t r = replay(w, ks[s], seed, &c, false, &stopped);
+			struct run r;
+			replay(w, ks[s], seed, false, false, 4 * w->n_valid, &r);
 			/* a search that stopped short counts as the whole space */
-			ev[seed - 1] = r ? (double)r : (double)w->n_valid;
-			co[seed - 1] = r ? c : (double)w->n_valid;
-			ok += r > 0;
+			ev[seed - 1] = r.reached ? (double)r.reached : (double)w->n_valid;
+			co[seed - 1] = r.reached ? r.cost : (double)w->n_valid;
+			ok += r.reached > 0;
 			/* with its own early stop: where it stops, and whether it got there */
-			size_t re = replay(w, ks[s], seed, &c, true, &stopped);
-			if (stopped) {
-				stop_at[nstop++] = (double)stopped;
-				stop_ok += re > 0;
+			replay(w, ks[s], seed, true, false, 4 * w->n_valid, &r);
+			if (r.stopped) {
+				stop_at[nstop++] = (double)r.stopped;
+				stop_ok += r.reached > 0;
 			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
