@@ -15,6 +15,8 @@ rt_add_test(spec_check_good COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/check_good
             TIMEOUT 30 LABELS spec e2e)
 rt_add_test(spec_slo_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/slo_cli.sh
             TIMEOUT 30 LABELS spec e2e)
+rt_add_test(spec_cli_table COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/cli_table.sh
+            TIMEOUT 30 LABELS spec e2e)
 rt_add_test(spec_check_experiments COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/check_experiments.sh
             TIMEOUT 60 LABELS spec e2e)
 
@@ -25,4 +27,5 @@ rt_add_test(spec_check_experiments COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/che
 #   spec_check_bad          `ratchet check` on every tests/spec/bad/*.yaml: exit 2, first stderr line = .expect
 #   spec_check_good         `ratchet check` on tests/spec/good/*.yaml: exit 0, output re-checks to itself, --json
 #   spec_slo_cli            `ratchet bench load --slo` reads the spec's SLO names; every --slo is read
+#   spec_cli_table          `gate` and `bench load` options from the spec's tables: units, bounds, words, defaults
 #   spec_check_experiments  `ratchet check` on every experiments/**/*.yaml (not under bad/): exit 0

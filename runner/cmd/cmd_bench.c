@@ -16,79 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every --slo VALUE (the option table keeps only the last one), in order,
- * read before cmd_parse() reorders argv; the caller frees the array (not the
- * strings, which point into argv). */
-static const char **collect_slos(int argc, char **argv, size_t *n)
-{
-	const char **out = xcalloc((size_t)argc + 1, sizeof(*out));
-	*n = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			break;
-		if (!strcmp(argv[i], "--slo") && i + 1 < argc)
-			out[(*n)++] = argv[++i];
-		else if (!strncmp(argv[i], "--slo=", 6))
-			out[(*n)++] = argv[i] + 6;
-	}
-	return out;
-}
-
-/* "ttft_p95=4s,tpot_p99=50ms" -> slo entries appended to cfg; the metric
- * names are the spec's (spec_slo_parse), the limits positive durations. */
-static int parse_slos(const char *text, struct spec_load *cfg, struct rt_sb *err)
-{
-	char *dup = xstrdup(text), *save = NULL;
-	int rc = 0;
-	for (char *tok = strtok_r(dup, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		enum spec_load_q q;
-		enum spec_load_stat st;
-		struct rt_sb why = RT_SB_INIT;
-		double lim;
-		if (eq)
-			*eq = 0;
-		if (!eq)
-			rc = rt_errf(err, RT_EUSAGE, "--slo: '%s' is not METRIC=DURATION", tok);
-		else if (spec_slo_parse(tok, &q, &st, &why))
-			rc = rt_errf(err, RT_EUSAGE, "--slo: %s", why.buf);
-		else if (rt_parse_duration(eq + 1, &lim) || !(lim > 0))
-			rc = rt_errf(err, RT_EUSAGE, "--slo %s: '%s' is not a duration (4s, 250ms)",
-				     tok, eq + 1);
-		rt_sb_release(&why);
-		if (rc)
-			break;
-		cfg->slo = xrealloc(cfg->slo, (cfg->n_slo + 1) * sizeof(*cfg->slo));
-		cfg->slo[cfg->n_slo].metric = xstrdup(tok);
-		cfg->slo[cfg->n_slo].limit = lim;
-		cfg->n_slo++;
-	}
-	free(dup);
-	return rc;
-}
-
-/* "1,3" or "1,2,3" -> a list of numbers. */
-static int parse_list(const char *opt, const char *text, double **out, size_t *n,
-		      struct rt_sb *err)
-{
-	char *dup = xstrdup(text), *save = NULL;
-	int rc = 0;
-	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
-		double v = strtod(tok, &end);
-		if (end == tok || *end || !(v > 0)) {
-			rc = rt_errf(err, RT_EUSAGE, "--%s: '%s' is not a positive number", opt, tok);
-			break;
-		}
-		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
-		(*out)[(*n)++] = v;
-	}
-	free(dup);
-	if (!rc && !*n)
-		rc = rt_errf(err, RT_EUSAGE, "--%s: empty list", opt);
-	return rc;
-}
-
 static void ms(char *out, size_t n, double s)
 {
 	if (isnan(s))
@@ -257,37 +184,22 @@ static const struct rt_cmd_help bload_help = {
 	"exit codes: 0 ok, 2 usage error, 3 runtime error (including: no request succeeded)",
 };
 
-/* The option table; returns cmd_parse's result with *code set. */
+/* The options: a load benchmark's, generated from its spec table
+ * (spec_cli.c: the spec's defaults, bounds and words), then ours and
+ * vLLM's. Returns cmd_parse's result with *code set. */
 static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct cmd_bload *a, int *code)
 {
-	const struct rt_opt opts[] = {
-		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
-		{ "api", 0, RT_OPT_STR, &a->api, "API", "completions (default) or chat" },
-		{ "model", 'm', RT_OPT_STR, &a->model, "NAME", "model name sent (default: \"default\")" },
-		{ "concurrency", 'c', RT_OPT_INT, &a->concurrency, "N", "closed loop with N in flight (prefill: wave width; open loop: cap)" },
-		{ "rate", 'r', RT_OPT_DBL, &a->rate, "R", "open loop at R requests/s" },
-		{ "pattern", 0, RT_OPT_STR, &a->pattern, "P", "open-loop arrivals: poisson (default), gamma, constant" },
-		{ "burstiness", 0, RT_OPT_DBL, &a->burstiness, "B", "gamma shape (1 = poisson, < 1 burstier)" },
+	const struct rt_opt own[] = {
 		{ "prefill", 0, RT_OPT_FLAG, &a->prefill, NULL, "waves of --concurrency prompts released together, max_tokens 1" },
-		{ "requests", 'n', RT_OPT_INT, &a->requests, "N", "measured requests" },
-		{ "duration", 'd', RT_OPT_STR, &a->duration, "DUR", "measured duration instead (e.g. 60s, 5m)" },
-		{ "warmup", 0, RT_OPT_INT, &a->warmup, "N", "warm-up requests, excluded from metrics" },
-		{ "prompt-tokens", 0, RT_OPT_INT, &a->prompt_tokens, "L", "random prompt length in tokens (default 128)" },
-		{ "output-tokens", 0, RT_OPT_INT, &a->output_tokens, "T", "max_tokens of every request (default: each record's own, 128 for random prompts)" },
-		{ "dataset", 0, RT_OPT_STR, &a->dataset, "FILE", "JSONL prompts: ShareGPT or {\"prompt\",\"max_tokens\"}" },
 		{ "seed", 0, RT_OPT_INT, &a->seed, "S", "seed for prompts and the schedule (default 1)" },
-		{ "slo", 0, RT_OPT_STR, &a->slo_opt, "M=DUR", "SLO, repeatable or comma-separated: ttft_p95=4s" },
-		{ "rates", 0, RT_OPT_STR, &a->rates, "LO,HI", "SLO capacity search between these rates" },
-		{ "seeds", 0, RT_OPT_STR, &a->seeds, "S1,S2", "capacity search: seeds per rate (default: --seed)" },
-		{ "timeout", 0, RT_OPT_STR, &a->timeout, "DUR", "per-request timeout (default 600s)" },
-		{ "ignore-eos", 0, RT_OPT_FLAG, &a->ignore_eos, NULL, "send ignore_eos: true (vLLM)" },
 		{ "no-store", 0, RT_OPT_FLAG, &a->no_store, NULL, "do not store request records" },
 		CMD_OPT_API_KEY_ENV(a->key_env),
 		CMD_BLOAD_VLLM_OPTS(a),
 		{ 0 },
 	};
+	spec_cli_init(&a->cli, SPEC_SECTION_LOAD, own, argc, argv);
 	int npos = 0;
-	if (cmd_parse(ctx, opts, &bload_help, argc, argv, &npos, code))
+	if (cmd_parse(ctx, a->cli.opts, &bload_help, argc, argv, &npos, code))
 		return 1;
 	*code = RT_EXIT_USAGE;
 	if (npos > 0) {
@@ -300,108 +212,44 @@ static int bload_parse(int argc, char **argv, struct rt_ctx *ctx, struct cmd_blo
 	return 0;
 }
 
-/* Closed loop, prefill waves, or an open-loop arrival pattern. */
-static int bload_pattern(struct cmd_bload *a, struct rt_sb *err)
+static bool given(const struct cmd_bload *a, const char *key)
 {
-	struct spec_load *cfg = &a->cfg;
-	if (a->prefill) {
-		cfg->pattern = SPEC_LOAD_PREFILL;
-	} else if (a->rate > 0 || a->rates) {
-		/* like the spec and vLLM: a burstiness other than 1 means gamma gaps,
-		 * an infinite one constant gaps */
-		cfg->pattern = isinf(a->burstiness)    ? SPEC_LOAD_CONSTANT
-			       : a->burstiness != 1.0 ? SPEC_LOAD_GAMMA
-						      : SPEC_LOAD_POISSON;
-		if (a->pattern && !strcmp(a->pattern, "gamma"))
-			cfg->pattern = SPEC_LOAD_GAMMA;
-		else if (a->pattern && !strcmp(a->pattern, "constant"))
-			cfg->pattern = SPEC_LOAD_CONSTANT;
-		else if (a->pattern && !strcmp(a->pattern, "poisson"))
-			cfg->pattern = SPEC_LOAD_POISSON;
-		else if (a->pattern)
-			return rt_errf(err, RT_EUSAGE, "--pattern: '%s' is not poisson, gamma or constant",
-				       a->pattern);
-	} else {
-		cfg->pattern = SPEC_LOAD_CLOSED;
-	}
-	if (cfg->pattern == SPEC_LOAD_PREFILL || cfg->pattern == SPEC_LOAD_CLOSED)
-		a->concurrency = a->concurrency ? a->concurrency : 1;
-	return 0;
+	return spec_cli_get(&a->cli, key) != NULL;
 }
 
-/* --duration and --timeout */
-static int bload_durations(struct cmd_bload *a, struct rt_sb *err)
-{
-	struct spec_load *cfg = &a->cfg;
-	if (a->duration && (rt_parse_duration(a->duration, &cfg->duration_s) || !(cfg->duration_s > 0)))
-		return rt_errf(err, RT_EUSAGE, "--duration: '%s' is not a duration", a->duration);
-	cfg->request_timeout_s = 600;
-	if (a->timeout && (rt_parse_duration(a->timeout, &cfg->request_timeout_s) ||
-			   !(cfg->request_timeout_s > 0)))
-		return rt_errf(err, RT_EUSAGE, "--timeout: '%s' is not a duration", a->timeout);
-	return 0;
-}
-
-/* Every option into a->cfg; RT_EUSAGE with err filled when one is wrong. */
+/* The command line's own rules, then every option into a->cfg through the
+ * spec's parsers and rules; RT_EUSAGE with err filled when one is wrong. */
 static int bload_config(struct cmd_bload *a, struct rt_sb *err)
 {
-	struct spec_load *cfg = &a->cfg;
-	if (!a->endpoint)
+	char num[32];
+	if (!given(a, "endpoint"))
 		return rt_errf(err, RT_EUSAGE, "--endpoint is required");
-	if (!strcmp(a->api, "completions") || !strcmp(a->api, "chat"))
-		cfg->api = !strcmp(a->api, "chat") ? SPEC_API_CHAT : SPEC_API_COMPLETIONS;
-	else
-		return rt_errf(err, RT_EUSAGE, "--api: '%s' is not completions or chat", a->api);
-	if (a->prompt_tokens == CMD_BLOAD_UNSET)
-		a->prompt_tokens = 128;
-	if (a->rate < 0 || a->concurrency < 0 || a->requests < 0 || a->warmup < 0 ||
-	    a->prompt_tokens < 1 || (a->output_tokens != CMD_BLOAD_UNSET && a->output_tokens < 1) ||
-	    !(a->burstiness > 0))
-		return rt_errf(err, RT_EUSAGE, "numbers must be positive");
-	if (isinf(a->rate) && a->duration)
+	if (a->prefill && given(a, "pattern"))
+		return rt_errf(err, RT_EUSAGE, "give --prefill or --pattern, not both");
+	if (a->prefill) {
+		spec_cli_set(&a->cli, "pattern", "prefill");
+		if (!given(a, "concurrency"))
+			spec_cli_set(&a->cli, "concurrency", "1");
+	}
+	if (!given(a, "requests") && !given(a, "duration")) /* a wave, or 100 */
+		spec_cli_set(&a->cli, "requests", a->prefill ? spec_cli_get(&a->cli, "concurrency") : "100");
+	snprintf(num, sizeof(num), "%ld", a->seed);
+	if (!given(a, "seeds"))
+		spec_cli_set(&a->cli, "seeds", num);
+	int rc = spec_cli_load(&a->cli, &a->cfg, err);
+	if (rc)
+		return rc;
+	if (isinf(a->cfg.rate) && a->cfg.duration_s > 0)
 		return rt_errf(err, RT_EUSAGE, "an infinite rate sends every request at once: give a "
 			       "request count (--requests, --num-prompts), not --duration");
-	int rc = 0;
-	for (size_t i = 0; i < a->n_slos && !rc; i++)
-		rc = parse_slos(a->slos[i], cfg, err);
-	if (rc || (a->rates && parse_list("rates", a->rates, &a->rate_list, &a->n_rates, err)) ||
-	    (a->seeds && parse_list("seeds", a->seeds, &a->seed_list, &a->n_seeds, err)))
-		return RT_EUSAGE;
-	if (a->rates && !cfg->n_slo)
-		return rt_errf(err, RT_EUSAGE, "--rates needs at least one --slo");
-	if (bload_pattern(a, err) || bload_durations(a, err))
-		return RT_EUSAGE;
-	if (!a->requests && !a->duration)
-		a->requests = a->prefill ? a->concurrency : 100;
-	cfg->concurrency = (int)a->concurrency;
-	cfg->rate = a->rate;
-	cfg->burstiness = a->burstiness;
-	cfg->requests = (int)a->requests;
-	cfg->warmup = (int)a->warmup;
-	cfg->prompt_tokens = (int)a->prompt_tokens;
-	cfg->output_tokens = a->output_tokens == CMD_BLOAD_UNSET ? 0 : (int)a->output_tokens;
-	cfg->dataset = (char *)a->dataset;
-	cfg->model = (char *)a->model;
-	cfg->ignore_eos = a->ignore_eos;
-	cfg->rates = a->rate_list;
-	cfg->n_rates = a->n_rates;
-	cfg->n_seeds = a->n_seeds ? a->n_seeds : 1;
-	cfg->seeds = xcalloc(cfg->n_seeds, sizeof(*cfg->seeds));
-	for (size_t i = 0; i < cfg->n_seeds; i++)
-		cfg->seeds[i] = a->n_seeds ? (uint64_t)a->seed_list[i] : (uint64_t)a->seed;
 	return 0;
 }
 
 static void bload_release(struct cmd_bload *a)
 {
 	cmd_bench_vllm_release(a);
-	for (size_t i = 0; i < a->cfg.n_slo; i++)
-		free(a->cfg.slo[i].metric);
-	free(a->cfg.slo);
-	free(a->slos);
-	free(a->cfg.seeds);
-	free(a->rate_list);
-	free(a->seed_list);
+	spec_load_release(&a->cfg);
+	spec_cli_release(&a->cli);
 }
 
 /* The capacity search, every run's records stored; the run shown is the
@@ -411,7 +259,7 @@ static int bload_capacity(struct cmd_bload *a, struct rt_ctx *ctx, struct run_lo
 {
 	int stored = 0;
 	struct run_load_opts lo = { .api_key = a->api_key, .default_max_tokens = a->default_max_tokens };
-	int rc = run_load_capacity(&a->cfg, a->endpoint, a->model, &lo, on_progress, ctx, cap, err);
+	int rc = run_load_capacity(&a->cfg, a->cfg.endpoint, a->cfg.model, &lo, on_progress, ctx, cap, err);
 	if (rc)
 		return rc;
 	if (cap->max_rate > 0)
@@ -439,15 +287,15 @@ static int bload_once(struct cmd_bload *a, struct rt_ctx *ctx, struct run_load_r
 {
 	char label[96];
 	struct run_load_opts lo = { .api_key = a->api_key, .default_max_tokens = a->default_max_tokens };
-	int rc = run_load_run(&a->cfg, a->endpoint, a->model, (uint64_t)a->seed, &lo, res, err);
+	int rc = run_load_run(&a->cfg, a->cfg.endpoint, a->cfg.model, (uint64_t)a->seed, &lo, res, err);
 	if (rc || a->no_store || !ctx->db)
 		return rc;
 	if (a->cfg.pattern == SPEC_LOAD_CLOSED)
-		snprintf(label, sizeof(label), "concurrency=%ld seed=%ld", a->concurrency, a->seed);
+		snprintf(label, sizeof(label), "concurrency=%d seed=%ld", a->cfg.concurrency, a->seed);
 	else if (a->cfg.pattern == SPEC_LOAD_PREFILL)
-		snprintf(label, sizeof(label), "prefill=%ld seed=%ld", a->concurrency, a->seed);
+		snprintf(label, sizeof(label), "prefill=%d seed=%ld", a->cfg.concurrency, a->seed);
 	else
-		snprintf(label, sizeof(label), "rate=%.4g seed=%ld", a->rate, a->seed);
+		snprintf(label, sizeof(label), "rate=%.4g seed=%ld", a->cfg.rate, a->seed);
 	return load_store_requests(ctx->db, 0, "load", NULL, 0, label, res, err);
 }
 
@@ -457,16 +305,17 @@ static int bload_measure(struct cmd_bload *a, struct rt_ctx *ctx, struct rt_sb *
 	struct run_load_result res = { 0 };
 	struct run_load_capacity cap = { 0 };
 	const struct run_load_result *shown = &res;
-	int stored = a->rates ? bload_capacity(a, ctx, &cap, &shown, err)
+	bool search = a->cfg.n_rates > 0;
+	int stored = search ? bload_capacity(a, ctx, &cap, &shown, err)
 			      : bload_once(a, ctx, &res, err);
 	int code = RT_EXIT_RUNTIME;
 	if (stored < 0) {
 		cmd_error(ctx, "bench load: %s", err->buf);
 	} else {
 		if (ctx->json)
-			print_json(shown, a->rates ? &cap : NULL, a->endpoint, stored);
+			print_json(shown, search ? &cap : NULL, a->cfg.endpoint, stored);
 		else
-			print_summary(shown, a->rates ? &cap : NULL, a->endpoint);
+			print_summary(shown, search ? &cap : NULL, a->cfg.endpoint);
 		if (!ctx->quiet && !ctx->json && !a->no_store && ctx->db)
 			fprintf(stderr, "ratchet: stored %d request records in %s\n", stored,
 				ctx->db_path);
@@ -490,15 +339,12 @@ static int bload_measure(struct cmd_bload *a, struct rt_ctx *ctx, struct rt_sb *
 
 static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
 {
-	struct cmd_bload a = { .api = "completions", .prompt_tokens = CMD_BLOAD_UNSET,
-			   .output_tokens = CMD_BLOAD_UNSET, .seed = 1, .burstiness = 1,
-			   .num_prompts = CMD_BLOAD_UNSET, .request_rate = NAN,
+	struct cmd_bload a = { .seed = 1, .num_prompts = CMD_BLOAD_UNSET, .request_rate = NAN,
 			   .max_concurrency = CMD_BLOAD_UNSET, .random_input_len = CMD_BLOAD_UNSET,
 			   .random_output_len = CMD_BLOAD_UNSET };
 	struct rt_sb err = RT_SB_INIT;
 	int code;
 	cmd_bench_take_multi(&a, &argc, argv);
-	a.slos = collect_slos(argc, argv, &a.n_slos);
 	if (bload_parse(argc, argv, ctx, &a, &code)) {
 		bload_release(&a);
 		return code;

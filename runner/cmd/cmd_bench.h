@@ -19,36 +19,13 @@
 
 /* `ratchet bench load` as asked: the options, and what is built from them. */
 struct cmd_bload {
-	const char *endpoint;   /* --endpoint URL (required) */
-	const char *api;        /* --api completions | chat */
-	const char *model;      /* --model, NULL: "default" */
-	const char *pattern;    /* --pattern poisson | gamma | constant, NULL: from --burstiness */
-	const char *duration;   /* --duration DUR, NULL: use --requests */
-	const char *dataset;    /* --dataset FILE, NULL: random prompts */
-	const char *slo_opt;    /* the last --slo (each one is read by collect_slos) */
-	const char *rates;      /* --rates LO,HI: capacity search, NULL: one run */
-	const char *seeds;      /* --seeds S1,S2, NULL: --seed */
-	const char *timeout;    /* --timeout DUR, NULL: 600 s */
-	long concurrency;       /* --concurrency */
-	long requests;          /* --requests, 0: derived */
-	long warmup;            /* --warmup */
-	long prompt_tokens;     /* --prompt-tokens, CMD_BLOAD_UNSET: 128 */
-	long output_tokens;     /* --output-tokens, CMD_BLOAD_UNSET: each record's own, 128 for random */
-	long seed;              /* --seed */
-	double rate;            /* --rate, 0: closed loop */
-	double burstiness;      /* --burstiness */
-	bool prefill;           /* --prefill */
-	bool ignore_eos;        /* --ignore-eos */
+	struct spec_cli cli;    /* a load benchmark's options, from its spec table, then ours */
+	struct spec_load cfg;   /* what they say, read by the spec's parsers (spec_cli_load) */
+	long seed;              /* --seed: the seed of one run, and of --seeds' default */
+	bool prefill;           /* --prefill: pattern prefill, one request per wave by default */
 	bool no_store;          /* --no-store */
 	const char *key_env;    /* --api-key-env */
 	const char *api_key;    /* the key it names, from the environment, or NULL */
-	const char **slos;      /* every --slo value, read before argv is reordered (owned array) */
-	size_t n_slos;          /* entries in slos */
-	struct spec_load cfg;   /* the load generator's configuration */
-	double *rate_list;      /* parsed --rates (owned; cfg.rates points here) */
-	double *seed_list;      /* parsed --seeds (owned) */
-	size_t n_rates;         /* entries in rate_list */
-	size_t n_seeds;         /* entries in seed_list */
 	int default_max_tokens; /* records without max_tokens (vLLM's custom dataset: 256), 0: 128 */
 
 	/* vLLM's flags (cmd_bench_vllm.c) */

@@ -74,15 +74,17 @@ void cmd_bench_take_multi(struct cmd_bload *a, int *argc, char **argv)
 	*argc = out;
 }
 
-/* --goodput ttft:500 tpot:50 e2el:2000 -> per-request SLOs in cfg (the
- * goodput counts requests meeting all of them, as vLLM's). */
+/* --goodput ttft:500 tpot:50 e2el:2000 -> per-request SLOs, added to the
+ * slo option's (the goodput counts requests meeting all of them, as vLLM's). */
 static int take_goodput(struct cmd_bload *a, struct rt_sb *err)
 {
 	static const char *const keys[] = { "ttft", "tpot", "e2el" };
-	struct spec_load *cfg = &a->cfg;
 	if (a->multi_empty)
 		return rt_errf(err, RT_EUSAGE, "%s needs at least one KEY:MS value", a->multi_empty);
-	for (size_t i = 0; i < a->n_goodput; i++) {
+	struct rt_sb slo = RT_SB_INIT;
+	rt_sb_adds(&slo, spec_cli_get(&a->cli, "slo") ? spec_cli_get(&a->cli, "slo") : "");
+	int rc = 0;
+	for (size_t i = 0; i < a->n_goodput && !rc; i++) {
 		const char *g = a->goodput[i], *colon = strchr(g, ':');
 		char *key = colon ? xstrndup(g, (size_t)(colon - g)) : NULL;
 		double ms;
@@ -90,7 +92,6 @@ static int take_goodput(struct cmd_bload *a, struct rt_sb *err)
 		for (size_t k = 0; key && k < RT_ARRAY_SIZE(keys); k++)
 			if (!strcmp(key, keys[k]))
 				known = (int)k;
-		int rc = 0;
 		if (!colon || rt_parse_number(colon + 1, &ms))
 			rc = rt_errf(err, RT_EUSAGE, "--goodput: '%s' is not KEY:VALUE (a metric name "
 				     "and a number in milliseconds)", g);
@@ -99,16 +100,14 @@ static int take_goodput(struct cmd_bload *a, struct rt_sb *err)
 				     key);
 		else if (ms < 0)
 			rc = rt_errf(err, RT_EUSAGE, "--goodput %s: the value must not be negative", key);
-		if (rc) {
-			free(key);
-			return rc;
-		}
-		cfg->slo = xrealloc(cfg->slo, (cfg->n_slo + 1) * sizeof(*cfg->slo));
-		cfg->slo[cfg->n_slo].metric = key; /* a bare name: every request's own bound */
-		cfg->slo[cfg->n_slo].limit = ms / 1000;
-		cfg->n_slo++;
+		else /* a bare name: every request's own bound */
+			rt_sb_addf(&slo, "%s%s=%sms", slo.len ? "," : "", key, colon + 1);
+		free(key);
 	}
-	return 0;
+	if (!rc && a->n_goodput)
+		spec_cli_set(&a->cli, "slo", slo.buf);
+	rt_sb_release(&slo);
+	return rc;
 }
 
 /* --metric-percentiles 25,50,99.9 and --percentile-metrics, checked. */
@@ -139,16 +138,33 @@ static int take_percentiles(struct cmd_bload *a, struct rt_sb *err)
 	return rc;
 }
 
+static bool given(const struct cmd_bload *a, const char *key)
+{
+	return spec_cli_get(&a->cli, key) != NULL;
+}
+
+/* key given as the number v, as if typed. */
+static void set_num(struct cmd_bload *a, const char *key, double v)
+{
+	char num[40];
+	if (isinf(v))
+		snprintf(num, sizeof(num), "inf");
+	else
+		snprintf(num, sizeof(num), "%.17g", v);
+	spec_cli_set(&a->cli, key, num);
+}
+
 /* --dataset-name and what goes with it. vllm_defaults: no ratchet loop flag. */
 static int take_dataset(struct cmd_bload *a, bool vllm_defaults, struct rt_sb *err)
 {
 	static const char *const names[] = { "random", "sharegpt", "custom" };
 	const char *name = a->dataset_name;
-	if (a->dataset_path && a->dataset)
+	if (a->dataset_path && given(a, "dataset"))
 		return rt_errf(err, RT_EUSAGE, "give --dataset or --dataset-path, not both");
 	if (a->dataset_path)
-		a->dataset = a->dataset_path;
-	if (!name && !a->dataset && vllm_defaults)
+		spec_cli_set(&a->cli, "dataset", a->dataset_path);
+	const char *dataset = spec_cli_get(&a->cli, "dataset");
+	if (!name && !dataset && vllm_defaults)
 		name = "random";
 	if (!name)
 		return 0;
@@ -161,15 +177,15 @@ static int take_dataset(struct cmd_bload *a, bool vllm_defaults, struct rt_sb *e
 			       name, dym ? " (did you mean '" : "", dym ? dym : "", dym ? "'?)" : "");
 	}
 	if (k == 0) {
-		if (a->dataset)
+		if (dataset)
 			return rt_errf(err, RT_EUSAGE, "cannot use the 'random' dataset with a dataset "
-				       "file (%s): give --dataset-name sharegpt or custom", a->dataset);
-		a->ignore_eos = true; /* vLLM does for random data: outputs run to max_tokens */
-		if (a->prompt_tokens == CMD_BLOAD_UNSET)
-			a->prompt_tokens = 1024;
-		if (a->output_tokens == CMD_BLOAD_UNSET)
-			a->output_tokens = 128;
-	} else if (!a->dataset) {
+				       "file (%s): give --dataset-name sharegpt or custom", dataset);
+		spec_cli_set(&a->cli, "ignore_eos", "true"); /* vLLM does for random data */
+		if (!given(a, "prompt_tokens"))
+			spec_cli_set(&a->cli, "prompt_tokens", "1024");
+		if (!given(a, "output_tokens"))
+			spec_cli_set(&a->cli, "output_tokens", "128");
+	} else if (!dataset) {
 		return rt_errf(err, RT_EUSAGE, "--dataset-name %s needs --dataset-path FILE", name);
 	} else if (k == 2) {
 		a->default_max_tokens = 256; /* vLLM's --custom-output-len */
@@ -196,14 +212,14 @@ int cmd_bench_vllm_config(struct cmd_bload *a, struct rt_sb *err)
 		a->request_rate = INFINITY; /* vLLM's default */
 	if (!a->vllm)
 		return 0;
-	bool own_loop = a->rate != 0 || a->concurrency || a->prefill || a->pattern || a->requests ||
-			a->duration;
-	int rc = both(a->requests || a->duration, a->num_prompts != CMD_BLOAD_UNSET,
+	bool own_loop = given(a, "rate") || given(a, "concurrency") || a->prefill || given(a, "pattern") ||
+			given(a, "requests") || given(a, "duration");
+	int rc = both(given(a, "requests") || given(a, "duration"), a->num_prompts != CMD_BLOAD_UNSET,
 		      "--requests/--duration", "--num-prompts", err);
-	rc = rc ? rc : both(a->rate != 0 || a->prefill, rate_given, "--rate/--prefill", "--request-rate", err);
-	rc = rc ? rc : both(a->concurrency != 0, a->max_concurrency != CMD_BLOAD_UNSET, "--concurrency",
+	rc = rc ? rc : both(given(a, "rate") || a->prefill, rate_given, "--rate/--prefill", "--request-rate", err);
+	rc = rc ? rc : both(given(a, "concurrency"), a->max_concurrency != CMD_BLOAD_UNSET, "--concurrency",
 			    "--max-concurrency", err);
-	rc = rc ? rc : both(a->prompt_tokens != CMD_BLOAD_UNSET, a->random_input_len != CMD_BLOAD_UNSET,
+	rc = rc ? rc : both(given(a, "prompt_tokens"), a->random_input_len != CMD_BLOAD_UNSET,
 			    "--prompt-tokens", "--random-input-len", err);
 	if (rc)
 		return rc;
@@ -214,18 +230,18 @@ int cmd_bench_vllm_config(struct cmd_bload *a, struct rt_sb *err)
 	if (a->max_concurrency != CMD_BLOAD_UNSET && a->max_concurrency < 1)
 		return rt_errf(err, RT_EUSAGE, "--max-concurrency must be greater than 0");
 	if (a->num_prompts != CMD_BLOAD_UNSET)
-		a->requests = a->num_prompts;
+		set_num(a, "requests", (double)a->num_prompts);
 	else if (!own_loop)
-		a->requests = 1000;
+		set_num(a, "requests", 1000);
 	if (rate_given || !own_loop)
-		a->rate = a->request_rate;
+		set_num(a, "rate", a->request_rate);
 	if (a->max_concurrency != CMD_BLOAD_UNSET)
-		a->concurrency = a->max_concurrency;
+		set_num(a, "concurrency", (double)a->max_concurrency);
 	if (a->random_input_len != CMD_BLOAD_UNSET)
-		a->prompt_tokens = a->random_input_len;
-	if (a->random_output_len != CMD_BLOAD_UNSET && a->output_tokens == CMD_BLOAD_UNSET &&
-	    !a->dataset && !a->dataset_path)
-		a->output_tokens = a->random_output_len;
+		set_num(a, "prompt_tokens", (double)a->random_input_len);
+	if (a->random_output_len != CMD_BLOAD_UNSET && !given(a, "output_tokens") &&
+	    !given(a, "dataset") && !a->dataset_path)
+		set_num(a, "output_tokens", (double)a->random_output_len);
 	if ((rc = take_dataset(a, !own_loop, err)) || (rc = take_goodput(a, err)))
 		return rc;
 	return take_percentiles(a, err);
@@ -246,11 +262,11 @@ static struct run_load_vllm_run vllm_run(const struct cmd_bload *a, const struct
 		.date = date,
 		.backend = a->cfg.api == SPEC_API_CHAT ? "openai-chat" : "openai",
 		.label = a->label,
-		.model_id = a->model ? a->model : "default",
-		.num_prompts = a->requests ? a->requests : (long)measured,
+		.model_id = a->cfg.model ? a->cfg.model : "default",
+		.num_prompts = a->cfg.requests ? a->cfg.requests : (long)measured,
 		.request_rate = open ? a->cfg.rate : INFINITY,
-		.burstiness = a->burstiness,
-		.max_concurrency = a->concurrency,
+		.burstiness = a->cfg.burstiness,
+		.max_concurrency = a->cfg.concurrency,
 		.metadata = a->metadata,
 		.n_metadata = a->n_metadata,
 		.percentile_metrics = a->pct_metrics,

@@ -52,47 +52,28 @@ static void progress(void *arg, const struct run_gate_progress *p)
 	fflush(stderr);
 }
 
-/* Every option's value. */
+/* The options that are not gate.gsm8k's (those come from its table). */
 struct gate_args {
-	const char *endpoint, *model, *api, *format, *extract, *baseline, *label, *dataset;
-	const char *junit, *summary, *key_env;    /* strings from argv, NULL when not given */
+	const char *baseline, *label, *junit, *summary, *key_env; /* from argv, NULL when not given */
 	const char *log_samples, *output_path, *eos; /* lm-eval's files and EOS stop, or NULL */
-	double min_acc, max_drop, alpha, min_ident, max_failed, timeout; /* bounds and timeout */
-	long limit, offset, seed, conc, max_tokens, nshot, retries;     /* counts */
-	bool wilson, no_early;                    /* flags */
+	const char *endpoint, *model;             /* cfg's, once read */
+	long retries;                             /* retries per request */
+	bool no_early;                            /* ask every question */
 };
 
-/* Parse argv into a; 0, or -1 to stop with *code (--help, a usage error). */
-static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_args *a, int *code)
+/* Parse argv into a and cfg: gate.gsm8k's options are generated from its
+ * field table (spec_cli.c), so each has the spec's default, bounds and
+ * words. 0, or -1 to stop with *code (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_args *a,
+		      struct spec_gate *cfg, int *code)
 {
-	*a = (struct gate_args){ .api = "completions", .extract = "flexible", .max_drop = 0.01,
-				 .alpha = 0.05, .max_failed = 0.02, .timeout = 300, .conc = 32,
-				 .max_tokens = 256, .nshot = -1, .retries = 4 };
-	const struct rt_opt opts[] = {
-		{ "endpoint", 'e', RT_OPT_STR, &a->endpoint, "URL", "base URL, e.g. http://127.0.0.1:8000 (required)" },
-		{ "model", 'm', RT_OPT_STR, &a->model, "NAME", "model name sent with each request (default: the first id of GET /v1/models)" },
-		{ "api", 0, RT_OPT_STR, &a->api, "API", "completions (default) or chat" },
-		{ "format", 'f', RT_OPT_STR, &a->format, "FMT", "gsm8k (default), gsm8k_cot, or chat (default with --api chat)" },
-		{ "extract", 0, RT_OPT_STR, &a->extract, "MODE", "flexible (default) or strict: the extraction that decides" },
-		{ "min-accuracy", 0, RT_OPT_DBL, &a->min_acc, "F", "lowest accuracy that passes (default 0)" },
-		{ "wilson-lower", 0, RT_OPT_FLAG, &a->wilson, NULL, "compare the Wilson lower bound with --min-accuracy" },
-		{ "max-drop", 0, RT_OPT_DBL, &a->max_drop, "F", "largest drop vs the baseline that passes (default 0.01)" },
-		{ "alpha", 0, RT_OPT_DBL, &a->alpha, "F", "significance of the paired drop test; intervals at 1-alpha (default 0.05)" },
-		{ "min-identical", 0, RT_OPT_DBL, &a->min_ident, "F", "lowest identical-answer rate vs the baseline (default off)" },
-		{ "max-failed", 0, RT_OPT_DBL, &a->max_failed, "F", "failed-request fraction that makes the run an error (default 0.02)" },
+	*a = (struct gate_args){ .retries = 4 };
+	const struct rt_opt own[] = {
 		{ "baseline", 'b', RT_OPT_STR, &a->baseline, "RUN", "gate run id, or latest-pass (same label, model, format)" },
 		{ "label", 'l', RT_OPT_STR, &a->label, "L", "endpoint label stored with the run (default: the URL)" },
-		{ "limit", 'n', RT_OPT_INT, &a->limit, "N", "ask N questions (default all 1319)" },
-		{ "offset", 0, RT_OPT_INT, &a->offset, "K", "start at question K" },
-		{ "seed", 0, RT_OPT_INT, &a->seed, "S", "seeded random subset of --limit questions (0: consecutive)" },
-		{ "num-fewshot", 0, RT_OPT_INT, &a->nshot, "N", "shots per prompt: lm-eval's seeded draws from train.jsonl (gsm8k, default 5) or the first N exemplars (gsm8k_cot, default 8)" },
 		{ "eos-string", 0, RT_OPT_STR, &a->eos, "S", "add S to the stop sequences, as lm-eval does with the tokenizer's EOS (model_args eos_string)" },
-		{ "concurrency", 'c', RT_OPT_INT, &a->conc, "N", "requests in flight (default 32)" },
-		{ "max-tokens", 0, RT_OPT_INT, &a->max_tokens, "N", "max_tokens per request (default 256)" },
-		{ "timeout", 0, RT_OPT_DBL, &a->timeout, "S", "timeout per request attempt in seconds (default 300)" },
 		{ "retries", 0, RT_OPT_INT, &a->retries, "N", "retries on connection errors, 429 and 5xx (default 4)" },
 		{ "no-early-stop", 0, RT_OPT_FLAG, &a->no_early, NULL, "ask every question even once the run cannot pass" },
-		{ "dataset", 'd', RT_OPT_STR, &a->dataset, "PATH", "GSM8K test.jsonl, or the folder holding it" },
 		{ "junit", 0, RT_OPT_STR, &a->junit, "FILE", "write JUnit XML" },
 		{ "summary", 0, RT_OPT_STR, &a->summary, "FILE", "write a Markdown summary ($GITHUB_STEP_SUMMARY is appended to)" },
 		{ "output-path", 'o', RT_OPT_STR, &a->output_path, "PATH", "write lm-eval's results JSON: PATH if it ends in .json, else PATH/MODEL/results_DATE.json" },
@@ -100,86 +81,34 @@ static int parse_args(int argc, char **argv, struct rt_ctx *ctx, struct gate_arg
 		CMD_OPT_API_KEY_ENV(a->key_env),
 		{ 0 },
 	};
+	struct spec_cli cli;
+	spec_cli_init(&cli, SPEC_SECTION_GATE, own, argc, argv);
 	int npos = 0;
-	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, code))
+	if (cmd_parse(ctx, cli.opts, &help, argc, argv, &npos, code)) {
+		spec_cli_release(&cli);
 		return -1;
+	}
 	*code = RT_EXIT_USAGE;
-	if (npos) {
-		cmd_error(ctx, "gate: unexpected argument '%s'", argv[1]);
-		return -1;
-	}
-	if (!a->endpoint) {
-		cmd_error(ctx, "gate: --endpoint is required");
-		return -1;
-	}
-	return 0;
-}
-
-/* The words: --api, --format, --extract into cfg; 0 or the exit code. */
-static int parse_words(struct rt_ctx *ctx, const struct gate_args *a, struct spec_gate *cfg)
-{
-	if (!strcmp(a->api, "chat"))
-		cfg->api = SPEC_API_CHAT;
-	else if (strcmp(a->api, "completions")) {
-		cmd_error(ctx, "gate: --api: '%s' is not completions or chat", a->api);
-		return RT_EXIT_USAGE;
-	}
-	const char *format = a->format ? a->format : cfg->api == SPEC_API_CHAT ? "chat" : "gsm8k";
-	if (gsm8k_format_parse(format, &cfg->format)) {
-		cmd_error(ctx, "gate: --format: '%s' is not gsm8k, gsm8k_cot or chat", format);
-		return RT_EXIT_USAGE;
-	}
-	if (cfg->format == SPEC_GSM8K_CHAT && cfg->api != SPEC_API_CHAT) {
-		cmd_error(ctx, "gate: --format chat needs --api chat");
-		return RT_EXIT_USAGE;
-	}
-	if (!strcmp(a->extract, "strict"))
-		cfg->extract = SPEC_EXTRACT_STRICT;
-	else if (strcmp(a->extract, "flexible")) {
-		cmd_error(ctx, "gate: --extract: '%s' is not flexible or strict", a->extract);
-		return RT_EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* The numbers: checked against their ranges, then into cfg; 0 or the exit code. */
-static int parse_numbers(struct rt_ctx *ctx, const struct gate_args *a, struct spec_gate *cfg)
-{
-	const struct {
-		const char *name;
-		double v, lo, hi;
-	} ranges[] = {
-		{ "min-accuracy", a->min_acc, 0, 1 }, { "max-drop", a->max_drop, 0, 1 },
-		{ "alpha", a->alpha, 1e-12, 0.999999 }, { "min-identical", a->min_ident, 0, 1 },
-		{ "max-failed", a->max_failed, 0, 1 }, { "timeout", a->timeout, 0.001, 86400 },
-	};
-	for (size_t i = 0; i < RT_ARRAY_SIZE(ranges); i++)
-		if (!(ranges[i].v >= ranges[i].lo && ranges[i].v <= ranges[i].hi)) {
-			cmd_error(ctx, "gate: --%s: %g is not in [%g, %g]", ranges[i].name, ranges[i].v,
-				  ranges[i].lo, ranges[i].hi);
-			return RT_EXIT_USAGE;
-		}
-	if (a->limit < 0 || a->offset < 0 || a->seed < 0 || a->conc < 1 || a->conc > 4096 ||
-	    a->max_tokens < 1 || a->nshot < -1 || a->retries < 0) {
-		cmd_error(ctx, "gate: --limit, --offset, --seed, --num-fewshot and --retries must not be "
-			       "negative; --concurrency in [1, 4096]; --max-tokens at least 1");
-		return RT_EXIT_USAGE;
-	}
-	cfg->min_accuracy = a->min_acc;
-	cfg->use_wilson_lower = a->wilson;
-	cfg->max_drop = a->max_drop;
-	cfg->alpha = a->alpha;
-	cfg->min_identical = a->min_ident;
-	cfg->max_failed = a->max_failed;
-	cfg->limit = (int)a->limit;
-	cfg->offset = (int)a->offset;
-	cfg->seed = (uint64_t)a->seed;
-	cfg->num_fewshot = (int)a->nshot;
-	cfg->concurrency = (int)a->conc;
-	cfg->max_tokens = (int)a->max_tokens;
-	cfg->request_timeout_s = a->timeout;
-	cfg->dataset = (char *)a->dataset;
-	return 0;
+	struct rt_sb err = RT_SB_INIT;
+	const char *api = spec_cli_get(&cli, "api");
+	if (api && !strcmp(api, "chat") && !spec_cli_get(&cli, "format"))
+		spec_cli_set(&cli, "format", "chat"); /* the command line's rule: --api chat asks in chat */
+	if (npos)
+		rt_errf(&err, RT_EUSAGE, "unexpected argument '%s'", argv[1]);
+	else if (!spec_cli_get(&cli, "endpoint"))
+		rt_errf(&err, RT_EUSAGE, "--endpoint is required");
+	else if (a->retries < 0)
+		rt_errf(&err, RT_EUSAGE, "--retries must not be negative");
+	else
+		spec_cli_gate(&cli, cfg, &err);
+	spec_cli_release(&cli);
+	if (err.len)
+		cmd_error(ctx, "gate: %s", err.buf);
+	int rc = err.len ? -1 : 0;
+	rt_sb_release(&err);
+	a->endpoint = cfg->endpoint;
+	a->model = cfg->model;
+	return rc;
 }
 
 /* --baseline: a run id, or the latest pass (none yet: no baseline). 0 or the exit code. */
@@ -348,13 +277,14 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 
 /* No --model: the first id the server lists (vLLM's and lm-eval's clients
  * do the same); NULL (no model sent, said on stderr) when it lists none. */
-static char *default_model(struct rt_ctx *ctx, const struct gate_args *a, const char *api_key)
+static char *default_model(struct rt_ctx *ctx, const struct gate_args *a, const char *api_key,
+			   double timeout_s)
 {
 	if (a->model)
 		return NULL;
 	char *model = NULL;
 	struct rt_sb err = RT_SB_INIT;
-	if (run_gate_first_model(a->endpoint, api_key, a->timeout < 10 ? a->timeout : 10, &model,
+	if (run_gate_first_model(a->endpoint, api_key, timeout_s < 10 ? timeout_s : 10, &model,
 				 &err)) {
 		if (!ctx->quiet)
 			fprintf(stderr, "gate: no --model and %s: sending no model name\n", err.buf);
@@ -369,19 +299,17 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 {
 	struct gate_args a;
 	struct spec_gate cfg;
-	run_gate_defaults(&cfg);
+	spec_gate_defaults(&cfg);
 	int code;
-	if (parse_args(argc, argv, ctx, &a, &code))
+	if (parse_args(argc, argv, ctx, &a, &cfg, &code)) {
+		spec_gate_release(&cfg);
 		return code;
-	code = parse_words(ctx, &a, &cfg);
-	if (!code)
-		code = parse_numbers(ctx, &a, &cfg);
+	}
 	struct run_gate_opts o;
 	run_gate_opts_init(&o);
-	if (!code)
-		code = cmd_api_key(ctx, "gate", a.key_env, &o.api_key);
+	code = cmd_api_key(ctx, "gate", a.key_env, &o.api_key);
 	/* The model before the baseline: latest-pass matches on it. */
-	char *model = code ? NULL : default_model(ctx, &a, o.api_key);
+	char *model = code ? NULL : default_model(ctx, &a, o.api_key, cfg.request_timeout_s);
 	if (model)
 		a.model = model;
 	int64_t base_id = 0;
@@ -389,6 +317,7 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 		code = resolve_baseline(ctx, &a, &cfg, &base_id);
 	if (code) {
 		free(model);
+		spec_gate_release(&cfg);
 		return code;
 	}
 	o.label = a.label;
@@ -401,5 +330,6 @@ int cmd_gate(int argc, char **argv, struct rt_ctx *ctx)
 	o.progress_arg = &pc;
 	code = run_and_report(ctx, &a, &cfg, &o, base_id, &pc);
 	free(model);
+	spec_gate_release(&cfg);
 	return code;
 }

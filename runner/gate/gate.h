@@ -107,9 +107,6 @@ void run_gate_opts_init(struct run_gate_opts *o);
 /* The endpoint without user:password@ (what is stored and written). Caller frees. */
 char *run_gate_strip_credentials(const char *url);
 
-/* Fill a spec_gate with the defaults the spec loader uses. */
-void run_gate_defaults(struct spec_gate *cfg);
-
 /*
  * Run the gate against base_url ("http://host:port" or ".../v1") with model
  * (NULL: none sent) and api_key (NULL: none; run_gate_run_opts takes it in

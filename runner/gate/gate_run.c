@@ -15,23 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-void run_gate_defaults(struct spec_gate *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->present = true;
-	g->min_accuracy = 0;
-	g->max_drop = 0.01;
-	g->alpha = 0.05;
-	g->max_failed = 0.02;
-	g->format = SPEC_GSM8K;
-	g->extract = SPEC_EXTRACT_FLEXIBLE;
-	g->api = SPEC_API_COMPLETIONS;
-	g->concurrency = 32;
-	g->num_fewshot = 5;
-	g->max_tokens = 256;
-	g->request_timeout_s = 300;
-}
-
 void run_gate_opts_init(struct run_gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));

@@ -25,9 +25,17 @@ static void vlerr(struct spec_ld *ld, int line, int col, const char *path, const
 		return;
 	}
 	ld->nerr++;
-	rt_sb_addf(ld->err, "%s:%d:%d: ", ld->file, line, col);
-	if (path && *path)
-		rt_sb_addf(ld->err, "%s: ", path);
+	if (ld->cli && path && *path) { /* "slo.ttft_p95" is --slo ttft_p95 */
+		size_t key = strcspn(path, ".");
+		rt_sb_adds(ld->err, "--");
+		for (size_t i = 0; i < key; i++)
+			rt_sb_addc(ld->err, path[i] == '_' ? '-' : path[i]);
+		rt_sb_addf(ld->err, "%s%s: ", path[key] ? " " : "", path[key] ? path + key + 1 : "");
+	} else if (!ld->cli) {
+		rt_sb_addf(ld->err, "%s:%d:%d: ", ld->file, line, col);
+		if (path && *path)
+			rt_sb_addf(ld->err, "%s: ", path);
+	}
 	rt_sb_vaddf(ld->err, fmt, ap);
 	rt_sb_addc(ld->err, '\n');
 }

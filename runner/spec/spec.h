@@ -21,6 +21,7 @@
 
 #include "agents/agent.h"
 #include "agents/research/profile.h"
+#include "runner/base/opt.h"
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
@@ -572,6 +573,54 @@ int spec_telemetry_metric_find(const char *name);
 
 /* Which way is better for bench.metric. */
 enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric);
+
+/* ---- a section of the spec on the command line (spec_cli.c) ----
+ * `ratchet gate` takes gate.gsm8k's settings and `ratchet bench load` a
+ * load benchmark's as options generated from the field tables the loader
+ * reads, as redis serves its config file and CONFIG SET from one table:
+ * each row offered (FL_CLI) is --KEY ('-' for '_') with the row's alias,
+ * placeholder and help, its enum words and default appended. A value is read
+ * by the loader's own parser for the row's type (bounds, words, units), and
+ * the section's rules between keys are the loader's; an error names the
+ * option ("--max-drop: '2' is above the maximum 1"). */
+enum spec_section {
+	SPEC_SECTION_GATE, /* gate.gsm8k: struct spec_gate */
+	SPEC_SECTION_LOAD, /* a load benchmark: struct spec_load */
+};
+
+struct spec_cli {
+	enum spec_section sec; /* which table */
+	size_t n;              /* rows offered, the first n of opts */
+	const char **vals;     /* the text given for row i, or NULL (points into argv or set) */
+	bool *given;           /* boolean rows: the flag was given */
+	char **multi;          /* FL_CLI_MULTI rows: every value, comma-joined (owned), or NULL */
+	char **set;            /* texts set by spec_cli_set, per row (owned), or NULL */
+	struct rt_opt *opts;   /* the rows, then the command's own, then the end (owned) */
+	char **strs;           /* the generated names and help lines (owned) */
+	size_t n_strs;         /* entries in strs */
+};
+
+/* The options of sec followed by own (ended by { 0 }); argv is scanned for
+ * the repeatable rows' values (before cmd_parse reorders it). Release with
+ * spec_cli_release. */
+void spec_cli_init(struct spec_cli *c, enum spec_section sec, const struct rt_opt *own, int argc,
+		   char **argv);
+/* The text given for the row named key ("true" for a flag), or NULL. */
+const char *spec_cli_get(const struct spec_cli *c, const char *key);
+/* Give key the value text (copied), as if typed: vLLM's twins of ratchet's
+ * options are set this way. */
+void spec_cli_set(struct spec_cli *c, const char *key, const char *text);
+/* The defaults of gate.gsm8k, then the values given, then its rules, into
+ * g (spec_gate_release frees its strings); RT_EUSAGE with err. */
+int spec_cli_gate(const struct spec_cli *c, struct spec_gate *g, struct rt_sb *err);
+/* The same for a load benchmark into l (spec_load_release). */
+int spec_cli_load(const struct spec_cli *c, struct spec_load *l, struct rt_sb *err);
+void spec_cli_release(struct spec_cli *c);
+/* gate.gsm8k's defaults, from its table (spec_gate.c). */
+void spec_gate_defaults(struct spec_gate *g);
+/* Free what a section's struct owns (its strings and lists). */
+void spec_gate_release(struct spec_gate *g);
+void spec_load_release(struct spec_load *l);
 
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "runner/spec/spec_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ static void parse_one_slo(struct spec_ld *ld, yaml_node_t *kn, const char *k, ya
 		spec_lerr(ld, kn, path, "%s", why.buf);
 	} else if ((s = spec_want_scalar(ld, vn, kp, "a duration"))) {
 		if (rt_parse_duration(s, &lim) || lim <= 0) {
-			spec_lerr(ld, vn, kp, "expected a duration like 4s or 50ms, got '%s'", s);
+			spec_lerr(ld, vn, kp, "'%s' is not a duration like 4s or 50ms", s);
 		} else {
 			l->slo[l->n_slo].metric = xstrdup(k);
 			l->slo[l->n_slo++].limit = lim;
@@ -53,43 +54,65 @@ static json_t *dump_slo(const void *base, const struct spec_field *f)
 	return o;
 }
 
+/* A load benchmark's keys, and `ratchet bench load`'s options (FL_CLI, spec_cli.c). */
+#define CLI FL_CLI
 const struct spec_field spec_load_fields[] = {
-	{ "api", SF_ENUM, SPEC_OFF(struct spec_load, api), .names = spec_api_names, .help = "completions or chat" },
-	{ "endpoint", SF_STR, SPEC_OFF(struct spec_load, endpoint), 0, FL_TMPL | FL_OMIT0,
-	  .help = "base URL; default the engine" },
-	{ "model", SF_STR, SPEC_OFF(struct spec_load, model), 0, FL_OMIT0, .help = "model name sent" },
-	{ "pattern", SF_ENUM, SPEC_OFF(struct spec_load, pattern), .names = spec_pattern_names,
-	  .help = "closed, poisson, gamma, constant or prefill" },
-	{ "concurrency", SF_INT, SPEC_OFF(struct spec_load, concurrency), 0, FL_LO | FL_OMIT0, 1,
-	  .help = "requests in flight" },
-	{ "rate", SF_DBL, SPEC_OFF(struct spec_load, rate), 0, FL_LOX | FL_OMIT0, 0, .help = "requests per second" },
-	{ "burstiness", SF_DBL, SPEC_OFF(struct spec_load, burstiness), 0, FL_LOX, 0, .help = "gamma shape" },
-	{ "requests", SF_INT, SPEC_OFF(struct spec_load, requests), 0, FL_LO | FL_OMIT0, 1,
-	  .help = "measured requests" },
-	{ "duration", SF_DUR, SPEC_OFF(struct spec_load, duration_s), 0, FL_LOX | FL_OMIT0, 0,
-	  .help = "measured duration (seconds)" },
-	{ "warmup", SF_INT, SPEC_OFF(struct spec_load, warmup), 0, FL_LO, 0, .help = "warm-up requests" },
-	{ "prompt_tokens", SF_INT, SPEC_OFF(struct spec_load, prompt_tokens), 0, FL_LO | FL_OMIT0, 1,
-	  .help = "random prompt length" },
-	{ "output_tokens", SF_INT, SPEC_OFF(struct spec_load, output_tokens), 0, FL_LO, 0, .help = "max_tokens (0: each dataset record's own)" },
-	{ "dataset", SF_STR, SPEC_OFF(struct spec_load, dataset), 0, FL_PATH | FL_OMIT0, .help = "JSONL prompts" },
-	{ "rates", SF_DBLV, SPEC_OFF(struct spec_load, rates), SPEC_OFF(struct spec_load, n_rates), FL_LOX | FL_OMIT0, 0,
-	  .help = "capacity search bracket (req/s)" },
-	{ "seeds", SF_U64V, SPEC_OFF(struct spec_load, seeds), SPEC_OFF(struct spec_load, n_seeds), .help = "seeds per rate" },
-	{ "slo", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = parse_slo, .dump = dump_slo,
-	  .help = "per-request SLOs, e.g. {ttft_p95: 4s}" },
-	{ "timeout", SF_DUR, SPEC_OFF(struct spec_load, request_timeout_s), 0, FL_LOX, 0,
-	  .help = "per request (seconds)" },
-	{ "ignore_eos", SF_BOOL, SPEC_OFF(struct spec_load, ignore_eos), .help = "send ignore_eos: true" },
+	{ "endpoint", SF_STR, SPEC_OFF(struct spec_load, endpoint), 0, CLI | FL_TMPL | FL_OMIT0, .alias = 'e',
+	  .arg = "URL", .help = "base URL, e.g. http://127.0.0.1:8000 (spec: default the engine's; command line: required)" },
+	{ "api", SF_ENUM, SPEC_OFF(struct spec_load, api), 0, CLI, .names = spec_api_names, .def = "completions",
+	  .arg = "API", .help = "the API asked" },
+	{ "model", SF_STR, SPEC_OFF(struct spec_load, model), 0, CLI | FL_OMIT0, .alias = 'm', .arg = "NAME",
+	  .help = "model name sent (default: the engine's, or \"default\")" },
+	{ "pattern", SF_ENUM, SPEC_OFF(struct spec_load, pattern), 0, CLI, .names = spec_pattern_names, .arg = "P",
+	  .help = "arrivals (default: closed, or poisson with a rate; gamma when burstiness is not 1, "
+		  "constant when it is inf)" },
+	{ "concurrency", SF_INT, SPEC_OFF(struct spec_load, concurrency), 0, CLI | FL_LO | FL_OMIT0, 1,
+	  .alias = 'c', .help = "closed loop with N in flight (prefill: wave width; open loop: cap)" },
+	{ "rate", SF_DBL, SPEC_OFF(struct spec_load, rate), 0, CLI | FL_LOX | FL_INF | FL_OMIT0, 0, .alias = 'r',
+	  .arg = "R", .help = "open loop at R requests/s (inf: all at once)" },
+	{ "burstiness", SF_DBL, SPEC_OFF(struct spec_load, burstiness), 0, CLI | FL_LOX | FL_INF, 0, .def = "1",
+	  .arg = "B", .help = "gamma shape (1 = poisson, < 1 burstier, inf: constant gaps)" },
+	{ "requests", SF_INT, SPEC_OFF(struct spec_load, requests), 0, CLI | FL_LO | FL_OMIT0, 1, .alias = 'n',
+	  .help = "measured requests (command line: 100 when no duration is given)" },
+	{ "duration", SF_DUR, SPEC_OFF(struct spec_load, duration_s), 0, CLI | FL_LOX | FL_OMIT0, 0, .alias = 'd',
+	  .help = "measured duration instead (e.g. 60s, 5m)" },
+	{ "warmup", SF_INT, SPEC_OFF(struct spec_load, warmup), 0, CLI | FL_LO, 0, .help = "warm-up requests, excluded from metrics" },
+	{ "prompt_tokens", SF_INT, SPEC_OFF(struct spec_load, prompt_tokens), 0, CLI | FL_LO | FL_OMIT0, 1, .arg = "L",
+	  .help = "random prompt length in tokens (default 128)" },
+	{ "output_tokens", SF_INT, SPEC_OFF(struct spec_load, output_tokens), 0, CLI | FL_LO, 0, .def = "128",
+	  .arg = "T", .help = "max_tokens of every request, 0: each dataset record's own (with a dataset, "
+			      "its records' own unless given)" },
+	{ "dataset", SF_STR, SPEC_OFF(struct spec_load, dataset), 0, CLI | FL_PATH | FL_OMIT0, .arg = "FILE",
+	  .help = "JSONL prompts: ShareGPT or {\"prompt\",\"max_tokens\"}" },
+	{ "rates", SF_DBLV, SPEC_OFF(struct spec_load, rates), SPEC_OFF(struct spec_load, n_rates),
+	  CLI | FL_LOX | FL_OMIT0, 0, .arg = "LO,HI", .help = "SLO capacity search between these rates (req/s)" },
+	{ "seeds", SF_U64V, SPEC_OFF(struct spec_load, seeds), SPEC_OFF(struct spec_load, n_seeds), CLI,
+	  .arg = "S1,S2", .help = "seeds per rate (default 1; command line: --seed)" },
+	{ "slo", SF_CUSTOM, 0, 0, CLI | FL_CLI_MULTI | FL_OMIT0, .parse = parse_slo, .dump = dump_slo, .arg = "M=DUR",
+	  .help = "per-request SLOs, e.g. {ttft_p95: 4s}; command line: ttft_p95=4s, repeatable or comma-separated" },
+	{ "timeout", SF_DUR, SPEC_OFF(struct spec_load, request_timeout_s), 0, CLI | FL_LOX, 0, .def = "600",
+	  .help = "per-request timeout (seconds, or 10m)" },
+	{ "ignore_eos", SF_BOOL, SPEC_OFF(struct spec_load, ignore_eos), 0, CLI, .help = "send ignore_eos: true (vLLM)" },
 	{ 0 }
 };
+#undef CLI
 
 void spec_load_defaults(struct spec_load *l)
 {
-	l->api = SPEC_API_COMPLETIONS;
-	l->burstiness = 1;
-	l->request_timeout_s = 600;
-	l->output_tokens = 128;
+	spec_fields_defaults(l, spec_load_fields);
+}
+
+void spec_load_release(struct spec_load *l)
+{
+	free(l->endpoint);
+	free(l->model);
+	free(l->dataset);
+	free(l->rates);
+	free(l->seeds);
+	for (size_t i = 0; i < l->n_slo; i++)
+		free(l->slo[i].metric);
+	free(l->slo);
+	*l = (struct spec_load){ 0 };
 }
 
 void spec_load_post(struct spec_ld *ld, yaml_node_t *lv, const char *path, struct spec_load *l)
@@ -98,8 +121,9 @@ void spec_load_post(struct spec_ld *ld, yaml_node_t *lv, const char *path, struc
 	if (spec_map_get(ld, lv, "rate") && spec_map_get(ld, lv, "rates"))
 		spec_lerr(ld, lv, path, "give rate or rates, not both");
 	if (!spec_map_get(ld, lv, "pattern")) {
-		if (l->rate > 0 || l->n_rates)
-			l->pattern = l->burstiness != 1 ? SPEC_LOAD_GAMMA : SPEC_LOAD_POISSON;
+		if (l->rate > 0 || l->n_rates) /* as vLLM: inf burstiness is constant gaps */
+			l->pattern = isinf(l->burstiness) ? SPEC_LOAD_CONSTANT
+				     : l->burstiness != 1 ? SPEC_LOAD_GAMMA : SPEC_LOAD_POISSON;
 		else
 			l->pattern = SPEC_LOAD_CLOSED;
 	}

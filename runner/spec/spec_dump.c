@@ -14,6 +14,8 @@
 
 json_t *spec_json_num(double x)
 {
+	if (isinf(x) && x > 0)
+		return json_string("inf"); /* FL_INF's word */
 	if (x == floor(x) && fabs(x) < 9007199254740992.0)
 		return json_integer((json_int_t)x);
 	return json_real(x);

@@ -466,9 +466,13 @@ static void parse_dbl(struct spec_ld *ld, yaml_node_t *v, const char *path, void
 	const char *s = spec_want_scalar(ld, v, path, "a number");
 	if (!s)
 		return;
-	if (rt_parse_number(s, &x))
+	if ((f->flags & FL_INF) && !strcmp(s, "inf"))
+		x = INFINITY;
+	else if (rt_parse_number(s, &x)) {
 		spec_lerr(ld, v, path, "expected a number, got '%s'", s);
-	else if (bounds_ok(ld, v, path, f, x, s))
+		return;
+	}
+	if (bounds_ok(ld, v, path, f, x, s))
 		*DST(double) = x;
 }
 

@@ -25,6 +25,7 @@
  *   spec_space.c        space: (parameters, bindings, restrictions)
  *   spec_llm.c          llm: (strategy llm's endpoint, budget, allowed kinds and files)
  *   spec_util.c         the public helpers of spec.h and spec_free()
+ *   spec_cli.c          a section's table as command-line options (gate, bench load)
  */
 #ifndef RT_SPEC_INT_H
 #define RT_SPEC_INT_H
@@ -72,6 +73,9 @@ enum {
 	FL_HI = 1 << 6,     /* value <= hi */
 	FL_HIX = 1 << 7,    /* value < hi */
 	FL_OMIT0 = 1 << 8,  /* not dumped when zero / empty / NULL */
+	FL_INF = 1 << 9,    /* SF_DBL: "inf" is a value (vLLM's --request-rate inf) */
+	FL_CLI = 1 << 10,   /* offered on the command line as --KEY (spec_cli.c) */
+	FL_CLI_MULTI = 1 << 11, /* FL_CLI, repeatable: every --KEY value is read, not the last */
 };
 
 struct spec_ld;
@@ -92,12 +96,16 @@ struct spec_field {
 	const struct spec_field *sub;     /* SF_SUB: nested table */
 	spec_parse_fn parse;              /* SF_CUSTOM */
 	spec_dump_fn dump;                /* SF_CUSTOM */
-	const char *help;                 /* one line for docs/spec.md */
+	const char *help;                 /* one line: docs/spec.md and the option's --help */
+	const char *def;                  /* the default, as the spec would write it, or NULL */
+	char alias;                       /* FL_CLI: the option's one-letter alias, or 0 */
+	const char *arg;                  /* FL_CLI: the value's placeholder in --help, e.g. "URL" */
 };
 
 /* Loader state for one spec_load_text call. */
 struct spec_ld {
 	const char *file;       /* name used in messages */
+	bool cli;               /* a command line: messages name --KEY, not file:line:col */
 	yaml_document_t *doc;   /* the parsed document */
 	struct rt_sb *err;      /* where messages go */
 	int nerr;               /* messages so far */
@@ -109,6 +117,11 @@ struct spec_ld {
 };
 
 /* Bytes from "64MiB", "1GB", "4096" (spec_field.c); false when not a size. */
+/* Every row's .def into base, read by the row's own parser (spec_cli.c). */
+void spec_fields_defaults(void *base, const struct spec_field *tbl);
+/* gate.gsm8k's rules between keys, after its fields: chat format implies
+ * chat API, gsm8k_cot 8 shots (spec_gate.c). */
+void spec_gate_post(struct spec_ld *ld, yaml_node_t *gv, const char *path, struct spec_gate *g);
 bool spec_parse_size(const char *s, size_t *out);
 
 /* ---- tables (one file per section, see above) ---- */

@@ -26,15 +26,7 @@ static void bench_free(struct spec_bench *b)
 		free(c->metrics[i].unit);
 	}
 	free(c->metrics);
-	struct spec_load *l = &b->load;
-	free(l->endpoint);
-	free(l->model);
-	free(l->dataset);
-	free(l->rates);
-	free(l->seeds);
-	for (size_t i = 0; i < l->n_slo; i++)
-		free(l->slo[i].metric);
-	free(l->slo);
+	spec_load_release(&b->load);
 	struct spec_kernel *k = &b->kernel;
 	free(k->backend);
 	free(k->module);
@@ -107,9 +99,7 @@ void spec_free(struct spec *s)
 		free(s->constraints[i].metric);
 	}
 	free(s->constraints);
-	free(s->gate.dataset);
-	free(s->gate.endpoint);
-	free(s->gate.model);
+	spec_gate_release(&s->gate);
 	for (size_t i = 0; i < s->n_log_events; i++) {
 		free(s->log_events[i].name);
 		free(s->log_events[i].regex);

@@ -64,7 +64,7 @@ static int run(struct fx *f, enum echo_mode mode, struct rt_sb *err)
 	struct db *db;
 	assert_int_equal(db_open(f->dbpath, &db, err), 0);
 	struct spec_gate g;
-	run_gate_defaults(&g);
+	spec_gate_defaults(&g);
 	g.dataset = f->dataset;
 	g.limit = 6;
 	g.concurrency = 2;

@@ -65,7 +65,7 @@ static int teardown(void **state)
 
 static void cfg_init(struct fx *f, struct spec_gate *g, int limit)
 {
-	run_gate_defaults(g);
+	spec_gate_defaults(g);
 	g->dataset = f->dataset;
 	g->limit = limit;
 	g->concurrency = 8;

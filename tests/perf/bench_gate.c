@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	struct spec_gate g;
-	run_gate_defaults(&g);
+	spec_gate_defaults(&g);
 	g.dataset = data;
 	struct run_gate_opts o;
 	run_gate_opts_init(&o);
