@@ -23,6 +23,10 @@ if(MHD_FOUND)
     target_include_directories(test_load_redact PRIVATE ${CMAKE_SOURCE_DIR}/tests/gate)
   endif()
   rt_add_test(test_load_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/cli.sh TIMEOUT 60 LABELS load e2e)
+  # vLLM's connection flags, and the exact command line of vLLM's docs example, against simserve.
+  rt_add_test(test_load_vllm_flags COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/vllm_flags.sh
+              TIMEOUT 60 LABELS load e2e)
+  set_tests_properties(test_load_vllm_flags PROPERTIES SKIP_RETURN_CODE 77)
   rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_load.c
                LIBS rt_load rt_load_testserver rt_base)
 endif()

@@ -181,6 +181,9 @@ static const struct rt_cmd_help bload_help = {
 	"--dataset-name, --goodput, --save-result, ...), with vLLM's defaults when no ratchet loop\n"
 	"flag (--rate, --concurrency, --prefill, --pattern, --requests, --duration) is given;\n"
 	"--save-result writes vLLM's result JSON, with ttft_sched and send_lag alongside.\n"
+	"vLLM's connection flags too: --base-url URL, or --host and --port (127.0.0.1:8000), with\n"
+	"--endpoint PATH (/v1/completions, /v1/chat/completions) joined to them; --backend and\n"
+	"--endpoint-type choose the API; --tokenizer is taken and not used.\n"
 	"exit codes: 0 ok, 2 usage error, 3 runtime error (including: no request succeeded)",
 };
 
@@ -340,6 +343,7 @@ static int bload_measure(struct cmd_bload *a, struct rt_ctx *ctx, struct rt_sb *
 static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
 {
 	struct cmd_bload a = { .seed = 1, .num_prompts = CMD_BLOAD_UNSET, .request_rate = NAN,
+			   .port = CMD_BLOAD_UNSET,
 			   .max_concurrency = CMD_BLOAD_UNSET, .random_input_len = CMD_BLOAD_UNSET,
 			   .random_output_len = CMD_BLOAD_UNSET };
 	struct rt_sb err = RT_SB_INIT;
@@ -349,7 +353,10 @@ static int bench_load(int argc, char **argv, struct rt_ctx *ctx)
 		bload_release(&a);
 		return code;
 	}
-	if (cmd_bench_vllm_config(&a, &err) || bload_config(&a, &err)) {
+	int bad = cmd_bench_vllm_config(&a, &err) || bload_config(&a, &err);
+	if (a.note && !ctx->quiet)
+		fprintf(stderr, "ratchet: bench load: %s\n", a.note);
+	if (bad) {
 		cmd_error(ctx, "bench load: %s", err.buf);
 		fprintf(stderr, "usage: %s\n", bload_help.usage);
 		code = RT_EXIT_USAGE;

@@ -54,6 +54,13 @@ struct cmd_bload {
 	double *pcts;              /* parsed --metric-percentiles (owned), NULL: 99 */
 	size_t n_pcts;             /* entries in pcts */
 	bool vllm;                 /* some vLLM flag was given */
+	const char *base_url;      /* --base-url URL: the server, joined with --endpoint PATH */
+	const char *host;          /* --host H (vLLM's default 127.0.0.1) */
+	long port;                 /* --port P (vLLM's default 8000), CMD_BLOAD_UNSET: not given */
+	const char *backend;       /* --backend vllm | openai | openai-chat: the API */
+	const char *endpoint_type; /* --endpoint-type: the older name of --backend */
+	const char *tokenizer;     /* --tokenizer: taken, not used (said in note) */
+	const char *note;          /* what ratchet does with a vLLM flag it takes, for stderr, or NULL */
 };
 
 /* vLLM's options rows, appended to `bench load`'s table. */
@@ -74,7 +81,13 @@ struct cmd_bload {
 	{ "result-dir", 0, RT_OPT_STR, &(a)->result_dir, "DIR", "vLLM: folder of the result file" },           \
 	{ "result-filename", 0, RT_OPT_STR, &(a)->result_file, "FILE", "vLLM: result file name" },             \
 	{ "metadata", 0, RT_OPT_STR, &(a)->multi_opt, "KEY=VALUE...", "vLLM: keys added to the result JSON" }, \
-	{ "label", 0, RT_OPT_STR, &(a)->label, "NAME", "vLLM: result label (file name prefix)" }
+	{ "label", 0, RT_OPT_STR, &(a)->label, "NAME", "vLLM: result label (file name prefix)" },          \
+	{ "base-url", 0, RT_OPT_STR, &(a)->base_url, "URL", "vLLM: the server; --endpoint PATH is joined to it" }, \
+	{ "host", 0, RT_OPT_STR, &(a)->host, "HOST", "vLLM: the server's host (default 127.0.0.1), with --port" }, \
+	{ "port", 0, RT_OPT_INT, &(a)->port, "PORT", "vLLM: the server's port (default 8000)" },           \
+	{ "backend", 0, RT_OPT_STR, &(a)->backend, "NAME", "vLLM: vllm or openai (completions), openai-chat (chat)" }, \
+	{ "endpoint-type", 0, RT_OPT_STR, &(a)->endpoint_type, "NAME", "vLLM: the older name of --backend" }, \
+	{ "tokenizer", 0, RT_OPT_STR, &(a)->tokenizer, "NAME", "vLLM: taken and not used: tokens are the server's usage" }
 
 /* Take vLLM's multi-value flags (--goodput ttft:500 tpot:50, --metadata
  * k=v ...: every value up to the next option, or --name=value) out of argv

@@ -14,7 +14,12 @@
  *   vLLM's --custom-output-len 256), --percentile-metrics ttft,tpot,itl,
  *   --metric-percentiles 99, --goodput KEY:MS ... (ttft, tpot, e2el),
  *   --metadata KEY=VALUE ..., --save-result, --save-detailed,
- *   --append-result, --result-dir, --result-filename, --label.
+ *   --append-result, --result-dir, --result-filename, --label; and the
+ *   connection: --base-url, or --host 127.0.0.1 and --port 8000, joined with
+ *   --endpoint PATH (default /v1/completions; ratchet's --endpoint is a base
+ *   URL, so a value starting with / is vLLM's path), --backend (openai,
+ *   vllm: completions; openai-chat: chat) and its older name --endpoint-type,
+ *   --tokenizer (taken; ratchet counts tokens from the server's usage).
  * vLLM's defaults apply to a command line with vLLM's flags and none of
  * ratchet's loop flags (--rate, --concurrency, --prefill, --pattern,
  * --requests, --duration); otherwise ratchet's own defaults hold and vLLM's
@@ -199,9 +204,98 @@ static int both(bool mine, bool theirs, const char *m, const char *t, struct rt_
 	return mine && theirs ? rt_errf(err, RT_EUSAGE, "give %s or %s, not both", m, t) : 0;
 }
 
+/* The API a --backend (or --endpoint-type) names; -1 with err when ratchet does not speak it. */
+static int backend_api(const char *b, struct rt_sb *err)
+{
+	if (!strcmp(b, "vllm") || !strcmp(b, "openai"))
+		return SPEC_API_COMPLETIONS;
+	if (!strcmp(b, "openai-chat"))
+		return SPEC_API_CHAT;
+	rt_errf(err, RT_EUSAGE, "--backend %s: ratchet's load generator speaks vllm and openai "
+		"(/v1/completions) and openai-chat (/v1/chat/completions)", b);
+	return -1;
+}
+
+/* The API a vLLM --endpoint PATH asks, and its part before /completions or
+ * /chat/completions (*prefix_len); -1 with err for any other path. */
+static int path_api(const char *path, size_t *prefix_len, struct rt_sb *err)
+{
+	static const struct {
+		const char *tail; /* the path's end */
+		int api;          /* the API it is */
+	} tails[] = { { "/chat/completions", SPEC_API_CHAT }, { "/completions", SPEC_API_COMPLETIONS } };
+	size_t n = strlen(path);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(tails); i++) {
+		size_t t = strlen(tails[i].tail);
+		if (n >= t && !strcmp(path + n - t, tails[i].tail)) {
+			*prefix_len = n - t;
+			return tails[i].api;
+		}
+	}
+	rt_errf(err, RT_EUSAGE, "--endpoint %s: a path ends in /completions or /chat/completions "
+		"(ratchet asks those two APIs)", path);
+	return -1;
+}
+
+/* vLLM's connection flags: --base-url, or --host and --port (vLLM's
+ * defaults 127.0.0.1 and 8000), with --endpoint PATH joined to them (a
+ * path, in vLLM: ratchet's --endpoint is the base URL), and --backend or
+ * --endpoint-type for the API. */
+static int take_connection(struct cmd_bload *a, struct rt_sb *err)
+{
+	const char *ep = spec_cli_get(&a->cli, "endpoint");
+	bool path = ep && ep[0] == '/', server = a->base_url || a->host || a->port != CMD_BLOAD_UNSET;
+	const char *backend = a->backend ? a->backend : a->endpoint_type;
+	if (a->tokenizer)
+		a->note = "--tokenizer is not used: ratchet counts tokens from the server's usage";
+	if (a->backend && a->endpoint_type && strcmp(a->backend, a->endpoint_type))
+		return rt_errf(err, RT_EUSAGE, "--backend %s and --endpoint-type %s disagree", a->backend,
+			       a->endpoint_type);
+	if (a->base_url && (a->host || a->port != CMD_BLOAD_UNSET))
+		return rt_errf(err, RT_EUSAGE, "give --base-url or --host/--port, not both");
+	if (ep && !path && server)
+		return rt_errf(err, RT_EUSAGE, "--endpoint %s is a URL: give it alone, or --base-url "
+			       "(or --host and --port) with --endpoint PATH", ep);
+	if (a->port != CMD_BLOAD_UNSET && (a->port < 1 || a->port > 65535))
+		return rt_errf(err, RT_EUSAGE, "--port %ld is not a port (1 to 65535)", a->port);
+	int api = backend ? backend_api(backend, err) : -1;
+	if (backend && api < 0)
+		return RT_EUSAGE;
+	if (path || server) {
+		size_t prefix = 0;
+		int papi = path ? path_api(ep, &prefix, err) : -1;
+		if (path && papi < 0)
+			return RT_EUSAGE;
+		if (papi >= 0 && api >= 0 && papi != api)
+			return rt_errf(err, RT_EUSAGE, "--endpoint %s is not the API of --backend %s", ep, backend);
+		api = papi >= 0 ? papi : api;
+		char *base = a->base_url ? xstrdup(a->base_url)
+					 : xasprintf("http://%s:%ld", a->host ? a->host : "127.0.0.1",
+						     a->port != CMD_BLOAD_UNSET ? a->port : 8000L);
+		size_t bl = strlen(base);
+		while (bl && base[bl - 1] == '/')
+			bl--;
+		char *url = xasprintf("%.*s%.*s", (int)bl, base, (int)prefix, path ? ep : "");
+		spec_cli_set(&a->cli, "endpoint", url);
+		free(url);
+		free(base);
+	}
+	const char *given_api = spec_cli_get(&a->cli, "api");
+	if (api >= 0 && given_api && strcmp(given_api, api == SPEC_API_CHAT ? "chat" : "completions"))
+		return rt_errf(err, RT_EUSAGE, "--api %s is not the API of the vLLM flags (%s)", given_api,
+			       api == SPEC_API_CHAT ? "chat" : "completions");
+	if (api >= 0)
+		spec_cli_set(&a->cli, "api", api == SPEC_API_CHAT ? "chat" : "completions");
+	a->vllm |= path || server || backend || a->tokenizer;
+	return 0;
+}
+
 int cmd_bench_vllm_config(struct cmd_bload *a, struct rt_sb *err)
 {
-	a->vllm = a->num_prompts != CMD_BLOAD_UNSET || !isnan(a->request_rate) ||
+	int crc = take_connection(a, err);
+	if (crc)
+		return crc;
+	a->vllm |= a->num_prompts != CMD_BLOAD_UNSET || !isnan(a->request_rate) ||
 		  a->max_concurrency != CMD_BLOAD_UNSET || a->dataset_name || a->dataset_path ||
 		  a->random_input_len != CMD_BLOAD_UNSET || a->random_output_len != CMD_BLOAD_UNSET ||
 		  a->pct_metrics || a->metric_pcts || a->n_goodput || a->multi_empty ||
