@@ -415,7 +415,7 @@ int run_bcmd_llama_bench_json(const char *text, size_t len, struct run_bcmd_metr
 /* ---- vllm bench serve --save-result ---- */
 
 /* spec.h's lists of vLLM's result keys (the writer, load_vllm.c, uses them too). */
-#define RUN(key, name) { key, name },
+#define RUN(key, name, better) { key, name },
 static const struct {
 	const char *key;  /* in the file */
 	const char *name; /* ratchet's metric */

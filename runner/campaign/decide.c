@@ -222,8 +222,6 @@ int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,
 
 static bool better_higher(const struct camp *c, const char *bench, const char *metric)
 {
-	if (!strcmp(bench, "log"))
-		return false;
 	return spec_metric_better(c->s, bench, metric) != SPEC_BETTER_LOWER;
 }
 

@@ -66,7 +66,7 @@ enum spec_bench_kind {
 
 /* Which way is better for a metric. */
 enum spec_better {
-	SPEC_BETTER_AUTO = 0, /* guessed from the name (ttft/latency/time: lower, else higher) */
+	SPEC_BETTER_AUTO = 0, /* not declared: `check` refuses a user metric without it */
 	SPEC_BETTER_HIGHER,
 	SPEC_BETTER_LOWER,
 };
@@ -115,20 +115,23 @@ struct spec_metric {
  * (runner/load/load_vllm.c) and the vllm-bench-serve format's reader
  * (runner/bench/bench_cmd_extract.c) share these lists, and the spec
  * declares the reader's metric names from them (spec_metrics.c).
- * Run-level numbers: X(key in the file, ratchet's metric name).
+ * Run-level numbers: X(key in the file, ratchet's metric name, which way is
+ * better: HIGHER or LOWER, as enum spec_better's SPEC_BETTER_HIGHER).
  */
-#define SPEC_VLLM_RUN_KEYS(X)                                            \
-	X("request_throughput", "request_throughput")                    \
-	X("request_goodput", "goodput") /* null unless --goodput SLOs */  \
-	X("output_throughput", "output_throughput")                      \
-	X("total_token_throughput", "total_token_throughput")            \
-	X("max_output_tokens_per_s", "max_output_tokens_per_s")          \
-	X("max_concurrent_requests", "max_concurrent_requests")          \
-	X("completed", "completed")                                      \
-	X("failed", "failed")                                            \
-	X("duration", "duration")
+#define SPEC_VLLM_RUN_KEYS(X)                                                    \
+	X("request_throughput", "request_throughput", HIGHER)                    \
+	X("request_goodput", "goodput", HIGHER) /* null unless --goodput SLOs */  \
+	X("output_throughput", "output_throughput", HIGHER)                      \
+	X("total_token_throughput", "total_token_throughput", HIGHER)            \
+	X("max_output_tokens_per_s", "max_output_tokens_per_s", HIGHER)          \
+	X("max_concurrent_requests", "max_concurrent_requests", HIGHER)          \
+	X("completed", "completed", HIGHER)                                      \
+	X("failed", "failed", LOWER)                                             \
+	X("duration", "duration", LOWER)
 /* vLLM's percentile metrics (--percentile-metrics), in its order; each is
- * summarized as {mean,median,std,pP}_{metric}_ms keys. */
+ * summarized as {mean,median,std,pP}_{metric}_ms keys. They are times, and
+ * every statistic of a time is better LOWER (SPEC_VLLM_TIMES_BETTER). */
+#define SPEC_VLLM_TIMES_BETTER LOWER
 #define SPEC_VLLM_METRICS(X)                                              \
 	X("ttft") X("tpot") X("itl") X("e2el") X("client_queue_time")     \
 	X("e2el_including_client_queue")
@@ -189,27 +192,29 @@ struct spec_slo {
  * quantity marked slo: a statistic over the run (ttft_p95: 4s) or, bare,
  * every request (ttft: 4s).
  */
-#define SPEC_LOAD_QUANTITIES(X)                                                        \
-	X(TTFT, "ttft", true)             /* first content chunk - actual send */     \
-	X(TPOT, "tpot", true)             /* (e2el - ttft) / (output tokens - 1) */    \
-	X(ITL, "itl", true)               /* gaps between content chunks */           \
-	X(E2EL, "e2el", true)             /* last byte - actual send */               \
-	X(TTFT_SCHED, "ttft_sched", true) /* first content chunk - intended send */   \
-	X(SEND_LAG, "send_lag", false)    /* actual send - intended send */
+/* X(ENUM, name, slo, better): every statistic of a quantity is better that way. */
+#define SPEC_LOAD_QUANTITIES(X)                                                               \
+	X(TTFT, "ttft", true, LOWER)             /* first content chunk - actual send */     \
+	X(TPOT, "tpot", true, LOWER)             /* (e2el - ttft) / (output tokens - 1) */    \
+	X(ITL, "itl", true, LOWER)               /* gaps between content chunks */           \
+	X(E2EL, "e2el", true, LOWER)             /* last byte - actual send */               \
+	X(TTFT_SCHED, "ttft_sched", true, LOWER) /* first content chunk - intended send */   \
+	X(SEND_LAG, "send_lag", false, LOWER)    /* actual send - intended send */
 /* X(ENUM, name, quantile) for each statistic, with a passed through. */
 #define SPEC_LOAD_STATS(X, a)                                                          \
 	X(a, MEAN, "mean", NAN) X(a, MEDIAN, "median", 0.5) X(a, P90, "p90", 0.90)    \
 	X(a, P95, "p95", 0.95) X(a, P99, "p99", 0.99)
-#define SPEC_LOAD_RUN_METRICS(X)                                       \
-	X(REQUEST_THROUGHPUT, "request_throughput", "req/s")           \
-	X(OUTPUT_THROUGHPUT, "output_throughput", "tok/s")             \
-	X(TOTAL_TOKEN_THROUGHPUT, "total_token_throughput", "tok/s")   \
-	X(GOODPUT, "goodput", "req/s") /* requests meeting every SLO */ \
-	X(COMPLETED, "completed", "requests")                          \
-	X(FAILED, "failed", "requests")
+/* X(ENUM, name, unit, better) */
+#define SPEC_LOAD_RUN_METRICS(X)                                               \
+	X(REQUEST_THROUGHPUT, "request_throughput", "req/s", HIGHER)           \
+	X(OUTPUT_THROUGHPUT, "output_throughput", "tok/s", HIGHER)             \
+	X(TOTAL_TOKEN_THROUGHPUT, "total_token_throughput", "tok/s", HIGHER)   \
+	X(GOODPUT, "goodput", "req/s", HIGHER) /* requests meeting every SLO */ \
+	X(COMPLETED, "completed", "requests", HIGHER)                          \
+	X(FAILED, "failed", "requests", LOWER)
 
 enum spec_load_q {
-#define SPEC_X(e, name, slo) SPEC_LQ_##e,
+#define SPEC_X(e, name, slo, better) SPEC_LQ_##e,
 	SPEC_LOAD_QUANTITIES(SPEC_X)
 #undef SPEC_X
 	SPEC_LQ_N
@@ -225,7 +230,7 @@ enum spec_load_stat {
 
 /* Index of each load metric in run_load_metrics()' output. */
 enum spec_load_metric {
-#define SPEC_X(e, name, unit) SPEC_LM_##e,
+#define SPEC_X(e, name, unit, better) SPEC_LM_##e,
 	SPEC_LOAD_RUN_METRICS(SPEC_X)
 #undef SPEC_X
 	SPEC_LM_DIST, /* first of the SPEC_LQ_N * SPEC_LS_N QUANTITY_STAT metrics */
@@ -329,6 +334,7 @@ struct spec_bench {
 	struct spec_kernel kernel;  /* kind == KERNEL */
 	struct rt_pos pos;
 	const char **metric_names;  /* what spec_bench_metrics() returns; strings not owned here */
+	enum spec_better *metric_better; /* which way each of metric_names is better (owned) */
 	size_t n_metric_names;      /* entries in metric_names */
 };
 
@@ -532,11 +538,11 @@ size_t spec_bench_metrics(const struct spec_bench *b, const char ***names);
 /* The engine's own cost, stored per sample under benchmark "engine" and
  * usable in constraints (engine.ready_s <= 60s): name, unit. */
 #define SPEC_ENGINE_METRICS(X)                                   \
-	X(SPEC_EM_READY_S, "ready_s", "s")       /* start to ready */ \
-	X(SPEC_EM_RSS_PEAK, "rss_peak", "bytes") /* the tree's peak RSS during the sample */ \
-	X(SPEC_EM_DEVICE_MEM, "device_mem", "bytes") /* device memory of the tree's processes */
+	X(SPEC_EM_READY_S, "ready_s", "s", LOWER)       /* start to ready */ \
+	X(SPEC_EM_RSS_PEAK, "rss_peak", "bytes", LOWER) /* the tree's peak RSS during the sample */ \
+	X(SPEC_EM_DEVICE_MEM, "device_mem", "bytes", LOWER) /* device memory of the tree's processes */
 enum spec_engine_metric {
-#define EM(e, name, unit) e,
+#define EM(e, name, unit, better) e,
 	SPEC_ENGINE_METRICS(EM)
 #undef EM
 	SPEC_EM_N
@@ -550,18 +556,18 @@ int spec_engine_metric_find(const char *name);
 /* The sampler's medians per sample, stored under benchmark "telemetry" and
  * usable in constraints (telemetry.temp_c <= 85): name, unit. */
 #define SPEC_TELEMETRY_METRICS(X)                                                        \
-	X(SPEC_TM_SM_CLOCK, "sm_clock_mhz", "MHz")      /* core (SM) clock held */          \
-	X(SPEC_TM_MEM_CLOCK, "mem_clock_mhz", "MHz")    /* memory clock */                  \
-	X(SPEC_TM_POWER, "power_w", "W")                /* board power */                   \
-	X(SPEC_TM_TEMP, "temp_c", "C")                  /* device temperature */            \
-	X(SPEC_TM_MEM_USED, "mem_used_bytes", "bytes")  /* device memory in use */          \
-	X(SPEC_TM_CPU, "cpu_mhz", "MHz")                /* mean host CPU frequency */       \
-	X(SPEC_TM_RSS, "engine_rss_bytes", "bytes")     /* the engine tree's RSS */         \
-	X(SPEC_TM_THROTTLED_FRAC, "throttled_frac", "fraction") /* ticks throttled by power or heat */ \
-	X(SPEC_TM_THROTTLED, "throttled", "flag")       /* 1: some tick was throttled by power or heat */ \
-	X(SPEC_TM_THROTTLE_MASK, "throttle_mask", "bits") /* DEV_THR_* bits seen (runner/device/dev.h) */
+	X(SPEC_TM_SM_CLOCK, "sm_clock_mhz", "MHz", HIGHER)      /* core (SM) clock held */          \
+	X(SPEC_TM_MEM_CLOCK, "mem_clock_mhz", "MHz", HIGHER)    /* memory clock */                  \
+	X(SPEC_TM_POWER, "power_w", "W", LOWER)                 /* board power */                   \
+	X(SPEC_TM_TEMP, "temp_c", "C", LOWER)                   /* device temperature */            \
+	X(SPEC_TM_MEM_USED, "mem_used_bytes", "bytes", LOWER)   /* device memory in use */          \
+	X(SPEC_TM_CPU, "cpu_mhz", "MHz", HIGHER)                /* mean host CPU frequency */       \
+	X(SPEC_TM_RSS, "engine_rss_bytes", "bytes", LOWER)      /* the engine tree's RSS */         \
+	X(SPEC_TM_THROTTLED_FRAC, "throttled_frac", "fraction", LOWER) /* ticks throttled by power or heat */ \
+	X(SPEC_TM_THROTTLED, "throttled", "flag", LOWER)        /* 1: some tick was throttled by power or heat */ \
+	X(SPEC_TM_THROTTLE_MASK, "throttle_mask", "bits", LOWER) /* DEV_THR_* bits seen (runner/device/dev.h) */
 enum spec_telemetry_metric {
-#define TM(e, name, unit) e,
+#define TM(e, name, unit, better) e,
 	SPEC_TELEMETRY_METRICS(TM)
 #undef TM
 	SPEC_TM_N
@@ -570,8 +576,11 @@ const char *spec_telemetry_metric_name(enum spec_telemetry_metric m);
 const char *spec_telemetry_metric_unit(enum spec_telemetry_metric m);
 /* Its index, or -1 when there is no such telemetry metric. */
 int spec_telemetry_metric_find(const char *name);
+enum spec_better spec_telemetry_metric_better(enum spec_telemetry_metric m);
 
-/* Which way is better for bench.metric. */
+/* Which way is better for bench.metric: the metric tables' column for a
+ * built-in metric (spec.h's X-macros, spec_metrics.c), the spec's `better:`
+ * for a user metric; SPEC_BETTER_AUTO for a metric the spec does not have. */
 enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric);
 
 /* ---- a section of the spec on the command line (spec_cli.c) ----

@@ -17,7 +17,7 @@ static const struct spec_field metric_fields[] = {
 	  .help = "read this file instead of stdout" },
 	{ "unit", SF_STR, SPEC_OFF(struct spec_metric, unit), 0, FL_OMIT0, .help = "free text unit" },
 	{ "better", SF_ENUM, SPEC_OFF(struct spec_metric, better), 0, FL_OMIT0, .names = spec_better_names,
-	  .help = "higher or lower; default guessed from the name" },
+	  .help = "higher or lower: which way the metric is better (required)" },
 	{ 0 }
 };
 
@@ -154,14 +154,16 @@ static void cmd_post(struct spec_ld *ld, yaml_node_t *it, const char *ip, struct
 		else if (sscanf(c->format_row, "%u,%u,%u%c", &a, &b, &d, &tail) != 3)
 			spec_lerr(ld, rn, ip, "format_row: expected PP,TG,B, got '%s'", c->format_row);
 	}
-	const char *const *fixed;
-	size_t nf = spec_format_metrics(c->format, &fixed);
-	for (size_t i = 0; i < c->n_metrics; i++)
-		for (size_t j = 0; j < nf; j++)
-			if (!strcmp(fixed[j], c->metrics[i].name))
-				spec_lerr_at(ld, c->metrics[i].pos, ip,
-					     "metric '%s' is also produced by format '%s'", fixed[j],
-					     spec_format_names[c->format]);
+	for (size_t i = 0; i < c->n_metrics; i++) {
+		const struct spec_metric *m = &c->metrics[i];
+		if (spec_format_has_metric(c->format, m->name))
+			spec_lerr_at(ld, m->pos, ip, "metric '%s' is also produced by format '%s'", m->name,
+				     spec_format_names[c->format]);
+		else if (m->better == SPEC_BETTER_AUTO) /* never guessed from the name */
+			spec_lerr_at(ld, m->pos, ip,
+				     "metric '%s' needs better: higher or better: lower (the name is not "
+				     "guessed; the short form becomes {regex: ..., better: lower})", m->name);
+	}
 }
 
 static void parse_cmd_bench(struct spec_ld *ld, yaml_node_t *it, const char *ip, struct spec_cmd_bench *c)

@@ -210,8 +210,8 @@ void spec_kernel_defaults(struct spec_kernel *k);
 void spec_kernel_post(struct spec_ld *ld, yaml_node_t *kv, const char *path, struct spec_kernel *k);
 
 /* ---- metric names (spec_metrics.c) ---- */
-/* The metrics a built-in format yields (static); 0 and NULL for none. */
-size_t spec_format_metrics(enum spec_cmd_format f, const char *const **names);
+/* Does built-in format f yield the metric name? */
+bool spec_format_has_metric(enum spec_cmd_format f, const char *name);
 /* Fill b->metric_names from its kind, format and explicit metrics. */
 void spec_bench_metric_names(struct spec_bench *b);
 

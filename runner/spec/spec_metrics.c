@@ -16,12 +16,12 @@
 /* ---- the load generator ---- */
 
 static const char *const q_names[] = {
-#define Q(e, name, slo) name,
+#define Q(e, name, slo, better) name,
 	SPEC_LOAD_QUANTITIES(Q)
 #undef Q
 };
 static const bool q_slo[] = {
-#define Q(e, name, slo) slo,
+#define Q(e, name, slo, better) slo,
 	SPEC_LOAD_QUANTITIES(Q)
 #undef Q
 };
@@ -36,20 +36,25 @@ static const double stat_q[] = {
 #undef S
 };
 
-/* Every load metric in output order: name and unit. */
+/* Every load metric in output order: name, unit and which way is better. */
 static const struct {
-	const char *name; /* as stored and referenced (bench.name) */
-	const char *unit; /* as stored */
+	const char *name;        /* as stored and referenced (bench.name) */
+	const char *unit;        /* as stored */
+	enum spec_better better; /* the X-macro's column */
 } load_metrics[] = {
-#define RUN(e, name, unit) { name, unit },
+#define RUN(e, name, unit, better) { name, unit, SPEC_BETTER_##better },
 	SPEC_LOAD_RUN_METRICS(RUN)
 #undef RUN
-#define STAT(qname, e, sname, q) { qname "_" sname, "s" },
-#define QUANT(e, qname, slo) SPEC_LOAD_STATS(STAT, qname)
+#define NAME_OF(name, better) name
+#define BETTER_OF(name, better) BETTER(better)
+#define BETTER(b) BETTER_(b) /* b expanded first: SPEC_VLLM_TIMES_BETTER is LOWER */
+#define BETTER_(b) SPEC_BETTER_##b
+#define STAT(qb, e, sname, q) { NAME_OF qb "_" sname, "s", BETTER_OF qb },
+#define QUANT(e, qname, slo, better) SPEC_LOAD_STATS(STAT, (qname, better))
 	SPEC_LOAD_QUANTITIES(QUANT)
 #undef QUANT
 #undef STAT
-	{ "max_rate", "req/s" },
+	{ "max_rate", "req/s", SPEC_BETTER_HIGHER },
 };
 
 _Static_assert(RT_ARRAY_SIZE(q_names) == SPEC_LQ_N, "one name per quantity");
@@ -137,15 +142,31 @@ int spec_slo_parse(const char *name, enum spec_load_q *q, enum spec_load_stat *s
 
 /* ---- kernel benchmarks and command output formats ---- */
 
-static const char *const kernel_names[] = { "time",	    "time_min", "gbps", "gflops",
-					    "pct_peak_bw", "pct_peak_flops", "rsd", "samples" };
-static const char *const batched_names[] = { "s_pp", "s_tg", "s", "t_pp", "t_tg", "t" };
-static const char *const llama_bench_names[] = { "pp_tps", "tg_tps", "pp_tps_stddev",
-						 "tg_tps_stddev" };
+/* A built-in metric and which way it is better. */
+struct named_metric {
+	const char *name;        /* as stored and referenced */
+	enum spec_better better; /* higher or lower */
+};
+
+static const struct named_metric kernel_metrics[] = {
+	{ "time", SPEC_BETTER_LOWER },	       { "time_min", SPEC_BETTER_LOWER },
+	{ "gbps", SPEC_BETTER_HIGHER },	       { "gflops", SPEC_BETTER_HIGHER },
+	{ "pct_peak_bw", SPEC_BETTER_HIGHER }, { "pct_peak_flops", SPEC_BETTER_HIGHER },
+	{ "rsd", SPEC_BETTER_LOWER },	       { "samples", SPEC_BETTER_HIGHER },
+};
+/* llama-batched-bench: s_* are tokens/s, t_* seconds. */
+static const struct named_metric batched_metrics[] = {
+	{ "s_pp", SPEC_BETTER_HIGHER }, { "s_tg", SPEC_BETTER_HIGHER }, { "s", SPEC_BETTER_HIGHER },
+	{ "t_pp", SPEC_BETTER_LOWER },	{ "t_tg", SPEC_BETTER_LOWER },	{ "t", SPEC_BETTER_LOWER },
+};
+static const struct named_metric llama_bench_metrics[] = {
+	{ "pp_tps", SPEC_BETTER_HIGHER },	{ "tg_tps", SPEC_BETTER_HIGHER },
+	{ "pp_tps_stddev", SPEC_BETTER_LOWER }, { "tg_tps_stddev", SPEC_BETTER_LOWER },
+};
 /* vllm-bench-serve: spec.h's lists of vLLM's result keys. */
-static const char *const vllm_serve_names[] = {
-#define RUN(key, name) name,
-#define STAT(metric, stat) metric "_" stat,
+static const struct named_metric vllm_serve_metrics[] = {
+#define RUN(key, name, better) { name, BETTER(better) },
+#define STAT(metric, stat) { metric "_" stat, BETTER(SPEC_VLLM_TIMES_BETTER) },
 #define METRIC(metric) SPEC_VLLM_STATS(STAT, metric)
 	SPEC_VLLM_RUN_KEYS(RUN) SPEC_VLLM_METRICS(METRIC) SPEC_VLLM_EXTRAS(METRIC)
 #undef METRIC
@@ -155,56 +176,76 @@ static const char *const vllm_serve_names[] = {
 
 /* The metrics each built-in output format yields. */
 static const struct {
-	enum spec_cmd_format format; /* the format */
-	const char *const *names;    /* what it yields */
-	size_t n;                    /* entries in names */
+	enum spec_cmd_format format;          /* the format */
+	const struct named_metric *metrics;   /* what it yields */
+	size_t n;                             /* entries in metrics */
 } format_metrics[] = {
-	{ SPEC_FMT_LLAMA_BATCHED_BENCH, batched_names, RT_ARRAY_SIZE(batched_names) },
-	{ SPEC_FMT_LLAMA_BATCHED_JSONL, batched_names, RT_ARRAY_SIZE(batched_names) },
-	{ SPEC_FMT_LLAMA_BENCH_JSON, llama_bench_names, RT_ARRAY_SIZE(llama_bench_names) },
-	{ SPEC_FMT_VLLM_BENCH_SERVE, vllm_serve_names, RT_ARRAY_SIZE(vllm_serve_names) },
+	{ SPEC_FMT_LLAMA_BATCHED_BENCH, batched_metrics, RT_ARRAY_SIZE(batched_metrics) },
+	{ SPEC_FMT_LLAMA_BATCHED_JSONL, batched_metrics, RT_ARRAY_SIZE(batched_metrics) },
+	{ SPEC_FMT_LLAMA_BENCH_JSON, llama_bench_metrics, RT_ARRAY_SIZE(llama_bench_metrics) },
+	{ SPEC_FMT_VLLM_BENCH_SERVE, vllm_serve_metrics, RT_ARRAY_SIZE(vllm_serve_metrics) },
 };
 
-size_t spec_format_metrics(enum spec_cmd_format f, const char *const **names)
+static const struct named_metric *format_table(enum spec_cmd_format f, size_t *n)
 {
 	for (size_t i = 0; i < RT_ARRAY_SIZE(format_metrics); i++)
 		if (format_metrics[i].format == f) {
-			*names = format_metrics[i].names;
-			return format_metrics[i].n;
+			*n = format_metrics[i].n;
+			return format_metrics[i].metrics;
 		}
-	*names = NULL;
-	return 0;
+	*n = 0;
+	return NULL;
+}
+
+bool spec_format_has_metric(enum spec_cmd_format f, const char *name)
+{
+	size_t n;
+	const struct named_metric *t = format_table(f, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, name))
+			return true;
+	return false;
 }
 
 void spec_bench_metric_names(struct spec_bench *b)
 {
-	const char *const *fixed = NULL;
+	const struct named_metric *fixed = NULL;
 	size_t nf = 0, ne = 0;
 	if (b->kind == SPEC_BENCH_LOAD) {
 		nf = SPEC_LM_N - (b->load.n_rates ? 0 : 1); /* max_rate only with rates: */
 	} else if (b->kind == SPEC_BENCH_KERNEL) {
-		fixed = kernel_names;
-		nf = RT_ARRAY_SIZE(kernel_names);
+		fixed = kernel_metrics;
+		nf = RT_ARRAY_SIZE(kernel_metrics);
 	} else {
-		nf = spec_format_metrics(b->cmd.format, &fixed);
+		fixed = format_table(b->cmd.format, &nf);
 		ne = b->cmd.n_metrics;
 	}
 	b->metric_names = xcalloc(nf + ne + 1, sizeof(char *));
-	for (size_t i = 0; i < nf; i++)
-		b->metric_names[b->n_metric_names++] = fixed ? fixed[i] : load_metrics[i].name;
-	for (size_t i = 0; i < ne; i++)
+	b->metric_better = xcalloc(nf + ne + 1, sizeof(*b->metric_better));
+	for (size_t i = 0; i < nf; i++) {
+		b->metric_better[b->n_metric_names] = fixed ? fixed[i].better : load_metrics[i].better;
+		b->metric_names[b->n_metric_names++] = fixed ? fixed[i].name : load_metrics[i].name;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		b->metric_better[b->n_metric_names] = b->cmd.metrics[i].better;
 		b->metric_names[b->n_metric_names++] = b->cmd.metrics[i].name;
+	}
 }
 
 /* ---- the engine's own cost ---- */
 
 static const char *const em_names[] = {
-#define EM(e, name, unit) name,
+#define EM(e, name, unit, better) name,
 	SPEC_ENGINE_METRICS(EM)
 #undef EM
 };
 static const char *const em_units[] = {
-#define EM(e, name, unit) unit,
+#define EM(e, name, unit, better) unit,
+	SPEC_ENGINE_METRICS(EM)
+#undef EM
+};
+static const enum spec_better em_better[] = {
+#define EM(e, name, unit, better) BETTER(better),
 	SPEC_ENGINE_METRICS(EM)
 #undef EM
 };
@@ -225,4 +266,23 @@ int spec_engine_metric_find(const char *name)
 		if (!strcmp(em_names[i], name))
 			return i;
 	return -1;
+}
+
+/* ---- which way a metric is better: the tables' column, or the spec's ---- */
+
+enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric)
+{
+	int i;
+	if (bench && !strcmp(bench, "log"))
+		return SPEC_BETTER_LOWER; /* log event counts: recompiles, graph misses */
+	if (bench && !strcmp(bench, "engine"))
+		return (i = spec_engine_metric_find(metric)) >= 0 ? em_better[i] : SPEC_BETTER_AUTO;
+	if (bench && !strcmp(bench, "telemetry"))
+		return (i = spec_telemetry_metric_find(metric)) >= 0 ? spec_telemetry_metric_better(i)
+								     : SPEC_BETTER_AUTO;
+	const struct spec_bench *b = spec_bench_find(s, bench);
+	for (size_t k = 0; b && k < b->n_metric_names; k++)
+		if (!strcmp(b->metric_names[k], metric))
+			return b->metric_better[k];
+	return SPEC_BETTER_AUTO;
 }

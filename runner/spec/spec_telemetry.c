@@ -25,13 +25,19 @@ static const struct spec_field tel_fields[] = {
 };
 
 static const struct {
-	const char *name; /* metric */
-	const char *unit; /* its unit */
+	const char *name;        /* metric */
+	const char *unit;        /* its unit */
+	enum spec_better better; /* which way is better */
 } metrics[] = {
-#define TM(e, name, unit) { name, unit },
+#define TM(e, name, unit, better) { name, unit, SPEC_BETTER_##better },
 	SPEC_TELEMETRY_METRICS(TM)
 #undef TM
 };
+
+enum spec_better spec_telemetry_metric_better(enum spec_telemetry_metric m)
+{
+	return metrics[m].better;
+}
 
 const char *spec_telemetry_metric_name(enum spec_telemetry_metric m)
 {

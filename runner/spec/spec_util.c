@@ -14,6 +14,7 @@ static void bench_free(struct spec_bench *b)
 {
 	free(b->name);
 	free(b->metric_names);
+	free(b->metric_better);
 	struct spec_cmd_bench *c = &b->cmd;
 	rt_strv_release(&c->command);
 	rt_envv_release(&c->env);
@@ -161,35 +162,4 @@ size_t spec_bench_metrics(const struct spec_bench *b, const char ***names)
 	return b->n_metric_names;
 }
 
-/* Names that mean "lower is better". */
-static bool lower_by_name(const char *m)
-{
-	static const char *const parts[] = { "ttft", "tpot", "itl", "e2el", "latency", "time",
-					     "lag", "failed", "rsd", "stddev" };
-	static const char *const exact[] = { "t_pp", "t_tg", "t" };
-	for (size_t i = 0; i < RT_ARRAY_SIZE(exact); i++)
-		if (!strcmp(m, exact[i]))
-			return true;
-	if (strstr(m, "throughput"))
-		return false;
-	for (size_t i = 0; i < RT_ARRAY_SIZE(parts); i++)
-		if (strstr(m, parts[i]))
-			return true;
-	return false;
-}
-
-enum spec_better spec_metric_better(const struct spec *s, const char *bench, const char *metric)
-{
-	if (bench && (!strcmp(bench, "log") || !strcmp(bench, "engine")))
-		return SPEC_BETTER_LOWER; /* log event counts: recompiles, graph misses; the engine's cost */
-	if (bench && !strcmp(bench, "telemetry")) /* clocks held are better high; heat, power, memory low */
-		return strstr(metric, "clock") || strstr(metric, "cpu_mhz") ? SPEC_BETTER_HIGHER
-									    : SPEC_BETTER_LOWER;
-	const struct spec_bench *b = spec_bench_find(s, bench);
-	if (b && b->kind == SPEC_BENCH_COMMAND)
-		for (size_t i = 0; i < b->cmd.n_metrics; i++)
-			if (!strcmp(b->cmd.metrics[i].name, metric) && b->cmd.metrics[i].better != SPEC_BETTER_AUTO)
-				return b->cmd.metrics[i].better;
-	return lower_by_name(metric) ? SPEC_BETTER_LOWER : SPEC_BETTER_HIGHER;
-}
 

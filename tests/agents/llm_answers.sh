@@ -39,7 +39,7 @@ name: answers
 benchmarks:
   - name: b
     command: [sh, -c, "echo 1"]
-    metrics: {x: {regex: "([0-9]+)"}}
+    metrics: {x: {regex: "([0-9]+)", better: higher}}
 objective: {metric: b.x, goal: max}
 repeats: {min: 2, max: 2}
 variants:

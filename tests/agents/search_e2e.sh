@@ -20,7 +20,7 @@ seed: 3
 benchmarks:
   - name: fake
     command: ["$B", "{workdir}/t.json", "$3"]
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: fake.gflops, goal: max, min_gain: 2%}
 repeats: {min: 2, max: 4, confidence: 0.95}
 strategy: $2
@@ -86,7 +86,7 @@ name: search-template
 benchmarks:
   - name: b
     command: [/bin/sh, -c, 'awk "{print \"{\\\"x\\\": \" \$2 \"}\"}" {workdir}/built.conf']
-    metrics: {x: /x}
+    metrics: {x: {pointer: /x, better: higher}}
 objective: {metric: b.x, goal: max, min_gain: 2%}
 repeats: {min: 2, max: 3}
 strategy: coordinate

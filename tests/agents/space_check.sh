@@ -14,7 +14,7 @@ spec() { # STRATEGY PARAMS RESTRICTIONS
 	cat <<EOS
 name: s
 benchmarks:
-  - {name: b, command: [/bin/echo, '{"x": 1}'], metrics: {x: /x}}
+  - {name: b, command: [/bin/echo, '{"x": 1}'], metrics: {x: {pointer: /x, better: higher}}}
 objective: {metric: b.x, goal: max}
 strategy: $1
 space:
@@ -44,6 +44,6 @@ spec model "$(echo "$P" | sed 's/pow2: \[8, 256\]/pow2: [8, 250]/')" '    - BM >
 spec model "$(echo "$P" | sed 's/flag: --graphs/flag: --graphs, env: G/')" '    - BM > 0' > s.yaml; expect "two bindings" "two bindings ('flag' and 'env')"
 spec list "$P" '    - BM > 0' > s.yaml; expect "list with a space" "strategy 'list' tries the variants one by one"
 spec model "$P" '    - BM > 4096' > s.yaml; expect "no valid point" "table t.json entry tiles: no point satisfies the restrictions"
-printf 'name: s\nbenchmarks:\n  - {name: b, command: [/bin/echo, "{}"], metrics: {x: /x}}\nobjective: {metric: b.x}\nstrategy: coordinate\n' > s.yaml
+printf 'name: s\nbenchmarks:\n  - {name: b, command: [/bin/echo, "{}"], metrics: {x: {pointer: /x, better: higher}}}\nobjective: {metric: b.x}\nstrategy: coordinate\n' > s.yaml
 expect "a space strategy without a space" "strategy 'coordinate' searches a space: declare space:"
 [ $fails -eq 0 ] && echo PASS || { echo "FAIL: $fails"; exit 1; }

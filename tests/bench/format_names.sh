@@ -21,7 +21,7 @@ sed -n '/spec_format_names\[\] = {/,/NULL };/p' "$RATCHET_SRC/runner/spec/spec_e
 [ -s "$W/docs" ] && [ -s "$W/readme" ] && [ -s "$W/loader" ] || { echo "FAIL: a list is empty"; exit 1; }
 for f in $(cat "$W/docs" "$W/readme"); do
 	[ "$f" = none ] && continue
-	printf 'name: f\nbenchmarks:\n  - {name: b, command: [true], format: %s, metrics: {x: /x}}\nobjective: {metric: b.x, goal: max}\nvariants:\n  - {name: e, env: {A: "1"}}\n' "$f" > "$W/s.yaml"
+	printf 'name: f\nbenchmarks:\n  - {name: b, command: [true], format: %s, metrics: {x: {pointer: /x, better: higher}}}\nobjective: {metric: b.x, goal: max}\nvariants:\n  - {name: e, env: {A: "1"}}\n' "$f" > "$W/s.yaml"
 	if "$RATCHET_BIN" check "$W/s.yaml" > /dev/null 2> "$W/err"; then
 		echo "ok - $f"
 	else

@@ -16,7 +16,7 @@ name: apply-fail
 benchmarks:
   - name: fake
     command: ["$RATCHET_BUILD/fakebench", "{workdir}/table.json"]
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: fake.gflops, goal: max, min_gain: 2%}
 repeats: {min: 3, max: 8}
 variants:

@@ -14,7 +14,7 @@ name: atomic
 benchmarks:
   - name: fake
     command: ["$RATCHET_BUILD/fakebench", "{workdir}/table.json", "0"]
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: fake.gflops, goal: max, min_gain: 2%}
 repeats: {min: 3, max: 8, confidence: 0.95}
 variants:

@@ -51,7 +51,7 @@ name: decision-e2e
 benchmarks:
   - name: b
     command: ["$W/bench.sh"]
-    metrics: {score: /score}
+    metrics: {score: {pointer: /score, better: higher}}
 objective: {metric: b.score, goal: max, min_gain: 2%}
 repeats: {min: 3, max: 10, confidence: 0.95}
 variants:

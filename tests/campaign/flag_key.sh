@@ -15,7 +15,7 @@ name: flagkey
 benchmarks:
   - name: fake
     command: ["$RATCHET_BUILD/fakebench", "{workdir}/table.json", "0", --config, '{"level":3,"sizes":[1,2,4]}']
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: fake.gflops, goal: max, min_gain: 2%}
 repeats: {min: 3, max: 8, confidence: 0.95}
 variants:

@@ -38,7 +38,7 @@ sed -n '/^holes/,/^$/p' out.txt | grep -E '^ +[0-9]' | head -1 | grep -q "42.4%.
 	echo "benchmarks:"
 	echo "  - name: rows"
 	echo "    command: [sh, -c, 'printf \"{\\\"covered\\\": %s}\" \$(wc -l < tuned.csv)']"
-	echo "    metrics: {covered: /covered}"
+	echo "    metrics: {covered: {pointer: /covered, better: higher}}"
 	echo "objective: {metric: rows.covered, goal: max, min_gain: 5%}"
 	echo "repeats: {min: 3, max: 3}"
 	echo "variants:"

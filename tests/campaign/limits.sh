@@ -18,7 +18,7 @@ cp "$RATCHET_SRC/tests/campaign/table.json" .
 	echo "  stop_grace: 1s"
 	echo "benchmarks:"
 	for i in $(seq -w 1 17); do
-		echo "  - {name: b$i, command: [\"$RATCHET_BUILD/fakebench\", \"{workdir}/table.json\"], metrics: {gflops: /gflops}}"
+		echo "  - {name: b$i, command: [\"$RATCHET_BUILD/fakebench\", \"{workdir}/table.json\"], metrics: {gflops: {pointer: /gflops, better: higher}}}"
 	done
 	echo "objective: {metric: b17.gflops, goal: max, min_gain: 2%}"
 	echo "repeats: {min: 2, max: 2}"

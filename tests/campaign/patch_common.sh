@@ -23,7 +23,7 @@ name: $1
 benchmarks:
   - name: app
     command: [sh, -c, "printf '{\"gflops\": %s}' \$(cat $2)"]
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: app.gflops, goal: max, min_gain: 5%}
 repeats: {min: 3, max: 3}
 variants:

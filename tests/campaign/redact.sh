@@ -16,7 +16,7 @@ name: secrets
 benchmarks:
   - name: b
     command: [sh, -c, 'echo "token \$HF_TOKEN url \$SERVICE_URL" >&2; echo "{\"x\": 1}"']
-    metrics: {x: /x}
+    metrics: {x: {pointer: /x, better: higher}}
 objective: {metric: b.x, goal: max}
 repeats: {min: 2, max: 2}
 variants:

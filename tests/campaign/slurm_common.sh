@@ -21,7 +21,7 @@ name: slurmc
 benchmarks:
   - name: fake
     command: ["$RATCHET_BUILD/fakebench", "{workdir}/table.json", "$2"]
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: fake.gflops, goal: max, min_gain: 2%}
 repeats: {min: 2, max: 2, confidence: 0.95}
 variants:

@@ -13,7 +13,7 @@ base='name: x
 benchmarks:
   - name: b
     command: [true]
-    metrics: {m: /m}
+    metrics: {m: {pointer: /m, better: higher}}
 objective: {metric: b.m, goal: max}
 '
 bad() { # $1 the executor line, $2 the first line of stderr wanted

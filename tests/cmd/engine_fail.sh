@@ -25,7 +25,7 @@ engine:
 benchmarks:
   - name: fake
     command: ["$B/fakebench", "{workdir}/table.json"]
-    metrics: {gflops: /gflops}
+    metrics: {gflops: {pointer: /gflops, better: higher}}
 objective: {metric: fake.gflops, goal: max, min_gain: 2%}
 variants:
   - {name: m64-32, table: {file: table.json, set: {M_LE_64: {tile: 32}}}}

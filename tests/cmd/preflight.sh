@@ -48,7 +48,7 @@ ${4:-}
 Y
 }
 ENG='  stop_grace: 1s'
-BENCH='  - {name: b, command: [true], metrics: {x: /x}}'
+BENCH='  - {name: b, command: [true], metrics: {x: {pointer: /x, better: higher}}}'
 VAR='  - {name: t, table: {file: table.json, set: {A: {v: 2}}}}'
 
 # expect NAME TOKEN PATTERN: check --preflight and run both report PATTERN
@@ -92,13 +92,13 @@ expect patch-apply stale.diff 'variants\[0\]\.patch: .*patch does not apply'
 spec "$ENG" "$BENCH" '  - {name: f, file: {target: table.json, source: nosource.json}}'
 expect file-source nosource.json 'variants\[0\]\.file\.source: source file .*nosource\.json does not exist'
 
-spec "$ENG" '  - {name: b, command: [./nobench], metrics: {x: /x}}' "$VAR"
+spec "$ENG" '  - {name: b, command: [./nobench], metrics: {x: {pointer: /x, better: higher}}}' "$VAR"
 expect bench-path nobench 'benchmarks\[0\]\.command\[0\]: program ./nobench does not exist'
 
-spec "$ENG" '  - {name: b, command: [no-such-bench-prog], metrics: {x: /x}}' "$VAR"
+spec "$ENG" '  - {name: b, command: [no-such-bench-prog], metrics: {x: {pointer: /x, better: higher}}}' "$VAR"
 expect bench-path-search no-such-bench-prog "benchmarks\[0\]\.command\[0\]: program 'no-such-bench-prog' not found on PATH"
 
-spec "$ENG" '  - {name: b, command: [sh, noscript.sh], metrics: {x: /x}}' "$VAR"
+spec "$ENG" '  - {name: b, command: [sh, noscript.sh], metrics: {x: {pointer: /x, better: higher}}}' "$VAR"
 expect bench-script noscript.sh 'benchmarks\[0\]\.command\[1\]: script .*noscript\.sh does not exist'
 
 spec "$ENG" "$BENCH" "$VAR"
@@ -149,7 +149,7 @@ else
 fi
 
 # every problem is listed, not only the first
-spec "$ENG" '  - {name: b, command: [no-such-bench-prog], metrics: {x: /x}}' \
+spec "$ENG" '  - {name: b, command: [no-such-bench-prog], metrics: {x: {pointer: /x, better: higher}}}' \
 	'  - {name: t, table: {file: missing.json, set: {A: {v: 2}}}}
   - {name: p, patch: {file: none.diff, dir: src}}'
 sed -i 's|"{workdir}/eng.sh"|no-such-engine|' spec.yaml

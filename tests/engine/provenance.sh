@@ -44,7 +44,7 @@ benchmarks:
     load: {concurrency: 2, prompt_tokens: 8, output_tokens: 4, requests: 4}
   - name: bump
     command: [sh, -c, "n=\$(cat n 2>/dev/null || echo 0); echo \$((n+1)) > n; [ \$n -lt 2 ] || echo torch==2.6.0 > pkgs.txt; echo '{\"x\": 1}'"]
-    metrics: {x: /x}
+    metrics: {x: {pointer: /x, better: higher}}
 objective: {metric: decode.output_throughput, goal: max, min_gain: 50%}
 repeats: {min: 2, max: 2, interleave: false}
 variants:

@@ -44,7 +44,7 @@ static const char spec[] =
 	"benchmarks:\n"
 	"  - name: b\n"
 	"    command: [sh, -c, \"echo 'v: 1'\"]\n"
-	"    metrics: {v: 'v: ([0-9.]+)'}\n"
+	"    metrics: {v: {regex: 'v: ([0-9.]+)', better: higher}}\n"
 	"objective: {metric: b.v, goal: max}\n"
 	"repeats: {min: 3, max: 3}\n"
 	"variants:\n"

@@ -31,7 +31,7 @@
 	"benchmarks:\n"                                                                    \
 	"  - name: b\n"                                                                    \
 	"    command: [echo, '{\"x\": 1}']\n"                                              \
-	"    metrics: {x: /x}\n"                                                           \
+	"    metrics: {x: {pointer: /x, better: higher}}\n"                                                           \
 	"objective: {metric: b.x, goal: max}\n"
 
 /* What the large part of a spec is. */

@@ -16,7 +16,7 @@ name: utf8
 benchmarks:
   - name: b
     command: [sh, -c, 'echo "{\"x\": 1}"']
-    metrics: {x: /x}
+    metrics: {x: {pointer: /x, better: higher}}
 objective: {metric: b.x, goal: max}
 repeats: {min: 2, max: 2}
 variants:

@@ -57,7 +57,7 @@ name: prof
 benchmarks:
   - name: b
     command: [true]
-    metrics: {x: {regex: "x=([0-9.]+)"}}
+    metrics: {x: {regex: "x=([0-9.]+)", better: higher}}
 objective: {metric: b.x, goal: max}
 profile:
   ops: {gemm: "^sm90_xmma_gemm|^nothing", attention: "^void flash::"}
@@ -68,7 +68,7 @@ Y
 R profile import "$F/kineto_vllm_decode.json" --spec spec.yaml > s.out ||  { cat s.out; no "import --spec"; }
 id=$(sqlite3 p.db "SELECT max(id) FROM profiles")
 want "$id" "gemm=50.0 attention=30.0 activation=10.0 norm=5.0 communication=3.0 other=2.0" "the spec's map (reshape_and_cache is other now)"
-printf 'name: bad\nbenchmarks: [{name: b, command: [true], metrics: {x: {regex: "x"}}}]\nobjective: {metric: b.x}\nprofile:\n  ops: {attn: "x", norm: "rms("}\n' > bad.yaml
+printf 'name: bad\nbenchmarks: [{name: b, command: [true], metrics: {x: {regex: "x", better: higher}}}]\nobjective: {metric: b.x}\nprofile:\n  ops: {attn: "x", norm: "rms("}\n' > bad.yaml
 rc=0; "$RATCHET_BIN" check bad.yaml > bad.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q "bad.yaml:5:9: profile.ops: unknown op 'attn'" bad.out && grep -q 'profile.ops.norm' bad.out &&
 	ok "a bad op and a bad regex are named with file:line:col" || { cat bad.out; no "bad spec exit $rc"; }

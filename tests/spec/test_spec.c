@@ -293,7 +293,7 @@ static const char *const minimal =
 	"benchmarks:\n"
 	"  - name: b\n"
 	"    command: [./x]\n"
-	"    metrics: {v: /v}\n"
+	"    metrics: {v: {pointer: /v, better: higher}}\n"
 	"objective: {metric: b.v}\n";
 
 /* A dataset's records carry their own lengths: without output_tokens the
@@ -383,7 +383,7 @@ static void test_units(void **state)
 	};
 	for (size_t i = 0; i < RT_ARRAY_SIZE(durs); i++) {
 		char *t = xasprintf("name: t\nbenchmarks:\n  - name: b\n    command: [./x]\n    timeout: %s\n"
-			      "    metrics: {v: /v}\nobjective: {metric: b.v}\n",
+			      "    metrics: {v: {pointer: /v, better: higher}}\nobjective: {metric: b.v}\n",
 			      durs[i].text);
 		struct spec *s = load_ok(t);
 		assert_true(fabs(s->benches[0].cmd.timeout_s - durs[i].want) < 1e-12);
@@ -395,7 +395,7 @@ static void test_units(void **state)
 		double want;
 	} pcts[] = { { "2%", 0.02 }, { "0.5%", 0.005 }, { "0.03", 0.03 }, { "150%", 1.5 }, { "1", 1 } };
 	for (size_t i = 0; i < RT_ARRAY_SIZE(pcts); i++) {
-		char *t = xasprintf("name: t\nbenchmarks: [{name: b, command: [./x], metrics: {v: /v}}]\n"
+		char *t = xasprintf("name: t\nbenchmarks: [{name: b, command: [./x], metrics: {v: {pointer: /v, better: higher}}}]\n"
 				    "objective: {metric: b.v, min_gain: '%s'}\n",
 				    pcts[i].text);
 		struct spec *s = load_ok(t);
@@ -413,7 +413,7 @@ static void test_units(void **state)
 	static const char *const bad[] = { "abc", "5 parsecs", "-3s", "0x10", "inf", "nan" };
 	for (size_t i = 0; i < RT_ARRAY_SIZE(bad); i++) {
 		char *t = xasprintf("name: t\nbenchmarks:\n  - name: b\n    command: [./x]\n    timeout: '%s'\n"
-				    "    metrics: {v: /v}\nobjective: {metric: b.v}\n",
+				    "    metrics: {v: {pointer: /v, better: higher}}\nobjective: {metric: b.v}\n",
 				    bad[i]);
 		char *e = first_error("t.yaml", t);
 		assert_non_null(strstr(e, "t.yaml:5:14: benchmarks[0].timeout: "));
@@ -461,7 +461,7 @@ static void test_placeholders(void **state)
 	assert_string_equal(e, "p.yaml:2:37: engine.env.A: unknown placeholder '{iteraton}' (did you mean '{iteration}'?)");
 	free(e);
 	e = first_error("p.yaml", "name: t\n"
-				  "benchmarks: [{name: b, command: [./x, '{zzz}'], metrics: {v: /v}}]\n"
+				  "benchmarks: [{name: b, command: [./x, '{zzz}'], metrics: {v: {pointer: /v, better: higher}}}]\n"
 				  "objective: {metric: b.v}\n");
 	assert_string_equal(e, "p.yaml:2:39: benchmarks[0].command[1]: unknown placeholder '{zzz}' (known: {port} {workdir} {nonce} {iteration})");
 	free(e);
@@ -513,7 +513,12 @@ static void test_metrics(void **state)
 		{ "k", "gflops", SPEC_BETTER_HIGHER },    { "bb", "t_pp", SPEC_BETTER_LOWER },
 		{ "bb", "t", SPEC_BETTER_LOWER },         { "bb", "s_tg", SPEC_BETTER_HIGHER },
 		{ "bb", "extra", SPEC_BETTER_LOWER },     { "lb", "pp_tps", SPEC_BETTER_HIGHER },
-		{ "x", "latency_ms", SPEC_BETTER_LOWER }, { "log", "recompiles", SPEC_BETTER_LOWER },
+		{ "log", "recompiles", SPEC_BETTER_LOWER }, { "vs", "ttft_std", SPEC_BETTER_LOWER },
+		{ "vs", "duration", SPEC_BETTER_LOWER },  { "vs", "completed", SPEC_BETTER_HIGHER },
+		{ "vs", "goodput", SPEC_BETTER_HIGHER },  { "telemetry", "sm_clock_mhz", SPEC_BETTER_HIGHER },
+		{ "telemetry", "temp_c", SPEC_BETTER_LOWER }, { "engine", "ready_s", SPEC_BETTER_LOWER },
+		/* no guess from a name: a metric the spec does not have has no direction */
+		{ "x", "latency_ms", SPEC_BETTER_AUTO },
 	};
 	for (size_t i = 0; i < RT_ARRAY_SIZE(dirs); i++) {
 		if (spec_metric_better(s, dirs[i].bench, dirs[i].metric) != dirs[i].want)
@@ -545,7 +550,7 @@ static void test_error_cap(void **state)
 			   "benchmarks:\n"
 			   "  - name: b\n"
 			   "    command: [./x]\n"
-			   "    metrics: {v: /v}\n"
+			   "    metrics: {v: {pointer: /v, better: higher}}\n"
 			   "    timeot: 3s\n"
 			   "objective: {metric: b.w}\n"
 			   "strategy: gredy\n";
@@ -563,14 +568,14 @@ static void test_workdir_and_io(void **state)
 	struct spec *s = NULL;
 	struct rt_sb err = RT_SB_INIT;
 	const char *t = "name: t\nworkdir: /opt/x/../y\n"
-			"benchmarks: [{name: b, command: [./x], metrics: {v: {pointer: /v, file: out/r.json}}}]\n"
+			"benchmarks: [{name: b, command: [./x], metrics: {v: {pointer: /v, file: out/r.json, better: higher}}}]\n"
 			"objective: {metric: b.v}\n";
 	assert_int_equal(spec_load_text("/some/dir/s.yaml", t, strlen(t), &s, &err), 0);
 	assert_string_equal(s->workdir, "/opt/y");
 	assert_string_equal(s->benches[0].cmd.metrics[0].file, "/opt/y/out/r.json");
 	spec_free(s);
 	t = "name: t\nworkdir: sub\n"
-	    "benchmarks: [{name: b, command: [./x], metrics: {v: {pointer: /v, file: '{workdir}/r.json'}}}]\n"
+	    "benchmarks: [{name: b, command: [./x], metrics: {v: {pointer: /v, file: '{workdir}/r.json', better: higher}}}]\n"
 	    "objective: {metric: b.v}\n";
 	assert_int_equal(spec_load_text("/some/dir/s.yaml", t, strlen(t), &s, &err), 0);
 	assert_string_equal(s->workdir, "/some/dir/sub");

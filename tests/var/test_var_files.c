@@ -226,7 +226,7 @@ static void test_spec_table_typo(void **state)
 		"benchmarks:\n"
 		"  - name: app\n"
 		"    command: [sh, -c, \"echo '{\\\"x\\\": 1}'\"]\n"
-		"    metrics: {x: /x}\n"
+		"    metrics: {x: {pointer: /x, better: higher}}\n"
 		"objective: {metric: app.x, goal: max}\n"
 		"variants:\n"
 		"  - name: t\n"
