@@ -18,15 +18,19 @@
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
-/* The search strategies a spec may name (`strategy:`). */
+/* The search strategies a spec may name (`strategy:`), in the order of
+ * their values (stored in the database): X(ENUM, name). The enum, the
+ * spec's words (agent_strategy_names) and every message that lists them
+ * (agent_strategy_list) come from here; the ops table (strategy.c) gives
+ * each row its functions and its help line. */
+#define AGENT_STRATEGIES(X)                                   \
+	X(LIST, "list") X(GREEDY, "greedy") X(COORDINATE, "coordinate") \
+	X(HALVING, "halving") X(LLM, "llm") X(RANDOM, "random") X(MODEL, "model")
 enum agent_strategy {
-	AGENT_STRAT_LIST,
-	AGENT_STRAT_GREEDY,
-	AGENT_STRAT_COORDINATE,
-	AGENT_STRAT_HALVING,
-	AGENT_STRAT_LLM,
-	AGENT_STRAT_RANDOM,
-	AGENT_STRAT_MODEL,
+#define AGENT_X(e, name) AGENT_STRAT_##e,
+	AGENT_STRATEGIES(AGENT_X)
+#undef AGENT_X
+	AGENT_STRAT_N
 };
 
 /* How the request constrains the answer (llm.response_format): nothing
@@ -59,6 +63,16 @@ struct agent_llm_cfg {
 extern const char *const agent_strategy_names[];
 /* "list", "greedy", ...; "unknown" for a value out of range. */
 const char *agent_strategy_name(enum agent_strategy k);
+/* What the strategy does, in one line (its ops row). */
+const char *agent_strategy_help(enum agent_strategy k);
+/* Which strategies agent_strategy_list names. */
+enum agent_strat_set {
+	AGENT_SET_ALL,     /* every strategy */
+	AGENT_SET_SPACE,   /* those that search a space: */
+	AGENT_SET_PROPOSE, /* those agent_next proposes with (not llm, which the campaign asks) */
+};
+/* The names of a set into out, in table order: "coordinate, halving, random or model". */
+void agent_strategy_list(enum agent_strat_set set, struct rt_sb *out);
 
 /* What happened to one attempt at a variant, in campaign order. */
 struct agent_attempt {
@@ -101,7 +115,7 @@ struct agent_ctx {
 
 /* One row of the strategies' ops table. */
 struct agent_ops {
-	const char *name;   /* as the spec names it */
+	const char *help;   /* what it does, in one line */
 	/* list, greedy: next variant from the history; 1, or 0 when done */
 	int (*variants)(size_t nv, const struct agent_attempt *h, size_t n, struct agent_proposal *p);
 	agent_search_fn search; /* space strategies: next point of one target */

@@ -108,23 +108,49 @@ out:
 	return rc;
 }
 
-const char *const agent_strategy_names[] = { "list",	"greedy", "coordinate", "halving",
-					     "llm",	"random", "model",	    NULL };
-
-/* The ops table, by enum value. */
-static const struct agent_ops ops[] = {
-	[AGENT_STRAT_LIST] = { "list", next_list, NULL },
-	[AGENT_STRAT_GREEDY] = { "greedy", next_greedy, NULL },
-	[AGENT_STRAT_COORDINATE] = { "coordinate", NULL, agent_search_coordinate },
-	[AGENT_STRAT_HALVING] = { "halving", NULL, agent_search_halving },
-	[AGENT_STRAT_LLM] = { "llm", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
-	[AGENT_STRAT_RANDOM] = { "random", NULL, agent_search_random },
-	[AGENT_STRAT_MODEL] = { "model", NULL, agent_search_model },
+const char *const agent_strategy_names[] = {
+#define AGENT_X(e, name) name,
+	AGENT_STRATEGIES(AGENT_X)
+#undef AGENT_X
+	NULL
 };
+
+/* The ops table, by enum value (AGENT_STRATEGIES gives the names). */
+static const struct agent_ops ops[] = {
+	[AGENT_STRAT_LIST] = { "the variants one by one, in order", next_list, NULL },
+	[AGENT_STRAT_GREEDY] = { "rounds of every variant, the best confirmed and kept", next_greedy, NULL },
+	[AGENT_STRAT_COORDINATE] = { "one parameter of the space at a time", NULL, agent_search_coordinate },
+	[AGENT_STRAT_HALVING] = { "successive halving over brackets of points", NULL, agent_search_halving },
+	[AGENT_STRAT_LLM] = { "a chat model proposes each change", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
+	[AGENT_STRAT_RANDOM] = { "seeded random points of the space", NULL, agent_search_random },
+	[AGENT_STRAT_MODEL] = { "a model of the measured points picks the next", NULL, agent_search_model },
+};
+_Static_assert(RT_ARRAY_SIZE(ops) == AGENT_STRAT_N, "one ops row per strategy");
 
 const char *agent_strategy_name(enum agent_strategy k)
 {
-	return (unsigned)k < RT_ARRAY_SIZE(ops) ? agent_strategy_names[k] : "unknown";
+	return (unsigned)k < AGENT_STRAT_N ? agent_strategy_names[k] : "unknown";
+}
+
+const char *agent_strategy_help(enum agent_strategy k)
+{
+	return (unsigned)k < AGENT_STRAT_N ? ops[k].help : "";
+}
+
+void agent_strategy_list(enum agent_strat_set set, struct rt_sb *out)
+{
+	size_t n = 0, k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < AGENT_STRAT_N; i++) {
+			bool in = set == AGENT_SET_ALL || (set == AGENT_SET_SPACE && ops[i].search) ||
+				  (set == AGENT_SET_PROPOSE && (ops[i].search || ops[i].variants));
+			if (!in)
+				continue;
+			if (pass == 0)
+				n++;
+			else
+				rt_sb_addf(out, "%s%s", k++ ? (k == n ? " or " : ", ") : "", agent_strategy_names[i]);
+		}
 }
 
 const struct agent_ops *agent_ops_for(enum agent_strategy k)
@@ -184,6 +210,10 @@ int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb
 	if (o && o->asks) /* the campaign asks the model: camp_llm_next, not here */
 		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is asked by the campaign (runner/campaign/llm.c), "
 			       "not through agent_next", agent_strategy_name(x->strategy));
-	return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list, greedy, coordinate, "
-		       "random, halving or model)", agent_strategy_name(x->strategy));
+	struct rt_sb names = RT_SB_INIT;
+	agent_strategy_list(AGENT_SET_PROPOSE, &names);
+	int rc = rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use %s)",
+			 agent_strategy_name(x->strategy), names.buf);
+	rt_sb_release(&names);
+	return rc;
 }

@@ -432,10 +432,14 @@ void spec_space_post(struct spec_ld *ld, yaml_node_t *root)
 	if (searches && !s->space)
 		spec_lerr(ld, sn ? sn : root, "strategy", "strategy '%s' searches a space: declare space: "
 			  "with its parameters", agent_strategy_name(s->strategy));
-	else if (!searches && s->space && s->strategy != AGENT_STRAT_LLM)
+	else if (!searches && s->space && s->strategy != AGENT_STRAT_LLM) {
+		struct rt_sb names = RT_SB_INIT;
+		agent_strategy_list(AGENT_SET_SPACE, &names);
 		spec_lerr(ld, spec_map_get(ld, root, "space"), "space",
-			  "strategy '%s' tries the variants one by one; a space needs coordinate, random, "
-			  "halving or model", agent_strategy_name(s->strategy));
+			  "strategy '%s' tries the variants one by one; a space needs %s",
+			  agent_strategy_name(s->strategy), names.buf);
+		rt_sb_release(&names);
+	}
 	else if (searches && s->n_variants)
 		spec_lerr(ld, spec_map_get(ld, root, "variants"), "variants",
 			  "strategy '%s' generates its variants from space:; leave variants: out",

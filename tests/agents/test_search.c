@@ -279,6 +279,32 @@ static void test_model_stops_and_llm_refused(void **state)
 	free(obs);
 }
 
+/* One list of strategies: the names the spec reads, the help lines and
+ * the lists in messages all come from AGENT_STRATEGIES and the ops table. */
+static void test_one_list_of_names(void **state)
+{
+	(void)state;
+	size_t n = 0;
+	while (agent_strategy_names[n])
+		n++;
+	assert_int_equal(n, AGENT_STRAT_N);
+	for (size_t k = 0; k < n; k++) {
+		assert_string_equal(agent_strategy_name((enum agent_strategy)k), agent_strategy_names[k]);
+		assert_true(agent_strategy_help((enum agent_strategy)k)[0] != 0);
+	}
+	assert_string_equal(agent_strategy_name(AGENT_STRAT_N), "unknown");
+	struct rt_sb l = RT_SB_INIT;
+	agent_strategy_list(AGENT_SET_SPACE, &l);
+	assert_string_equal(l.buf, "coordinate, halving, random or model");
+	rt_sb_reset(&l);
+	agent_strategy_list(AGENT_SET_ALL, &l);
+	assert_string_equal(l.buf, "list, greedy, coordinate, halving, llm, random or model");
+	rt_sb_reset(&l);
+	agent_strategy_list(AGENT_SET_PROPOSE, &l);
+	assert_null(strstr(l.buf, "llm"));
+	rt_sb_release(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_pure_function_of_history),
 		cmocka_unit_test(test_halving_fidelity),
 		cmocka_unit_test(test_model_stops_and_llm_refused),
+		cmocka_unit_test(test_one_list_of_names),
 	};
 	return cmocka_run_group_tests_name("search", tests, NULL, NULL);
 }
