@@ -19,6 +19,30 @@
 
 #include "db/db.h"
 
+/* A gate run's figures, one struct from the run to the store: the run fills
+ * the one in struct run_gate_result (runner/gate/gate.h) as it scores, and
+ * the row stores that same struct. Unset: NAN, id 0, count -1 in the row. */
+struct db_gate_figures {
+	int n_planned;           /* questions selected */
+	int n_done;              /* questions answered or failed */
+	int n_correct;           /* by the deciding extraction */
+	int n_correct_strict;    /* by strict-match */
+	int n_correct_flex;      /* by flexible-extract */
+	int n_failed;            /* requests that failed after retries */
+	double accuracy;         /* n_correct over the answered (deciding extraction); NAN when unset */
+	double wilson_lo;        /* Wilson interval of accuracy at 1 - alpha */
+	double wilson_hi;
+	int64_t baseline_run_id; /* 0 when none */
+	double diff;             /* paired accuracy difference vs baseline (cand - base), NAN if none */
+	double diff_lo;          /* Newcombe interval */
+	double diff_hi;
+	double mcnemar_p;        /* mid-p on the discordant pairs */
+	double identical_rate;   /* share of paired questions with the same extracted answer */
+	int flips_to_wrong;      /* right at baseline, wrong now */
+	int flips_to_right;      /* wrong at baseline, right now */
+	bool early_stop;         /* stopped before all questions were asked */
+};
+
 struct db_gate_run {
 	int64_t id;              /* row id (set by create) */
 	int64_t iteration_id;    /* campaign iteration, 0 for `ratchet gate` */
@@ -29,24 +53,7 @@ struct db_gate_run {
 	char *format;            /* gsm8k | gsm8k_cot | chat */
 	char *extract;           /* flexible | strict: the one that decides */
 	char *dataset_sha256;    /* of the test file */
-	int n_planned;           /* questions selected */
-	int n_done;              /* questions answered or failed */
-	int n_correct;           /* by the deciding extraction */
-	int n_correct_strict;    /* by strict-match */
-	int n_correct_flex;      /* by flexible-extract */
-	int n_failed;            /* requests that failed after retries */
-	double accuracy;         /* NAN when unset */
-	double wilson_lo;        /* Wilson interval of accuracy */
-	double wilson_hi;
-	int64_t baseline_run_id; /* 0 when none */
-	double diff;             /* paired accuracy difference vs baseline (cand - base), NAN if none */
-	double diff_lo;          /* Newcombe interval */
-	double diff_hi;
-	double mcnemar_p;        /* mid-p */
-	double identical_rate;   /* share of paired questions with the same extracted answer */
-	int flips_to_wrong;      /* right at baseline, wrong now */
-	int flips_to_right;      /* wrong at baseline, right now */
-	bool early_stop;         /* stopped before all questions were asked */
+	struct db_gate_figures fig; /* the run's figures */
 	int passed;              /* 1 pass, 0 fail, -1 error or running (NULL) */
 	char *verdict;           /* one line */
 	char *params_json;       /* thresholds and settings used */

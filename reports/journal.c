@@ -89,7 +89,7 @@ int rep_j_load(struct db *db, int64_t campaign_id, struct journal *j, struct rt_
 			if ((rc = db_gate_run_get(db, it->gate_run_id, &gr, err)))
 				return rc;
 			if (ng <= 2000)
-				g->lo = gr.wilson_lo, g->hi = gr.wilson_hi;
+				g->lo = gr.fig.wilson_lo, g->hi = gr.fig.wilson_hi;
 			if (isnan(j->threshold))
 				j->threshold = gr.min_accuracy;
 			json_t *params = gr.params_json ? json_loads(gr.params_json, 0, NULL) : NULL;

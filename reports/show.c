@@ -116,8 +116,8 @@ static int show_load(struct db *db, int64_t id, struct show *s, struct rt_sb *er
 	if (s->it.gate_run_id) {
 		if ((rc = db_gate_run_get(db, s->it.gate_run_id, &s->gate, err)))
 			return rc;
-		if (s->gate.baseline_run_id &&
-		    (rc = db_q_flips(db, s->gate.id, s->gate.baseline_run_id, &s->flips, &s->nflips, err)))
+		if (s->gate.fig.baseline_run_id &&
+		    (rc = db_q_flips(db, s->gate.id, s->gate.fig.baseline_run_id, &s->flips, &s->nflips, err)))
 			return rc;
 	}
 	return 0;
@@ -203,19 +203,19 @@ static json_t *gate_json(const struct show *s)
 		return json_null();
 	json_t *o = json_object(), *fl = json_array();
 	json_object_set_new(o, "run_id", json_integer(g->id));
-	json_object_set_new(o, "accuracy", rep_jnum(g->accuracy));
-	json_object_set_new(o, "wilson_lo", rep_jnum(g->wilson_lo));
-	json_object_set_new(o, "wilson_hi", rep_jnum(g->wilson_hi));
-	json_object_set_new(o, "n_done", json_integer(g->n_done));
-	json_object_set_new(o, "n_correct", json_integer(g->n_correct));
+	json_object_set_new(o, "accuracy", rep_jnum(g->fig.accuracy));
+	json_object_set_new(o, "wilson_lo", rep_jnum(g->fig.wilson_lo));
+	json_object_set_new(o, "wilson_hi", rep_jnum(g->fig.wilson_hi));
+	json_object_set_new(o, "n_done", json_integer(g->fig.n_done));
+	json_object_set_new(o, "n_correct", json_integer(g->fig.n_correct));
 	json_object_set_new(o, "passed", g->passed < 0 ? json_null() : json_boolean(g->passed));
 	json_object_set_new(o, "verdict", rep_jstr(g->verdict));
 	json_object_set_new(o, "min_accuracy", rep_jnum(g->min_accuracy));
 	json_object_set_new(o, "baseline_run_id",
-			    g->baseline_run_id ? json_integer(g->baseline_run_id) : json_null());
-	json_object_set_new(o, "diff", rep_jnum(g->diff));
-	json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
-	json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
+			    g->fig.baseline_run_id ? json_integer(g->fig.baseline_run_id) : json_null());
+	json_object_set_new(o, "diff", rep_jnum(g->fig.diff));
+	json_object_set_new(o, "mcnemar_p", rep_jnum(g->fig.mcnemar_p));
+	json_object_set_new(o, "identical_rate", rep_jnum(g->fig.identical_rate));
 	for (size_t i = 0; i < s->nflips; i++)
 		json_array_append_new(fl, flip_json(&s->flips[i]));
 	json_object_set_new(o, "flips", fl);
@@ -504,15 +504,15 @@ static void text_gate_pairs(const struct show *s, struct rt_sb *sb, bool color)
 {
 	const struct db_gate_run *g = &s->gate;
 	const char *rs = rep_ansi(color, "reset");
-	rt_sb_addf(sb, "  vs run %lld: diff %+.2f pts", (long long)g->baseline_run_id, g->diff * 100);
-	if (!isnan(g->diff_lo))
-		rt_sb_addf(sb, " [%+.2f, %+.2f]", g->diff_lo * 100, g->diff_hi * 100);
-	if (!isnan(g->mcnemar_p))
-		rt_sb_addf(sb, ", McNemar mid-p %.3g", g->mcnemar_p);
-	if (!isnan(g->identical_rate))
-		rt_sb_addf(sb, ", %.1f%% identical answers", g->identical_rate * 100);
-	rt_sb_addf(sb, "\n  flips: %d right -> wrong, %d wrong -> right", g->flips_to_wrong,
-		   g->flips_to_right);
+	rt_sb_addf(sb, "  vs run %lld: diff %+.2f pts", (long long)g->fig.baseline_run_id, g->fig.diff * 100);
+	if (!isnan(g->fig.diff_lo))
+		rt_sb_addf(sb, " [%+.2f, %+.2f]", g->fig.diff_lo * 100, g->fig.diff_hi * 100);
+	if (!isnan(g->fig.mcnemar_p))
+		rt_sb_addf(sb, ", McNemar mid-p %.3g", g->fig.mcnemar_p);
+	if (!isnan(g->fig.identical_rate))
+		rt_sb_addf(sb, ", %.1f%% identical answers", g->fig.identical_rate * 100);
+	rt_sb_addf(sb, "\n  flips: %d right -> wrong, %d wrong -> right", g->fig.flips_to_wrong,
+		   g->fig.flips_to_right);
 	rt_sb_addf(sb, " (%zu among stored answers)\n", s->nflips);
 	for (size_t i = 0; i < s->nflips; i++) {
 		const struct db_q_flip *f = &s->flips[i];
@@ -536,10 +536,10 @@ static void text_gate(const struct show *s, struct rt_sb *sb, bool color)
 		return;
 	}
 	const struct db_gate_run *g = &s->gate;
-	rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->accuracy * 100);
-	if (!isnan(g->wilson_lo))
-		rt_sb_addf(sb, " [%.2f, %.2f]", g->wilson_lo * 100, g->wilson_hi * 100);
-	rt_sb_addf(sb, " (%d/%d, ", g->n_correct, g->n_done);
+	rt_sb_addf(sb, "  run %lld: gsm8k %.2f%%", (long long)g->id, g->fig.accuracy * 100);
+	if (!isnan(g->fig.wilson_lo))
+		rt_sb_addf(sb, " [%.2f, %.2f]", g->fig.wilson_lo * 100, g->fig.wilson_hi * 100);
+	rt_sb_addf(sb, " (%d/%d, ", g->fig.n_correct, g->fig.n_done);
 	rep_term_escape(sb, g->extract ? g->extract : "?");
 	rt_sb_addf(sb, ")  %s%s%s", rep_ansi(color, g->passed == 1 ? "green" : "red"),
 		   g->passed == 1 ? "PASS" : g->passed == 0 ? "FAIL" : "unfinished",
@@ -552,7 +552,7 @@ static void text_gate(const struct show *s, struct rt_sb *sb, bool color)
 		rep_term_escape(sb, g->verdict);
 		rt_sb_addc(sb, '\n');
 	}
-	if (g->baseline_run_id)
+	if (g->fig.baseline_run_id)
 		text_gate_pairs(s, sb, color);
 }
 

@@ -227,20 +227,20 @@ static void print_result(struct rt_ctx *ctx, const struct run_gate_result *res, 
 	}
 	const char *col = res->status == RUN_GATE_PASS ? "green" : "red";
 	struct rt_sb why = RT_SB_INIT;
-	int same = res->n_failed ? first_failure(ctx, res->run_id, &why) : 0;
+	int same = res->fig.n_failed ? first_failure(ctx, res->run_id, &why) : 0;
 	printf("gate run %lld: %s", (long long)res->run_id, cmd_color(ctx, col));
-	if (res->n_failed && !res->n_scored && why.len && same == res->n_failed)
-		printf("ERROR: every request failed (%d of %d): %s (%s)", res->n_failed, res->n_done,
+	if (res->fig.n_failed && !res->n_scored && why.len && same == res->fig.n_failed)
+		printf("ERROR: every request failed (%d of %d): %s (%s)", res->fig.n_failed, res->fig.n_done,
 		       why.buf, endpoint);
-	else if (res->n_failed && !res->n_scored && why.len)
+	else if (res->fig.n_failed && !res->n_scored && why.len)
 		printf("ERROR: every request failed (%d of %d), the first: %s (%s; %d with this error)",
-		       res->n_failed, res->n_done, why.buf, endpoint, same);
+		       res->fig.n_failed, res->fig.n_done, why.buf, endpoint, same);
 	else
 		printf("%s", res->verdict);
 	printf("%s\n", cmd_color(ctx, "reset"));
-	if (res->n_failed && res->n_scored && why.len)
+	if (res->fig.n_failed && res->n_scored && why.len)
 		cmd_error(ctx, "gate: %d request%s failed; the first: %s (%d with this error)",
-			  res->n_failed, res->n_failed == 1 ? "" : "s", why.buf, same);
+			  res->fig.n_failed, res->fig.n_failed == 1 ? "" : "s", why.buf, same);
 	rt_sb_release(&why);
 }
 
@@ -259,9 +259,9 @@ static int run_and_report(struct rt_ctx *ctx, const struct gate_args *a,
 		cmd_error(ctx, "%s", err.buf);
 		exit_code = rc == RT_EUSAGE ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	} else {
-		if (res.early_stop && !ctx->quiet && !ctx->json)
+		if (res.fig.early_stop && !ctx->quiet && !ctx->json)
 			fprintf(stderr, "gate: stopped early after %d of %d questions: the run cannot pass\n",
-				res.n_done, res.n_planned);
+				res.fig.n_done, res.fig.n_planned);
 		bool written = write_reports(ctx, a, &res, cfg);
 		written = write_lmeval(ctx, a, &res, cfg, o) && written;
 		print_result(ctx, &res, a->endpoint);

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/gate.h"
 #include "runner/base/rt.h"
 #include "runner/oai/oai.h"
 #include "runner/spec/spec.h"
@@ -43,31 +44,14 @@ struct run_gate_result {
 	int64_t run_id;              /* gate_runs row */
 	enum run_gate_status status; /* pass, fail or error */
 	bool passed;                 /* status == RUN_GATE_PASS */
-	int n_planned;               /* questions selected */
-	int n_done;                  /* questions answered or failed */
+	struct db_gate_figures fig;  /* counts, accuracy, intervals, the paired comparison: what is stored */
 	int n_scored;                /* answered (not failed) */
-	int n_correct;               /* by the deciding extraction */
-	int n_correct_strict;        /* by strict-match */
-	int n_correct_flex;          /* by flexible-extract */
-	int n_failed;                /* requests that failed after retries */
-	double accuracy;             /* n_correct / n_scored (deciding extraction) */
 	double acc_strict;           /* strict-match accuracy */
 	double acc_flex;             /* flexible-extract accuracy */
-	double wilson_lo;            /* Wilson interval of accuracy at 1 - alpha */
-	double wilson_hi;
-	int64_t baseline_run_id;     /* 0 when no baseline */
 	int n_paired;                /* questions both runs answered */
 	double base_accuracy;        /* the baseline's accuracy on the paired questions, NAN if none */
-	double diff;                 /* candidate - baseline on the paired questions, NAN if none */
-	double diff_lo;              /* Newcombe interval */
-	double diff_hi;
-	double mcnemar_p;            /* mid-p on the discordant pairs */
-	double identical_rate;       /* same normalised extracted answer as the baseline */
-	int *flips_to_wrong;         /* question indexes right at baseline, wrong now */
-	size_t n_flips_to_wrong;
-	int *flips_to_right;         /* question indexes wrong at baseline, right now */
-	size_t n_flips_to_right;
-	bool early_stop;             /* stopped before asking every question */
+	int *wrong_idx;              /* question indexes right at baseline, wrong now (fig.flips_to_wrong) */
+	int *right_idx;              /* question indexes wrong at baseline, right now (fig.flips_to_right) */
 	double wall_s;               /* wall time of the run */
 	double cpu_s;                /* client CPU time (process, user + system) */
 	char *verdict;               /* one line: PASS/FAIL/ERROR, figures, the reason */

@@ -365,8 +365,8 @@ static json_t *results_json(const struct run_gate_lmeval *l, const struct run_ga
 										    : "error"));
 	json_object_set_new(own, "verdict", json_string(r->verdict ? r->verdict : ""));
 	json_object_set_new(own, "lm_eval_followed", json_string(GSM8K_LMEVAL_VERSION));
-	json_object_set_new(own, "n_failed", json_integer(r->n_failed));
-	json_object_set_new(own, "early_stop", json_boolean(r->early_stop));
+	json_object_set_new(own, "n_failed", json_integer(r->fig.n_failed));
+	json_object_set_new(own, "early_stop", json_boolean(r->fig.early_stop));
 	json_object_set_new(o, "ratchet", own);
 	return o;
 }

@@ -54,26 +54,26 @@ int run_gate_write_junit(const struct run_gate_result *r, const struct spec_gate
 	prop(&x, "run_id", "%lld", (long long)r->run_id);
 	prop(&x, "format", "%s", gsm8k_format_name(cfg->format));
 	prop(&x, "extract", "%s", cfg->extract == SPEC_EXTRACT_STRICT ? "strict" : "flexible");
-	prop(&x, "accuracy", "%.6f", r->accuracy);
+	prop(&x, "accuracy", "%.6f", r->fig.accuracy);
 	prop(&x, "accuracy_strict", "%.6f", r->acc_strict);
 	prop(&x, "accuracy_flexible", "%.6f", r->acc_flex);
-	prop(&x, "wilson_lo", "%.6f", r->wilson_lo);
-	prop(&x, "wilson_hi", "%.6f", r->wilson_hi);
-	prop(&x, "planned", "%d", r->n_planned);
+	prop(&x, "wilson_lo", "%.6f", r->fig.wilson_lo);
+	prop(&x, "wilson_hi", "%.6f", r->fig.wilson_hi);
+	prop(&x, "planned", "%d", r->fig.n_planned);
 	prop(&x, "answered", "%d", r->n_scored);
-	prop(&x, "correct", "%d", r->n_correct);
-	prop(&x, "failed", "%d", r->n_failed);
-	prop(&x, "early_stop", "%s", r->early_stop ? "true" : "false");
+	prop(&x, "correct", "%d", r->fig.n_correct);
+	prop(&x, "failed", "%d", r->fig.n_failed);
+	prop(&x, "early_stop", "%s", r->fig.early_stop ? "true" : "false");
 	prop(&x, "min_accuracy", "%.6f", cfg->min_accuracy);
-	if (r->baseline_run_id > 0) {
-		prop(&x, "baseline_run_id", "%lld", (long long)r->baseline_run_id);
-		prop(&x, "diff", "%.6f", r->diff);
-		prop(&x, "diff_lo", "%.6f", r->diff_lo);
-		prop(&x, "diff_hi", "%.6f", r->diff_hi);
-		prop(&x, "mcnemar_midp", "%.6g", r->mcnemar_p);
-		prop(&x, "identical_rate", "%.6f", r->identical_rate);
-		prop(&x, "flips_to_wrong", "%zu", r->n_flips_to_wrong);
-		prop(&x, "flips_to_right", "%zu", r->n_flips_to_right);
+	if (r->fig.baseline_run_id > 0) {
+		prop(&x, "baseline_run_id", "%lld", (long long)r->fig.baseline_run_id);
+		prop(&x, "diff", "%.6f", r->fig.diff);
+		prop(&x, "diff_lo", "%.6f", r->fig.diff_lo);
+		prop(&x, "diff_hi", "%.6f", r->fig.diff_hi);
+		prop(&x, "mcnemar_midp", "%.6g", r->fig.mcnemar_p);
+		prop(&x, "identical_rate", "%.6f", r->fig.identical_rate);
+		prop(&x, "flips_to_wrong", "%d", r->fig.flips_to_wrong);
+		prop(&x, "flips_to_right", "%d", r->fig.flips_to_right);
 	}
 	rt_sb_adds(&x, "  </properties>\n");
 	rt_sb_addf(&x, "  <testcase classname=\"ratchet.gate\" name=\"gsm8k\" time=\"%.3f\"",
@@ -85,9 +85,9 @@ int run_gate_write_junit(const struct run_gate_result *r, const struct spec_gate
 		rt_sb_add_markup(&x, r->verdict);
 		rt_sb_addf(&x, "\" type=\"%s\">", fail ? "GateFailed" : "GateError");
 		rt_sb_add_markup(&x, r->verdict);
-		if (r->n_flips_to_wrong) {
+		if (r->fig.flips_to_wrong) {
 			rt_sb_adds(&x, "\nflipped to wrong: ");
-			list_ints(&x, r->flips_to_wrong, r->n_flips_to_wrong, ", ");
+			list_ints(&x, r->wrong_idx, r->fig.flips_to_wrong, ", ");
 		}
 		rt_sb_addf(&x, "</%s>\n  </testcase>\n", fail ? "failure" : "error");
 	}
@@ -109,31 +109,31 @@ int run_gate_write_summary(const struct run_gate_result *r, const struct spec_ga
 	rt_sb_adds(&m, "| figure | value |\n|---|---|\n");
 	rt_sb_addf(&m, "| format | %s (%s decides) |\n", gsm8k_format_name(cfg->format),
 		   cfg->extract == SPEC_EXTRACT_STRICT ? "strict-match" : "flexible-extract");
-	rt_sb_addf(&m, "| accuracy | %.4f (%d/%d) |\n", r->accuracy, r->n_correct, r->n_scored);
-	rt_sb_addf(&m, "| Wilson interval | [%.4f, %.4f] |\n", r->wilson_lo, r->wilson_hi);
+	rt_sb_addf(&m, "| accuracy | %.4f (%d/%d) |\n", r->fig.accuracy, r->fig.n_correct, r->n_scored);
+	rt_sb_addf(&m, "| Wilson interval | [%.4f, %.4f] |\n", r->fig.wilson_lo, r->fig.wilson_hi);
 	rt_sb_addf(&m, "| strict-match / flexible-extract | %.4f / %.4f |\n", r->acc_strict,
 		   r->acc_flex);
-	rt_sb_addf(&m, "| questions | %d planned, %d answered, %d failed%s |\n", r->n_planned,
-		   r->n_scored, r->n_failed, r->early_stop ? ", stopped early" : "");
+	rt_sb_addf(&m, "| questions | %d planned, %d answered, %d failed%s |\n", r->fig.n_planned,
+		   r->n_scored, r->fig.n_failed, r->fig.early_stop ? ", stopped early" : "");
 	rt_sb_addf(&m, "| min accuracy | %.4f%s |\n", cfg->min_accuracy,
 		   cfg->use_wilson_lower ? " (Wilson lower bound)" : "");
-	if (r->baseline_run_id > 0) {
+	if (r->fig.baseline_run_id > 0) {
 		rt_sb_addf(&m, "| baseline | run %lld, %d paired questions |\n",
-			   (long long)r->baseline_run_id, r->n_paired);
-		rt_sb_addf(&m, "| difference | %+.4f [%+.4f, %+.4f] (max drop %.4f) |\n", r->diff,
-			   r->diff_lo, r->diff_hi, cfg->max_drop);
-		rt_sb_addf(&m, "| McNemar mid-p | %.4g (alpha %g) |\n", r->mcnemar_p, cfg->alpha);
-		rt_sb_addf(&m, "| identical answers | %.2f%% |\n", r->identical_rate * 100);
-		rt_sb_addf(&m, "| flips to wrong | %zu |\n| flips to right | %zu |\n",
-			   r->n_flips_to_wrong, r->n_flips_to_right);
-		if (r->n_flips_to_wrong) {
+			   (long long)r->fig.baseline_run_id, r->n_paired);
+		rt_sb_addf(&m, "| difference | %+.4f [%+.4f, %+.4f] (max drop %.4f) |\n", r->fig.diff,
+			   r->fig.diff_lo, r->fig.diff_hi, cfg->max_drop);
+		rt_sb_addf(&m, "| McNemar mid-p | %.4g (alpha %g) |\n", r->fig.mcnemar_p, cfg->alpha);
+		rt_sb_addf(&m, "| identical answers | %.2f%% |\n", r->fig.identical_rate * 100);
+		rt_sb_addf(&m, "| flips to wrong | %d |\n| flips to right | %d |\n",
+			   r->fig.flips_to_wrong, r->fig.flips_to_right);
+		if (r->fig.flips_to_wrong) {
 			rt_sb_adds(&m, "\nFlipped to wrong (question index): ");
-			list_ints(&m, r->flips_to_wrong, r->n_flips_to_wrong, ", ");
+			list_ints(&m, r->wrong_idx, r->fig.flips_to_wrong, ", ");
 			rt_sb_adds(&m, "\n");
 		}
-		if (r->n_flips_to_right) {
+		if (r->fig.flips_to_right) {
 			rt_sb_adds(&m, "\nFlipped to right (question index): ");
-			list_ints(&m, r->flips_to_right, r->n_flips_to_right, ", ");
+			list_ints(&m, r->right_idx, r->fig.flips_to_right, ", ");
 			rt_sb_adds(&m, "\n");
 		}
 	}
@@ -171,28 +171,28 @@ void run_gate_json(const struct run_gate_result *r, struct rt_sb *out)
 	json_object_set_new(o, "run_id", json_integer(r->run_id));
 	json_object_set_new(o, "status", json_string(status_name(r->status)));
 	json_object_set_new(o, "passed", json_boolean(r->passed));
-	json_object_set_new(o, "planned", json_integer(r->n_planned));
-	json_object_set_new(o, "done", json_integer(r->n_done));
+	json_object_set_new(o, "planned", json_integer(r->fig.n_planned));
+	json_object_set_new(o, "done", json_integer(r->fig.n_done));
 	json_object_set_new(o, "answered", json_integer(r->n_scored));
-	json_object_set_new(o, "correct", json_integer(r->n_correct));
-	json_object_set_new(o, "failed", json_integer(r->n_failed));
-	json_object_set_new(o, "accuracy", num(r->accuracy));
+	json_object_set_new(o, "correct", json_integer(r->fig.n_correct));
+	json_object_set_new(o, "failed", json_integer(r->fig.n_failed));
+	json_object_set_new(o, "accuracy", num(r->fig.accuracy));
 	json_object_set_new(o, "accuracy_strict", num(r->acc_strict));
 	json_object_set_new(o, "accuracy_flexible", num(r->acc_flex));
-	json_object_set_new(o, "wilson_lo", num(r->wilson_lo));
-	json_object_set_new(o, "wilson_hi", num(r->wilson_hi));
-	json_object_set_new(o, "early_stop", json_boolean(r->early_stop));
-	if (r->baseline_run_id > 0) {
-		json_object_set_new(o, "baseline_run_id", json_integer(r->baseline_run_id));
+	json_object_set_new(o, "wilson_lo", num(r->fig.wilson_lo));
+	json_object_set_new(o, "wilson_hi", num(r->fig.wilson_hi));
+	json_object_set_new(o, "early_stop", json_boolean(r->fig.early_stop));
+	if (r->fig.baseline_run_id > 0) {
+		json_object_set_new(o, "baseline_run_id", json_integer(r->fig.baseline_run_id));
 		json_object_set_new(o, "paired", json_integer(r->n_paired));
 		json_object_set_new(o, "baseline_accuracy", num(r->base_accuracy));
-		json_object_set_new(o, "diff", num(r->diff));
-		json_object_set_new(o, "diff_lo", num(r->diff_lo));
-		json_object_set_new(o, "diff_hi", num(r->diff_hi));
-		json_object_set_new(o, "mcnemar_midp", num(r->mcnemar_p));
-		json_object_set_new(o, "identical_rate", num(r->identical_rate));
-		json_object_set_new(o, "flips_to_wrong", ints(r->flips_to_wrong, r->n_flips_to_wrong));
-		json_object_set_new(o, "flips_to_right", ints(r->flips_to_right, r->n_flips_to_right));
+		json_object_set_new(o, "diff", num(r->fig.diff));
+		json_object_set_new(o, "diff_lo", num(r->fig.diff_lo));
+		json_object_set_new(o, "diff_hi", num(r->fig.diff_hi));
+		json_object_set_new(o, "mcnemar_midp", num(r->fig.mcnemar_p));
+		json_object_set_new(o, "identical_rate", num(r->fig.identical_rate));
+		json_object_set_new(o, "flips_to_wrong", ints(r->wrong_idx, r->fig.flips_to_wrong));
+		json_object_set_new(o, "flips_to_right", ints(r->right_idx, r->fig.flips_to_right));
 	}
 	json_object_set_new(o, "wall_s", json_real(r->wall_s));
 	json_object_set_new(o, "cpu_s", json_real(r->cpu_s));

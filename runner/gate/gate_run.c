@@ -36,8 +36,8 @@ void run_gate_result_release(struct run_gate_result *r)
 		free(m->flex);
 	}
 	free(r->samples);
-	free(r->flips_to_wrong);
-	free(r->flips_to_right);
+	free(r->wrong_idx);
+	free(r->right_idx);
 	free(r->verdict);
 	memset(r, 0, sizeof(*r));
 }
@@ -379,9 +379,9 @@ static void add_list(struct rt_sb *sb, const int *v, size_t n)
 static void result_init(struct run_gate_result *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->accuracy = out->wilson_lo = out->wilson_hi = NAN;
-	out->base_accuracy = out->diff = out->diff_lo = out->diff_hi = NAN;
-	out->mcnemar_p = out->identical_rate = out->acc_strict = out->acc_flex = NAN;
+	out->fig.accuracy = out->fig.wilson_lo = out->fig.wilson_hi = NAN;
+	out->base_accuracy = out->fig.diff = out->fig.diff_lo = out->fig.diff_hi = NAN;
+	out->fig.mcnemar_p = out->fig.identical_rate = out->acc_strict = out->acc_flex = NAN;
 	out->status = RUN_GATE_ERROR;
 }
 
@@ -502,8 +502,8 @@ static void row_init(struct db_gate_run *row, const struct run_state *s, const c
 	row->format = (char *)gsm8k_format_name(cfg->format);
 	row->extract = cfg->extract == SPEC_EXTRACT_STRICT ? "strict" : "flexible";
 	row->dataset_sha256 = (char *)s->test->sha256;
-	row->n_planned = (int)s->n;
-	row->baseline_run_id = baseline_run_id;
+	row->fig.n_planned = (int)s->n;
+	row->fig.baseline_run_id = baseline_run_id;
 	row->params_json = params_json(cfg, s->opts, s->nshot);
 	row->started_at = rt_wall_ms();
 	row->passed = -1;
@@ -553,40 +553,40 @@ static int ask(struct run_state *s, const char *base_url, struct rt_sb *err)
 /* Counts, accuracies, intervals and the paired comparison into out. */
 static void figures(struct run_gate_result *out, const struct run_state *s, int64_t baseline_run_id)
 {
-	out->n_planned = (int)s->n;
-	out->n_done = s->done;
+	out->fig.n_planned = (int)s->n;
+	out->fig.n_done = s->done;
 	out->n_scored = s->scored;
-	out->n_failed = s->failed;
-	out->n_correct = s->correct;
-	out->n_correct_strict = s->c_strict;
-	out->n_correct_flex = s->c_flex;
-	out->early_stop = s->early;
+	out->fig.n_failed = s->failed;
+	out->fig.n_correct = s->correct;
+	out->fig.n_correct_strict = s->c_strict;
+	out->fig.n_correct_flex = s->c_flex;
+	out->fig.early_stop = s->early;
 	if (s->scored) {
-		out->accuracy = (double)s->correct / s->scored;
+		out->fig.accuracy = (double)s->correct / s->scored;
 		out->acc_strict = (double)s->c_strict / s->scored;
 		out->acc_flex = (double)s->c_flex / s->scored;
 	}
-	rt_wilson(s->correct, s->scored, s->z, &out->wilson_lo, &out->wilson_hi);
-	out->baseline_run_id = baseline_run_id;
+	rt_wilson(s->correct, s->scored, s->z, &out->fig.wilson_lo, &out->fig.wilson_hi);
+	out->fig.baseline_run_id = baseline_run_id;
 	if (!s->base)
 		return;
 	out->n_paired = (int)s->pairs;
 	if (s->pairs) {
-		rt_newcombe_paired(s->n11, s->n10, s->n01, s->n00, s->z, &out->diff, &out->diff_lo,
-				   &out->diff_hi);
+		rt_newcombe_paired(s->n11, s->n10, s->n01, s->n00, s->z, &out->fig.diff, &out->fig.diff_lo,
+				   &out->fig.diff_hi);
 		out->base_accuracy = (double)(s->n11 + s->n01) / (double)s->pairs;
-		out->mcnemar_p = rt_mcnemar_midp(s->n01, s->n10);
-		out->identical_rate = (double)s->ident / (double)s->pairs;
+		out->fig.mcnemar_p = rt_mcnemar_midp(s->n01, s->n10);
+		out->fig.identical_rate = (double)s->ident / (double)s->pairs;
 	}
-	out->flips_to_wrong = xcalloc((size_t)s->n01 + 1, sizeof(int));
-	out->flips_to_right = xcalloc((size_t)s->n10 + 1, sizeof(int));
+	out->wrong_idx = xcalloc((size_t)s->n01 + 1, sizeof(int));
+	out->right_idx = xcalloc((size_t)s->n10 + 1, sizeof(int));
 	for (size_t i = 0; i < s->n; i++) {
 		if (!s->slots[i].flip)
 			continue;
 		if (s->base[i].correct)
-			out->flips_to_wrong[out->n_flips_to_wrong++] = (int)s->slots[i].idx;
+			out->wrong_idx[out->fig.flips_to_wrong++] = (int)s->slots[i].idx;
 		else
-			out->flips_to_right[out->n_flips_to_right++] = (int)s->slots[i].idx;
+			out->right_idx[out->fig.flips_to_right++] = (int)s->slots[i].idx;
 	}
 }
 
@@ -612,7 +612,7 @@ static void unmet_bounds(const struct run_gate_result *out, const struct run_sta
 {
 	const struct spec_gate *cfg = s->cfg;
 	const char *what = cfg->use_wilson_lower ? "Wilson lower bound" : "accuracy";
-	double acc_for_bound = cfg->use_wilson_lower ? out->wilson_lo : out->accuracy;
+	double acc_for_bound = cfg->use_wilson_lower ? out->fig.wilson_lo : out->fig.accuracy;
 	if (s->early)
 		rt_sb_addf(why, "stopped early after %d of %zu: %s", s->done, s->n, s->early_reason);
 	if (cfg->min_accuracy > 0 && !(acc_for_bound >= cfg->min_accuracy))
@@ -620,13 +620,13 @@ static void unmet_bounds(const struct run_gate_result *out, const struct run_sta
 			   cfg->min_accuracy);
 	if (!s->base)
 		return;
-	if (-out->diff > cfg->max_drop + 1e-12)
-		rt_sb_addf(why, "%sdrop %.4f > %.4f", why->len ? "; " : "", -out->diff, cfg->max_drop);
-	if (out->diff < 0 && out->mcnemar_p < cfg->alpha)
+	if (-out->fig.diff > cfg->max_drop + 1e-12)
+		rt_sb_addf(why, "%sdrop %.4f > %.4f", why->len ? "; " : "", -out->fig.diff, cfg->max_drop);
+	if (out->fig.diff < 0 && out->fig.mcnemar_p < cfg->alpha)
 		rt_sb_addf(why, "%sdrop significant (mid-p %.3g < %g)", why->len ? "; " : "",
-			   out->mcnemar_p, cfg->alpha);
-	if (cfg->min_identical > 0 && out->identical_rate < cfg->min_identical)
-		rt_sb_addf(why, "%sidentical %.4f < %.4f", why->len ? "; " : "", out->identical_rate,
+			   out->fig.mcnemar_p, cfg->alpha);
+	if (cfg->min_identical > 0 && out->fig.identical_rate < cfg->min_identical)
+		rt_sb_addf(why, "%sidentical %.4f < %.4f", why->len ? "; " : "", out->fig.identical_rate,
 			   cfg->min_identical);
 }
 
@@ -647,19 +647,19 @@ static char *verdict_line(const struct run_gate_result *out, const struct run_st
 	struct rt_sb v = RT_SB_INIT;
 	rt_sb_addf(&v, "%s: accuracy %.4f [%.4f, %.4f] (%d/%d %s",
 		   out->status == RUN_GATE_PASS ? "PASS" : out->status == RUN_GATE_FAIL ? "FAIL" : "ERROR",
-		   isnan(out->accuracy) ? 0.0 : out->accuracy, out->wilson_lo, out->wilson_hi, s->correct,
+		   isnan(out->fig.accuracy) ? 0.0 : out->fig.accuracy, out->fig.wilson_lo, out->fig.wilson_hi, s->correct,
 		   s->scored, extract);
 	if (s->failed)
 		rt_sb_addf(&v, ", %d failed", s->failed);
 	rt_sb_adds(&v, ")");
 	if (s->base && s->pairs) {
-		rt_sb_addf(&v, ", vs run %lld: %+.4f [%+.4f, %+.4f] p=%.3g, flips %zu to wrong",
-			   (long long)baseline_run_id, out->diff, out->diff_lo, out->diff_hi,
-			   out->mcnemar_p, out->n_flips_to_wrong);
-		add_flips(&v, out->flips_to_wrong, out->n_flips_to_wrong);
-		rt_sb_addf(&v, " / %zu to right", out->n_flips_to_right);
-		add_flips(&v, out->flips_to_right, out->n_flips_to_right);
-		rt_sb_addf(&v, ", identical %.1f%%", out->identical_rate * 100);
+		rt_sb_addf(&v, ", vs run %lld: %+.4f [%+.4f, %+.4f] p=%.3g, flips %d to wrong",
+			   (long long)baseline_run_id, out->fig.diff, out->fig.diff_lo, out->fig.diff_hi,
+			   out->fig.mcnemar_p, out->fig.flips_to_wrong);
+		add_flips(&v, out->wrong_idx, out->fig.flips_to_wrong);
+		rt_sb_addf(&v, " / %d to right", out->fig.flips_to_right);
+		add_flips(&v, out->right_idx, out->fig.flips_to_right);
+		rt_sb_addf(&v, ", identical %.1f%%", out->fig.identical_rate * 100);
 	}
 	if (why->len)
 		rt_sb_addf(&v, ": %s", why->buf);
@@ -682,26 +682,12 @@ static void decide(struct run_gate_result *out, const struct run_state *s, const
 	rt_sb_release(&why);
 }
 
-/* The row's figures once the run is decided. */
+/* The row's figures once the run is decided: the run's own struct. */
 static void row_finish(struct db_gate_run *row, const struct run_gate_result *out,
 		       const struct run_state *s)
 {
-	row->n_done = s->done;
-	row->n_correct = s->correct;
-	row->n_correct_strict = s->c_strict;
-	row->n_correct_flex = s->c_flex;
-	row->n_failed = s->failed;
-	row->accuracy = s->scored ? out->accuracy : NAN;
-	row->wilson_lo = out->wilson_lo;
-	row->wilson_hi = out->wilson_hi;
-	row->diff = out->diff;
-	row->diff_lo = out->diff_lo;
-	row->diff_hi = out->diff_hi;
-	row->mcnemar_p = out->mcnemar_p;
-	row->identical_rate = out->identical_rate;
-	row->flips_to_wrong = (int)out->n_flips_to_wrong;
-	row->flips_to_right = (int)out->n_flips_to_right;
-	row->early_stop = s->early;
+	row->fig = out->fig;
+	row->fig.accuracy = s->scored ? out->fig.accuracy : NAN;
 	row->passed = out->status == RUN_GATE_ERROR ? -1 : out->passed;
 	row->verdict = out->verdict;
 	row->finished_at = rt_wall_ms();

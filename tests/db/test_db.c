@@ -692,7 +692,7 @@ static void test_gate_run_row(void **state)
 	struct fx *f = *state;
 	struct rt_sb err = RT_SB_INIT;
 	struct db_gate_run r = { .iteration_id = f->it1, .endpoint = "http://x", .api = "chat",
-				 .format = "gsm8k_cot", .extract = "strict", .n_planned = 10,
+				 .format = "gsm8k_cot", .extract = "strict", .fig.n_planned = 10,
 				 .params_json = "{\"min_accuracy\": 0.965}" };
 	int64_t id;
 	assert_int_equal(db_gate_run_create(f->db, &r, &id, &err), 0);
@@ -700,10 +700,10 @@ static void test_gate_run_row(void **state)
 	assert_int_equal(db_gate_run_get(f->db, id, &g, &err), 0);
 	assert_int_equal(g.iteration_id, f->it1);
 	assert_string_equal(g.format, "gsm8k_cot");
-	assert_int_equal(g.n_planned, 10);
+	assert_int_equal(g.fig.n_planned, 10);
 	assert_int_equal(g.passed, -1);
-	assert_int_equal(g.n_correct_strict, -1);
-	assert_true(isnan(g.accuracy));
+	assert_int_equal(g.fig.n_correct_strict, -1);
+	assert_true(isnan(g.fig.accuracy));
 	assert_true(g.min_accuracy == 0.965);
 	db_gate_run_release(&g);
 	rt_sb_reset(&err);
@@ -798,9 +798,9 @@ static int w_gate_run(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
 }
 static int w_gate_finish(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)
 {
-	struct db_gate_run r = { .id = g, .accuracy = NAN, .wilson_lo = NAN, .wilson_hi = NAN,
-				 .diff = NAN, .diff_lo = NAN, .diff_hi = NAN, .mcnemar_p = NAN,
-				 .identical_rate = NAN, .passed = 1 };
+	struct db_gate_run r = { .id = g, .fig.accuracy = NAN, .fig.wilson_lo = NAN, .fig.wilson_hi = NAN,
+				 .fig.diff = NAN, .fig.diff_lo = NAN, .fig.diff_hi = NAN, .fig.mcnemar_p = NAN,
+				 .fig.identical_rate = NAN, .passed = 1 };
 	return db_gate_run_finish(f->db, &r, err);
 }
 static int w_gate_answer(struct fx *f, int64_t t, int64_t g, struct rt_sb *err)

@@ -109,16 +109,16 @@ static void test_exact_accuracy(void **state)
 	int id = gate(f, &g, &o, port, 0, &r);
 	assert_true(id > 0);
 	assert_int_equal(r.status, RUN_GATE_PASS);
-	assert_int_equal(r.n_correct, 180); /* floor(200 * 0.9) */
-	assert_int_equal(r.n_correct_strict, 180);
-	assert_true(fabs(r.accuracy - 0.9) < 1e-12);
-	assert_true(r.wilson_lo < 0.9 && r.wilson_hi > 0.9);
-	assert_false(r.early_stop);
+	assert_int_equal(r.fig.n_correct, 180); /* floor(200 * 0.9) */
+	assert_int_equal(r.fig.n_correct_strict, 180);
+	assert_true(fabs(r.fig.accuracy - 0.9) < 1e-12);
+	assert_true(r.fig.wilson_lo < 0.9 && r.fig.wilson_hi > 0.9);
+	assert_false(r.fig.early_stop);
 	/* Stored: run figures, 200 answers, responses kept only for wrong ones. */
 	struct db_gate_run row;
 	struct rt_sb err = RT_SB_INIT;
 	assert_int_equal(db_gate_run_get(f->db, id, &row, &err), 0);
-	assert_int_equal(row.n_correct, 180);
+	assert_int_equal(row.fig.n_correct, 180);
 	assert_int_equal(row.passed, 1);
 	assert_string_equal(row.format, "gsm8k");
 	db_gate_run_release(&row);
@@ -157,10 +157,10 @@ static void test_flips_and_baseline(void **state)
 	/* Unchanged server against its own baseline: pass, 0 flips, all identical. */
 	assert_true(gate(f, &g, &o, port, base_id, &same) > 0);
 	assert_int_equal(same.status, RUN_GATE_PASS);
-	assert_int_equal(same.n_flips_to_wrong + same.n_flips_to_right, 0);
-	assert_true(fabs(same.identical_rate - 1) < 1e-12);
-	assert_true(fabs(same.diff) < 1e-12);
-	assert_true(fabs(same.mcnemar_p - 1) < 1e-12);
+	assert_int_equal(same.fig.flips_to_wrong + same.fig.flips_to_right, 0);
+	assert_true(fabs(same.fig.identical_rate - 1) < 1e-12);
+	assert_true(fabs(same.fig.diff) < 1e-12);
+	assert_true(fabs(same.fig.mcnemar_p - 1) < 1e-12);
 	fake_stop(s);
 	/* Flip 3 and 17 (right at F=0.9) and 0 (wrong at F=0.9). */
 	static const int fl[] = { 3, 17, 0 };
@@ -176,20 +176,20 @@ static void test_flips_and_baseline(void **state)
 	/* Two flips to wrong and one to right already drop 0.01 > 0.005: stops early. */
 	assert_true(gate(f, &g, &o, port, base_id, &flipped) > 0);
 	assert_int_equal(flipped.status, RUN_GATE_FAIL);
-	assert_true(flipped.early_stop);
-	assert_true(flipped.n_done < 100);
+	assert_true(flipped.fig.early_stop);
+	assert_true(flipped.fig.n_done < 100);
 	run_gate_result_release(&flipped);
 	o.no_early_stop = true;
 	assert_true(gate(f, &g, &o, port, base_id, &flipped) > 0);
-	assert_false(flipped.early_stop);
+	assert_false(flipped.fig.early_stop);
 	assert_int_equal(flipped.status, RUN_GATE_FAIL);
-	assert_int_equal(flipped.n_flips_to_wrong, 2);
-	assert_int_equal(flipped.flips_to_wrong[0], 3);
-	assert_int_equal(flipped.flips_to_wrong[1], 17);
-	assert_int_equal(flipped.n_flips_to_right, 1);
-	assert_int_equal(flipped.flips_to_right[0], 0);
-	assert_true(fabs(flipped.diff - (-0.01)) < 1e-12);
-	assert_true(fabs(flipped.identical_rate - 0.97) < 1e-12);
+	assert_int_equal(flipped.fig.flips_to_wrong, 2);
+	assert_int_equal(flipped.wrong_idx[0], 3);
+	assert_int_equal(flipped.wrong_idx[1], 17);
+	assert_int_equal(flipped.fig.flips_to_right, 1);
+	assert_int_equal(flipped.right_idx[0], 0);
+	assert_true(fabs(flipped.fig.diff - (-0.01)) < 1e-12);
+	assert_true(fabs(flipped.fig.identical_rate - 0.97) < 1e-12);
 	assert_non_null(strstr(flipped.verdict, "3,17"));
 	/* The flipped answers keep their response text. */
 	struct db_gate_answer *v;
@@ -229,9 +229,9 @@ static void test_early_stop(void **state)
 	struct run_gate_result r;
 	assert_true(gate(f, &g, &o, port, 0, &r) > 0);
 	assert_int_equal(r.status, RUN_GATE_FAIL);
-	assert_true(r.early_stop);
+	assert_true(r.fig.early_stop);
 	/* It cannot pass once more than 0.1 * 1319 = 131.9 answers are wrong: ~264 asked. */
-	assert_true(r.n_done < 300);
+	assert_true(r.fig.n_done < 300);
 	assert_true(fake_requests(s) < 320);
 	assert_non_null(strstr(r.verdict, "stopped early"));
 	run_gate_result_release(&r);
@@ -253,7 +253,7 @@ static void test_failures_error(void **state)
 	assert_true(rc < 0);
 	assert_true(r.run_id > 0);
 	assert_int_equal(r.status, RUN_GATE_ERROR);
-	assert_true(r.n_failed > 2);
+	assert_true(r.fig.n_failed > 2);
 	struct db_gate_run row;
 	struct rt_sb err = RT_SB_INIT;
 	assert_int_equal(db_gate_run_get(f->db, r.run_id, &row, &err), 0);
@@ -264,9 +264,9 @@ static void test_failures_error(void **state)
 	g.max_failed = 0.2;
 	o.no_early_stop = true;
 	assert_true(gate(f, &g, &o, port, 0, &r) > 0);
-	assert_int_equal(r.n_failed, 10);
+	assert_int_equal(r.fig.n_failed, 10);
 	assert_int_equal(r.n_scored, 90);
-	assert_int_equal(r.n_correct, 90);
+	assert_int_equal(r.fig.n_correct, 90);
 	assert_int_equal(r.status, RUN_GATE_PASS);
 	run_gate_result_release(&r);
 	fake_stop(s);
@@ -284,8 +284,8 @@ static void test_retry_503(void **state)
 	opts_init(&o);
 	struct run_gate_result r;
 	assert_true(gate(f, &g, &o, port, 0, &r) > 0);
-	assert_int_equal(r.n_failed, 0);
-	assert_int_equal(r.n_correct, 50);
+	assert_int_equal(r.fig.n_failed, 0);
+	assert_int_equal(r.fig.n_correct, 50);
 	assert_int_equal(fake_requests(s), 60); /* 10 questions asked twice */
 	run_gate_result_release(&r);
 	fake_stop(s);
@@ -307,7 +307,7 @@ static void test_chat_and_key(void **state)
 	o.api_key = "sk-test-SECRET-4242";
 	struct run_gate_result r;
 	assert_true(gate(f, &g, &o, port, 0, &r) > 0);
-	assert_int_equal(r.n_correct, 30);
+	assert_int_equal(r.fig.n_correct, 30);
 	char auth[256];
 	fake_last_auth(s, auth, sizeof(auth));
 	assert_string_equal(auth, "Bearer sk-test-SECRET-4242");

@@ -108,12 +108,12 @@ int main(int argc, char **argv)
 	}
 	const char *name = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
 	printf("gate_server: %s\n", name);
-	printf("gate_questions: %d\n", r.n_done);
+	printf("gate_questions: %d\n", r.fig.n_done);
 	printf("gate_wall_total: %.3f s (target: < 2 s)\n", r.wall_s);
-	printf("gate_wall_per_question: %.3f ms\n", r.wall_s * 1000 / (r.n_done ? r.n_done : 1));
+	printf("gate_wall_per_question: %.3f ms\n", r.wall_s * 1000 / (r.fig.n_done ? r.fig.n_done : 1));
 	printf("gate_cpu_per_question: %.3f ms (client, user+system)\n",
-	       r.cpu_s * 1000 / (r.n_done ? r.n_done : 1));
-	printf("gate_accuracy: %.4f (server set to 1.0)\n", r.accuracy);
+	       r.cpu_s * 1000 / (r.fig.n_done ? r.fig.n_done : 1));
+	printf("gate_accuracy: %.4f (server set to 1.0)\n", r.fig.accuracy);
 	run_gate_result_release(&r);
 	rt_sb_release(&err);
 	return 0;
