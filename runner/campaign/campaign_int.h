@@ -8,7 +8,7 @@
  *              back (journaled moves, patches, builds)
  *   measure.c  samples: the engine started and proven, every benchmark run
  *              once, stored; the A/B schedule of slots
- *   pool.c     the engines kept up between samples (engine.restart,
+ *   engine_pool.c the engines kept up between samples (engine.restart,
  *              engine.concurrent)
  *   prov.c     each launch's provenance, stored and compared with the
  *              campaign's first
@@ -74,7 +74,7 @@ struct camp_launch {
 	long *ev_counted;       /* per log event: the count already given to its samples (owned) */
 };
 
-/* An engine kept up between samples (pool.c). */
+/* An engine kept up between samples (engine_pool.c). */
 struct camp_held {
 	bool up;                /* the slot holds a running engine */
 	struct camp_launch l;   /* the launch; l.eng runs (never moved: the engine points into it) */
@@ -249,7 +249,7 @@ void camp_launch_release(struct camp_launch *l);
 void camp_store_artifact(struct camp *c, int64_t iter, const char *kind, const char *name,
 			 const char *data, size_t len, bool truncated);
 void camp_store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, const char *name);
-/* ---- pool.c ---- */
+/* ---- engine_pool.c ---- */
 /* The engine for a sample of arm (0 best, 1 candidate; a gate uses the arm
  * whose configuration it runs) of iteration iter on cfg: the one kept up
  * with the same configuration, else a new launch (stopping what

@@ -1,6 +1,6 @@
 /*
  * Samples (see campaign_int.h): one measurement of one arm takes the engine
- * for that configuration from the pool (pool.c: started, or kept up from an
+ * for that configuration from the pool (engine_pool.c: started, or kept up from an
  * earlier sample), proves its identity, runs every benchmark of the spec
  * once, proves the identity again, checks that it still answers, stores the
  * metrics, the engine's cost (benchmark "engine") and the log events counted

@@ -1,5 +1,5 @@
 # Shared by the tests that render an HTML report in headless Chromium
-# (tests/rep/chromium.sh, tests/rep/compare_e2e.sh, tests/campaign/report_chromium.sh). Sourcing it
+# (tests/reports/chromium.sh, tests/reports/compare_e2e.sh, tests/campaign/report_chromium.sh). Sourcing it
 # exits 77 (ctest's skip) when Chromium is missing; CHROMIUM overrides
 # /usr/bin/chromium. The functions keep their files under $W, which the
 # test sets before calling them.

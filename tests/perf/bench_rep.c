@@ -9,7 +9,7 @@
  * Chromium). Targets: log < 1 s, html < 5 s, html < 5 MB, Chromium < 3 s.
  */
 #include "reports/rep.h"
-#include "tests/rep/rep_big.h"
+#include "tests/reports/rep_big.h"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -2,7 +2,7 @@
  * Golden-file tests of the report views on tests/fixtures/report_campaign.sql:
  * the Markdown and HTML journals (the HTML with its version masked), `log`,
  * `show` of a corrected and a correcting iteration, and `regressions` (kept
- * changes only, and --all), without and with colour, each compared byte for byte with tests/rep/golden/<name>.
+ * changes only, and --all), without and with colour, each compared byte for byte with tests/reports/golden/<name>.
  * RATCHET_REGEN=1 rewrites the golden files instead (then review the diff
  * with git).
  */
@@ -25,7 +25,7 @@ static void compare(const char *name, const char *got, size_t len)
 {
 	const char *src = getenv("RATCHET_SRC");
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/rep/golden/%s", src && *src ? src : REP_SRC_DIR, name);
+	snprintf(path, sizeof(path), "%s/tests/reports/golden/%s", src && *src ? src : REP_SRC_DIR, name);
 	const char *regen = getenv("RATCHET_REGEN");
 	struct rt_sb err = RT_SB_INIT;
 	if (regen && *regen && strcmp(regen, "0")) {
@@ -81,7 +81,7 @@ static int teardown(void **state)
 
 /* One golden file: which view writes it. */
 struct golden {
-	const char *name; /* file under tests/rep/golden/ */
+	const char *name; /* file under tests/reports/golden/ */
 	enum { MD, HTML, LOG, SHOW, REGR } view;
 	int64_t id;       /* SHOW: the iteration */
 	bool color;       /* ANSI colours (LOG, SHOW, REGR) */

@@ -2,8 +2,8 @@
  * The hip backend's telemetry through amdsmi finds the GPU by PCI bus id:
  * amdsmi lists every GPU in its own order, while a pool worker pinned with
  * ROCR_VISIBLE_DEVICES sees its one GPU as HIP device 0. Runs against
- * tests/dev/fake_amdsmi.c (libamd_smi.so on LD_LIBRARY_PATH, set by
- * tests/dev.cmake): GPU 0000:c1:00.0 listed first (2100 MHz, 61 C, 300 W),
+ * tests/device/fake_amdsmi.c (libamd_smi.so on LD_LIBRARY_PATH, set by
+ * tests/device.cmake): GPU 0000:c1:00.0 listed first (2100 MHz, 61 C, 300 W),
  * 0000:03:00.0 second (1500 MHz, 41 C, 150 W).
  */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * rep_mkfixture DB [md|html OUT]: create DB from the report fixture, and
- * optionally write its journal. Used by tests/rep/chromium.sh to get a
+ * optionally write its journal. Used by tests/reports/chromium.sh to get a
  * database, and by hand to look at the fixture's report.
  */
 #include "reports/rep.h"

@@ -6,7 +6,7 @@
  * Markdown report is paged the same way.
  */
 #include "reports/rep.h"
-#include "tests/rep/rep_big.h"
+#include "tests/reports/rep_big.h"
 
 #include <setjmp.h>
 #include <stdarg.h>

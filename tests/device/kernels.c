@@ -1,5 +1,5 @@
 /*
- * Host-backend test kernels for tests/dev/test_dev.c and
+ * Host-backend test kernels for tests/device/test_dev.c and
  * tests/bench/test_bench_kernel.c: a correct z = a*x + y, its naive
  * reference, one that writes wrong values, one that leaves elements
  * unwritten, and one that uses shared memory and the block index. Built as a

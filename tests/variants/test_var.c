@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tests/var/var_test.h"
+#include "tests/variants/var_test.h"
 
 /* no "*.ratchet-tmp.*" left anywhere in the folder */
 static void assert_no_temp_files(const char *sub)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "tests/var/var_test.h"
+#include "tests/variants/var_test.h"
 
 /* The bytes a table edit plans for file (holding text): op on key with
  * value (JSON text, NULL for delete). The caller frees them. */

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "runner/spec/spec.h"
-#include "tests/var/var_test.h"
+#include "tests/variants/var_test.h"
 
 static void assert_file(const char *rel, const char *want, size_t want_len)
 {

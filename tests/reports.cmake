@@ -4,20 +4,20 @@
 # journal, and the 100k-iteration benchmark.
 set(REP_LIBS rt_rep rt_db rt_base PkgConfig::JANSSON PkgConfig::SQLITE3)
 
-add_executable(rep_mkfixture ${CMAKE_SOURCE_DIR}/tests/rep/mkfixture.c)
+add_executable(rep_mkfixture ${CMAKE_SOURCE_DIR}/tests/reports/mkfixture.c)
 target_link_libraries(rep_mkfixture PRIVATE ${REP_LIBS})
 target_compile_definitions(rep_mkfixture PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
 
-rt_add_test(rep_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep.c LIBS ${REP_LIBS} TIMEOUT 30
+rt_add_test(rep_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/reports/test_rep.c LIBS ${REP_LIBS} TIMEOUT 30
             LABELS rep)
 target_compile_definitions(rep_unit PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
-rt_add_test(rep_golden SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep_golden.c LIBS ${REP_LIBS}
+rt_add_test(rep_golden SOURCES ${CMAKE_SOURCE_DIR}/tests/reports/test_rep_golden.c LIBS ${REP_LIBS}
             TIMEOUT 30 LABELS rep)
 target_compile_definitions(rep_golden PRIVATE REP_SRC_DIR="${CMAKE_SOURCE_DIR}")
 
-rt_add_test(rep_big SOURCES ${CMAKE_SOURCE_DIR}/tests/rep/test_rep_big.c LIBS ${REP_LIBS} TIMEOUT 120
+rt_add_test(rep_big SOURCES ${CMAKE_SOURCE_DIR}/tests/reports/test_rep_big.c LIBS ${REP_LIBS} TIMEOUT 120
             LABELS rep)
-rt_add_test(rep_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/chromium.sh TIMEOUT 180
+rt_add_test(rep_chromium COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/chromium.sh TIMEOUT 180
             LABELS rep e2e)
 set_tests_properties(rep_chromium PROPERTIES SKIP_RETURN_CODE 77)
 add_dependencies(rep_mkfixture rt_rep)
@@ -25,5 +25,5 @@ add_dependencies(rep_mkfixture rt_rep)
 rt_add_bench(rep SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_rep.c LIBS ${REP_LIBS})
 # Two real simserve campaigns in one database, compared (--campaigns), also
 # rendered in headless Chromium when it is installed.
-rt_add_test(rep_compare_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/compare_e2e.sh TIMEOUT 240
+rt_add_test(rep_compare_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/compare_e2e.sh TIMEOUT 240
             LABELS rep e2e)
