@@ -205,7 +205,8 @@ CREATE TABLE gate_runs (
   verdict       TEXT,                         -- one line
   params_json   TEXT,                         -- thresholds and settings used
   started_at    INTEGER NOT NULL,
-  finished_at   INTEGER
+  finished_at   INTEGER,
+  identical_response_rate REAL                -- same response text (sha256) as the baseline (version 14)
 );
 
 CREATE TABLE gate_answers (
@@ -378,7 +379,8 @@ CREATE TABLE launches (
   extra         TEXT,                         -- engine.provenance output, redacted
   note          TEXT,                         -- what could not be recorded
   differs       TEXT,                         -- vs the campaign's first launch, NULL: same
-  created_at    INTEGER NOT NULL
+  created_at    INTEGER NOT NULL,
+  libs          TEXT                          -- JSON {path: sha256}: shared objects mapped (version 14)
 );
 
 -- The Slurm executor's journal (version 10, executor: slurm, docs/scale.md).
