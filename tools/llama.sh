@@ -5,9 +5,12 @@
 # into a cache folder keyed by release and backend, reused by later runs and
 # by fresh clones. Prints the folder of the binaries on its last line.
 #
-#   tools/llama.sh [--cuda] [--jobs N] [--check]
+#   tools/llama.sh [--cuda | --portable] [--jobs N] [--check]
 #
 #   --cuda   build with -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
+#   --portable  a CPU build for any x86-64 with AVX2, FMA, F16C and BMI2
+#            (GGML_NATIVE=OFF; backend cpu-avx2), to be made on one machine
+#            and used on another; the CPU default is -march=native
 #   --jobs N parallel compile jobs (default 2)
 #   --check  build nothing: print the folder when the binaries are cached,
 #            exit 3 when they are not
@@ -31,6 +34,7 @@ check=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--cuda) backend=cuda ;;
+	--portable) backend=cpu-avx2 ;;
 	--jobs) jobs="$2"; shift ;;
 	--check) check=1 ;;
 	*) echo "llama.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -67,7 +71,10 @@ release_of() {
 }
 
 # Fast path: a complete build in the cache needs neither npm nor the network.
-for d in "$cache"/*-"$backend"; do
+# A CPU build is either kind (native or portable).
+kinds="$cache/*-$backend"
+[ "$backend" = cpu ] && kinds="$cache/*-cpu $cache/*-cpu-avx2"
+for d in $kinds; do
 	if [ -f "$d/built" ] && [ -x "$d/build/bin/llama-server" ]; then
 		if [ "$check" = 1 ] || [ "$(cat "$d/pkg" 2>/dev/null)" = "$PKG-$PKG_VERSION" ]; then
 			echo "$d/build/bin"; exit 0
@@ -92,9 +99,11 @@ echo "$PKG-$PKG_VERSION" >"$dir/pkg"
 
 flags="-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
 -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF"
-if [ "$backend" = cuda ]; then
-	flags="$flags -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90"
-fi
+case $backend in
+cuda) flags="$flags -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90" ;;
+cpu-avx2) flags="$flags -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+-DGGML_BMI2=ON -DGGML_AVX512=OFF" ;;
+esac
 start=$(date +%s)
 echo "llama.sh: building $TARGETS ($release $commit, $backend, -j$jobs) in $dir" >&2
 # shellcheck disable=SC2086
