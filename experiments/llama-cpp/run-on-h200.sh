@@ -50,8 +50,9 @@ echo "campaign exit $? after $(( $(date +%s) - t0 )) s"
 tail -15 $OUT/run.out
 R="$OLDPWD/build-h200/ratchet --db $OUT/ratchet.db"
 $R log > $OUT/log.txt 2>&1; cat $OUT/log.txt
-$R show --json > $OUT/show.json 2>/dev/null
-$R report -o $OUT/report.md > /dev/null 2>&1
+$R report --format md -o $OUT/report.md > /dev/null 2>&1
+for s in $(python3 -c 'import sqlite3, sys
+for r in sqlite3.connect(sys.argv[1]).execute("SELECT seq FROM iterations ORDER BY seq"): print(r[0])' $OUT/ratchet.db); do $R show 1:$s; done > $OUT/show.txt 2>&1
 while kill -0 $cpub 2>/dev/null && [ $(( $(date +%s) - t0 )) -lt 594 ]; do sleep 1; done
 echo "portable CPU build: $(cat $OUT/cpu-bin.txt) $(ls -la $OUT/llama-cpu-avx2.tgz)"
 echo "total $(( $(date +%s) - t0 )) s"
