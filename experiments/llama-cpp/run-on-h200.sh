@@ -16,29 +16,34 @@ pkg=$1
 gsm8k=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 . experiments/cuda-sweep/h200-env.sh h200-log.txt
 t0=$(date +%s)
+# $OUT takes 8 files at most: the log (h200-log.txt), campaign.yaml,
+# ratchet.db, run.out, report.md, show.txt and llama-cpu-avx2.tgz; the rest
+# goes to $O.
+O=/tmp/o && mkdir -p $O
 C=$HOME/.cache/ratchet/llama.cpp
-export LLAMA_NICE=0
+export LLAMA_NICE=0 PATH=/usr/local/cuda/bin:$PATH
+[ -x /usr/local/cuda/bin/nvcc ] && export CUDACXX=/usr/local/cuda/bin/nvcc
 mkdir -p $C && cp "$pkg" $C/
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-(sh tools/llama.sh --cuda --jobs 14 > $OUT/llama-bin.txt 2> $OUT/llama-sh.log; echo $? > /tmp/llama.rc) &
+(sh tools/llama.sh --cuda --jobs 14 > $O/llama-bin.txt 2> $O/llama-sh.log; echo $? > /tmp/llama.rc) &
 lb=$!
-h200_build build-h200 ratchet
+OUT=$O h200_build build-h200 ratchet
 echo "ratchet built: $(( $(date +%s) - t0 )) s"
 src=$(ls -d $C/*-cuda/src 2>/dev/null | head -1)
 while [ -z "$src" ] || [ ! -f "$src/models/ggml-vocab-llama-spm.gguf" ]; do sleep 2; src=$(ls -d $C/*-cuda/src 2>/dev/null | head -1); done
 W=/tmp/h200w && mkdir -p $W
 python3 experiments/llama-cpp/mkmodel.py $W/model.gguf --vocab "$src/models/ggml-vocab-llama-spm.gguf" --type q8_0 \
-	--seed 1 --embd 2048 --layers 16 --ff 5632 --heads 16 --ctx 16384 | tee $OUT/model.txt
+	--seed 1 --embd 2048 --layers 16 --ff 5632 --heads 16 --ctx 16384 | tee $O/model.txt
 wait $lb
-cat $OUT/llama-sh.log
+cat $O/llama-sh.log
 [ "$(cat /tmp/llama.rc)" = 0 ] || { tail -40 $C/*-cuda/build.log; exit 1; }
-bin=$(tail -1 $OUT/llama-bin.txt)
+bin=$(tail -1 $O/llama-bin.txt)
 echo "llama.cpp built: $(( $(date +%s) - t0 )) s ($(cat $C/*-cuda/built) s in llama.sh)"
 "$bin/llama-server" --version 2>&1 | head -3
 sed -e "s|@BIN@|$bin|g" -e "s|@MODEL@|$W/model.gguf|g" -e "s|@GSM8K@|$gsm8k|g" \
 	experiments/llama-cpp/campaign-h200.yaml.in > $W/campaign.yaml
 cp $W/campaign.yaml $OUT/
-(LLAMA_NICE=19 sh tools/llama.sh --portable --jobs 8 > $OUT/cpu-bin.txt 2> $OUT/cpu-build.log &&
+(LLAMA_NICE=19 sh tools/llama.sh --portable --jobs 8 > $O/cpu-bin.txt 2> $O/cpu-build.log &&
 	d=$(ls -d $C/*-cpu-avx2) && tar czf $OUT/llama-cpu-avx2.tgz -C / ${d#/}/pkg ${d#/}/built \
 	$(cd / && ls -d ${d#/}/build/bin/*)) &
 cpub=$!
@@ -49,10 +54,10 @@ timeout --signal=INT $(( left - 15 )) "$OLDPWD/build-h200/ratchet" --db $OUT/rat
 echo "campaign exit $? after $(( $(date +%s) - t0 )) s"
 tail -15 $OUT/run.out
 R="$OLDPWD/build-h200/ratchet --db $OUT/ratchet.db"
-$R log > $OUT/log.txt 2>&1; cat $OUT/log.txt
+$R log 2>&1
 $R report --format md -o $OUT/report.md > /dev/null 2>&1
 for s in $(python3 -c 'import sqlite3, sys
 for r in sqlite3.connect(sys.argv[1]).execute("SELECT seq FROM iterations ORDER BY seq"): print(r[0])' $OUT/ratchet.db); do $R show 1:$s; done > $OUT/show.txt 2>&1
 while kill -0 $cpub 2>/dev/null && [ $(( $(date +%s) - t0 )) -lt 594 ]; do sleep 1; done
-echo "portable CPU build: $(cat $OUT/cpu-bin.txt) $(ls -la $OUT/llama-cpu-avx2.tgz)"
+echo "portable CPU build: $(cat $O/cpu-bin.txt; tail -3 $O/cpu-build.log) $(ls -la $OUT/llama-cpu-avx2.tgz)"
 echo "total $(( $(date +%s) - t0 )) s"
