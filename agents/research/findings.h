@@ -21,7 +21,8 @@
 	XX(HOLE, "hole", 1.5, "a shape the tuned table has no entry for: the default kernel runs")  \
 	XX(FALLBACK, "fallback", 1.5, "a default (untuned) kernel ran")                           \
 	XX(HOT_OP, "hot_op", 1.2, "an op with a large share of kernel time")                      \
-	XX(UNGRAPHED, "ungraphed", 1.3, "steps over the largest graph capture size ran eagerly")  \
+	XX(UNGRAPHED, "ungraphed", 1.3, "steps ran eagerly: kernels launched one at a time by the CPU") \
+	XX(GPU_IDLE, "gpu_idle", 1.5, "the GPU idle between kernels for a large share of the wall time") \
 	XX(RECOMPILE_STORM, "recompile_storm", 1.1, "a recompile log event still firing after warm-up") \
 	XX(UPSTREAM, "upstream", 1.2, "an upstream change touching the profile's hot kernels")
 

@@ -111,7 +111,7 @@ int cmd_observe(int argc, char **argv, struct rt_ctx *ctx)
 	long steps = 0, campaign = 0;
 	const struct rt_opt opts[] = {
 		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "the campaign observed (required)" },
-		{ "format", 'f', RT_OPT_STR, &format, "F", "chrome, nsys, rocprof or unitrace (default: detect)" },
+		{ "format", 'f', RT_OPT_STR, &format, "F", "chrome, nsys, rocprof, unitrace or ncu (default: detect)" },
 		{ "steps", 0, RT_OPT_INT, &steps, "N", "steps the profile covers (default: its step annotations)" },
 		{ 0 },
 	};
