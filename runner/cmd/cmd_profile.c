@@ -24,33 +24,6 @@ int cmd_research_exit(int rc)
 		       RT_EXIT_RUNTIME;
 }
 
-/* Each file the spec's table variants edit, once. */
-static void env_tables(struct cmd_research_env *env)
-{
-	const struct spec *s = env->spec;
-	/* the spec holds each file absolute; variants name it as written */
-	struct var_ctx vc = { .workdir = s->workdir };
-	env->tables = xcalloc(s->n_variants + 1, sizeof(*env->tables));
-	env->paths = xcalloc(s->n_variants + 1, sizeof(char *));
-	for (size_t i = 0; i < s->n_variants; i++) {
-		const struct var_def *v = &s->variants[i];
-		if (v->kind != VAR_KIND_TABLE)
-			continue;
-		const char *shown = var_display_path(&vc, v->table.file);
-		bool seen = false;
-		for (size_t j = 0; j < env->n_tables && !seen; j++)
-			seen = !strcmp(env->tables[j].file, shown);
-		if (seen)
-			continue;
-		size_t k = env->n_tables++;
-		env->paths[k] = var_path(&vc, v->table.file);
-		env->tables[k] = (struct research_table){
-			shown, env->paths[k], (const char *const *)v->table.key_columns.v,
-			v->table.key_columns.n,
-		};
-	}
-}
-
 int cmd_research_env_load(const struct rt_ctx *ctx, const char *cmd, int64_t campaign_id,
 			  const char *spec_path, struct cmd_research_env *env)
 {
@@ -71,7 +44,7 @@ int cmd_research_env_load(const struct rt_ctx *ctx, const char *cmd, int64_t cam
 	if (!rc)
 		rc = research_opmap_new(&def, &env->map, &err);
 	if (!rc && env->spec)
-		env_tables(env);
+		env->n_tables = spec_research_tables(env->spec, &env->tables, &env->paths);
 	if (rc) {
 		cmd_error(ctx, "%s: %s", cmd, cmd_plain(&err));
 		cmd_research_env_release(env);
@@ -233,14 +206,8 @@ int cmd_profile_import_as(struct rt_ctx *ctx, const char *cmd, const struct rese
 {
 	struct rt_sb err = RT_SB_INIT;
 	const struct research_format *f = NULL;
-	size_t nlog = 0;
-	int rc = research_import(ctx->db, in, env->map, profile_id, &f, &err);
-	if (!rc)
-		rc = research_find(ctx->db, *profile_id, env->tables, env->n_tables, in->campaign_id,
-				   in->iteration_id, nfind, &err);
-	if (!rc && in->campaign_id)
-		rc = research_find_log(ctx->db, in->campaign_id, in->iteration_id, &nlog, &err);
-	*nfind += nlog;
+	int rc = research_import_find(ctx->db, in, env->map, env->tables, env->n_tables, profile_id, &f,
+				      nfind, &err);
 	if (rc)
 		cmd_error(ctx, "%s: %s", cmd, cmd_plain(&err));
 	rt_sb_release(&err);
