@@ -320,7 +320,12 @@ CREATE TABLE profiles (
   ungraphed_us    REAL,                               -- their duration
   ungraphed_batch INTEGER,                            -- the largest batch among them
   graph_max_batch INTEGER,                            -- the largest graphed batch seen
-  created_at      INTEGER NOT NULL
+  created_at      INTEGER NOT NULL,
+  wall_us         REAL,                               -- the steps' wall time, else the kernels' span (version 15)
+  wall_from       TEXT,                               -- steps | span
+  short_kernels   INTEGER,                            -- kernels that ran under 10 us
+  host_launches   INTEGER,                            -- kernels the host launched one at a time
+  graph_launches  INTEGER                             -- graph launches
 );
 CREATE TABLE profile_ops (
   profile_id      INTEGER NOT NULL REFERENCES profiles(id),
@@ -329,6 +334,7 @@ CREATE TABLE profile_ops (
   share           REAL NOT NULL,                      -- of total_us
   calls           INTEGER NOT NULL,
   calls_per_step  REAL,                               -- NULL when steps are unknown
+  wall_share      REAL,                               -- of the profile's wall_us, NULL unknown (version 15)
   PRIMARY KEY (profile_id, op)
 );
 CREATE TABLE profile_kernels (
