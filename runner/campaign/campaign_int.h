@@ -149,6 +149,12 @@ uint64_t camp_hash_seed(uint64_t seed, const char *s);
  * or env change (its files are the journal's business). */
 int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
 
+/* ---- recipe.c ---- */
+/* The spec campaign cp ran, loaded from its stored text with its paths
+ * placed under the campaign's workdir (a relative spec path is tried as
+ * given, then in the workdir). *out is the caller's (spec_free). */
+int camp_stored_spec(const struct db_campaign *cp, struct spec **out, struct rt_sb *err);
+
 /* ---- budget.c ---- */
 /* Whether another iteration may start after done iterations of this run:
  * --max-iterations, the spec's max_iterations, and the deadline against

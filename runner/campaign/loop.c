@@ -208,9 +208,9 @@ static int reap_orphans(struct camp *c)
 
 /* What must hold before anything is measured (preflight.c): every problem
  * listed, nothing started or recorded. */
-static int preflight(const struct spec *s, bool resume, int *n, struct rt_sb *err)
+static int preflight(const struct spec *s, bool resume, bool replay, int *n, struct rt_sb *err)
 {
-	struct run_preflight_opts po = { .resume = resume };
+	struct run_preflight_opts po = { .resume = resume, .no_plans = replay };
 	*n = run_preflight(s, &po, err);
 	if (!*n)
 		return 0;
@@ -573,7 +573,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	int rc = 0;
 	if (o->worker) /* a pool's worker: the runner holds the lease and checked the machine */
 		rc = camp_worker_run(&c, res, err);
-	else if (!(rc = preflight(s, o->resume, &res->preflight, err)))
+	else if (!(rc = preflight(s, o->resume, o->replay, &res->preflight, err)))
 		rc = campaign(&c, &lease, res, err);
 	camp_engines_stop(&c); /* those kept up between samples */
 	camp_exec_free(&c);

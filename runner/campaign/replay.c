@@ -1,0 +1,503 @@
+/*
+ * `ratchet replay` (campaign.h, run_replay): a campaign's kept changes
+ * carried to a new base. The kept changes of the source campaign become an
+ * ordered list of variants ("levers"), each with its lineage; the new base's
+ * spec is rewritten with those variants and strategy list, and run as any
+ * campaign (the same decision rule, gate, journal and --resume). Once the
+ * run ends, every lever's verdict is derived from the store alone (its
+ * iteration's state and interval, the variant's kind and the phase it
+ * failed in), so a resumed replay gives the verdicts of an uninterrupted one.
+ *
+ * --onto REV first checks out REV (detached, the tree must be clean) in the
+ * git repository of every patch lever's dir: the replay's baseline is then
+ * the new revision alone, each patch's iteration the new revision plus the
+ * patch. A patch lever that no longer helps there is superseded when the
+ * new revision alone is as good as the old one with the patch was, or when
+ * the new revision already contains it (git apply --reverse --check).
+ */
+#include "runner/campaign/campaign_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/llm.h"
+#include "db/proposals.h"
+#include "db/replay.h"
+#include "runner/base/rt_yaml.h"
+#include "runner/bench/bench_cmd.h"
+
+/* One lever being prepared: its variant as the spec writes it, and its row. */
+struct lever {
+	json_t *variant;    /* the variant (owned) */
+	struct db_lever row; /* lineage and gain then (strings owned) */
+};
+
+/* The source campaign, read once. */
+struct source {
+	struct db_campaign cp;     /* the campaign */
+	struct spec *s;            /* its spec (owned) */
+	struct db_iteration *its;  /* its iterations (owned) */
+	size_t n;                  /* how many */
+	json_t *spec_json;         /* s as JSON (owned): its variants' definitions */
+};
+
+static void source_release(struct source *src)
+{
+	json_decref(src->spec_json);
+	db_iterations_free(src->its, src->n);
+	spec_free(src->s);
+	db_campaign_release(&src->cp);
+}
+
+static void levers_free(struct lever *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		json_decref(l[i].variant);
+		free(l[i].row.variant);
+		free(l[i].row.kind);
+		free(l[i].row.objective);
+		free(l[i].row.reason);
+	}
+	free(l);
+}
+
+/* The best iteration's seq (a kept change after it does not count). */
+static int best_seq(const struct source *src)
+{
+	for (size_t i = 0; i < src->n; i++)
+		if (src->cp.best_iteration && src->its[i].id == src->cp.best_iteration)
+			return src->its[i].seq;
+	return 0;
+}
+
+/* The variant JSON a generated change (space point, llm answer) was stored as. */
+static json_t *generated_variant(struct db *db, const struct source *src, const struct db_iteration *it,
+				 struct rt_sb *err)
+{
+	char *text = NULL;
+	int rc = 0;
+	if (src->s->strategy == AGENT_STRAT_LLM) {
+		struct db_llm_exchange *x = NULL;
+		size_t n = 0;
+		rc = db_llm_of_iteration(db, it->id, &x, &n, err);
+		for (size_t i = 0; i < n && !rc; i++)
+			if (x[i].verdict == DB_LLM_ACCEPTED && x[i].variant && !text)
+				text = xstrdup(x[i].variant);
+		db_llm_free(x, n);
+	} else {
+		struct db_proposal *ps = NULL;
+		size_t n = 0;
+		rc = db_proposals_list(db, src->cp.id, &ps, &n, err);
+		for (size_t i = 0; i < n && !rc; i++)
+			if (ps[i].iteration_id == it->id && ps[i].variant && !text)
+				text = xstrdup(ps[i].variant);
+		db_proposals_free(ps, n);
+	}
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	if (!v && !rc)
+		rt_errf(err, RT_ENOENT, "campaign %lld iteration %d (%s): its generated change is not stored",
+			(long long)src->cp.id, it->seq, it->variant);
+	return v;
+}
+
+/* The definition of a kept spec variant, as the spec's JSON writes it. */
+static json_t *spec_variant(const struct source *src, const char *name, struct rt_sb *err)
+{
+	json_t *vs = json_object_get(src->spec_json, "variants"), *v;
+	size_t i;
+	json_array_foreach(vs, i, v) {
+		const char *n = json_string_value(json_object_get(v, "name"));
+		if (n && !strcmp(n, name))
+			return json_deep_copy(v);
+	}
+	rt_errf(err, RT_ENOENT, "campaign %lld: kept change '%s' is not among its spec's variants",
+		(long long)src->cp.id, name);
+	return NULL;
+}
+
+/* Paths where the change lands (table.file, patch.dir, file.target) made
+ * relative when they are under the source's workdir, so they land in the
+ * new base's workdir; the change's own bytes (patch.file, file.source)
+ * stay where the source campaign read them. */
+static void place_paths(json_t *v, const char *src_wd)
+{
+	static const char *const land[][2] = { { "table", "file" }, { "patch", "dir" }, { "file", "target" } };
+	static const char *const bytes[][2] = { { "patch", "file" }, { "file", "source" } };
+	size_t n = strlen(src_wd);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(land); i++) {
+		json_t *o = json_object_get(v, land[i][0]);
+		const char *p = json_string_value(json_object_get(o, land[i][1]));
+		if (p && !strncmp(p, src_wd, n) && p[n] == '/')
+			json_object_set_new(o, land[i][1], json_string(p + n + 1));
+		else if (p && !strcmp(p, src_wd))
+			json_object_set_new(o, land[i][1], json_string("."));
+	}
+	for (size_t i = 0; i < RT_ARRAY_SIZE(bytes); i++) {
+		json_t *o = json_object_get(v, bytes[i][0]);
+		const char *p = json_string_value(json_object_get(o, bytes[i][1]));
+		if (p && p[0] != '/')
+			json_object_set_new(o, bytes[i][1], json_string_nocheck(xasprintf("%s/%s", src_wd, p)));
+	}
+}
+
+/* The lever of kept iteration it: its variant and its row. */
+static int make_lever(struct db *db, const struct source *src, const struct db_iteration *it, struct lever *l,
+		      struct rt_sb *err)
+{
+	json_t *v = camp_generates(src->s) ? generated_variant(db, src, it, err)
+					   : spec_variant(src, it->variant, err);
+	if (!v)
+		return err->len ? RT_ENOENT : RT_EDB;
+	place_paths(v, src->cp.workdir);
+	json_object_set_new(v, "name", json_string(it->variant));
+	l->variant = v;
+	l->row.variant = xstrdup(it->variant);
+	l->row.kind = xstrdup(it->kind);
+	l->row.from_campaign = src->cp.id;
+	l->row.from_iteration = it->id;
+	l->row.from_seq = it->seq;
+	l->row.objective = it->objective ? xstrdup(it->objective) : NULL;
+	l->row.then_delta = it->obj_delta;
+	l->row.then_lo = it->obj_ci_lo;
+	l->row.then_hi = it->obj_ci_hi;
+	l->row.then_cand = it->obj_cand;
+	l->row.now_delta = l->row.now_lo = l->row.now_hi = NAN;
+	return 0;
+}
+
+static int by_gain(const void *a, const void *b)
+{
+	const struct lever *x = a, *y = b;
+	double gx = isnan(x->row.then_delta) ? -INFINITY : x->row.then_delta;
+	double gy = isnan(y->row.then_delta) ? -INFINITY : y->row.then_delta;
+	if (gx != gy)
+		return gx < gy ? 1 : -1;
+	return x->row.from_seq - y->row.from_seq;
+}
+
+/* The source's kept changes as levers, in the order asked for. */
+static int load_levers(struct db *db, int64_t from, enum run_replay_order order, struct source *src,
+		       struct lever **out, size_t *n, struct rt_sb *err)
+{
+	int rc = db_campaign_get(db, from, &src->cp, err);
+	if (rc == RT_ENOENT)
+		return rt_errf(err, RT_EUSAGE, "; --from %lld: no such campaign in %s", (long long)from, db_path(db));
+	if (!rc)
+		rc = camp_stored_spec(&src->cp, &src->s, err);
+	if (!rc)
+		rc = db_iterations_list(db, src->cp.id, &src->its, &src->n, err);
+	if (rc)
+		return rc;
+	src->spec_json = spec_to_json(src->s);
+	int last = best_seq(src);
+	struct lever *l = xcalloc(src->n + 1, sizeof(*l));
+	size_t k = 0;
+	for (size_t i = 0; i < src->n && !rc; i++) {
+		const struct db_iteration *it = &src->its[i];
+		if (it->state != DB_ITER_KEPT || it->invalidated || it->seq > last)
+			continue;
+		rc = make_lever(db, src, it, &l[k], err);
+		k += !rc;
+	}
+	if (!rc && !k)
+		rc = rt_errf(err, RT_EUSAGE, "campaign %lld '%s' kept no change: nothing to replay",
+			     (long long)src->cp.id, src->cp.name);
+	if (!rc && order == RUN_REPLAY_BEST_FIRST)
+		qsort(l, k, sizeof(*l), by_gain);
+	for (size_t i = 0; i < k; i++)
+		l[i].row.ord = (int)i + 1;
+	*out = l;
+	*n = k;
+	return rc;
+}
+
+char *run_replay_name(const char *base, int64_t from)
+{
+	return xasprintf("%s-replay-%lld", base, (long long)from);
+}
+
+/* The new base's spec with the levers as its variants, strategy list. */
+static int derive_spec(const struct spec *base, int64_t from, const struct lever *l, size_t n,
+		       struct spec **out, struct rt_sb *err)
+{
+	json_t *j = spec_to_json(base), *vs = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append(vs, l[i].variant);
+	char *name = run_replay_name(base->name, from);
+	json_object_set_new(j, "name", json_string(name));
+	json_object_set_new(j, "variants", vs);
+	json_object_set_new(j, "strategy", json_string("list"));
+	json_object_set_new(j, "max_iterations", json_integer(0));
+	json_object_del(j, "space");
+	json_object_del(j, "llm");
+	struct rt_sb text = RT_SB_INIT;
+	rt_sb_addf(&text, "# ratchet replay: the kept changes of campaign %lld on %s\n", (long long)from,
+		   base->path);
+	int rc = rt_yaml_from_json(j, &text, err);
+	if (!rc) {
+		struct rt_sb why = RT_SB_INIT;
+		rc = spec_load_text(base->path, text.buf, text.len, out, &why);
+		if (rc)
+			rt_errf(err, rc, "the replay's spec does not load: %s", why.buf);
+		rt_sb_release(&why);
+	}
+	rt_sb_release(&text);
+	free(name);
+	json_decref(j);
+	return rc;
+}
+
+/* git in dir; its output in out; 0 only when it exits 0. */
+static int git(const char *dir, const char *const *args, struct rt_sb *out, struct rt_sb *err)
+{
+	int status = 0;
+	int rc = run_bcmd_exec_simple((char *const *)args, dir, 600, out, &status, err);
+	rt_sb_trim(out);
+	return rc ? rc : status ? RT_EPROC : 0;
+}
+
+/* --onto REV: every patch lever's repository checked out at REV. */
+static int checkout_onto(const struct spec *s, const char *rev, struct rt_sb *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < s->n_variants && !rc; i++) {
+		const struct var_def *v = &s->variants[i];
+		if (v->kind != VAR_KIND_PATCH)
+			continue;
+		char *dir = v->patch.dir[0] == '/' ? xstrdup(v->patch.dir) : xasprintf("%s/%s", s->workdir, v->patch.dir);
+		struct rt_sb o = RT_SB_INIT;
+		const char *st[] = { "git", "status", "--porcelain", "--untracked-files=no", NULL };
+		const char *co[] = { "git", "checkout", "-q", "--detach", rev, NULL };
+		if ((rc = git(dir, st, &o, err)))
+			rt_errf(err, RT_EUSAGE, "--onto %s: %s is not a git repository: %s", rev, dir, o.buf);
+		else if (o.len)
+			rc = rt_errf(err, RT_EUSAGE, "--onto %s: %s has uncommitted changes (commit or stash "
+				     "them first):\n%s", rev, dir, o.buf);
+		rt_sb_reset(&o);
+		if (!rc && (rc = git(dir, co, &o, err)))
+			rc = rt_errf(err, RT_EUSAGE, "--onto %s: git checkout in %s failed: %s", rev, dir, o.buf);
+		rt_sb_release(&o);
+		free(dir);
+	}
+	return rc;
+}
+
+/* ---- verdicts ---- */
+
+/* The replay's iteration that decided variant (the last final one), or NULL. */
+static const struct db_iteration *deciding(const struct db_iteration *its, size_t n, const char *variant)
+{
+	const struct db_iteration *d = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(its[i].kind, "baseline") ? false
+		    : !strcmp(its[i].variant, variant) && db_iter_state_final(its[i].state) &&
+		      its[i].state != DB_ITER_INTERRUPTED)
+			d = &its[i];
+	return d;
+}
+
+/* What a failed lever's kind and phase say it could not do. */
+static const char *not_applicable_what(const struct db_lever *l, const struct db_iteration *it)
+{
+	bool at_apply = !it->phase || !strcmp(it->phase, "apply");
+	if (!strcmp(l->kind, "patch"))
+		return at_apply ? "the patch does not apply" : "the patched engine failed";
+	if (!strcmp(l->kind, "table"))
+		return at_apply ? "the table entry cannot be set (key or file missing)" : "the engine refused the table";
+	if (!strcmp(l->kind, "flag"))
+		return at_apply ? "the flag cannot be set" : "the flag was refused";
+	if (!strcmp(l->kind, "env"))
+		return at_apply ? "the environment change cannot be set" : "the environment change was refused";
+	return at_apply ? "the change cannot be applied" : "the changed engine failed";
+}
+
+/* Is the objective's value a at least as good as b, within the rule's min_gain? */
+static bool as_good(const struct spec *s, double a, double b)
+{
+	double tol = fabs(b) * (s->objective.min_gain > 0 ? s->objective.min_gain : 0);
+	return s->objective.goal == SPEC_GOAL_MAX ? a >= b - tol : a <= b + tol;
+}
+
+/* --onto: does REV already contain the patch (it applies reversed)? */
+static bool contained(const struct spec *s, const char *variant)
+{
+	for (size_t i = 0; i < s->n_variants; i++) {
+		const struct var_def *v = &s->variants[i];
+		if (v->kind != VAR_KIND_PATCH || strcmp(v->name, variant))
+			continue;
+		char *dir = v->patch.dir[0] == '/' ? xstrdup(v->patch.dir) : xasprintf("%s/%s", s->workdir, v->patch.dir);
+		const char *args[] = { "git", "apply", "--reverse", "--check", v->patch.file, NULL };
+		struct rt_sb o = RT_SB_INIT, e = RT_SB_INIT;
+		bool yes = !git(dir, args, &o, &e);
+		rt_sb_release(&o);
+		rt_sb_release(&e);
+		free(dir);
+		return yes;
+	}
+	return false;
+}
+
+/* One lever's verdict from its iteration (and, --onto, the baseline). */
+static void decide_lever(const struct spec *s, const char *onto, double base_now, struct db_lever *l,
+			 const struct db_iteration *it)
+{
+	free(l->reason);
+	l->reason = NULL;
+	l->iteration_id = it ? it->id : 0;
+	l->now_delta = it ? it->obj_delta : NAN;
+	l->now_lo = it ? it->obj_ci_lo : NAN;
+	l->now_hi = it ? it->obj_ci_hi : NAN;
+	l->verdict = DB_VERDICT_NONE;
+	if (!it)
+		return;
+	switch (it->state) {
+	case DB_ITER_KEPT:
+		l->verdict = DB_VERDICT_HELD;
+		break;
+	case DB_ITER_REVERTED: {
+		/* worse now: its interval lies below no change (or, without one, its change does) */
+		bool worse = !isnan(it->obj_ci_hi) ? it->obj_ci_hi < 0 : it->obj_delta < -s->objective.min_gain;
+		l->verdict = worse ? DB_VERDICT_REVERSED : DB_VERDICT_LOST;
+		break;
+	}
+	case DB_ITER_GATED:
+		l->verdict = DB_VERDICT_REVERSED;
+		l->reason = xasprintf("the gate said no: %s", it->reason ? it->reason : "");
+		break;
+	case DB_ITER_INVALID:
+		l->verdict = DB_VERDICT_NOT_APPLICABLE;
+		l->reason = xasprintf("its measurements are invalid: %s", it->reason ? it->reason : "");
+		break;
+	default:
+		l->verdict = DB_VERDICT_NOT_APPLICABLE;
+		l->reason = xasprintf("%s: %s", not_applicable_what(l, it), it->reason ? it->reason : "");
+		break;
+	}
+	if (!onto || strcmp(l->kind, "patch") || l->verdict == DB_VERDICT_HELD)
+		return;
+	if (l->verdict == DB_VERDICT_NOT_APPLICABLE && contained(s, l->variant)) {
+		free(l->reason);
+		l->reason = xasprintf("%s already contains it (git apply --reverse --check passes)", onto);
+		l->verdict = DB_VERDICT_SUPERSEDED;
+	} else if ((l->verdict == DB_VERDICT_LOST || l->verdict == DB_VERDICT_REVERSED) && !isnan(base_now) &&
+		   !isnan(l->then_cand) && as_good(s, base_now, l->then_cand)) {
+		free(l->reason);
+		l->reason = xasprintf("%s alone gives %s %.4g, the old revision with it gave %.4g", onto,
+				      l->objective ? l->objective : "the objective", base_now, l->then_cand);
+		l->verdict = DB_VERDICT_SUPERSEDED;
+	}
+}
+
+/* Every lever's verdict from the replay's iterations, stored. */
+static int decide_all(struct db *db, const struct spec *s, int64_t cid, const char *onto, struct db_lever *l,
+		      size_t n, struct rt_sb *err)
+{
+	struct db_iteration *its = NULL;
+	size_t ni = 0;
+	int rc = db_iterations_list(db, cid, &its, &ni, err);
+	double base_now = NAN;
+	for (size_t i = 0; i < ni && !rc; i++)
+		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE)
+			base_now = !isnan(its[i].obj_best) ? its[i].obj_best : its[i].obj_cand;
+	for (size_t i = 0; i < n && !rc; i++) {
+		decide_lever(s, onto, base_now, &l[i], deciding(its, ni, l[i].variant));
+		rc = db_lever_decide(db, cid, &l[i], err);
+	}
+	db_iterations_free(its, ni);
+	return rc;
+}
+
+/* --resume: the order and revision the replay started with. */
+static int resumed_choice(struct db *db, const char *name, enum run_replay_order *order, const char **onto,
+			  struct db_replay *r)
+{
+	struct db_campaign cp;
+	struct rt_sb e = RT_SB_INIT;
+	int rc = db_campaign_latest(db, name, &cp, &e);
+	if (!rc && !(rc = db_replay_get(db, cp.id, r, &e))) {
+		*order = !strcmp(r->ord, "best-first") ? RUN_REPLAY_BEST_FIRST : RUN_REPLAY_ORIGINAL;
+		*onto = r->onto;
+	}
+	if (!rc)
+		db_campaign_release(&cp);
+	rt_sb_release(&e);
+	return rc;
+}
+
+/* Lineage and verdicts recorded once the campaign exists. */
+static int record(struct db *db, const struct run_replay_opts *o, const struct spec *s,
+		  enum run_replay_order order, const char *onto, struct lever *l, size_t n,
+		  struct run_replay_result *res, struct rt_sb *err)
+{
+	int64_t cid = res->run.campaign_id;
+	struct db_replay r = { .campaign_id = cid, .from_campaign = o->from,
+			       .ord = (char *)(order == RUN_REPLAY_BEST_FIRST ? "best-first" : "original"),
+			       .onto = (char *)onto };
+	int rc = db_replay_put(db, &r, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = db_lever_put(db, cid, &l[i].row, err);
+	struct db_lever *rows = NULL;
+	size_t nr = 0;
+	if (!rc)
+		rc = db_levers_list(db, cid, &rows, &nr, err);
+	if (!rc)
+		rc = decide_all(db, s, cid, onto, rows, nr, err);
+	for (size_t i = 0; i < nr && !rc; i++)
+		res->reversed += rows[i].verdict == DB_VERDICT_REVERSED;
+	res->levers = rows;
+	res->n = nr;
+	return rc;
+}
+
+int run_replay(struct db *db, const struct spec *base, const struct run_replay_opts *o,
+	       struct run_replay_result *res, struct rt_sb *err)
+{
+	memset(res, 0, sizeof(*res));
+	res->run.gain = NAN;
+	enum run_replay_order order = o->order;
+	const char *onto = o->onto;
+	struct db_replay prev = { 0 };
+	char *name = run_replay_name(base->name, o->from);
+	if (o->run.resume && !resumed_choice(db, name, &order, &onto, &prev) && o->onto &&
+	    (!onto || strcmp(onto, o->onto)))
+		rt_errf(err, 0, "note: --onto %s ignored: the replay started with %s\n", o->onto,
+			onto ? onto : "no --onto");
+	free(name);
+	struct source src;
+	memset(&src, 0, sizeof(src));
+	struct lever *l = NULL;
+	size_t n = 0;
+	struct spec *s = NULL;
+	int rc = load_levers(db, o->from, order, &src, &l, &n, err);
+	if (!rc)
+		rc = derive_spec(base, o->from, l, n, &s, err);
+	if (!rc && onto && !o->run.resume)
+		rc = checkout_onto(s, onto, err);
+	struct run_campaign_opts ro = o->run;
+	ro.replay = true;
+	if (!rc) {
+		rc = run_campaign(db, s, &ro, &res->run, err);
+		if (res->run.campaign_id && !res->run.preflight) {
+			struct rt_sb rerr = RT_SB_INIT;
+			int rrc = record(db, o, s, order, onto, l, n, res, &rerr);
+			if (rrc && !rc)
+				rc = rt_errf(err, rrc, "%s", rerr.buf);
+			rt_sb_release(&rerr);
+		}
+	}
+	res->preflight = res->run.preflight;
+	spec_free(s);
+	levers_free(l, n);
+	source_release(&src);
+	db_replay_release(&prev);
+	return rc;
+}
+
+void run_replay_result_release(struct run_replay_result *res)
+{
+	db_levers_free(res->levers, res->n);
+	free(res->run.stopped);
+	memset(res, 0, sizeof(*res));
+}
