@@ -298,19 +298,23 @@ static const struct db_iteration *deciding(const struct db_iteration *its, size_
 	return d;
 }
 
-/* What a failed lever's kind and phase say it could not do. */
+/* What a failed lever's kind says it could not do. A change that could not
+ * be planned on the new base has no fingerprint (change_sha256 NULL): the
+ * patch does not apply, the table's entry or file is missing. One that was
+ * made failed later: its build, or the engine or benchmark with it. */
 static const char *not_applicable_what(const struct db_lever *l, const struct db_iteration *it)
 {
-	bool at_apply = !it->phase || !strcmp(it->phase, "apply");
+	bool made = it->change_sha256 != NULL;
 	if (!strcmp(l->kind, "patch"))
-		return at_apply ? "the patch does not apply" : "the patched engine failed";
+		return made ? "the patched tree failed to build or run" : "the patch does not apply";
 	if (!strcmp(l->kind, "table"))
-		return at_apply ? "the table entry cannot be set (key or file missing)" : "the engine refused the table";
+		return made ? "the engine failed with the table entry" : "the table entry cannot be set (key or file missing)";
 	if (!strcmp(l->kind, "flag"))
-		return at_apply ? "the flag cannot be set" : "the flag was refused";
+		return made ? "the flag was refused (the engine or benchmark failed with it)" : "the flag cannot be set";
 	if (!strcmp(l->kind, "env"))
-		return at_apply ? "the environment change cannot be set" : "the environment change was refused";
-	return at_apply ? "the change cannot be applied" : "the changed engine failed";
+		return made ? "the environment change was refused (the engine or benchmark failed with it)"
+			    : "the environment change cannot be set";
+	return made ? "the changed engine failed" : "the change cannot be made";
 }
 
 /* Is the objective's value a at least as good as b, within the rule's min_gain? */
@@ -355,11 +359,14 @@ static void decide_lever(const struct spec *s, const char *onto, double base_now
 	switch (it->state) {
 	case DB_ITER_KEPT:
 		l->verdict = DB_VERDICT_HELD;
+		l->reason = xasprintf("kept again: %s", it->reason ? it->reason : "");
 		break;
 	case DB_ITER_REVERTED: {
-		/* worse now: its interval lies below no change (or, without one, its change does) */
-		bool worse = !isnan(it->obj_ci_hi) ? it->obj_ci_hi < 0 : it->obj_delta < -s->objective.min_gain;
+		/* worse now, as the keep rule is better: by more than min_gain, and
+		 * its interval below no change (when it has one) */
+		bool worse = it->obj_delta < -s->objective.min_gain && !(it->obj_ci_hi >= 0);
 		l->verdict = worse ? DB_VERDICT_REVERSED : DB_VERDICT_LOST;
+		l->reason = xasprintf("%s: %s", worse ? "worse now" : "no gain now", it->reason ? it->reason : "");
 		break;
 	}
 	case DB_ITER_GATED:
