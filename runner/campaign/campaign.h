@@ -28,6 +28,10 @@ struct run_campaign_opts {
 	const char *worker; /* a device pool's worker (round.c): "CID:SEQ:ROUND:DEVICE:WHAT", NULL: the runner */
 	const char *api_key_env; /* the variable api_key came from, passed on to the pool's workers; NULL: none */
 	bool replay;        /* a replay (replay.c): variants that cannot be made are verdicts, not pre-flight problems */
+	/* Called once the campaign is opened (created or resumed), before
+	 * anything is measured; an error stops the run. NULL: none. */
+	int (*on_open)(void *arg, struct db *db, int64_t campaign_id, struct rt_sb *err);
+	void *on_open_arg;  /* on_open's */
 };
 
 struct run_campaign_result {

@@ -508,6 +508,8 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 	if (rc)
 		return rc;
 	res->campaign_id = c->cid;
+	if (c->o->on_open && (rc = c->o->on_open(c->o->on_open_arg, c->db, c->cid, err)))
+		return rc;
 	record_host_facts(c);
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
 		return rc;

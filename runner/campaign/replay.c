@@ -433,22 +433,37 @@ static int resumed_choice(struct db *db, const char *name, enum run_replay_order
 	return rc;
 }
 
-/* Lineage and verdicts recorded once the campaign exists. */
-static int record(struct db *db, const struct run_replay_opts *o, const struct spec *s,
-		  enum run_replay_order order, const char *onto, struct lever *l, size_t n,
-		  struct run_replay_result *res, struct rt_sb *err)
+/* What the replay records when its campaign opens, and decides after. */
+struct rec {
+	const struct run_replay_opts *o; /* the options */
+	enum run_replay_order order;     /* the order in use */
+	const char *onto;                /* the revision in use, NULL: none */
+	struct lever *l;                 /* the levers */
+	size_t n;                        /* how many */
+};
+
+/* The replay's row and its levers' lineage, once the campaign exists (so a
+ * kill -9 after it leaves what --resume reads). */
+static int on_open(void *arg, struct db *db, int64_t cid, struct rt_sb *err)
+{
+	struct rec *r = arg;
+	struct db_replay row = { .campaign_id = cid, .from_campaign = r->o->from,
+				 .ord = (char *)(r->order == RUN_REPLAY_BEST_FIRST ? "best-first" : "original"),
+				 .onto = (char *)r->onto };
+	int rc = db_replay_put(db, &row, err);
+	for (size_t i = 0; i < r->n && !rc; i++)
+		rc = db_lever_put(db, cid, &r->l[i].row, err);
+	return rc;
+}
+
+/* Every lever's verdict, stored and returned. */
+static int record(struct db *db, const struct spec *s, const char *onto, struct run_replay_result *res,
+		  struct rt_sb *err)
 {
 	int64_t cid = res->run.campaign_id;
-	struct db_replay r = { .campaign_id = cid, .from_campaign = o->from,
-			       .ord = (char *)(order == RUN_REPLAY_BEST_FIRST ? "best-first" : "original"),
-			       .onto = (char *)onto };
-	int rc = db_replay_put(db, &r, err);
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = db_lever_put(db, cid, &l[i].row, err);
 	struct db_lever *rows = NULL;
 	size_t nr = 0;
-	if (!rc)
-		rc = db_levers_list(db, cid, &rows, &nr, err);
+	int rc = db_levers_list(db, cid, &rows, &nr, err);
 	if (!rc)
 		rc = decide_all(db, s, cid, onto, rows, nr, err);
 	for (size_t i = 0; i < nr && !rc; i++)
@@ -482,13 +497,16 @@ int run_replay(struct db *db, const struct spec *base, const struct run_replay_o
 		rc = derive_spec(base, o->from, l, n, &s, err);
 	if (!rc && onto && !o->run.resume)
 		rc = checkout_onto(s, onto, err);
+	struct rec r = { .o = o, .order = order, .onto = onto, .l = l, .n = n };
 	struct run_campaign_opts ro = o->run;
 	ro.replay = true;
+	ro.on_open = on_open;
+	ro.on_open_arg = &r;
 	if (!rc) {
 		rc = run_campaign(db, s, &ro, &res->run, err);
 		if (res->run.campaign_id && !res->run.preflight) {
 			struct rt_sb rerr = RT_SB_INIT;
-			int rrc = record(db, o, s, order, onto, l, n, res, &rerr);
+			int rrc = record(db, s, onto, res, &rerr);
 			if (rrc && !rc)
 				rc = rt_errf(err, rrc, "%s", rerr.buf);
 			rt_sb_release(&rerr);
