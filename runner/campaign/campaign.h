@@ -81,6 +81,7 @@ enum run_replay_order {
 struct run_replay_opts {
 	struct run_campaign_opts run; /* as `ratchet run`'s (resume: continue the replay) */
 	int64_t from;                 /* the campaign whose kept changes are replayed */
+	const char *from_file;        /* or a variants.yaml (`ratchet recipe` writes one); NULL: from */
 	enum run_replay_order order;  /* the levers' order (--resume: the first run's) */
 	const char *onto;             /* --onto REV: patch levers' repositories checked out at REV first; NULL: none */
 };

@@ -72,12 +72,12 @@ static int best_seq(const struct source *src)
 }
 
 /* The variant JSON a generated change (space point, llm answer) was stored as. */
-static json_t *generated_variant(struct db *db, const struct source *src, const struct db_iteration *it,
+static json_t *generated_variant(struct db *db, const struct spec *s, int64_t cid, const struct db_iteration *it,
 				 struct rt_sb *err)
 {
 	char *text = NULL;
 	int rc = 0;
-	if (src->s->strategy == AGENT_STRAT_LLM) {
+	if (s->strategy == AGENT_STRAT_LLM) {
 		struct db_llm_exchange *x = NULL;
 		size_t n = 0;
 		rc = db_llm_of_iteration(db, it->id, &x, &n, err);
@@ -88,7 +88,7 @@ static json_t *generated_variant(struct db *db, const struct source *src, const 
 	} else {
 		struct db_proposal *ps = NULL;
 		size_t n = 0;
-		rc = db_proposals_list(db, src->cp.id, &ps, &n, err);
+		rc = db_proposals_list(db, cid, &ps, &n, err);
 		for (size_t i = 0; i < n && !rc; i++)
 			if (ps[i].iteration_id == it->id && ps[i].variant && !text)
 				text = xstrdup(ps[i].variant);
@@ -98,35 +98,37 @@ static json_t *generated_variant(struct db *db, const struct source *src, const 
 	free(text);
 	if (!v && !rc)
 		rt_errf(err, RT_ENOENT, "campaign %lld iteration %d (%s): its generated change is not stored",
-			(long long)src->cp.id, it->seq, it->variant);
+			(long long)cid, it->seq, it->variant);
 	return v;
 }
 
-/* The definition of a kept spec variant, as the spec's JSON writes it. */
-static json_t *spec_variant(const struct source *src, const char *name, struct rt_sb *err)
+json_t *camp_kept_variant(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			  const struct db_iteration *it, struct rt_sb *err)
 {
-	json_t *vs = json_object_get(src->spec_json, "variants"), *v;
+	if (camp_generates(s)) {
+		json_t *v = generated_variant(db, s, cid, it, err);
+		if (v)
+			json_object_set_new(v, "name", json_string(it->variant));
+		return v;
+	}
+	json_t *vs = json_object_get(spec_json, "variants"), *v;
 	size_t i;
 	json_array_foreach(vs, i, v) {
 		const char *n = json_string_value(json_object_get(v, "name"));
-		if (n && !strcmp(n, name))
+		if (n && !strcmp(n, it->variant))
 			return json_deep_copy(v);
 	}
 	rt_errf(err, RT_ENOENT, "campaign %lld: kept change '%s' is not among its spec's variants",
-		(long long)src->cp.id, name);
+		(long long)cid, it->variant);
 	return NULL;
 }
 
-/* Paths where the change lands (table.file, patch.dir, file.target) made
- * relative when they are under the source's workdir, so they land in the
- * new base's workdir; the change's own bytes (patch.file, file.source)
- * stay where the source campaign read them. */
-static void place_paths(json_t *v, const char *src_wd)
+void camp_place_paths(json_t *v, const char *src_wd, const char *bytes_dir)
 {
 	static const char *const land[][2] = { { "table", "file" }, { "patch", "dir" }, { "file", "target" } };
 	static const char *const bytes[][2] = { { "patch", "file" }, { "file", "source" } };
-	size_t n = strlen(src_wd);
-	for (size_t i = 0; i < RT_ARRAY_SIZE(land); i++) {
+	size_t n = src_wd ? strlen(src_wd) : 0;
+	for (size_t i = 0; src_wd && i < RT_ARRAY_SIZE(land); i++) {
 		json_t *o = json_object_get(v, land[i][0]);
 		const char *p = json_string_value(json_object_get(o, land[i][1]));
 		if (p && !strncmp(p, src_wd, n) && p[n] == '/')
@@ -137,8 +139,11 @@ static void place_paths(json_t *v, const char *src_wd)
 	for (size_t i = 0; i < RT_ARRAY_SIZE(bytes); i++) {
 		json_t *o = json_object_get(v, bytes[i][0]);
 		const char *p = json_string_value(json_object_get(o, bytes[i][1]));
-		if (p && p[0] != '/')
-			json_object_set_new(o, bytes[i][1], json_string_nocheck(xasprintf("%s/%s", src_wd, p)));
+		if (p && p[0] != '/') {
+			char *abs = xasprintf("%s/%s", bytes_dir, p);
+			json_object_set_new(o, bytes[i][1], json_string(abs));
+			free(abs);
+		}
 	}
 }
 
@@ -146,11 +151,10 @@ static void place_paths(json_t *v, const char *src_wd)
 static int make_lever(struct db *db, const struct source *src, const struct db_iteration *it, struct lever *l,
 		      struct rt_sb *err)
 {
-	json_t *v = camp_generates(src->s) ? generated_variant(db, src, it, err)
-					   : spec_variant(src, it->variant, err);
+	json_t *v = camp_kept_variant(db, src->s, src->spec_json, src->cp.id, it, err);
 	if (!v)
 		return err->len ? RT_ENOENT : RT_EDB;
-	place_paths(v, src->cp.workdir);
+	camp_place_paths(v, src->cp.workdir, src->cp.workdir);
 	json_object_set_new(v, "name", json_string(it->variant));
 	l->variant = v;
 	l->row.variant = xstrdup(it->variant);
@@ -177,9 +181,67 @@ static int by_gain(const void *a, const void *b)
 	return x->row.from_seq - y->row.from_seq;
 }
 
+/* A number of a lineage object, NAN when absent. */
+static double lin_num(const json_t *lin, const char *key)
+{
+	json_t *v = json_object_get(lin, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The levers of a variants.yaml (`ratchet recipe` writes one): variants:,
+ * a list of spec variants, and lineage:, by variant name. Relative
+ * patch.file and file.source are the file's folder's. */
+static int levers_from_file(const char *path, int64_t *from, struct lever **out, size_t *n, struct rt_sb *err)
+{
+	char *text = NULL, *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	size_t len = 0;
+	if (slash)
+		*slash = 0;
+	char *abs_dir = slash ? realpath(dir, NULL) : realpath(".", NULL);
+	int rc = rt_read_file(path, &text, &len, err);
+	json_t *root = rc ? NULL : rt_yaml_text_json(path, text, len, err);
+	json_t *vs = json_object_get(root, "variants"), *lin = json_object_get(root, "lineage");
+	if (!rc && (!json_is_array(vs) || !json_array_size(vs)))
+		rc = rt_errf(err, RT_EUSAGE, "%s: expected variants: with at least one change", path);
+	*from = (int64_t)json_integer_value(json_object_get(json_object_get(root, "from"), "campaign"));
+	struct lever *l = xcalloc(json_array_size(vs) + 1, sizeof(*l));
+	size_t k = 0;
+	for (size_t i = 0; !rc && i < json_array_size(vs); i++) {
+		json_t *v = json_deep_copy(json_array_get(vs, i));
+		const char *name = json_string_value(json_object_get(v, "name"));
+		json_t *li = json_object_get(lin, name ? name : "");
+		camp_place_paths(v, NULL, abs_dir ? abs_dir : ".");
+		l[k].variant = v;
+		l[k].row.variant = xstrdup(name ? name : "");
+		l[k].row.kind = xstrdup(json_object_get(v, "patch") ? "patch" : json_object_get(v, "table") ? "table"
+					: json_object_get(v, "flag") ? "flag" : json_object_get(v, "env") ? "env" : "file");
+		l[k].row.from_campaign = json_is_integer(json_object_get(li, "campaign"))
+						 ? (int64_t)json_integer_value(json_object_get(li, "campaign")) : *from;
+		l[k].row.from_iteration = (int64_t)json_integer_value(json_object_get(li, "iteration"));
+		l[k].row.from_seq = json_is_integer(json_object_get(li, "seq"))
+					    ? (int)json_integer_value(json_object_get(li, "seq")) : -1;
+		const char *obj = json_string_value(json_object_get(li, "objective"));
+		l[k].row.objective = obj ? xstrdup(obj) : NULL;
+		l[k].row.then_delta = lin_num(li, "gain");
+		l[k].row.then_lo = lin_num(li, "lo");
+		l[k].row.then_hi = lin_num(li, "hi");
+		l[k].row.then_cand = lin_num(li, "median");
+		k++;
+	}
+	if (!rc && *from <= 0)
+		rc = rt_errf(err, RT_EUSAGE, "%s: expected from: {campaign: ID}", path);
+	json_decref(root);
+	free(text);
+	free(dir);
+	free(abs_dir);
+	*out = l;
+	*n = k;
+	return rc;
+}
+
 /* The source's kept changes as levers, in the order asked for. */
-static int load_levers(struct db *db, int64_t from, enum run_replay_order order, struct source *src,
-		       struct lever **out, size_t *n, struct rt_sb *err)
+static int load_levers(struct db *db, int64_t from, struct source *src, struct lever **out, size_t *n,
+		       struct rt_sb *err)
 {
 	int rc = db_campaign_get(db, from, &src->cp, err);
 	if (rc == RT_ENOENT)
@@ -204,13 +266,18 @@ static int load_levers(struct db *db, int64_t from, enum run_replay_order order,
 	if (!rc && !k)
 		rc = rt_errf(err, RT_EUSAGE, "campaign %lld '%s' kept no change: nothing to replay",
 			     (long long)src->cp.id, src->cp.name);
-	if (!rc && order == RUN_REPLAY_BEST_FIRST)
-		qsort(l, k, sizeof(*l), by_gain);
-	for (size_t i = 0; i < k; i++)
-		l[i].row.ord = (int)i + 1;
 	*out = l;
 	*n = k;
 	return rc;
+}
+
+/* The levers in the order asked for, numbered. */
+static void put_in_order(struct lever *l, size_t n, enum run_replay_order order)
+{
+	if (order == RUN_REPLAY_BEST_FIRST)
+		qsort(l, n, sizeof(*l), by_gain);
+	for (size_t i = 0; i < n; i++)
+		l[i].row.ord = (int)i + 1;
 }
 
 char *run_replay_name(const char *base, int64_t from)
@@ -435,7 +502,7 @@ static int resumed_choice(struct db *db, const char *name, enum run_replay_order
 
 /* What the replay records when its campaign opens, and decides after. */
 struct rec {
-	const struct run_replay_opts *o; /* the options */
+	int64_t from;                    /* the campaign replayed */
 	enum run_replay_order order;     /* the order in use */
 	const char *onto;                /* the revision in use, NULL: none */
 	struct lever *l;                 /* the levers */
@@ -447,7 +514,7 @@ struct rec {
 static int on_open(void *arg, struct db *db, int64_t cid, struct rt_sb *err)
 {
 	struct rec *r = arg;
-	struct db_replay row = { .campaign_id = cid, .from_campaign = r->o->from,
+	struct db_replay row = { .campaign_id = cid, .from_campaign = r->from,
 				 .ord = (char *)(r->order == RUN_REPLAY_BEST_FIRST ? "best-first" : "original"),
 				 .onto = (char *)r->onto };
 	int rc = db_replay_put(db, &row, err);
@@ -478,26 +545,29 @@ int run_replay(struct db *db, const struct spec *base, const struct run_replay_o
 {
 	memset(res, 0, sizeof(*res));
 	res->run.gain = NAN;
-	enum run_replay_order order = o->order;
-	const char *onto = o->onto;
-	struct db_replay prev = { 0 };
-	char *name = run_replay_name(base->name, o->from);
-	if (o->run.resume && !resumed_choice(db, name, &order, &onto, &prev) && o->onto &&
-	    (!onto || strcmp(onto, o->onto)))
-		rt_errf(err, 0, "note: --onto %s ignored: the replay started with %s\n", o->onto,
-			onto ? onto : "no --onto");
-	free(name);
 	struct source src;
 	memset(&src, 0, sizeof(src));
 	struct lever *l = NULL;
 	size_t n = 0;
 	struct spec *s = NULL;
-	int rc = load_levers(db, o->from, order, &src, &l, &n, err);
+	int64_t from = o->from;
+	int rc = o->from_file ? levers_from_file(o->from_file, &from, &l, &n, err)
+			      : load_levers(db, o->from, &src, &l, &n, err);
+	enum run_replay_order order = o->order;
+	const char *onto = o->onto;
+	struct db_replay prev = { 0 };
+	char *name = run_replay_name(base->name, from);
+	if (!rc && o->run.resume && !resumed_choice(db, name, &order, &onto, &prev) && o->onto &&
+	    (!onto || strcmp(onto, o->onto)))
+		rt_errf(err, 0, "note: --onto %s ignored: the replay started with %s\n", o->onto,
+			onto ? onto : "no --onto");
+	free(name);
+	put_in_order(l, n, order);
 	if (!rc)
-		rc = derive_spec(base, o->from, l, n, &s, err);
+		rc = derive_spec(base, from, l, n, &s, err);
 	if (!rc && onto && !o->run.resume)
 		rc = checkout_onto(s, onto, err);
-	struct rec r = { .o = o, .order = order, .onto = onto, .l = l, .n = n };
+	struct rec r = { .from = from, .order = order, .onto = onto, .l = l, .n = n };
 	struct run_campaign_opts ro = o->run;
 	ro.replay = true;
 	ro.on_open = on_open;

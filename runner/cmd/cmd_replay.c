@@ -85,10 +85,10 @@ static int failed(struct rt_ctx *ctx, int rc, const struct run_replay_result *re
 int cmd_replay(int argc, char **argv, struct rt_ctx *ctx)
 {
 	bool resume = false, quiet = false;
-	long from = 0, max_it = 0;
-	const char *order_s = NULL, *onto = NULL, *junit = NULL, *summary = NULL, *key_env = NULL;
+	long max_it = 0;
+	const char *from_s = NULL, *order_s = NULL, *onto = NULL, *junit = NULL, *summary = NULL, *key_env = NULL;
 	const struct rt_opt opts[] = {
-		{ "from", 0, RT_OPT_INT, &from, "CAMPAIGN", "the campaign whose kept changes are replayed" },
+		{ "from", 0, RT_OPT_STR, &from_s, "CAMPAIGN", "the campaign whose kept changes are replayed, or a recipe's variants.yaml" },
 		{ "order", 0, RT_OPT_STR, &order_s, "ORDER", "original (as kept, the default) or best-first" },
 		{ "onto", 0, RT_OPT_STR, &onto, "REV", "check out REV in every patch lever's repository first" },
 		{ "resume", 0, RT_OPT_FLAG, &resume, NULL, "continue the interrupted replay" },
@@ -105,7 +105,10 @@ int cmd_replay(int argc, char **argv, struct rt_ctx *ctx)
 	enum run_replay_order order;
 	if ((code = parse_order(ctx, order_s, &order)))
 		return code;
-	if (npos != 1 || from <= 0) {
+	char *end = NULL;
+	long long from = from_s ? strtoll(from_s, &end, 10) : 0;
+	bool is_id = from_s && *from_s && end && !*end && from > 0;
+	if (npos != 1 || !from_s) {
 		cmd_error(ctx, npos != 1 ? "replay: expected one SPEC file" : "replay: --from CAMPAIGN is required");
 		fprintf(stderr, "usage: %s\n", help.usage);
 		return RT_EXIT_USAGE;
@@ -127,7 +130,7 @@ int cmd_replay(int argc, char **argv, struct rt_ctx *ctx)
 		.run = { .resume = resume, .quiet = quiet || ctx->quiet, .tty = isatty(2), .max_iterations = (int)max_it,
 			 .out = stderr, .api_key = key, .fault_journal = fault ? atol(fault) : 0,
 			 .api_key_env = key_env },
-		.from = from, .order = order, .onto = onto,
+		.from = is_id ? from : 0, .from_file = is_id ? NULL : from_s, .order = order, .onto = onto,
 	};
 	struct run_replay_result res;
 	int64_t t0 = rt_wall_ms();
@@ -137,7 +140,8 @@ int cmd_replay(int argc, char **argv, struct rt_ctx *ctx)
 	if (res.n && !ctx->quiet) {
 		struct rt_sb t = RT_SB_INIT;
 		rep_replay_text(&t, res.levers, res.n);
-		printf("replay %lld of campaign %ld on %s:\n%s", (long long)res.run.campaign_id, from, s->path, t.buf);
+		printf("replay %lld of %s%s on %s:\n%s", (long long)res.run.campaign_id, is_id ? "campaign " : "",
+		       from_s, s->path, t.buf);
 		rt_sb_release(&t);
 	}
 	if (rc)
