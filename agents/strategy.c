@@ -124,6 +124,7 @@ static const struct agent_ops ops[] = {
 	[AGENT_STRAT_LLM] = { "a chat model proposes each change", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
 	[AGENT_STRAT_RANDOM] = { "seeded random points of the space", NULL, agent_search_random },
 	[AGENT_STRAT_MODEL] = { "a model of the measured points picks the next", NULL, agent_search_model },
+	[AGENT_STRAT_AUTO] = { "a bandit over model, coordinate and random", NULL, agent_search_auto },
 };
 _Static_assert(RT_ARRAY_SIZE(ops) == AGENT_STRAT_N, "one ops row per strategy");
 

@@ -72,6 +72,7 @@ int run_gate_write_junit(const struct run_gate_result *r, const struct spec_gate
 		prop(&x, "diff_hi", "%.6f", r->fig.diff_hi);
 		prop(&x, "mcnemar_midp", "%.6g", r->fig.mcnemar_p);
 		prop(&x, "identical_rate", "%.6f", r->fig.identical_rate);
+		prop(&x, "identical_response_rate", "%.6f", r->fig.identical_response_rate);
 		prop(&x, "flips_to_wrong", "%d", r->fig.flips_to_wrong);
 		prop(&x, "flips_to_right", "%d", r->fig.flips_to_right);
 	}
@@ -124,6 +125,7 @@ int run_gate_write_summary(const struct run_gate_result *r, const struct spec_ga
 			   r->fig.diff_lo, r->fig.diff_hi, cfg->max_drop);
 		rt_sb_addf(&m, "| McNemar mid-p | %.4g (alpha %g) |\n", r->fig.mcnemar_p, cfg->alpha);
 		rt_sb_addf(&m, "| identical answers | %.2f%% |\n", r->fig.identical_rate * 100);
+		rt_sb_addf(&m, "| identical responses | %.2f%% |\n", r->fig.identical_response_rate * 100);
 		rt_sb_addf(&m, "| flips to wrong | %d |\n| flips to right | %d |\n",
 			   r->fig.flips_to_wrong, r->fig.flips_to_right);
 		if (r->fig.flips_to_wrong) {
@@ -191,6 +193,7 @@ void run_gate_json(const struct run_gate_result *r, struct rt_sb *out)
 		json_object_set_new(o, "diff_hi", num(r->fig.diff_hi));
 		json_object_set_new(o, "mcnemar_midp", num(r->fig.mcnemar_p));
 		json_object_set_new(o, "identical_rate", num(r->fig.identical_rate));
+		json_object_set_new(o, "identical_response_rate", num(r->fig.identical_response_rate));
 		json_object_set_new(o, "flips_to_wrong", ints(r->wrong_idx, r->fig.flips_to_wrong));
 		json_object_set_new(o, "flips_to_right", ints(r->right_idx, r->fig.flips_to_right));
 	}
