@@ -628,9 +628,8 @@ struct spec_cli {
 	bool *given;           /* boolean rows: the flag was given */
 	char **multi;          /* FL_CLI_MULTI rows: every value, comma-joined (owned), or NULL */
 	char **set;            /* texts set by spec_cli_set, per row (owned), or NULL */
-	struct rt_opt *opts;   /* the rows, then the command's own, then the end (owned) */
-	char **strs;           /* the generated names and help lines (owned) */
-	size_t n_strs;         /* entries in strs */
+	struct rt_opt *opts;   /* the rows, then the command's own, then the end (owned; its
+				* names and help lines are made once and kept for the process) */
 };
 
 /* The options of sec followed by own (ended by { 0 }); argv is scanned for

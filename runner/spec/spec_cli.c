@@ -41,12 +41,14 @@ static int offered_index(const struct spec_cli *c, const char *key)
 	return -1;
 }
 
-static char *keep(struct spec_cli *c, char *s)
-{
-	c->strs = xrealloc(c->strs, (c->n_strs + 1) * sizeof(*c->strs));
-	c->strs[c->n_strs++] = s;
-	return s;
-}
+/* The generated names and help lines, made once per section and kept for
+ * the process: `ratchet help --completion` and the man pages copy the
+ * option rows out of a command's describe call and read the strings after
+ * the command has returned, as they read every other table's literals. */
+static struct {
+	char **names; /* by offered row */
+	char **helps; /* by offered row */
+} strings[SPEC_SECTION_LOAD + 1];
 
 /* The value's placeholder when the row names none. */
 static const char *placeholder(const struct spec_field *f)
@@ -109,16 +111,26 @@ void spec_cli_init(struct spec_cli *c, enum spec_section sec, const struct rt_op
 	c->multi = xcalloc(c->n + 1, sizeof(*c->multi));
 	c->set = xcalloc(c->n + 1, sizeof(*c->set));
 	c->opts = xcalloc(c->n + m + 1, sizeof(*c->opts));
+	if (!strings[sec].names) {
+		strings[sec].names = xcalloc(c->n + 1, sizeof(char *));
+		strings[sec].helps = xcalloc(c->n + 1, sizeof(char *));
+		for (size_t i = 0; i < c->n; i++) {
+			const struct spec_field *f = offered_row(tbl, i);
+			char *name = xstrdup(f->key);
+			for (char *p = name; *p; p++)
+				*p = *p == '_' ? '-' : *p;
+			strings[sec].names[i] = name;
+			strings[sec].helps[i] = option_help(f);
+		}
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		const struct spec_field *f = offered_row(tbl, i);
-		char *name = keep(c, xstrdup(f->key));
-		for (char *p = name; *p; p++)
-			*p = *p == '_' ? '-' : *p;
+		const char *name = strings[sec].names[i];
 		bool flag = f->type == SF_BOOL;
 		c->opts[i] = (struct rt_opt){ name, f->alias, flag ? RT_OPT_FLAG : RT_OPT_STR,
 					      flag ? (void *)&c->given[i] : (void *)&c->vals[i],
 					      flag ? NULL : f->arg ? f->arg : placeholder(f),
-					      keep(c, option_help(f)) };
+					      strings[sec].helps[i] };
 		if (f->flags & FL_CLI_MULTI)
 			c->multi[i] = all_values(name, argc, argv);
 	}
@@ -155,9 +167,6 @@ void spec_cli_release(struct spec_cli *c)
 		free(c->multi[i]);
 		free(c->set[i]);
 	}
-	for (size_t i = 0; i < c->n_strs; i++)
-		free(c->strs[i]);
-	free(c->strs);
 	free(c->vals);
 	free(c->given);
 	free(c->multi);
