@@ -41,6 +41,8 @@ rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_erro
 rt_add_test(test_engine_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/engine_setsid.sh
             TIMEOUT 180 LABELS e2e)
 rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TIMEOUT 240 LABELS e2e)
+rt_add_test(test_lease_guard COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease_guard.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_disk_full COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/disk_full.sh TIMEOUT 240 LABELS e2e)
 rt_add_test(test_sigbus COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/sigbus.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_patch_paths COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch_paths.sh
@@ -77,7 +79,10 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
             TIMEOUT 120 LABELS e2e)
 # The local device pool (devices:, docs/scale.md): serial and parallel runs
 # decide alike, four simulated devices on simserve measured concurrently,
-# kill -9 of the runner mid-round then --resume, a model search in rounds.
-foreach(t greedy simserve kill9 space)
+# kill -9 of the runner mid-round then --resume, a model search in rounds,
+# one campaign run again with other workers slow decides alike, a table
+# reached through a link, a full disk during a refill.
+foreach(t greedy simserve kill9 space repeat links disk_full)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
+set_tests_properties(test_pool_disk_full PROPERTIES SKIP_RETURN_CODE 77)

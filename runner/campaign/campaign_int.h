@@ -118,6 +118,8 @@ struct camp {
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
+	int noise_before;                  /* a pool worker: only iterations before this seq (its round's
+	                                      first) give the prior; 0: every one recorded */
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */

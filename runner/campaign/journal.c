@@ -47,16 +47,17 @@ static int sys_write(const char *path, const void *data, size_t len, int mode, s
 	return rc;
 }
 
-static const struct camp_jsys jsys_default = {
-	.original = db_original_record,
-	.intent_open = db_intent_open,
-	.intent_close = db_intent_close,
-	.intent_after = db_intent_set_after,
-	.write = sys_write,
-	.remove = sys_remove,
-};
+/* One initialiser for both: C (and clang 14) does not allow a global to be
+ * initialised from another object, even a const one. */
+#define JSYS_DEFAULT                                                                               \
+	{                                                                                          \
+		.original = db_original_record, .intent_open = db_intent_open,                     \
+		.intent_close = db_intent_close, .intent_after = db_intent_set_after,              \
+		.write = sys_write, .remove = sys_remove,                                          \
+	}
+static const struct camp_jsys jsys_default = JSYS_DEFAULT;
 
-struct camp_jsys camp_jsys = jsys_default;
+struct camp_jsys camp_jsys = JSYS_DEFAULT;
 
 void camp_jsys_reset(void)
 {
