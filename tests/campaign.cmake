@@ -44,6 +44,7 @@ rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TI
 rt_add_test(test_lease_guard COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease_guard.sh
             TIMEOUT 120 LABELS e2e)
 rt_add_test(test_disk_full COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/disk_full.sh TIMEOUT 240 LABELS e2e)
+rt_add_test(test_revert_build COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/revert_build.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_sigbus COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/sigbus.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_patch_paths COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch_paths.sh
             TIMEOUT 180 LABELS e2e)
