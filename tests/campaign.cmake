@@ -40,6 +40,8 @@ rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/jou
 rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_engine_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/engine_setsid.sh
             TIMEOUT 180 LABELS e2e)
+rt_add_test(test_bench_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/bench_setsid.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TIMEOUT 240 LABELS e2e)
 rt_add_test(test_lease_guard COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease_guard.sh
             TIMEOUT 120 LABELS e2e)
