@@ -84,8 +84,9 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
 # decide alike, four simulated devices on simserve measured concurrently,
 # kill -9 of the runner mid-round then --resume, a model search in rounds,
 # one campaign run again with other workers slow decides alike, a table
-# reached through a link, a full disk during a refill.
-foreach(t greedy simserve kill9 space repeat links disk_full)
+# reached through a link, a full disk during a refill, copies that match
+# their journal without a kill.
+foreach(t greedy simserve kill9 space repeat links disk_full journal)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
 set_tests_properties(test_pool_disk_full PROPERTIES SKIP_RETURN_CODE 77)

@@ -200,6 +200,13 @@ void camp_jsys_fault_at(long n);
  * journal failure (the run must stop). */
 int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var_plan *plan,
 		      bool to_cand, size_t *moved, struct rt_sb *err);
+/* A pool's working copy (folder copy, filled from workdir) about to be
+ * refilled: every file of it the journal has touched is first moved to the
+ * workdir's bytes, journaled as a revert of iteration iter (the newest), so
+ * that each copy's files stay what their last intent says (issue 22, item
+ * 25). A failure is a journal failure. */
+int camp_journal_refill(struct db *db, int64_t cid, int64_t iter, const char *copy, const char *workdir,
+			struct rt_sb *err);
 /* A patch: intents with the before bytes are opened (ids[i] per plan file)
  * before git touches anything; camp_journal_patch_close completes them
  * with what it wrote (ok) or writes the before bytes back and closes them

@@ -29,7 +29,9 @@
  * process groups they recorded.
  *
  * The working copies: camp_copy_sync fills a worker's folder from the
- * workdir before a round whose trials touch files.
+ * workdir before a round whose trials touch files; the files of it that the
+ * journal has touched are first brought to the workdir's bytes through the
+ * journal (camp_journal_refill), so a copy always matches its intents.
  */
 #include "runner/campaign/campaign_int.h"
 #include "runner/campaign/exec.h"
@@ -197,6 +199,15 @@ int camp_copy_sync(const struct camp *c, const char *dir, struct rt_sb *err)
 	char *wd = db ? realpath(c->s->workdir, NULL) : NULL;
 	int rc = !db ? rt_errf(err, RT_EIO, "%s: %s", db_path(c->db), strerror(errno))
 		 : !wd ? rt_errf(err, RT_EIO, "%s: %s", c->s->workdir, strerror(errno)) : 0;
+	/* The refill's intents belong to the newest iteration recorded (the
+	 * round's own are not created yet); none before the baseline. */
+	struct db_iteration last;
+	memset(&last, 0, sizeof(last));
+	struct rt_sb why = RT_SB_INIT;
+	if (!rc && c->seq > 0 && !db_iteration_get_seq(c->db, c->cid, c->seq - 1, &last, &why))
+		rc = camp_journal_refill(c->db, c->cid, last.id, dir, wd, err);
+	db_iteration_release(&last);
+	rt_sb_release(&why);
 	if (!rc)
 		rc = rm_tree(dir, err);
 	if (!rc)
