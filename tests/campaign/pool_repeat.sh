@@ -46,6 +46,6 @@ for slow in none host:0 host:3 host:1 host:2; do
 		exit 1
 	fi
 done
-n=$(sqlite3 run-none/c.db "SELECT count(DISTINCT round) FROM iterations WHERE round > 0")
+n=$(sqlite3 run-nonenone/c.db "SELECT count(DISTINCT round) FROM iterations WHERE round > 0")
 [ "$n" -ge 2 ] || { echo "FAIL: only $n rounds: a weak test"; exit 1; }
 echo PASS
