@@ -24,6 +24,7 @@
 
 #include "db/llm.h"
 #include "db/profiles.h"
+#include "runner/base/rt_json.h"
 #include "runner/spec/spec_space.h"
 
 /* Findings shown to the model, best first. */
@@ -36,56 +37,6 @@ struct spent {
 	const struct db_llm_exchange *pending; /* an accepted answer not yet measured, or NULL */
 };
 
-/* ---- what may be touched ---- */
-
-/* Append a copy of s unless v holds it. */
-static void add_once(struct rt_strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (!strcmp(v->v[i], s))
-			return;
-	v->v = xrealloc(v->v, (v->n + 2) * sizeof(*v->v));
-	v->v[v->n++] = xstrdup(s);
-	v->v[v->n] = NULL;
-}
-
-static void allow_def(const struct spec *s, const struct var_def *d, struct rt_strv *kinds, struct rt_strv *files)
-{
-	add_once(kinds, var_kind_name(d->kind));
-	const char *f[3];
-	size_t n = agent_llm_files(d, f);
-	for (size_t i = 0; i < n; i++)
-		if (f[i])
-			add_once(files, agent_llm_relpath(f[i], s->workdir));
-}
-
-/* llm.kinds and llm.files, or those the spec's variants and space use. */
-static void allowed(const struct spec *s, struct rt_strv *kinds, struct rt_strv *files)
-{
-	for (size_t i = 0; i < s->n_variants; i++)
-		allow_def(s, &s->variants[i], kinds, files);
-	for (size_t t = 0; s->space && t < s->space->n_targets; t++) {
-		size_t nv = 0;
-		uint64_t *valid = agent_space_valid(&s->space->targets[t].space, &nv);
-		json_t *vj = NULL;
-		struct var_def d;
-		memset(&d, 0, sizeof(d));
-		if (nv && !spec_space_variant(s, t, valid[0], &vj, NULL) && !spec_variant_from_json(s, vj, &d, NULL))
-			allow_def(s, &d, kinds, files);
-		spec_variant_release(&d);
-		json_decref(vj);
-		free(valid);
-	}
-	if (s->llm.kinds.n)
-		rt_strv_release(kinds);
-	for (size_t i = 0; i < s->llm.kinds.n; i++)
-		add_once(kinds, s->llm.kinds.v[i]);
-	if (s->llm.files.n)
-		rt_strv_release(files);
-	for (size_t i = 0; i < s->llm.files.n; i++)
-		add_once(files, s->llm.files.v[i]);
-}
-
 /* ---- what the model sees ---- */
 
 /* Everything the prompt borrows, owned here. */
@@ -95,9 +46,8 @@ struct seen {
 	struct agent_llm_step *steps; /* the journal */
 	char **findings;              /* one line each */
 	size_t n_findings;            /* entries in findings */
-	json_t *spec;                 /* the spec as JSON (space, variants) */
-	struct rt_strv kinds;         /* allowed kinds */
-	struct rt_strv files;         /* allowed files */
+	json_t *spec;                 /* the spec as JSON (space, variants), secrets redacted */
+	struct agent_llm_allow allow; /* what an answer may touch */
 	char *objective;              /* the objective, for people */
 	struct agent_llm_view view;   /* the prompt's input */
 };
@@ -111,8 +61,7 @@ static void seen_release(struct seen *w)
 	free(w->findings);
 	json_decref(w->spec);
 	free(w->objective);
-	rt_strv_release(&w->kinds);
-	rt_strv_release(&w->files);
+	agent_llm_allow_release(&w->allow);
 }
 
 /* The campaign's findings, else every finding in the store (a profile
@@ -159,15 +108,17 @@ static int load_seen(struct camp *c, struct seen *w, struct rt_sb *err)
 	if (!rc)
 		rc = load_findings(c, w, err);
 	w->spec = spec_to_json(s);
-	allowed(s, &w->kinds, &w->files);
+	rt_json_redact(w->spec); /* the prompt carries no secret of the spec (HF_TOKEN: ...) */
+	if (!rc)
+		rc = spec_llm_allow(s, &w->allow, err);
 	const struct spec_objective *ob = &s->objective;
 	w->objective = xasprintf("%s.%s, %s is better, min gain %g%%", ob->bench, ob->metric,
 				 ob->goal == SPEC_GOAL_MIN ? "lower" : "higher", ob->min_gain * 100);
 	w->view = (struct agent_llm_view){ .objective = w->objective, .journal = w->steps, .n_journal = w->n_its,
 					   .findings = (const char *const *)w->findings, .n_findings = w->n_findings,
 					   .space = json_object_get(w->spec, "space"),
-					   .examples = json_object_get(w->spec, "variants"), .kinds = &w->kinds,
-					   .files = &w->files };
+					   .examples = json_object_get(w->spec, "variants"), .kinds = &w->allow.kinds,
+					   .files = &w->allow.files, .flags = &w->allow.flags, .env = &w->allow.env };
 	return rc;
 }
 
@@ -218,10 +169,9 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 	memset(&d, 0, sizeof(d));
 	char fp[65] = "";
 	enum db_llm_verdict v = DB_LLM_INVALID;
-	if (agent_llm_answer(text, &vj, &x->rationale, &why) || spec_variant_from_json(c->s, vj, &d, &why))
-		v = DB_LLM_INVALID;
-	else if (agent_llm_allowed(&d, &w->kinds, &w->files, c->s->workdir, &why))
-		v = DB_LLM_DISALLOWED;
+	int rc = spec_llm_read(c->s, &w->allow, text, &vj, &d, &x->rationale, &why);
+	if (rc)
+		v = rc == RT_EINVAL ? DB_LLM_DISALLOWED : DB_LLM_INVALID;
 	else if (change_fp(c, &d, fp, &why))
 		v = DB_LLM_INVALID;
 	else if (measured(w, fp) && rt_errf(&why, RT_EINVAL, "this change (%s) was already measured in this "
@@ -307,7 +257,7 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	const char *key = l->api_key_env ? getenv(l->api_key_env) : NULL;
 	struct camp_llm_reply r;
 	struct rt_sb why = RT_SB_INIT;
-	json_t *fmt = agent_llm_response_format((enum agent_llm_format)l->response_format, &w->kinds);
+	json_t *fmt = agent_llm_response_format((enum agent_llm_format)l->response_format, &w->allow.kinds);
 	int hrc = camp_llm_chat(l, key, msgs, fmt, &r, &why);
 	json_decref(fmt);
 	char *req = json_dumps(msgs, JSON_COMPACT);
