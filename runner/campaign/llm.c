@@ -201,6 +201,17 @@ static uint64_t tokens_of(int prompt, int completion)
 	return (uint64_t)(prompt > 0 ? prompt : 0) + (uint64_t)(completion > 0 ? completion : 0);
 }
 
+/* Did the iteration an answer was tried in end (kept, reverted, failed,
+ * ...; not interrupted)? A change that could not even be planned or
+ * applied has no change fingerprint, yet it was tried. */
+static bool tried(const struct seen *w, int64_t iter)
+{
+	for (size_t i = 0; iter && i < w->n_its; i++)
+		if (w->its[i].id == iter)
+			return db_iter_state_final(w->its[i].state) && w->its[i].state != DB_ITER_INTERRUPTED;
+	return false;
+}
+
 static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *w, struct spent *sp)
 {
 	memset(sp, 0, sizeof(*sp));
@@ -208,7 +219,10 @@ static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *
 		sp->calls++;
 		sp->tokens += tokens_of(x[i].prompt_tokens, x[i].completion_tokens);
 		if (x[i].verdict == DB_LLM_ACCEPTED)
-			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) ? &x[i] : NULL;
+			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) &&
+						      !tried(w, x[i].iteration_id)
+					      ? &x[i]
+					      : NULL;
 	}
 }
 
