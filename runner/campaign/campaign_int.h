@@ -329,7 +329,10 @@ int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state stat
 
 /* ---- space.c ---- */
 /* A space strategy's next proposal (1, with *gen its generated variant), 0
- * when the search is done (p->note says why), or an error. */
+ * when the search is done (p->note says why), 2 when proposing recorded an
+ * iteration of its own and there is nothing to run (strategy llm: two
+ * refused answers, a failed proposal; ask again within the budget), or an
+ * error. */
 int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
 /* Record the proposal of iteration iter (a failure is the journal's: the
  * caller makes it camp_fatal). */
@@ -355,8 +358,10 @@ bool camp_generates(const struct spec *s);
 
 /* ---- llm.c ---- */
 /* strategy llm's next change: 1 with *gen, 0 when the budget is spent
- * (p->note says so), or an error (a failed request, a failed write). Refused
- * answers are recorded, a round of two refusals as a failed iteration. */
+ * (p->note says so), 2 after a round of two refused answers (recorded as a
+ * failed iteration; nothing to run), or an error (a failed request, a
+ * failed write). An accepted answer whose iteration ended (a failed apply
+ * included) is never asked for or measured again. */
 int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
 /* A kept llm answer of iteration iter: its flags and environment back into c->cfg. */
 int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);

@@ -158,6 +158,14 @@ static struct camp_gen *gen_new(struct var_def *d, json_t *variant, const char *
 	return g;
 }
 
+/* *s through the one redaction, in place. */
+static void redact(char **s)
+{
+	char *r = rt_redacted(*s);
+	free(*s);
+	*s = r;
+}
+
 /* Judge an answer: the verdict, and on acceptance *gen. x gets what is
  * stored (variant, fingerprint, rationale, error). */
 static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const char *text, struct db_llm_exchange *x,
@@ -170,6 +178,7 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 	char fp[65] = "";
 	enum db_llm_verdict v = DB_LLM_INVALID;
 	int rc = spec_llm_read(c->s, &w->allow, text, &vj, &d, &x->rationale, &why);
+	redact(&x->rationale); /* it becomes the iteration's note */
 	if (rc)
 		v = rc == RT_EINVAL ? DB_LLM_DISALLOWED : DB_LLM_INVALID;
 	else if (change_fp(c, &d, fp, &why))
@@ -185,6 +194,7 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 		*gen = gen_new(&d, vj, x->rationale, fp, x->seq);
 	} else {
 		rt_sb_trim(&why);
+		rt_redact_secrets(&why);
 		x->error = rt_sb_detach(&why, NULL);
 	}
 	spec_variant_release(&d);
@@ -272,10 +282,13 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	struct camp_llm_reply r;
 	struct rt_sb why = RT_SB_INIT;
 	json_t *fmt = agent_llm_response_format((enum agent_llm_format)l->response_format, &w->allow.kinds);
+	rt_json_redact(msgs); /* no secret goes to the server: the spec's, or one an answer echoed */
 	int hrc = camp_llm_chat(l, key, msgs, fmt, &r, &why);
 	json_decref(fmt);
+	rt_redact_secrets(&why); /* a 401 body may echo the key */
 	char *req = json_dumps(msgs, JSON_COMPACT);
-	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = r.body,
+	char *resp = rt_redacted(r.body);
+	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = resp,
 				     .prompt_tokens = r.prompt_tokens, .completion_tokens = r.completion_tokens,
 				     .latency_ms = r.latency_ms, .verdict = DB_LLM_FAILED };
 	int v = hrc;
@@ -296,6 +309,7 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	*answer = r.content ? xstrdup(r.content) : NULL;
 	*error = x.error ? xstrdup(x.error) : NULL;
 	free(req);
+	free(resp);
 	free(x.error);
 	free(x.variant);
 	free(x.fingerprint);
@@ -311,6 +325,7 @@ static int failed_proposal(struct camp *c, const char *error, struct rt_sb *err)
 	struct db_iteration it;
 	memset(&it, 0, sizeof(it));
 	int64_t id;
+	rep_progress_phase(&c->prog, c->seq, "llm-refused", "propose"); /* its own line, not the last one's */
 	char *note = xasprintf("llm: no acceptable answer in two attempts");
 	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, "llm-refused", "llm", "", NULL, NULL, note,
 				     DB_ROLE_CHANGE, &id, err);
@@ -372,29 +387,26 @@ int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **ge
 	p->point = true; /* a generated variant, never an index into the spec's */
 	p->role = DB_ROLE_CHANGE;
 	p->fidelity = 1;
-	for (;;) {
-		struct seen w;
-		memset(&w, 0, sizeof(w));
-		struct db_llm_exchange *xs = NULL;
-		size_t nx = 0;
-		struct spent sp;
-		int rc = load_seen(c, &w, err);
-		if (!rc)
-			rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
-		if (!rc) {
-			tally(xs, nx, &w, &sp);
-			if (sp.pending)
-				rc = (rc = reuse(c, sp.pending, p, gen, err)) ? rc : 1;
-			else if (!spent_out(&c->s->llm, &sp, p))
-				rc = round_of(c, &w, &sp, p, gen, err);
-			if (rc == 0 && !p->note[0])
-				rc = 2; /* a failed proposal: the next round */
-		}
-		db_llm_free(xs, nx);
-		seen_release(&w);
-		if (rc != 2)
-			return rc;
+	struct seen w;
+	memset(&w, 0, sizeof(w));
+	struct db_llm_exchange *xs = NULL;
+	size_t nx = 0;
+	struct spent sp;
+	int rc = load_seen(c, &w, err);
+	if (!rc)
+		rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
+	if (!rc) {
+		tally(xs, nx, &w, &sp);
+		if (sp.pending)
+			rc = (rc = reuse(c, sp.pending, p, gen, err)) ? rc : 1;
+		else if (!spent_out(&c->s->llm, &sp, p))
+			rc = round_of(c, &w, &sp, p, gen, err);
+		if (rc == 0 && !p->note[0])
+			rc = 2; /* a failed proposal, recorded: the next round, within the budget */
 	}
+	db_llm_free(xs, nx);
+	seen_release(&w);
+	return rc;
 }
 
 int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err)

@@ -125,6 +125,7 @@ void spec_parse_llm(struct spec_ld *ld, yaml_node_t *v, const char *path, void *
 	l->timeout_s = 120;
 	spec_parse_fields(ld, v, path, l, llm_fields, NULL);
 	check_endpoint(ld, v, path, l->endpoint);
+	rt_secret_add_url(l->endpoint); /* user:PASSWORD@ and ?api_key=: redacted wherever quoted */
 	check_kinds(ld, v, path, &l->kinds);
 	for (size_t i = 0; i < l->env.n; i++)
 		if (agent_llm_env_forbidden(l->env.v[i]))

@@ -41,7 +41,7 @@ start() {
 	cat > "$W/script.txt"
 	"$RATCHET_BUILD/fakechat" --script "$W/script.txt" --log "$W/chat.log" > "$W/fc.out" 2>&1 &
 	FC=$!
-	for _ in $(seq 100); do grep -q listening "$W/fc.out" && break; sleep 0.1; done
+	for _ in $(seq 100); do grep -q listening "$W/fc.out" 2>/dev/null && break; sleep 0.1; done
 	PORT=$(sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$W/fc.out")
 }
 # spec EXTRA_LLM [BENCH_SCRIPT]: a command benchmark, one table variant, the
@@ -111,6 +111,9 @@ run
 q "SELECT error FROM llm_exchanges" | grep -q "flag '-c' carries a program" &&
 	q "SELECT error FROM llm_exchanges" | grep -q "flag '-z' is not allowed (allowed: -t)" &&
 	ok "flag: the errors name the rule" || no "flag: errors $(q "SELECT error FROM llm_exchanges")"
+grep -q "llm-refused failed: failed proposal" "$W/run.out" && ! grep -q "baseline failed" "$W/run.out" &&
+	grep -q "3 iterations this run" "$W/run.out" &&
+	ok "progress: a failed proposal prints as one, and the summary counts it" || no "progress: $(cat "$W/run.out")"
 start flagcheck < /dev/null
 spec "  flags: [-t, -c]" <<'V'
   - name: t1
@@ -172,6 +175,90 @@ run
 	[ "$(q "SELECT count(*) FROM llm_exchanges")" = 3 ] &&
 	ok "failed: three answers, three failed iterations, then max_calls ends the search" ||
 	no "failed: $(q "SELECT count(*) FROM iterations") iterations, $(q "SELECT count(*) FROM llm_exchanges") calls"
+
+# ---- secrets: a 401 echoing the key, an endpoint with credentials ----
+KEY="sk-contain-$$-do-not-store"
+PW="pw-contain-$$-secret"
+QK="qk-contain-$$-query"
+export LLM_AUTH="$KEY"
+start secrets401 <<A
+@status 401
+{"error": {"message": "invalid key: Bearer $KEY (you sent $KEY)"}}
+A
+echo '{"k": {"v": 1}}' > "$W/tiles.json"
+ENDPOINT="http://user:$PW@127.0.0.1:$PORT/v1?api_key=$QK" spec "  api_key_env: LLM_AUTH" <<'V'
+  - name: t1
+    table: {file: tiles.json, set: {k: {v: 1}}}
+V
+run
+grep -q "HTTP 401" "$W/run.out" && ok "secrets: the 401 reached the runner at /v1/chat/completions?api_key=" ||
+	no "secrets: $(cat "$W/run.out")"
+leaks() { grep -c -e "$KEY" -e "$PW" -e "$QK" "$@" 2>/dev/null | awk -F: '{s += $NF} END {print s + 0}'; }
+[ "$(leaks "$W/run.out")" = 0 ] && [ "$(sqlite3 "$W/c.db" .dump | leaks)" = 0 ] &&
+	ok "secrets: neither stderr nor the store holds the key, the URL's password or its api_key" ||
+	no "secrets: leaked: $(grep -e "$KEY" -e "$PW" -e "$QK" "$W/run.out"; sqlite3 "$W/c.db" .dump | grep -e "$KEY" -e "$PW" -e "$QK" | cut -c1-300)"
+
+# ---- secrets in an answer, the spec's HF_TOKEN in the prompt, ESC ----
+HF="hf_contain_$$_secret_value"
+start secretsok <<A
+{"variant": {"name": "a2", "env": {"A": "2"}}, "rationale": "with the key $KEY, in \u001b[31mred"}
+A
+CALLS=1 spec "  api_key_env: LLM_AUTH" <<V
+  - name: a1
+    env: {A: "1"}
+  - name: tok
+    env: {HF_TOKEN: $HF}
+V
+run
+R() { (cd "$W" && "$RATCHET_BIN" --db c.db "$@"); }
+[ "$(verdicts)" = accepted ] && [ "$(q "SELECT state FROM iterations WHERE seq = 1")" = reverted ] &&
+	ok "secretsok: the answer was measured" || no "secretsok: $(verdicts); $(cat "$W/run.out")"
+R show 1:1 > "$W/show.out" 2>&1; R show --full 1:1 >> "$W/show.out" 2>&1; R --json show 1:1 >> "$W/show.out" 2>&1
+R report --format md -o report.md > /dev/null 2>&1
+[ "$(leaks "$W/run.out" "$W/show.out" "$W/report.md")" = 0 ] && [ "$(sqlite3 "$W/c.db" .dump | leaks)" = 0 ] &&
+	grep -q "redacted" "$W/show.out" &&
+	ok "secretsok: an answer quoting the key: show, show --full, --json show, the report and the store hold [redacted]" ||
+	no "secretsok: leaked: $(grep -e "$KEY" "$W/run.out" "$W/show.out" "$W/report.md" | cut -c1-200)"
+! grep -q "$HF" "$W/chat.log" && [ "$(sqlite3 "$W/c.db" .dump | grep -c "$HF")" = 0 ] &&
+	ok "prompt: the spec's HF_TOKEN never reached the chat server nor llm_exchanges" || no "prompt: HF_TOKEN sent"
+[ -s "$W/report.md" ] && ! grep -q "$(printf '\033')" "$W/report.md" && grep -q "red" "$W/report.md" &&
+	ok "report: the model's ESC byte is not in the Markdown report" || no "report: an ESC byte in report.md"
+
+# ---- file sources: regular files inside the workdir only ----
+start source <<'A'
+{"variant": {"name": "s1", "file": {"target": "tiles.json", "source": "/proc/self/environ"}}, "rationale": "r"}
+----
+{"variant": {"name": "s2", "file": {"target": "tiles.json", "source": "pipe.json"}}, "rationale": "r"}
+----
+{"variant": {"name": "s3", "file": {"target": "tiles.json", "source": "/dev/zero"}}, "rationale": "r"}
+A
+echo '{"k": {"v": 1}}' > "$W/tiles.json"
+echo '{"k": {"v": 2}}' > "$W/alt.json"
+mkfifo "$W/pipe.json"
+CALLS=3 spec '  files: ["*.json"]' <<'V'
+  - name: f1
+    file: {target: tiles.json, source: alt.json}
+V
+run
+[ $rc -ne 124 ] && [ "$(verdicts)" = disallowed,disallowed,disallowed ] &&
+	ok "source: /proc/self/environ, a FIFO and /dev/zero refused, no hang" || no "source: status $rc, $(verdicts)"
+q "SELECT error FROM llm_exchanges" | grep -q "source '/proc/self/environ' is outside the workdir" &&
+	q "SELECT error FROM llm_exchanges" | grep -q "not a regular file" && ok "source: the errors name the rule" ||
+	no "source: $(q "SELECT error FROM llm_exchanges")"
+
+# ---- the reply cap says so ----
+start cap <<'A'
+@status 200
+@repeat 300000 {"x": "123456789"}
+A
+echo '{"k": {"v": 1}}' > "$W/tiles.json"
+spec "" <<'V'
+  - name: t1
+    table: {file: tiles.json, set: {k: {v: 1}}}
+V
+run
+grep -q "larger than 4 MiB" "$W/run.out" && ! grep -q "Failed writing" "$W/run.out" &&
+	ok "cap: a 5 MB reply is refused, saying so" || no "cap: $(tail -n 2 "$W/run.out")"
 
 echo "$fails failed"
 [ "$fails" -eq 0 ]
