@@ -44,6 +44,7 @@ rt_add_fuzz(holes SOURCE fuzz_holes.c LIBS rt_research rt_var rt_db rt_base)
 rt_add_fuzz(sse SOURCE fuzz_sse.c LIBS rt_oai rt_base)
 rt_add_fuzz(extract SOURCE fuzz_extract.c LIBS rt_bench rt_spec rt_base)
 rt_add_fuzz(gsm8k SOURCE fuzz_gsm8k.c LIBS rt_gate rt_spec rt_base)
+rt_add_fuzz(llm SOURCE fuzz_llm.c LIBS rt_spec rt_agents rt_var rt_base)
 
 # Cases (one per harness; the promise each checks is in its file's header):
 #   fuzz_replay_spec        the spec loader; a normalized dump reloads to itself
@@ -55,3 +56,4 @@ rt_add_fuzz(gsm8k SOURCE fuzz_gsm8k.c LIBS rt_gate rt_spec rt_base)
 #   fuzz_replay_sse         the SSE parser, cross-checked against jansson
 #   fuzz_replay_extract     the command benchmark's output extractors
 #   fuzz_replay_gsm8k       GSM8K strict and flexible extraction, normalisation
+#   fuzz_replay_llm         strategy llm's answer reader keeps the containment model
