@@ -10,6 +10,7 @@
  * with no "..", no absolute path and no symbolic link. The lists come from
  * the spec (runner/spec/spec_llm.c, spec_llm_allow).
  */
+#define _GNU_SOURCE /* memmem */
 #include "agents/agent.h"
 #include "variants/var.h"
 
@@ -358,14 +359,17 @@ static int diff_git_names(const char *line, const struct var_def *v, const struc
 		if (q && q > p && q[-1] == ' ') {
 			n1 = xstrndup(p, (size_t)(q - p - 1));
 			n2 = diff_name(q, &e);
-		} else if (len % 2 == 1 && p[len / 2] == ' ') {
-			n1 = xstrndup(p, len / 2);
+		} else if (len % 2 == 1 && p[len / 2] == ' ' && !strncmp(p, "a/", 2) && !strncmp(p + len / 2 + 1, "b/", 2) &&
+			   !strncmp(p + 2, p + len / 2 + 3, len / 2 - 2)) {
+			n1 = xstrndup(p, len / 2); /* "a/x b/x" */
 			n2 = xstrndup(p + len / 2 + 1, len / 2);
-			const char *s1 = strchr(n1, '/'), *s2 = strchr(n2, '/');
-			if (!s1 || !s2 || strcmp(s1, s2)) {
-				free(n1);
-				free(n2);
-				n1 = n2 = NULL;
+		} else {
+			const char *b = NULL; /* "a/old b/new" (a rename): one " b/" only */
+			for (const char *t = p; (t = memmem(t, len - (size_t)(t - p), " b/", 3)); t++)
+				b = b ? p : t;
+			if (b && b != p && !strncmp(p, "a/", 2)) {
+				n1 = xstrndup(p, (size_t)(b - p));
+				n2 = xstrndup(b + 1, len - (size_t)(b + 1 - p));
 			}
 		}
 	}

@@ -266,6 +266,11 @@ static void test_allowed_patch(void **state)
 			 RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "diff --git \"a/src/\\056\\056/x\" \"b/src/\\056\\056/x\"\n", &err), RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "+++ b/out/x.c\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to src/j.c\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/run.sh\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k b/c b/src/k b/c\n", &err), 0); /* a space in the name */
+	assert_int_equal(diff_ok(&a, "diff --git a/src/x b/y b/src/z\n", &err), RT_EINVAL); /* cannot tell */
+	assert_non_null(strstr(err.buf, "cannot read the names"));
 	agent_llm_allow_release(&a);
 	rt_sb_release(&err);
 	drop(w);
