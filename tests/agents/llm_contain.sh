@@ -122,6 +122,13 @@ V
 (cd "$W" && "$RATCHET_BIN" check spec.yaml > check.out 2>&1) && no "flag: check accepted llm.flags: [-c]" ||
 	{ grep -q "llm.flags\[1\].*'-c' carries a program" "$W/check.out" && ok "flag: check refuses llm.flags: [-c]" ||
 		no "flag: check said $(cat "$W/check.out")"; }
+spec "  env: [A, LD_PRELOAD]" <<'V'
+  - name: t1
+    flag: [-t, "1"]
+V
+(cd "$W" && "$RATCHET_BIN" check spec.yaml > check.out 2>&1) && no "env: check accepted llm.env: [LD_PRELOAD]" ||
+	{ grep -q "llm.env\[1\].*'LD_PRELOAD' changes how programs are loaded" "$W/check.out" &&
+		ok "env: check refuses llm.env: [LD_PRELOAD]" || no "env: check said $(cat "$W/check.out")"; }
 
 # ---- paths: real paths inside the workdir, globs per component ----
 start paths/w <<A
