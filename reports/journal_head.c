@@ -184,7 +184,7 @@ void rep_j_objective(struct rep_writer *w, const struct journal *j)
 	free(t);
 	o->para_begin(w, "meta");
 	rt_iso8601(j->c.created_at, t0);
-	rep_w_textf(w, "Campaign #%lld, %s", (long long)j->c.id, j->c.state);
+	rep_w_textf(w, "Campaign #%lld, %s", (long long)j->c.id, rep_campaign_state(&j->c));
 	/* A run stopped by a signal or a crash leaves the campaign running with
 	 * its last iteration interrupted: say how it goes on. */
 	if (j->n && j->it[j->n - 1].state == DB_ITER_INTERRUPTED && !j->c.finished_at)

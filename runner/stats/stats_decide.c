@@ -234,6 +234,9 @@ static void explain(struct run_stats_decision *d, const struct cmp *c, double zo
 		add_change(&sb, c->m, c->m - zc * c->se, c->m + zc * c->se, sign);
 		if (d->inconclusive)
 			rt_sb_adds(&sb, ", at repeats.max within the noise of 0");
+		else if (d->at_max && d->verdict == RUN_STATS_KEEP && !(c->m - zc * c->se > 0))
+			rt_sb_adds(&sb, ", at repeats.max nearer the zone's far end than 0, unsure: the interval "
+					"includes 0");
 		else if (d->at_max)
 			rt_sb_adds(&sb, d->verdict == RUN_STATS_KEEP
 						? ", at repeats.max nearer the zone's far end than 0"

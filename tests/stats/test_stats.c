@@ -264,6 +264,30 @@ static void test_decide_bimodal(void **state)
 	assert_false(d.bimodal);
 }
 
+/* A keep at repeats.max whose interval includes 0 says it is unsure (issue
+ * 23: the CPU demo kept +14.3% [-7.2, +40.7] with no caveat); one whose
+ * interval excludes 0 does not. */
+static void test_decide_unsure_keep(void **state)
+{
+	double best[] = { 100, 130, 77, 115, 87, 100, 125, 80, 110, 90 };
+	double sh[] = { 90, 110, 125, 80, 100, 87, 115, 77, 130, 100 }, cand[10];
+	for (int i = 0; i < 10; i++)
+		cand[i] = sh[i] * 1.12;
+	struct run_stats_decide_opts o = opts(false);
+	struct run_stats_decision d;
+	assert_int_equal(run_stats_decide(best, 10, cand, 10, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(d.at_max && d.lo < 0);
+	assert_non_null(strstr(d.reason, ", unsure: the interval includes 0"));
+	double b2[] = { 100, 104, 96, 102, 98, 101, 99, 103, 97, 100 }, c2[10];
+	for (int i = 0; i < 10; i++)
+		c2[i] = b2[i] * 1.03;
+	assert_int_equal(run_stats_decide(b2, 10, c2, 10, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(d.at_max && d.lo > 0);
+	assert_null(strstr(d.reason, "unsure"));
+}
+
 /* One arm of n samples of a random shape: constants, ties from a few
  * values, two clusters, or lognormal noise, with an occasional slow one. */
 static void random_arm(struct rt_rand *r, double *x, int n, double centre)
@@ -413,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_decide_outlier),
 		cmocka_unit_test(test_decide_bimodal),
 		cmocka_unit_test(test_decide_property),
+		cmocka_unit_test(test_decide_unsure_keep),
 		cmocka_unit_test(test_decide_prior),
 		cmocka_unit_test(test_decide_every_pair),
 		cmocka_unit_test(test_regression),
@@ -435,6 +460,7 @@ int main(void)
  *                                         says "bimodal", and a +66% candidate is kept
  *   test_decide_property                  random small samples (constants, ties, two clusters, noise):
  *                                         no arm emptied, every verdict on a finite estimate
+ *   test_decide_unsure_keep               a keep at repeats.max with 0 in its interval says "unsure"
  *   test_decide_prior                     the campaign's noise narrows the lines; a quieter prior is
  *                                         set aside; run_stats_noise_add's cap
  *   test_decide_every_pair                seeded simulation: error rates and repeats looking after
