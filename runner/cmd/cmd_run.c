@@ -102,6 +102,8 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		rt_sb_release(&err);
 		return rc == RT_EUSAGE || rc == RT_EPARSE || rc == RT_EINVAL ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
+	if (s->warnings)
+		fputs(s->warnings, stderr);
 	if (devices) {
 		struct spec_device *dv;
 		size_t nd;
