@@ -17,7 +17,7 @@ benchmarks:
   - name: b
     command: [sh, -c, 'echo "{\"x\": 1}"']
     metrics: {x: /x}
-objective: {metric: b.x, goal: max}
+objective: {metric: b.x, goal: max, min_gain: 2%}
 repeats: {min: 2, max: 2}
 variants:
   - {name: "${long}-a", env: {A: "1"}}
@@ -45,4 +45,16 @@ rc=0
 # a finished campaign reads finished
 "$RATCHET_BIN" --db c.db run --quiet --resume spec.yaml > run2.out 2>&1 || { cat run2.out; echo "FAIL: resume"; exit 1; }
 "$RATCHET_BIN" --db c.db log | grep -q "(#1, finished)" || { echo "FAIL: finished"; exit 1; }
+# the result's figures are labelled, and paired gains that disagree with
+# the absolute medians are both shown with why (issue 23, item 1c): a kept
+# +504% (its paired ratio) whose arms' medians moved by 0%
+sqlite3 c.db "UPDATE iterations SET state = 'kept', obj_best = 1, obj_cand = 6.04, obj_delta = 5.04 WHERE seq = 1;
+              UPDATE campaigns SET best_iteration = (SELECT id FROM iterations WHERE seq = 1)"
+"$RATCHET_BIN" --db c.db report --format md -o r2.md
+grep "Result:" r2.md
+grep -q 'Result:\*\* gain +504.0% (better) (the kept changes.* paired gains compounded: the figure of the waterfall)' r2.md &&
+	grep -q 'Absolute medians: baseline 1 → final 1 (+0.0%)' r2.md && grep -q 'they disagree with the gain' r2.md ||
+	{ echo "FAIL: the result's figures are not labelled, or the disagreement is not said"; exit 1; }
+grep -q 'a true gain of 0 or less should be reverted' r2.md ||
+	{ grep "Objective:" r2.md; echo "FAIL: the objective does not describe the zone"; exit 1; }
 echo PASS
