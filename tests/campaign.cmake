@@ -87,6 +87,9 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
 foreach(t greedy simserve kill9 space)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
+# A space starts at the configuration's current values; a point that
+# changes nothing is recorded as the best's observation, not measured.
+rt_add_test(test_space_start COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/space_start.sh TIMEOUT 300 LABELS e2e)
 # ratchet replay (docs/replay.md): two simserve models whose hidden best
 # tiles differ give the verdicts the simulator's formula says; a patch on a
 # revision where it no longer applies, one the revision already contains

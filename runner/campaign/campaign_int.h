@@ -116,6 +116,8 @@ struct camp {
 	const char *variant;               /* name of the change being measured, for progress */
 	int total;                         /* planned iterations, for the progress line */
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
+	int apply_streak;                  /* changes in a row that failed to apply for one reason */
+	char *apply_reason;                /* that reason (owned), NULL after anything else */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
 	struct camp_pool pool;             /* engines kept up between samples */
@@ -232,10 +234,13 @@ void camp_var_ctx(const struct camp *c, struct var_config *cfg, struct var_ctx *
 /* false for flag and env changes: they live in the candidate's config. */
 bool camp_touches_files(const struct var_def *v);
 /* Plan, describe and fingerprint a change on top of the best, touching
- * nothing but cand (flag and env changes are applied to it here). */
+ * nothing but cand (flag and env changes are applied to it here).
+ * *unchanged: the candidate's configuration fingerprint is the best's (a
+ * flag set to the value the command already gives it, a table entry set
+ * to what it holds): there is nothing to measure. */
 int camp_plan(struct camp *c, const struct var_def *v, struct var_config *cand, struct var_plan *plan,
-	      struct rt_sb *desc, char change_sha[65], char config_sha[65], struct rt_sb *log,
-	      struct rt_sb *err);
+	      struct rt_sb *desc, char change_sha[65], char config_sha[65], bool *unchanged,
+	      struct rt_sb *log, struct rt_sb *err);
 /* Put the candidate's change in place (files journaled, build run), or the
  * best configuration back (its build re-run when files moved: a failed
  * apply is taken back the same way). A journal failure is also camp_fatal;
@@ -445,5 +450,11 @@ int camp_iter_enter(struct camp *c, struct db_iteration *it, enum db_iter_state 
 int camp_run_baseline(struct camp *c, struct rt_sb *err);
 /* One change proposed by the strategy, from plan to record. */
 int camp_run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb *err);
+/* Changes in a row that fail to apply for the same reason before the run stops. */
+#define CAMP_APPLY_STREAK_MAX 3
+/* RT_EINVAL naming the reason once CAMP_APPLY_STREAK_MAX changes in a row
+ * failed to apply for it (the run stops, the campaign stays resumable);
+ * else 0. */
+int camp_apply_streak(const struct camp *c, struct rt_sb *err);
 
 #endif

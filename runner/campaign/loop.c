@@ -483,6 +483,8 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		c->seq++;
 		if (rc)
 			return rc;
+		if ((rc = camp_apply_streak(c, err)))
+			return rc;
 	}
 }
 
@@ -596,6 +598,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);
+	free(c.apply_reason);
 	free(c.device_id);
 	free(c.device_fact);
 	return rc;

@@ -350,6 +350,7 @@ struct spec_constraint {
 	char *metric;
 	enum spec_op op;
 	double value;               /* in base units (seconds for durations) */
+	bool unitless;              /* the value was written without a unit (a bare number) */
 	struct rt_pos pos;
 };
 
@@ -478,6 +479,8 @@ void spec_device_name(const struct spec_device *d, char *buf, size_t n);
 int spec_devices_parse_list(const char *text, struct spec_device **out, size_t *n, struct rt_sb *err);
 
 struct spec {
+	char *warnings;             /* "file:line:col: key: warning: ..." lines, each ending in a newline,
+				     * for `check` and `run` to print (owned); NULL when none */
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
 	char sha256[65];            /* of text */
