@@ -120,6 +120,8 @@ struct camp {
 	char *apply_reason;                /* that reason (owned), NULL after anything else */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
+	int noise_before;                  /* a pool worker: only iterations before this seq (its round's
+	                                      first) give the prior; 0: every one recorded */
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
@@ -219,6 +221,13 @@ void camp_jsys_fault_at(long n);
  * journal failure (the run must stop). */
 int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var_plan *plan,
 		      bool to_cand, size_t *moved, struct rt_sb *err);
+/* A pool's working copy (folder copy, filled from workdir) about to be
+ * refilled: every file of it the journal has touched is first moved to the
+ * workdir's bytes, journaled as a revert of iteration iter (the newest), so
+ * that each copy's files stay what their last intent says (issue 22, item
+ * 25). A failure is a journal failure. */
+int camp_journal_refill(struct db *db, int64_t cid, int64_t iter, const char *copy, const char *workdir,
+			struct rt_sb *err);
 /* A patch: intents with the before bytes are opened (ids[i] per plan file)
  * before git touches anything; camp_journal_patch_close completes them
  * with what it wrote (ok) or writes the before bytes back and closes them
