@@ -113,6 +113,23 @@ int db_profile_add(struct db *db, const struct db_profile *p, const struct db_pr
 	return rc;
 }
 
+int db_profile_find_sha(struct db *db, int64_t campaign_id, const char *sha256, int64_t *id,
+			struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT id FROM profiles WHERE campaign_id IS ?1 AND sha256 = ?2 ORDER BY id LIMIT 1", err);
+	if (!st)
+		return RT_EDB;
+	db_bind_id(st, 1, campaign_id);
+	db_bind_text(st, 2, sha256);
+	int rc = db_step_row(db, st, err, "read profiles");
+	if (!rc) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	}
+	return rc;
+}
+
 int db_profile_latest(struct db *db, int64_t campaign_id, int64_t *id, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,

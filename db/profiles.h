@@ -66,6 +66,10 @@ int db_profile_add(struct db *db, const struct db_profile *p, const struct db_pr
 /* The latest profile of campaign_id (0: of any campaign, or none); RT_ENOENT
  * (nothing in err) when there is none. */
 int db_profile_latest(struct db *db, int64_t campaign_id, int64_t *id, struct rt_sb *err);
+/* The first profile of campaign_id (0: of no campaign) whose files have
+ * fingerprint sha256: 0 and *id, or RT_ENOENT (nothing in err) when none. */
+int db_profile_find_sha(struct db *db, int64_t campaign_id, const char *sha256, int64_t *id,
+			struct rt_sb *err);
 int db_profile_get(struct db *db, int64_t id, struct db_profile *out, struct rt_sb *err);
 /* Its ops, largest first; its kernels, largest first. */
 int db_profile_ops_list(struct db *db, int64_t id, struct db_profile_op **out, size_t *n,

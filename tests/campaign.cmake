@@ -95,6 +95,9 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
 foreach(t greedy simserve kill9 space repeat links disk_full journal)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
+# A space starts at the configuration's current values; a point that
+# changes nothing is recorded as the best's observation, not measured.
+rt_add_test(test_space_start COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/space_start.sh TIMEOUT 300 LABELS e2e)
 set_tests_properties(test_pool_disk_full PROPERTIES SKIP_RETURN_CODE 77)
 # ratchet replay (docs/replay.md): two simserve models whose hidden best
 # tiles differ give the verdicts the simulator's formula says; a patch on a

@@ -460,9 +460,12 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		size_t nh = 0;
 		struct agent_proposal p;
 		memset(&p, 0, sizeof(p));
-		int r = 0;
+		int r = 0, seq0 = c->seq;
 		if (camp_generates(s)) {
 			r = camp_space_next(c, &p, &c->gen, err);
+			res->iterations += c->seq - seq0; /* recorded while proposing (llm's failed proposals) */
+			if (r == 2)
+				continue; /* nothing to run; the budget is checked again */
 		} else if (!(r = camp_load_history(c, &hist, &nh, err))) {
 			struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
 					       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
@@ -481,6 +484,8 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		res->iterations++;
 		c->seq++;
 		if (rc)
+			return rc;
+		if ((rc = camp_apply_streak(c, err)))
 			return rc;
 	}
 }
@@ -595,6 +600,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);
+	free(c.apply_reason);
 	free(c.device_id);
 	free(c.device_fact);
 	return rc;

@@ -283,8 +283,8 @@ static size_t round_room(const struct camp *c, int done)
 	long room = (long)c->s->n_devices;
 	if (c->o->max_iterations && c->o->max_iterations - done < room)
 		room = c->o->max_iterations - done;
-	if (c->s->max_iterations && c->s->max_iterations - c->seq + 1 < room)
-		room = c->s->max_iterations - c->seq + 1;
+	if (c->s->max_iterations && c->s->max_iterations - c->seq < room)
+		room = c->s->max_iterations - c->seq;
 	return room < 1 ? 1 : (size_t)room;
 }
 
