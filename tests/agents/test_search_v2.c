@@ -140,8 +140,8 @@ static void test_model_finds_the_needle(void **state)
 	size_t n;
 	double cpu;
 	char last[200];
-	size_t found = run(&sp, agent_search_model, needle_value, 1, 400, 99.9, obs, &n, &cpu, last, sizeof(last));
-	printf("needle: the optimum after %zu proposals (budget 400 of 7,936 valid points); longest proposal %.3f s\n",
+	size_t found = run(&sp, agent_search_model, needle_value, 1, 200, 99.9, obs, &n, &cpu, last, sizeof(last));
+	printf("needle: the optimum after %zu proposals (budget 200 of 7,936 valid points); longest proposal %.3f s\n",
 	       found, cpu);
 	assert_true(found > 0);
 	free(obs);
@@ -174,7 +174,7 @@ static void test_model_beyond_the_prefix(void **state)
 	size_t n, beyond = 0;
 	double cpu;
 	char last[200];
-	size_t found = run(&sp, agent_search_model, large_value, seed, 400, 49.99, obs, &n, &cpu, last, sizeof(last));
+	size_t found = run(&sp, agent_search_model, large_value, seed, 300, 49.99, obs, &n, &cpu, last, sizeof(last));
 	struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .seed = seed };
 	uint64_t *perm = agent_shuffled(&q, 2);
 	for (size_t i = 0; i < n; i++) {
