@@ -507,6 +507,8 @@ void spec_dump(const struct spec *s, struct rt_sb *out);
 /* The normalized spec as JSON (same keys and values as spec_dump); caller
  * owns the reference. */
 json_t *spec_to_json(const struct spec *s);
+/* An environment as the spec writes it: {NAME: value, or null to unset}. */
+json_t *spec_envv_json(const struct rt_envv *e);
 
 /* Values for template placeholders. */
 struct spec_vars {
