@@ -205,7 +205,8 @@ CREATE TABLE gate_runs (
   verdict       TEXT,                         -- one line
   params_json   TEXT,                         -- thresholds and settings used
   started_at    INTEGER NOT NULL,
-  finished_at   INTEGER
+  finished_at   INTEGER,
+  identical_response_rate REAL                -- same response text (sha256) as the baseline (version 14)
 );
 
 CREATE TABLE gate_answers (
@@ -319,7 +320,12 @@ CREATE TABLE profiles (
   ungraphed_us    REAL,                               -- their duration
   ungraphed_batch INTEGER,                            -- the largest batch among them
   graph_max_batch INTEGER,                            -- the largest graphed batch seen
-  created_at      INTEGER NOT NULL
+  created_at      INTEGER NOT NULL,
+  wall_us         REAL,                               -- the steps' wall time, else the kernels' span (version 15)
+  wall_from       TEXT,                               -- steps | span
+  short_kernels   INTEGER,                            -- kernels that ran under 10 us
+  host_launches   INTEGER,                            -- kernels the host launched one at a time
+  graph_launches  INTEGER                             -- graph launches
 );
 CREATE TABLE profile_ops (
   profile_id      INTEGER NOT NULL REFERENCES profiles(id),
@@ -328,6 +334,7 @@ CREATE TABLE profile_ops (
   share           REAL NOT NULL,                      -- of total_us
   calls           INTEGER NOT NULL,
   calls_per_step  REAL,                               -- NULL when steps are unknown
+  wall_share      REAL,                               -- of the profile's wall_us, NULL unknown (version 15)
   PRIMARY KEY (profile_id, op)
 );
 CREATE TABLE profile_kernels (
@@ -378,7 +385,8 @@ CREATE TABLE launches (
   extra         TEXT,                         -- engine.provenance output, redacted
   note          TEXT,                         -- what could not be recorded
   differs       TEXT,                         -- vs the campaign's first launch, NULL: same
-  created_at    INTEGER NOT NULL
+  created_at    INTEGER NOT NULL,
+  libs          TEXT                          -- JSON {path: sha256}: shared objects mapped (version 14)
 );
 
 -- The Slurm executor's journal (version 10, executor: slurm, docs/scale.md).

@@ -13,6 +13,12 @@ if(TARGET test_kill9)
 endif()
 rt_add_test(test_campaign_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/campaign_e2e.sh
             NEEDS_GSM8K TIMEOUT 300 LABELS e2e)
+# A failed candidate's log events are stored with its iteration and shown.
+rt_add_test(test_failed_events COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/failed_events.sh
+            TIMEOUT 120 LABELS e2e)
+# The baseline's spread against min_gain: a warning when the repeats cannot resolve it.
+rt_add_test(test_noise_warning COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/noise_warning.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_port_squatter COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/port_squatter.sh
             TIMEOUT 120 LABELS e2e)
 rt_add_bench(campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_campaign.c LIBS PkgConfig::SQLITE3)

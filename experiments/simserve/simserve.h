@@ -254,6 +254,12 @@ void ss_persona_bind_error(void);
 /* A first-seen decode batch size (--log-recompiles) in the personality's words. */
 void ss_persona_log_recompile(long bs);
 enum ss_persona ss_persona_kind(void);
+/* llama-server's context of one slot (n_ctx_slot): -c / -np when -np is
+ * given, all of -c when it is not (auto: 4 slots, one unified KV cache),
+ * the model's training context (131072 here) without -c; 0 for the other
+ * personalities, which refuse nothing by length. */
+long ss_persona_slot_ctx(void);
+
 /* Stop-time cleanup. */
 void ss_persona_free(void);
 

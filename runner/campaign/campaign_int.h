@@ -127,6 +127,7 @@ struct camp {
 	int round;                         /* a pool worker: the round of its iteration, -1: no pool */
 	const char *device;                /* a pool worker: its device ("cuda:1"), NULL: no pool */
 	char *device_fact;                 /* fact naming the device's identity: "device", a worker's "device@cuda:1" */
+	bool profile_failed;               /* the profile step failed in this run: not tried again */
 };
 
 /* A space point's change, generated for one iteration (space.c). */
@@ -267,6 +268,12 @@ void camp_launch_release(struct camp_launch *l);
 void camp_store_artifact(struct camp *c, int64_t iter, const char *kind, const char *name,
 			 const char *data, size_t len, bool truncated);
 void camp_store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, const char *name);
+/* ---- profile_step.c ---- */
+/* The spec's profile: command on the best configuration when it is due,
+ * imported as an observed iteration (c->seq taken). A failed step warns and
+ * is not tried again in this run; only a broken store is an error. */
+int camp_profile_step(struct camp *c, struct rt_sb *err);
+
 /* ---- pool.c ---- */
 /* The engine for a sample of arm (0 best, 1 candidate; a gate uses the arm
  * whose configuration it runs) of iteration iter on cfg: the one kept up

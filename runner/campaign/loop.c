@@ -447,6 +447,9 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 	for (;;) {
 		if (camp_stop_requested)
 			return RT_EINTR;
+		int pr = camp_profile_step(c, err);
+		if (pr)
+			return pr;
 		bool go;
 		int b = camp_budget_allows(c, res->iterations, &go, &res->stopped, err);
 		if (b || !go)

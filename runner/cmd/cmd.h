@@ -108,7 +108,7 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
 	XX(bench, CMD_NEEDS_DB, "run one benchmark by hand: `ratchet bench load`") \
 	XX(devices, CMD_NEEDS_DB, "list devices of every backend; --peak measures ceilings") \
 	XX(holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for") \
-	XX(profile, CMD_NEEDS_DB, "import a profile (Chrome trace, nsys, rocprofv3, unitrace): ops and shapes") \
+	XX(profile, CMD_NEEDS_DB, "import a profile (Chrome trace, nsys, rocprofv3, unitrace, ncu): ops and shapes") \
 	XX(observe, CMD_NEEDS_DB, "record a profile of a campaign as an iteration of its own, with findings") \
 	XX(findings, CMD_READS_DB, "the research agent's findings, ranked by their Amdahl bound") \
 	XX(propose, CMD_READS_DB, "the top findings as variants in the spec's schema, to paste") \
