@@ -226,11 +226,14 @@ int recipe_write_dockerfile(struct recipe *r, struct rt_sb *err)
 	rt_sb_addf(&d, "# The best configuration of ratchet campaign %lld '", (long long)r->cp.id);
 	recipe_comment_text(&d, r->cp.name);
 	rt_sb_adds(&d, "': the image the engine ran\n# (by digest when it was recorded), the tuned files and "
-		   "patches, the environment and\n# the engine's command with the kept flags.\nFROM ");
+		   "patches, the environment and\n# the engine's command with the kept flags ({workdir} is "
+		   "/ratchet/workdir, {port} and {nonce} as run.sh fills them).\nFROM ");
 	const char *digest = l.image_digest;
 	const char *at = digest ? strstr(digest, "@sha256:") : NULL;
 	recipe_comment_text(&d, at ? digest : l.image_ref);
-	rt_sb_adds(&d, "\nCOPY files/ /ratchet/workdir/\n");
+	rt_sb_addc(&d, '\n');
+	if (r->res->files)
+		rt_sb_adds(&d, "COPY files/ /ratchet/workdir/\n");
 	if (r->res->patches)
 		rt_sb_adds(&d, "COPY patches/ /ratchet/patches/\n");
 	struct rt_envv env = { 0 };
@@ -248,9 +251,13 @@ int recipe_write_dockerfile(struct recipe *r, struct rt_sb *err)
 	size_t k = 0;
 	while (argv[k] && argv[k] != img)
 		k++;
+	struct spec_vars vars = { .port = s->engine.port ? s->engine.port : 8000, .workdir = "/ratchet/workdir",
+				  .nonce = "recipe", .iteration = 0 };
 	for (size_t i = k + (argv[k] != NULL), first = 1; argv[i]; i++, first = 0) {
+		char *a = spec_expand(argv[i], &vars);
 		rt_sb_adds(&d, first ? "" : ", ");
-		add_jstr(&d, argv[i]);
+		add_jstr(&d, a);
+		free(a);
 	}
 	rt_sb_adds(&d, "]\n");
 	int rc = recipe_write(r, "Dockerfile", d.buf, d.len, 0644, err);

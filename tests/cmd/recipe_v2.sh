@@ -93,4 +93,51 @@ sqlite3 c.db "UPDATE originals SET path = '$W/wd$up/..$W/escape/k.txt' WHERE pat
 sqlite3 c.db "UPDATE blobs SET content = CAST('9' AS BLOB) WHERE CAST(content AS TEXT) = '8' || char(10)"
 rc=0; "$RATCHET_BIN" --db c.db recipe --campaign 1 -o rec17 > r17.out 2>&1 || rc=$?
 [ $rc -eq 3 ] && grep -q "damaged" r17.out && ok "damaged bytes refused: $(cat r17.out)" || { cat r17.out; no "damaged bytes ($rc)"; }
+# a Dockerfile when the engine ran from an image: a stand-in docker that
+# answers `image inspect` with a digest and runs the container's command
+if [ -x "${RATCHET_BUILD:-}/simserve" ]; then
+	mkdir bin dk
+	cat > bin/docker <<'S'
+#!/bin/sh
+case "$1" in
+image) echo "example/sim@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" ;;
+run) shift; while [ "${1#-}" != "$1" ]; do shift; done; shift; exec "$@" ;;
+*) exit 1 ;;
+esac
+S
+	chmod +x bin/docker
+	cat > dk/spec.yaml <<Y
+name: docker
+engine:
+  command: [docker, run, --rm, "example/sim:1", "$RATCHET_BUILD/simserve", --port, "{port}", --nonce, "{nonce}",
+            --decode-us-per-step, "400", --decode-us-per-seq, "50"]
+  ready: {http: /health, timeout: 20s}
+  identity: {http: /v1/models}
+  stop_grace: 2s
+benchmarks:
+  - name: decode
+    load: {api: completions, pattern: closed, concurrency: 16, prompt_tokens: 16,
+           output_tokens: 8, requests: 32, ignore_eos: true, timeout: 5s}
+objective: {metric: decode.output_throughput, goal: max, min_gain: 3%}
+repeats: {min: 3, max: 4, confidence: 0.9}
+variants:
+  - name: step-100
+    flag: [--decode-us-per-step, "100"]
+  - name: graphs
+    env: {SIMSERVE_MAX_GRAPH_BS: "64"}
+strategy: list
+Y
+	PATH="$W/bin:$PATH" "$RATCHET_BIN" --db d.db run --quiet dk/spec.yaml > dk.out 2>&1 || { cat dk.out; no "the container campaign"; }
+	"$RATCHET_BIN" --db d.db recipe -o recd > /dev/null 2>&1 || no "the container campaign's recipe"
+	cat recd/Dockerfile 2>/dev/null
+	step=400
+	[ "$(sqlite3 d.db "SELECT state FROM iterations WHERE variant = 'step-100'")" = kept ] && step=100
+	grep -q '^FROM example/sim@sha256:0123456789abcdef' recd/Dockerfile &&
+		grep -q "^CMD \\[.*\"--port\", \"8000\", \"--nonce\", \"recipe\", \"--decode-us-per-step\", \"$step\"" recd/Dockerfile &&
+		grep -q "Dockerfile" recd/README.txt &&
+		ok "a Dockerfile FROM the image's digest with the kept flags (--decode-us-per-step $step)" || no "the Dockerfile"
+	if [ "$(sqlite3 d.db "SELECT state FROM iterations WHERE variant = 'graphs'")" = kept ]; then
+		grep -q '^ENV SIMSERVE_MAX_GRAPH_BS="64"' recd/Dockerfile && ok "its kept env" || no "the Dockerfile's env"
+	fi
+fi
 finish
