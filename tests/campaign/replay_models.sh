@@ -63,7 +63,7 @@ benchmarks:
     load: {api: completions, pattern: closed, concurrency: 16, prompt_tokens: 16,
            output_tokens: 8, requests: 32, ignore_eos: true, timeout: 5s}
 objective: {metric: decode.output_throughput, goal: max, min_gain: 7%}
-repeats: {min: 3, max: 6, confidence: 0.9}
+repeats: {min: 3, max: 8, confidence: 0.9}
 variants:
   - name: dec-tile
     table: {file: tiles.json, set: {"$DEC": $(tile "$dec_a")}}
