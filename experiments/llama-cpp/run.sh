@@ -7,7 +7,7 @@
 # (the llama.cpp bin folder; default: tools/llama.sh's), GSM8K (the test
 # JSONL, default ../shared/data/gsm8k/test.jsonl beside the checkout),
 # THREADS (default 1), MODEL_ARGS (mkmodel.py's size options; default a
-# 4.3M-parameter model: 2 layers of 128), SPEC_ONLY=1 (write the spec and
+# 8.6M-parameter model: 2 layers of 128, a context of 8192), SPEC_ONLY=1 (write the spec and
 # the model, run nothing). A build without its source tree beside it (a
 # static build made elsewhere, tools/llama.sh --static) takes the vocab
 # from any source tree in the cache, and the patch variant needs the tree.
@@ -26,7 +26,7 @@ model=$work/random-llama-q8_0.gguf
 if [ ! -f "$model" ]; then
 	# shellcheck disable=SC2086
 	python3 "$here/mkmodel.py" "$model" --vocab "$src/models/ggml-vocab-llama-spm.gguf" --type q8_0 \
-		--seed 1 ${MODEL_ARGS:---embd 128 --layers 2 --ff 384 --heads 2} >"$work/model.txt"
+		--seed 1 ${MODEL_ARGS:---embd 128 --layers 2 --ff 384 --heads 2 --ctx 8192} >"$work/model.txt"
 	cat "$work/model.txt"
 fi
 sed -e "s|@BIN@|$bin|g" -e "s|@SRC@|$src|g" -e "s|@MODEL@|$model|g" -e "s|@GSM8K@|$gsm8k|g" \

@@ -2,7 +2,7 @@
 # A real engine end to end: llama.cpp's llama-server (tools/llama.sh's build
 # in the cache, built by `make llama`) serving a random-weight llama made by
 # experiments/llama-cpp/mkmodel.py, tuned by experiments/llama-cpp's
-# campaign: the baseline, a kept flag change (-np 4 for 4 clients), a
+# campaign: the baseline, a kept flag change (-np 8 for 8 clients), a
 # reverted one (-b 1024 with 32-token prompts), the ggml-cpu patch rebuilt
 # incrementally and measured (its launch maps another libggml-cpu, which
 # provenance tells apart), the GSM8K gate with 0 failed requests, the
@@ -44,7 +44,7 @@ echo "campaign: $(( $(date +%s) - t0 )) s"
 q "SELECT seq, variant, state, substr(reason, 1, 160) FROM iterations ORDER BY seq"
 st() { q "SELECT state FROM iterations WHERE variant = '$1'"; }
 [ "$(st baseline)" = baseline ] || fail "baseline: $(st baseline)"
-[ "$(st slots-4)" = kept ] || fail "slots-4 (4 slots for 4 clients) not kept: $(st slots-4)"
+[ "$(st slots-8)" = kept ] || fail "slots-8 (8 slots for 8 clients) not kept: $(st slots-8)"
 [ "$(st batch-1024)" = reverted ] || fail "batch-1024 not reverted: $(st batch-1024)"
 n=$(q "SELECT count(*) FROM measurements WHERE benchmark = 'decode' AND metric = 'failed' AND value > 0")
 [ "$n" = 0 ] || fail "$n samples with failed requests"
