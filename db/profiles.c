@@ -34,8 +34,8 @@ static int add_ops(struct db *db, int64_t id, const struct db_profile_op *ops, s
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_stmt *st = db_prepare(db,
-			"INSERT INTO profile_ops (profile_id, op, time_us, share, calls, calls_per_step) "
-			"VALUES (?1, ?2, ?3, ?4, ?5, ?6)", err);
+			"INSERT INTO profile_ops (profile_id, op, time_us, share, calls, calls_per_step, "
+			"wall_share) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", err);
 		if (!st)
 			return RT_EDB;
 		sqlite3_bind_int64(st, 1, id);
@@ -44,6 +44,7 @@ static int add_ops(struct db *db, int64_t id, const struct db_profile_op *ops, s
 		sqlite3_bind_double(st, 4, ops[i].share);
 		sqlite3_bind_int64(st, 5, ops[i].calls);
 		db_bind_real(st, 6, ops[i].calls_per_step);
+		db_bind_real(st, 7, ops[i].wall_share);
 		rc = db_step_done(db, st, err, "insert into profile_ops");
 	}
 	return rc;
@@ -79,8 +80,10 @@ int db_profile_add(struct db *db, const struct db_profile *p, const struct db_pr
 	sqlite3_stmt *st = db_prepare(db,
 		"INSERT INTO profiles (campaign_id, iteration_id, path, format, sha256, total_us, "
 		"launches, steps, steps_from, ungraphed_steps, ungraphed_us, ungraphed_batch, "
-		"graph_max_batch, created_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", err);
+		"graph_max_batch, created_at, wall_us, wall_from, short_kernels, host_launches, "
+		"graph_launches) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+		"?19)", err);
 	if (!st)
 		return RT_EDB;
 	db_bind_id(st, 1, p->campaign_id);
@@ -97,6 +100,11 @@ int db_profile_add(struct db *db, const struct db_profile *p, const struct db_pr
 	bind_long(st, 12, p->ungraphed_batch);
 	bind_long(st, 13, p->graph_max_batch);
 	sqlite3_bind_int64(st, 14, rt_wall_ms());
+	db_bind_real(st, 15, p->wall_us);
+	db_bind_text(st, 16, p->wall_from);
+	bind_long(st, 17, p->short_kernels);
+	bind_long(st, 18, p->host_launches);
+	bind_long(st, 19, p->graph_launches);
 	int rc = db_step_insert(db, st, id, err, "insert into profiles");
 	if (!rc)
 		rc = add_ops(db, *id, ops, nops, err);
@@ -138,6 +146,11 @@ static void profile_read(sqlite3_stmt *st, void *row)
 	p->ungraphed_batch = col_long(st, 12);
 	p->graph_max_batch = col_long(st, 13);
 	p->created_at = sqlite3_column_int64(st, 14);
+	p->wall_us = db_col_real(st, 15);
+	p->wall_from = db_col_text(st, 16);
+	p->short_kernels = col_long(st, 17);
+	p->host_launches = col_long(st, 18);
+	p->graph_launches = col_long(st, 19);
 }
 
 void db_profile_release(struct db_profile *p)
@@ -146,6 +159,7 @@ void db_profile_release(struct db_profile *p)
 	free(p->format);
 	free(p->sha256);
 	free(p->steps_from);
+	free(p->wall_from);
 }
 
 static void profile_release_row(void *row)
@@ -161,7 +175,8 @@ int db_profile_get(struct db *db, int64_t id, struct db_profile *out, struct rt_
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT id, campaign_id, iteration_id, path, format, sha256, total_us, launches, steps, "
-		"steps_from, ungraphed_steps, ungraphed_us, ungraphed_batch, graph_max_batch, created_at "
+		"steps_from, ungraphed_steps, ungraphed_us, ungraphed_batch, graph_max_batch, created_at, "
+		"wall_us, wall_from, short_kernels, host_launches, graph_launches "
 		"FROM profiles WHERE id = ?1", err);
 	if (st)
 		sqlite3_bind_int64(st, 1, id);
@@ -176,6 +191,7 @@ static void op_read(sqlite3_stmt *st, void *row)
 	o->share = sqlite3_column_double(st, 2);
 	o->calls = col_long(st, 3);
 	o->calls_per_step = db_col_real(st, 4);
+	o->wall_share = db_col_real(st, 5);
 }
 
 static void op_release(void *row)
@@ -191,7 +207,8 @@ int db_profile_ops_list(struct db *db, int64_t id, struct db_profile_op **out, s
 			struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT op, time_us, share, calls, calls_per_step FROM profile_ops WHERE profile_id = ?1 "
+		"SELECT op, time_us, share, calls, calls_per_step, wall_share FROM profile_ops "
+		"WHERE profile_id = ?1 "
 		"ORDER BY time_us DESC, op", err);
 	if (st)
 		sqlite3_bind_int64(st, 1, id);

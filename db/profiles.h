@@ -17,7 +17,7 @@ struct db_profile {
 	int64_t campaign_id;     /* 0: none */
 	int64_t iteration_id;    /* the observe iteration, 0: none */
 	char *path;              /* the file as given */
-	char *format;            /* chrome | nsys | rocprof | unitrace */
+	char *format;            /* chrome | nsys | rocprof | unitrace | ncu */
 	char *sha256;            /* of the file, NULL unknown */
 	double total_us;         /* kernel time in all */
 	long launches;           /* kernel launches */
@@ -28,6 +28,11 @@ struct db_profile {
 	long ungraphed_batch;    /* the largest batch among them, -1 none */
 	long graph_max_batch;    /* the largest graphed batch, -1 none */
 	int64_t created_at;      /* Unix ms */
+	double wall_us;          /* the steps' wall time, else the kernels' span; NAN unknown */
+	char *wall_from;         /* steps | span, NULL unknown */
+	long short_kernels;      /* kernels under 10 us, -1 unknown */
+	long host_launches;      /* kernels the host launched one at a time, -1 unknown */
+	long graph_launches;     /* graph launches, -1 unknown */
 };
 void db_profile_release(struct db_profile *p);
 
@@ -38,6 +43,7 @@ struct db_profile_op {
 	double share;          /* of the profile's time */
 	long calls;            /* launches */
 	double calls_per_step; /* NAN when steps are unknown */
+	double wall_share;     /* us over the profile's wall time, NAN unknown */
 };
 void db_profile_ops_free(struct db_profile_op *v, size_t n);
 

@@ -320,7 +320,12 @@ CREATE TABLE profiles (
   ungraphed_us    REAL,                               -- their duration
   ungraphed_batch INTEGER,                            -- the largest batch among them
   graph_max_batch INTEGER,                            -- the largest graphed batch seen
-  created_at      INTEGER NOT NULL
+  created_at      INTEGER NOT NULL,
+  wall_us         REAL,                               -- the steps' wall time, else the kernels' span (version 15)
+  wall_from       TEXT,                               -- steps | span
+  short_kernels   INTEGER,                            -- kernels that ran under 10 us
+  host_launches   INTEGER,                            -- kernels the host launched one at a time
+  graph_launches  INTEGER                             -- graph launches
 );
 CREATE TABLE profile_ops (
   profile_id      INTEGER NOT NULL REFERENCES profiles(id),
@@ -329,6 +334,7 @@ CREATE TABLE profile_ops (
   share           REAL NOT NULL,                      -- of total_us
   calls           INTEGER NOT NULL,
   calls_per_step  REAL,                               -- NULL when steps are unknown
+  wall_share      REAL,                               -- of the profile's wall_us, NULL unknown (version 15)
   PRIMARY KEY (profile_id, op)
 );
 CREATE TABLE profile_kernels (
@@ -471,3 +477,30 @@ CREATE TABLE llm_exchanges (
 );
 CREATE INDEX llm_exchanges_campaign ON llm_exchanges(campaign_id, seq);
 CREATE INDEX llm_exchanges_iteration ON llm_exchanges(iteration_id);
+CREATE TABLE replays (
+  campaign_id   INTEGER PRIMARY KEY REFERENCES campaigns(id), -- the replay
+  from_campaign INTEGER NOT NULL,              -- the campaign whose kept changes it replays
+  ord           TEXT NOT NULL CHECK (ord IN ('original', 'best-first')),
+  onto          TEXT                           -- --onto REV as given, NULL when none
+);
+CREATE TABLE replay_levers (
+  campaign_id    INTEGER NOT NULL REFERENCES campaigns(id), -- the replay
+  ord            INTEGER NOT NULL,             -- 1-based place in the replay's order
+  variant        TEXT NOT NULL,                -- the lever's variant name in the replay
+  kind           TEXT NOT NULL,                -- table | flag | env | patch | file
+  from_campaign  INTEGER NOT NULL,             -- lineage: the campaign it was kept in
+  from_iteration INTEGER,                      -- lineage: that iteration's id
+  from_seq       INTEGER,                      -- lineage: that iteration's seq
+  objective      TEXT,                         -- bench.metric, as then
+  then_delta     REAL,                         -- gain then, relative, + is better
+  then_lo        REAL,                         -- its interval, low end
+  then_hi        REAL,                         -- its interval, high end
+  then_cand      REAL,                         -- the objective's median with it then
+  verdict        TEXT CHECK (verdict IN ('held', 'lost', 'reversed', 'not_applicable', 'superseded')),
+  reason         TEXT,                         -- why, for people (git's reason when it does not apply)
+  iteration_id   INTEGER REFERENCES iterations(id), -- the replay's iteration that decided it
+  now_delta      REAL,                         -- gain now
+  now_lo         REAL,
+  now_hi         REAL,
+  PRIMARY KEY (campaign_id, variant)
+);

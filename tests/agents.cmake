@@ -21,6 +21,11 @@ rt_add_test(test_research_evening COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/
             NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
 rt_add_test(test_profile_import COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_import.sh
             TIMEOUT 60 LABELS e2e)
+# profile: {command, when: baseline}: the runner profiles the best itself and
+# records an observed iteration with findings before the first change; kill
+# -9 during that step, then --resume, records one.
+rt_add_test(test_profile_loop COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_loop.sh
+            TIMEOUT 300 LABELS e2e)
 
 # The search strategies: the restriction language, each strategy on small
 # spaces (unit), and end to end through `ratchet run` on a deterministic

@@ -1,7 +1,9 @@
 /*
  * Importing a profile into the store, and the findings read from it (see
- * findings.h): hot ops, table holes, fallbacks, ungraphed steps, and
- * recompile storms from a campaign's log events.
+ * findings.h): hot ops, table holes, fallbacks, ungraphed steps (from
+ * simserve's step annotations, or from the trace's timing and launches), the
+ * GPU's idle share of the wall time, and recompile storms from a campaign's
+ * log events.
  */
 #include "agents/research/findings.h"
 
@@ -16,6 +18,8 @@
 
 /* An op below this share of kernel time is not called hot. */
 #define HOT_OP_MIN_SHARE 0.05
+/* A GPU idle for less of the wall time than this is no finding. */
+#define GPU_IDLE_MIN_SHARE 0.20
 
 static const struct {
 	const char *name; /* findings.kind */
@@ -51,15 +55,16 @@ void research_variant_name(const char *prefix, const char *key, char *out, size_
 
 /* ---- import ---- */
 
-static void to_rows(const struct research_profile *p, long steps, struct db_profile_op *ops,
-		    struct db_profile_kernel *k)
+static void to_rows(const struct research_profile *p, long steps, double wall,
+		    struct db_profile_op *ops, struct db_profile_kernel *k)
 {
 	struct research_op_sum sum[RESEARCH_N_OPS];
 	research_profile_ops(p, sum);
 	for (int i = 0; i < RESEARCH_N_OPS; i++)
 		ops[i] = (struct db_profile_op){ (char *)research_op_names[i], sum[i].us, sum[i].share,
 						 sum[i].calls,
-						 steps > 0 ? (double)sum[i].calls / (double)steps : NAN };
+						 steps > 0 ? (double)sum[i].calls / (double)steps : NAN,
+						 wall > 0 ? sum[i].us / wall : NAN };
 	for (size_t i = 0; i < p->n; i++)
 		k[i] = (struct db_profile_kernel){ p->k[i].name, (char *)research_op_names[p->k[i].op],
 						   p->k[i].shape, p->k[i].fallback, p->k[i].us,
@@ -82,6 +87,7 @@ static int read_all(const struct research_import *in, const struct research_form
 				     in->paths[i], g->name, in->paths[0], f->name);
 		if (!rc)
 			rc = f->read(in->paths[i], p, err);
+		research_profile_file_done(p);
 		if (!rc)
 			rc = rt_sha256_file(in->paths[i], one, err);
 		rt_sb_addf(&all, "%s%s", i ? " " : "", in->paths[i]);
@@ -118,6 +124,9 @@ int research_import(struct db *db, const struct research_import *in, struct rese
 	}
 	research_profile_sort(&p);
 	long steps = in->steps > 0 ? in->steps : p.steps > 0 ? p.steps : -1;
+	const char *wall_from;
+	double wall = research_profile_wall(&p, &wall_from);
+	bool timed = p.timed > 0;
 	struct db_profile row = {
 		.campaign_id = in->campaign_id, .iteration_id = in->iteration_id,
 		.path = names, .format = (char *)f->name, .sha256 = sha,
@@ -125,10 +134,14 @@ int research_import(struct db *db, const struct research_import *in, struct rese
 		.steps_from = in->steps > 0 ? "option" : p.steps > 0 ? "trace" : NULL,
 		.ungraphed_steps = p.ungraphed_steps, .ungraphed_us = p.ungraphed_us,
 		.ungraphed_batch = p.ungraphed_batch, .graph_max_batch = p.graph_max_batch,
+		.wall_us = wall > 0 ? wall : NAN, .wall_from = (char *)wall_from,
+		.short_kernels = timed ? p.short_kernels : -1,
+		.host_launches = timed ? p.host_launches : -1,
+		.graph_launches = timed ? p.graph_launches : -1,
 	};
 	struct db_profile_op ops[RESEARCH_N_OPS];
 	struct db_profile_kernel *k = xcalloc(p.n + 1, sizeof(*k));
-	to_rows(&p, steps, ops, k);
+	to_rows(&p, steps, wall, ops, k);
 	rc = db_profile_add(db, &row, ops, RESEARCH_N_OPS, k, p.n, profile_id, err);
 	free(k);
 	free(names);
@@ -187,7 +200,13 @@ static int hot_ops(struct find_ctx *c, struct rt_sb *err)
 				rt_sb_addf(&ev, "; hottest kernel %s (%.1f%%)", c->k[j].name, c->k[j].share * 100);
 				break;
 			}
-		char *detail = xasprintf("%s at %.1f%% of kernel time", o->op, o->share * 100);
+		if (!isnan(o->wall_share))
+			rt_sb_addf(&ev, "; %.1f%% of wall time (%s, %.0f us)", o->wall_share * 100,
+				   c->prof.wall_from ? c->prof.wall_from : "?", c->prof.wall_us);
+		char *detail = isnan(o->wall_share)
+				       ? xasprintf("%s at %.1f%% of kernel time", o->op, o->share * 100)
+				       : xasprintf("%s at %.1f%% of kernel time, %.1f%% of wall time", o->op,
+						   o->share * 100, o->wall_share * 100);
 		rc = put(c, RESEARCH_FIND_HOT_OP, o->op, o->share, detail, ev.buf, NULL, err);
 		free(detail);
 		rt_sb_release(&ev);
@@ -357,11 +376,76 @@ static int fallbacks(struct find_ctx *c, struct rt_sb *err)
 	return rc;
 }
 
+/* The GPU's idle share of the wall time: 1 - kernel time / wall time (a
+ * lower bound where streams overlap, their kernel time counted twice); NAN
+ * when the wall time is unknown. */
+static double idle_share(const struct db_profile *p)
+{
+	if (isnan(p->wall_us) || p->wall_us <= 0)
+		return NAN;
+	double idle = 1 - p->total_us / p->wall_us;
+	return idle < 0 ? 0 : idle;
+}
+
+/* What the trace's timing says, as evidence. */
+static void idle_evidence(const struct db_profile *p, double idle, struct rt_sb *ev)
+{
+	rt_sb_addf(ev, "kernels ran %.0f us of %.0f us of wall time (from the %s", p->total_us,
+		   p->wall_us, p->wall_from && !strcmp(p->wall_from, "steps") ? "step annotations" :
+		   "kernels' span");
+	if (p->steps > 0 && p->wall_from && !strcmp(p->wall_from, "steps"))
+		rt_sb_addf(ev, ", %ld steps", p->steps);
+	rt_sb_addf(ev, "): the GPU idle %.1f%% of it; %ld of %ld kernels under %.0f us; the host "
+		   "launched %ld kernels one at a time and %ld graphs", idle * 100, p->short_kernels,
+		   p->launches, RESEARCH_SHORT_US, p->host_launches, p->graph_launches);
+}
+
+/* "GPU idle 31% of the step, 2,400 launches under 10 us": from timing alone. */
+static int gpu_idle(struct find_ctx *c, struct rt_sb *err)
+{
+	const struct db_profile *p = &c->prof;
+	double idle = idle_share(p);
+	if (isnan(idle) || idle < GPU_IDLE_MIN_SHARE)
+		return 0;
+	struct rt_sb ev = RT_SB_INIT;
+	idle_evidence(p, idle, &ev);
+	char *detail = xasprintf("GPU idle %.1f%% of the %s (wall time), %ld kernels under %.0f us",
+				 idle * 100, p->wall_from && !strcmp(p->wall_from, "steps") ? "steps" :
+				 "trace", p->short_kernels, RESEARCH_SHORT_US);
+	int rc = put(c, RESEARCH_FIND_GPU_IDLE, "wall time", idle, detail, ev.buf, NULL, err);
+	free(detail);
+	rt_sb_release(&ev);
+	return rc;
+}
+
+/* Without step annotations that say so: the trace's timing. The GPU idle
+ * for a large share of the wall time while most kernels were launched one at
+ * a time by the host is what a CUDA graph removes. */
+static int ungraphed_timing(struct find_ctx *c, struct rt_sb *err)
+{
+	const struct db_profile *p = &c->prof;
+	double idle = idle_share(p);
+	if (isnan(idle) || idle < GPU_IDLE_MIN_SHARE || p->host_launches <= 0 ||
+	    2 * p->host_launches < p->launches)
+		return 0;
+	struct rt_sb ev = RT_SB_INIT;
+	idle_evidence(p, idle, &ev);
+	rt_sb_adds(&ev, ". Capture the steps in a CUDA graph (PyTorch: torch.cuda.CUDAGraph or "
+		   "torch.compile mode=\"reduce-overhead\"; vLLM: compilation_config "
+		   "cudagraph_capture_sizes; llama.cpp: GGML_CUDA_GRAPHS)");
+	char *detail = xasprintf("%ld of %ld kernels launched one at a time from the CPU, the GPU idle "
+				 "%.1f%% of the wall time", p->host_launches, p->launches, idle * 100);
+	int rc = put(c, RESEARCH_FIND_UNGRAPHED, "kernel launches", idle, detail, ev.buf, NULL, err);
+	free(detail);
+	rt_sb_release(&ev);
+	return rc;
+}
+
 static int ungraphed(struct find_ctx *c, struct rt_sb *err)
 {
 	const struct db_profile *p = &c->prof;
 	if (p->ungraphed_steps <= 0 || p->total_us <= 0)
-		return 0;
+		return ungraphed_timing(c, err);
 	double share = p->ungraphed_us / p->total_us;
 	share = share > 1 ? 1 : share;
 	char subject[64], graphed[32] = "none";
@@ -399,6 +483,8 @@ int research_find(struct db *db, int64_t profile_id, const struct research_table
 		rc = fallbacks(&c, err);
 	if (!rc)
 		rc = ungraphed(&c, err);
+	if (!rc)
+		rc = gpu_idle(&c, err);
 	*n = c.added;
 	for (size_t i = 0; i < c.n_hole_shapes; i++)
 		free(c.hole_shapes[i]);

@@ -21,7 +21,8 @@
 	XX(HOLE, "hole", 1.5, "a shape the tuned table has no entry for: the default kernel runs")  \
 	XX(FALLBACK, "fallback", 1.5, "a default (untuned) kernel ran")                           \
 	XX(HOT_OP, "hot_op", 1.2, "an op with a large share of kernel time")                      \
-	XX(UNGRAPHED, "ungraphed", 1.3, "steps over the largest graph capture size ran eagerly")  \
+	XX(UNGRAPHED, "ungraphed", 1.3, "steps ran eagerly: kernels launched one at a time by the CPU") \
+	XX(GPU_IDLE, "gpu_idle", 1.5, "the GPU idle between kernels for a large share of the wall time") \
 	XX(RECOMPILE_STORM, "recompile_storm", 1.1, "a recompile log event still firing after warm-up") \
 	XX(UPSTREAM, "upstream", 1.2, "an upstream change touching the profile's hot kernels")
 
@@ -78,5 +79,24 @@ int research_record_hole(struct db *db, const struct research_table *t, const st
 /* Record recompile storms from a campaign's log events. */
 int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, size_t *n,
 		      struct rt_sb *err);
+
+/* Import, then record its findings and (in a campaign) its log events'
+ * storms (observe.c): *profile_id, *format and *nfind. */
+int research_import_find(struct db *db, const struct research_import *in, struct research_opmap *map,
+			 const struct research_table *tables, size_t n_tables, int64_t *profile_id,
+			 const struct research_format **format, size_t *nfind, struct rt_sb *err);
+/* The iteration an observation is recorded as. */
+struct research_observation {
+	int seq;             /* its seq in the campaign */
+	int64_t parent;      /* the best configuration's iteration */
+	const char *variant; /* its variant name: "observe" (by hand), "profile" (the runner) */
+	const char *note;    /* its strategy note */
+};
+/* An iteration of in->campaign_id that changes nothing, the profile of
+ * in->paths with its findings, finished 'observed' (in->iteration_id gets
+ * it). No transaction of its own: the caller wraps it in one. */
+int research_observe(struct db *db, struct research_import *in, const struct research_observation *o,
+		     struct research_opmap *map, const struct research_table *tables, size_t n_tables,
+		     int64_t *iter_id, int64_t *profile_id, size_t *nfind, struct rt_sb *err);
 
 #endif

@@ -8,7 +8,10 @@
  * "cpu_op" and the rest are host side and not counted. Steps are annotations
  * (cat "user_annotation", "ProfilerStep#N"; the same name again under
  * "gpu_user_annotation" is not counted twice). The bare-array form of the
- * format ([{...}, ...]) is read too.
+ * format ([{...}, ...]) is read too. Each kernel's "ts" gives the trace's
+ * span; the host's "cuda_runtime"/"cuda_driver" calls (PyTorch 2.11 writes
+ * cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch) say how kernels were
+ * launched.
  *
  * A trace can be gigabytes: it is never loaded whole. A byte scanner walks
  * the text (strings and escapes aware), finds the traceEvents array, and
@@ -57,8 +60,14 @@ static int one_event(const char *path, struct scan *s, struct research_profile *
 	json_t *dur = json_object_get(e, "dur"), *args = json_object_get(e, "args");
 	if (ph && !strcmp(ph, "X") && name && json_is_number(dur)) {
 		double us = json_number_value(dur);
+		json_t *ts = json_object_get(e, "ts");
 		if (cat && !strcasecmp(cat, "kernel")) {
 			research_profile_add(p, name, str(args, "shape"), us, 1);
+			if (json_is_number(ts))
+				research_profile_timed(p, json_number_value(ts), us);
+		} else if (cat && (!strcasecmp(cat, "cuda_runtime") || !strcasecmp(cat, "cuda_driver") ||
+				   !strcasecmp(cat, "hip_runtime"))) {
+			research_profile_host_call(p, name);
 		} else if ((!cat || strcasecmp(cat, "gpu_user_annotation")) &&
 			   research_profile_is_step(p, name)) {
 			json_t *b = json_object_get(args, "batch"), *g = json_object_get(args, "graphed");

@@ -12,6 +12,15 @@
  *   header "Kernel, Calls, Time (ns), Time (%), Average (ns), Min (ns), Max (ns)"
  *   and one row per kernel (quoted name, summed over its calls). With -v the
  *   name carries the launch shape "[SIMD16 {20;1;1} {64;8;1}]".
+ * - Nsight Compute CSV, as ncu 2025.3 writes it (`ncu --csv ... app` on
+ *   stdout, or `ncu --import R.ncu-rep --csv --page details`): a header
+ *   "ID","Process ID",...,"Kernel Name",...,"Metric Name","Metric Unit",
+ *   "Metric Value" and one row per kernel and metric, the rows of one kernel
+ *   together; ncu's own "==PROF==" lines may come first. A kernel's time is
+ *   its gpu__time_duration.sum, else the Speed Of Light section's Duration;
+ *   units ns, us, ms, s (or nsecond, usecond, msecond, second); numbers carry
+ *   ',' between thousands ("176,448"). `--page raw` (one row per kernel, a
+ *   column per metric, the units in a row under the header) is read too.
  */
 #include "agents/research/profile.h"
 
@@ -190,4 +199,151 @@ bool research_sniff_unitrace(const char *head, size_t n, const char *path)
 	(void)n;
 	(void)path;
 	return strstr(head, "Kernel,") && strstr(head, "Calls,") && strstr(head, "Time (ns)");
+}
+
+/* ---- Nsight Compute ---- */
+
+/* Microseconds in one unit of u; 0 when u is no time unit. */
+static double ncu_unit(const char *u)
+{
+	static const struct {
+		const char *name;
+		double us;
+	} units[] = { { "ns", 1e-3 }, { "nsecond", 1e-3 }, { "us", 1 }, { "usecond", 1 },
+		      { "ms", 1e3 },   { "msecond", 1e3 },  { "s", 1e6 }, { "second", 1e6 } };
+	for (size_t i = 0; i < RT_ARRAY_SIZE(units); i++)
+		if (!strcmp(u, units[i].name))
+			return units[i].us;
+	return 0;
+}
+
+/* A duration cell in unit into microseconds ("176,448" ns: 176.448). */
+static int ncu_time(const char *path, int lineno, const char *col, const char *v, const char *unit,
+		    double *us, struct rt_sb *err)
+{
+	double scale = ncu_unit(unit);
+	if (!scale)
+		return rt_errf(err, RT_EPARSE, "%s:%d: column '%s': unit '%s' is not a time", path, lineno,
+			       col, unit);
+	char digits[64];
+	size_t n = 0;
+	for (const char *c = v; *c && n + 1 < sizeof(digits); c++)
+		if (*c != ',')
+			digits[n++] = *c;
+	digits[n] = 0;
+	int rc = number(path, lineno, col, digits, us, err);
+	*us *= scale;
+	return rc;
+}
+
+/* Where the columns are, and the kernel being read (details form). */
+struct ncu_cols {
+	int id, name, metric, unit, value; /* details: a row per metric */
+	int dur;                           /* raw: the gpu__time_duration.sum column */
+	char dur_unit[16];                 /* raw: its unit, from the units row */
+	char *cur_id, *cur_name;           /* details: the kernel whose rows are being read */
+	double cur_us;                     /* its time so far */
+	int cur_rank;                      /* 2: gpu__time_duration.sum, 1: Duration, 0: none */
+	int cur_line;                      /* its first row */
+};
+
+static int ncu_flush(const char *path, struct ncu_cols *k, struct research_profile *p, struct rt_sb *err)
+{
+	int rc = 0;
+	if (k->cur_id && !k->cur_rank)
+		rc = rt_errf(err, RT_EPARSE, "%s:%d: kernel ID %s has no gpu__time_duration.sum or Duration "
+			     "metric (profile with --metrics gpu__time_duration.sum or --section "
+			     "SpeedOfLight)", path, k->cur_line, k->cur_id);
+	else if (k->cur_id)
+		research_profile_add(p, k->cur_name, NULL, k->cur_us, 1);
+	free(k->cur_id);
+	free(k->cur_name);
+	k->cur_id = k->cur_name = NULL;
+	k->cur_rank = 0;
+	return rc;
+}
+
+/* One row of the details form. */
+static int ncu_detail_row(const char *path, int lineno, const struct var_csv *c, struct ncu_cols *k,
+			  struct research_profile *p, struct rt_sb *err)
+{
+	int rc = 0;
+	if (!k->cur_id || strcmp(k->cur_id, cell(c, k->id))) {
+		if ((rc = ncu_flush(path, k, p, err)))
+			return rc;
+		k->cur_id = xstrdup(cell(c, k->id));
+		k->cur_name = xstrdup(cell(c, k->name));
+		k->cur_line = lineno;
+	}
+	const char *m = cell(c, k->metric);
+	int rank = !strcmp(m, "gpu__time_duration.sum") ? 2 : !strcmp(m, "Duration") ? 1 : 0;
+	if (rank > k->cur_rank) {
+		rc = ncu_time(path, lineno, m, cell(c, k->value), cell(c, k->unit), &k->cur_us, err);
+		k->cur_rank = rank;
+	}
+	return rc;
+}
+
+/* The header's columns; false when this line is no ncu header. */
+static bool ncu_header(const struct var_csv *c, struct ncu_cols *k)
+{
+	k->id = column(c, "ID");
+	k->name = column(c, "Kernel Name");
+	k->metric = column(c, "Metric Name");
+	k->unit = column(c, "Metric Unit");
+	k->value = column(c, "Metric Value");
+	k->dur = column(c, "gpu__time_duration.sum");
+	return k->id >= 0 && k->name >= 0 &&
+	       ((k->metric >= 0 && k->unit >= 0 && k->value >= 0) || k->dur >= 0);
+}
+
+int research_read_ncu(const char *path, struct research_profile *p, struct rt_sb *err)
+{
+	struct lines l;
+	int rc = open_lines(path, &l, err);
+	if (rc)
+		return rc;
+	struct ncu_cols k = { .dur = -1 };
+	bool header = false, details = false;
+	struct var_csv c = { 0 };
+	while (!rc && next_line(&l)) {
+		const char *s = l.buf + strspn(l.buf, " \t");
+		if (!*s || *s == '\n' || *s == '\r' || !strncmp(s, "==", 2))
+			continue; /* ncu's own ==PROF== and ==WARNING== lines */
+		if ((rc = split_line(path, l.no, l.buf, (size_t)l.len, &c, err)))
+			break;
+		if (!header) {
+			header = ncu_header(&c, &k);
+			details = header && k.metric >= 0;
+		} else if (details) {
+			rc = ncu_detail_row(path, l.no, &c, &k, p, err);
+		} else if (!*cell(&c, k.id) && !*cell(&c, k.name)) {
+			snprintf(k.dur_unit, sizeof(k.dur_unit), "%s", cell(&c, k.dur)); /* the units row */
+		} else {
+			double us;
+			if (!(rc = ncu_time(path, l.no, "gpu__time_duration.sum", cell(&c, k.dur), k.dur_unit,
+					    &us, err)))
+				research_profile_add(p, cell(&c, k.name), NULL, us, 1);
+		}
+		var_csv_release(&c);
+	}
+	var_csv_release(&c);
+	if (!rc && details)
+		rc = ncu_flush(path, &k, p, err);
+	free(k.cur_id);
+	free(k.cur_name);
+	close_lines(&l);
+	if (!rc && !header)
+		rc = rt_errf(err, RT_EPARSE, "%s: no Nsight Compute CSV header (\"ID\", ..., \"Kernel Name\", "
+				     "..., \"Metric Name\", \"Metric Unit\", \"Metric Value\"; export with "
+				     "ncu --csv)", path);
+	return rc;
+}
+
+bool research_sniff_ncu(const char *head, size_t n, const char *path)
+{
+	(void)n;
+	(void)path;
+	return strstr(head, "\"Kernel Name\"") &&
+	       (strstr(head, "\"Metric Name\"") || strstr(head, "\"gpu__time_duration.sum\""));
 }

@@ -33,18 +33,24 @@ int research_op_parse(const char *name, enum research_op *out)
  * The default map, from kernel names as the libraries spell them (checked
  * against vLLM 0.8-0.11 csrc/ and its Triton kernels, AITER's asm and CK
  * kernels, llama.cpp's ggml-cuda/ggml-hip kernels, cuBLAS/hipBLASLt/Tensile
- * GEMM names, NCCL/RCCL). Caseless; tried in the order of RESEARCH_OP_MAP.
+ * GEMM names, NCCL/RCCL), and against the real H200 traces in
+ * tests/agents/fixtures/h200 (PyTorch 2.11, CUDA 13): cuBLASLt's Hopper
+ * GEMMs are nvjet_sm90_* (with their cublasLt::splitKreduce_kernel), cuDNN's
+ * attention is cudnn_generated_fort_native_sdpa_*, Inductor's template
+ * kernels (mm, bmm, addmm; flex attention is caught by attention first) are
+ * triton_tem_*. ggml's quantize_mmq_q8_1 quantizes activations for MMQ: it
+ * is kept out of gemm. Caseless; tried in the order of RESEARCH_OP_MAP.
  */
 static const char *const default_op[RESEARCH_N_OPS] = {
 	[RESEARCH_OP_COMMUNICATION] = "nccl|rccl|ccl_|all_?reduce|all_?gather|reduce_?scatter|"
 				      "all_?to_?all|cross_device_reduce|custom_ar",
 	[RESEARCH_OP_ATTENTION] = "attn|attention|flash|fmha|mha_|paged|reshape_and_cache|"
-				  "_fwd_kernel|soft_?max|rotary|rope",
+				  "_fwd_kernel|soft_?max|rotary|rope|sdpa",
 	[RESEARCH_OP_QUANTIZE] = "quant",
 	[RESEARCH_OP_NORM] = "norm|rms",
 	[RESEARCH_OP_ACTIVATION] = "act_and_mul|silu|gelu|swiglu|geglu|relu|sigmoid",
-	[RESEARCH_OP_GEMM] = "gemm|gemv|matmul|mul_mat|_mm_|_mm$|cublas|cutlass|hipblaslt|^Cijk_|"
-			     "xmma|wgmma|moe|mmq|mmvq|dot_",
+	[RESEARCH_OP_GEMM] = "^(?!(void )?quantize_).*(?:gemm|gemv|matmul|mul_mat|_mm_|_mm$|cublas|cutlass|"
+			     "hipblaslt|^Cijk_|xmma|wgmma|moe|mmq|mmvq|dot_|^nvjet_|^triton_tem_)",
 };
 /* A step: PyTorch's profiler steps, vLLM's model runner, simserve's steps. */
 static const char *const default_step = "^ProfilerStep#[0-9]+$|^execute_model|^simserve_step$";
@@ -150,6 +156,7 @@ void research_profile_init(struct research_profile *p, struct research_opmap *ma
 	p->map = map;
 	p->graph_max_batch = -1;
 	p->ungraphed_batch = -1;
+	p->file_lo = 1, p->file_hi = 0;
 }
 
 void research_profile_release(struct research_profile *p)
@@ -225,9 +232,57 @@ void research_profile_add(struct research_profile *p, const char *name, const ch
 	free(own);
 }
 
+void research_profile_timed(struct research_profile *p, double ts, double us)
+{
+	if (p->file_lo > p->file_hi)
+		p->file_lo = ts, p->file_hi = ts + us;
+	if (ts < p->file_lo)
+		p->file_lo = ts;
+	if (ts + us > p->file_hi)
+		p->file_hi = ts + us;
+	p->timed++;
+	p->short_kernels += us < RESEARCH_SHORT_US;
+}
+
+/* Launch calls: CUDA runtime and driver, HIP; a graph's launch apart. */
+static const char *const launch_calls[] = { "cudaLaunchKernel", "cuLaunchKernel", "hipLaunchKernel",
+					    "hipModuleLaunchKernel", "hipExtLaunchKernel",
+					    "cudaLaunchCooperativeKernel", NULL };
+static const char *const graph_calls[] = { "cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch", NULL };
+
+static bool starts_any(const char *name, const char *const *v)
+{
+	for (; *v; v++)
+		if (!strncmp(name, *v, strlen(*v)))
+			return true;
+	return false;
+}
+
+void research_profile_host_call(struct research_profile *p, const char *name)
+{
+	if (starts_any(name, graph_calls))
+		p->graph_launches++;
+	else if (starts_any(name, launch_calls))
+		p->host_launches++;
+}
+
+void research_profile_file_done(struct research_profile *p)
+{
+	if (p->file_hi > p->file_lo)
+		p->span_us += p->file_hi - p->file_lo;
+	p->file_lo = 1, p->file_hi = 0;
+}
+
+double research_profile_wall(const struct research_profile *p, const char **from)
+{
+	*from = p->step_us > 0 ? "steps" : p->span_us > 0 ? "span" : NULL;
+	return p->step_us > 0 ? p->step_us : p->span_us;
+}
+
 void research_profile_step(struct research_profile *p, double us, long batch, int graphed)
 {
 	p->steps++;
+	p->step_us += us;
 	if (graphed == 1 && batch > p->graph_max_batch)
 		p->graph_max_batch = batch;
 	if (graphed == 0) {
@@ -282,6 +337,8 @@ const struct research_format research_formats[] = {
 	  research_sniff_rocprof, research_read_rocprof },
 	{ "unitrace", "unitrace / ze_tracer --device-timing report (Level Zero)",
 	  research_sniff_unitrace, research_read_unitrace },
+	{ "ncu", "Nsight Compute CSV (ncu --csv, or ncu --import R --csv --page details|raw)",
+	  research_sniff_ncu, research_read_ncu },
 	{ 0 },
 };
 

@@ -6,6 +6,8 @@
  * kernel name and shape. Memory grows with the distinct kernels, never with
  * the file: a 1 GB trace is read in constant memory.
  *
+ * An Nsight Compute CSV export (one row per kernel and metric) is read too.
+ *
  * Each format is one reader (a row of research_formats[]): a name, a sniff of
  * the file's first bytes for auto-detection, and a read that feeds every
  * kernel launch and step annotation to the profile. The readers live in
@@ -87,8 +89,19 @@ struct research_profile {
 	double ungraphed_us;           /* their duration */
 	long ungraphed_batch;          /* the largest batch among them */
 	long graph_max_batch;          /* the largest batch annotated graphed: true */
+	double step_us;                /* the step annotations' wall time, summed */
+	double span_us;                /* the kernels' spans (first start to last end), per file summed */
+	double file_lo, file_hi;       /* this file's span so far (lo > hi: no kernel timed yet) */
+	long timed;                    /* kernels read with a start time */
+	long short_kernels;            /* of those, kernels under RESEARCH_SHORT_US */
+	long host_launches;            /* the host's one-at-a-time kernel launches */
+	long graph_launches;           /* the host's graph launches */
 	struct research_opmap *map;    /* borrowed */
 };
+
+/* A kernel under this many microseconds is short: launch overhead (some
+ * microseconds a launch) is a large part of it. */
+#define RESEARCH_SHORT_US 10.0
 
 void research_profile_init(struct research_profile *p, struct research_opmap *map);
 void research_profile_release(struct research_profile *p);
@@ -98,6 +111,17 @@ void research_profile_add(struct research_profile *p, const char *name, const ch
 			  double us, long calls);
 /* One step annotation; batch < 0 and graphed < 0 when it does not say. */
 void research_profile_step(struct research_profile *p, double us, long batch, int graphed);
+/* A kernel's start (us, the trace's clock) and duration: the file's span
+ * and the short kernels. Readers with timestamps call it beside _add. */
+void research_profile_timed(struct research_profile *p, double ts, double us);
+/* A host-side runtime or driver call (cudaLaunchKernel, cudaGraphLaunch,
+ * hipLaunchKernel...): counted as a launch of one kernel or of a graph. */
+void research_profile_host_call(struct research_profile *p, const char *name);
+/* One file read: its span joins span_us. */
+void research_profile_file_done(struct research_profile *p);
+/* The wall time (the steps', else the kernels' span; 0 unknown) and where it
+ * came from ("steps", "span", NULL). */
+double research_profile_wall(const struct research_profile *p, const char **from);
 /* Whether an annotation's name marks a step. */
 bool research_profile_is_step(const struct research_profile *p, const char *name);
 
@@ -134,5 +158,7 @@ int research_read_rocprof(const char *path, struct research_profile *p, struct r
 bool research_sniff_rocprof(const char *head, size_t n, const char *path);
 int research_read_unitrace(const char *path, struct research_profile *p, struct rt_sb *err);
 bool research_sniff_unitrace(const char *head, size_t n, const char *path);
+int research_read_ncu(const char *path, struct research_profile *p, struct rt_sb *err);
+bool research_sniff_ncu(const char *head, size_t n, const char *path);
 
 #endif

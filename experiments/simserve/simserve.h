@@ -36,6 +36,7 @@ struct ss_config {
 	const char *model;            /* model id served */
 	const char *nonce;            /* launch nonce echoed by /v1/models, "" if none */
 	const char *tiles;            /* tile table JSON file, or NULL (all classes missing) */
+	const char *best;             /* another "model": hidden best tiles "CLASS=M,N,W ...", or NULL */
 	long max_graph_bs;            /* largest decode batch with a "CUDA graph" */
 	long max_batch;               /* most running sequences */
 	long chunked_prefill;         /* prompt-token budget per step */
@@ -89,6 +90,10 @@ struct ss_tiles {
 const char *ss_class_name(enum ss_class c);
 /* Load and validate a tile table (NULL path: every class missing). */
 int ss_tiles_load(const char *path, struct ss_tiles *t, struct rt_sb *err);
+/* Another "model" (--best): its hidden best tiles, "CLASS=BLOCK_M,BLOCK_N,num_warps"
+ * separated by spaces, replace those of the classes named; call it before
+ * loading a table. RT_EINVAL naming the bad piece. */
+int ss_best_set(const char *spec, struct rt_sb *err);
 /* Load a table already parsed (name is used in messages); root is borrowed. */
 struct json_t;
 int ss_tiles_load_json(struct json_t *root, const char *name, struct ss_tiles *t, struct rt_sb *err);

@@ -127,6 +127,7 @@ struct camp {
 	int round;                         /* a pool worker: the round of its iteration, -1: no pool */
 	const char *device;                /* a pool worker: its device ("cuda:1"), NULL: no pool */
 	char *device_fact;                 /* fact naming the device's identity: "device", a worker's "device@cuda:1" */
+	bool profile_failed;               /* the profile step failed in this run: not tried again */
 };
 
 /* A space point's change, generated for one iteration (space.c). */
@@ -148,6 +149,24 @@ uint64_t camp_hash_seed(uint64_t seed, const char *s);
 /* Mark variant kept in c->kept and replay it onto c->cfg when it is a flag
  * or env change (its files are the journal's business). */
 int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
+
+/* ---- recipe.c ---- */
+/* The spec campaign cp ran, loaded from its stored text with its paths
+ * placed under the campaign's workdir (a relative spec path is tried as
+ * given, then in the workdir). *out is the caller's (spec_free). */
+int camp_stored_spec(const struct db_campaign *cp, struct spec **out, struct rt_sb *err);
+
+/* ---- replay.c ---- */
+/* A kept iteration's change as the spec writes a variant (named as the
+ * iteration): the spec's own variant from spec_json (spec_to_json(s)), or
+ * the generated one a space strategy or llm stored. NULL with err filled. */
+json_t *camp_kept_variant(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			  const struct db_iteration *it, struct rt_sb *err);
+/* Where a variant's change lands (table.file, patch.dir, file.target) made
+ * relative when under the workdir src_wd, so it lands in another workdir;
+ * the change's own bytes (patch.file, file.source) made absolute against
+ * bytes_dir when relative. */
+void camp_place_paths(json_t *v, const char *src_wd, const char *bytes_dir);
 
 /* ---- budget.c ---- */
 /* Whether another iteration may start after done iterations of this run:
@@ -249,6 +268,12 @@ void camp_launch_release(struct camp_launch *l);
 void camp_store_artifact(struct camp *c, int64_t iter, const char *kind, const char *name,
 			 const char *data, size_t len, bool truncated);
 void camp_store_engine_log(struct camp *c, int64_t iter, struct run_engine *e, const char *name);
+/* ---- profile_step.c ---- */
+/* The spec's profile: command on the best configuration when it is due,
+ * imported as an observed iteration (c->seq taken). A failed step warns and
+ * is not tried again in this run; only a broken store is an error. */
+int camp_profile_step(struct camp *c, struct rt_sb *err);
+
 /* ---- pool.c ---- */
 /* The engine for a sample of arm (0 best, 1 candidate; a gate uses the arm
  * whose configuration it runs) of iteration iter on cfg: the one kept up

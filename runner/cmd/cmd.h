@@ -94,6 +94,7 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
 	XX(run, CMD_NEEDS_DB, "run a campaign: one change per iteration, measured, gated, decided") \
 	XX(restore, CMD_EDITS_DB, "put every file a campaign touched back to its pre-campaign bytes") \
 	XX(recipe, CMD_READS_DB, "write what a campaign kept (files, patches, flags, env) to reproduce it without ratchet") \
+	XX(replay, CMD_NEEDS_DB, "measure a campaign's kept changes again on a new base: held, lost, reversed, not applicable") \
 	XX(check, 0, "validate a campaign spec and print its normalized form") \
 	XX(log, CMD_READS_DB, "one line per iteration: state, change, objective delta, gate") \
 	XX(show, CMD_READS_DB, "everything about one iteration") \
@@ -107,7 +108,7 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
 	XX(bench, CMD_NEEDS_DB, "run one benchmark by hand: `ratchet bench load`") \
 	XX(devices, CMD_NEEDS_DB, "list devices of every backend; --peak measures ceilings") \
 	XX(holes, CMD_NEEDS_DB, "shapes a profile saw that a tuned table has no entry for") \
-	XX(profile, CMD_NEEDS_DB, "import a profile (Chrome trace, nsys, rocprofv3, unitrace): ops and shapes") \
+	XX(profile, CMD_NEEDS_DB, "import a profile (Chrome trace, nsys, rocprofv3, unitrace, ncu): ops and shapes") \
 	XX(observe, CMD_NEEDS_DB, "record a profile of a campaign as an iteration of its own, with findings") \
 	XX(findings, CMD_READS_DB, "the research agent's findings, ranked by their Amdahl bound") \
 	XX(propose, CMD_READS_DB, "the top findings as variants in the spec's schema, to paste") \

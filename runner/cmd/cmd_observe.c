@@ -64,42 +64,25 @@ static int observe(struct rt_ctx *ctx, struct research_import *in, const struct 
 		   int64_t *iter_id, int *seq, int64_t *profile_id, size_t *nfind)
 {
 	struct rt_sb err = RT_SB_INIT;
-	int64_t parent;
+	struct research_observation o = { .variant = "observe" };
 	char *note = xasprintf("observe: profile %s%s", in->paths[0], in->n_paths > 1 ? " ..." : "");
+	o.note = note;
 	int rc = db_begin(ctx->db, &err), code = 0;
 	if (!rc)
 		rc = not_running(ctx->db, in->campaign_id, &err);
 	if (!rc)
-		rc = next_seq(ctx->db, in->campaign_id, seq, &parent, &err);
+		rc = next_seq(ctx->db, in->campaign_id, &o.seq, &o.parent, &err);
+	*seq = o.seq;
 	if (!rc)
-		rc = db_iteration_create(ctx->db, in->campaign_id, *seq, parent, "observe", "observe", "",
-					 NULL, NULL, note, DB_ROLE_CHANGE, iter_id, &err);
-	if (rc) {
-		cmd_error(ctx, "observe: %s", cmd_plain(&err));
-		code = rc == RT_EBUSY ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
-		goto out;
-	}
-	in->iteration_id = *iter_id;
-	if ((code = cmd_profile_import_as(ctx, "observe", in, env, profile_id, nfind)))
-		goto out;
-	struct db_iteration it = { .id = *iter_id, .state = DB_ITER_OBSERVED, .phase = "observe",
-				   .passed = -1, .obj_best = NAN, .obj_cand = NAN, .obj_delta = NAN,
-				   .obj_ci_lo = NAN, .obj_ci_hi = NAN, .confidence = NAN,
-				   .p_value = NAN };
-	it.reason = xasprintf("profile %lld of %s%s: %zu finding%s", (long long)*profile_id, in->paths[0],
-			      in->n_paths > 1 ? " ..." : "",
-			      *nfind, *nfind == 1 ? "" : "s");
-	rc = db_iteration_finish(ctx->db, &it, &err);
-	free(it.reason);
+		rc = research_observe(ctx->db, in, &o, env->map, env->tables, env->n_tables, iter_id,
+				      profile_id, nfind, &err);
 	if (!rc)
 		rc = db_commit(ctx->db, &err);
 	if (rc) {
 		cmd_error(ctx, "observe: %s", cmd_plain(&err));
-		code = RT_EXIT_RUNTIME;
-	}
-out:
-	if (code)
+		code = rc == RT_EBUSY ? RT_EXIT_USAGE : cmd_research_exit(rc);
 		db_rollback(ctx->db);
+	}
 	free(note);
 	rt_sb_release(&err);
 	return code;
@@ -111,7 +94,7 @@ int cmd_observe(int argc, char **argv, struct rt_ctx *ctx)
 	long steps = 0, campaign = 0;
 	const struct rt_opt opts[] = {
 		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "the campaign observed (required)" },
-		{ "format", 'f', RT_OPT_STR, &format, "F", "chrome, nsys, rocprof or unitrace (default: detect)" },
+		{ "format", 'f', RT_OPT_STR, &format, "F", "chrome, nsys, rocprof, unitrace or ncu (default: detect)" },
 		{ "steps", 0, RT_OPT_INT, &steps, "N", "steps the profile covers (default: its step annotations)" },
 		{ 0 },
 	};

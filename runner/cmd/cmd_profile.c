@@ -24,33 +24,6 @@ int cmd_research_exit(int rc)
 		       RT_EXIT_RUNTIME;
 }
 
-/* Each file the spec's table variants edit, once. */
-static void env_tables(struct cmd_research_env *env)
-{
-	const struct spec *s = env->spec;
-	/* the spec holds each file absolute; variants name it as written */
-	struct var_ctx vc = { .workdir = s->workdir };
-	env->tables = xcalloc(s->n_variants + 1, sizeof(*env->tables));
-	env->paths = xcalloc(s->n_variants + 1, sizeof(char *));
-	for (size_t i = 0; i < s->n_variants; i++) {
-		const struct var_def *v = &s->variants[i];
-		if (v->kind != VAR_KIND_TABLE)
-			continue;
-		const char *shown = var_display_path(&vc, v->table.file);
-		bool seen = false;
-		for (size_t j = 0; j < env->n_tables && !seen; j++)
-			seen = !strcmp(env->tables[j].file, shown);
-		if (seen)
-			continue;
-		size_t k = env->n_tables++;
-		env->paths[k] = var_path(&vc, v->table.file);
-		env->tables[k] = (struct research_table){
-			shown, env->paths[k], (const char *const *)v->table.key_columns.v,
-			v->table.key_columns.n,
-		};
-	}
-}
-
 int cmd_research_env_load(const struct rt_ctx *ctx, const char *cmd, int64_t campaign_id,
 			  const char *spec_path, struct cmd_research_env *env)
 {
@@ -71,7 +44,7 @@ int cmd_research_env_load(const struct rt_ctx *ctx, const char *cmd, int64_t cam
 	if (!rc)
 		rc = research_opmap_new(&def, &env->map, &err);
 	if (!rc && env->spec)
-		env_tables(env);
+		env->n_tables = spec_research_tables(env->spec, &env->tables, &env->paths);
 	if (rc) {
 		cmd_error(ctx, "%s: %s", cmd, cmd_plain(&err));
 		cmd_research_env_release(env);
@@ -142,13 +115,15 @@ void cmd_findings_print(const struct rt_ctx *ctx, const struct db_finding *f, si
 static const struct rt_cmd_help help = {
 	"ratchet profile import FILE... [--format F] [--steps N] [--campaign ID | --spec SPEC] [--json]",
 	"Import a profile: a PyTorch profiler Chrome trace (vLLM's --profile), an Nsight Systems\n"
-	"SQLite export, a rocprofv3 kernel-trace CSV or a unitrace device-timing report (several files\n"
-	"of one format, one per rank or process, make one profile). Kernels are\n"
+	"SQLite export, a rocprofv3 kernel-trace CSV, a unitrace device-timing report or an Nsight\n"
+	"Compute CSV export (several files of one format, one per rank or process, make one\n"
+	"profile). Kernels are\n"
 	"classified into ops (attention, gemm, norm, activation, quantize, communication, other) by the\n"
 	"spec's profile: map over the built-in one, summed per op and per kernel and shape, and stored;\n"
+	"each op's share is of kernel time (share) and, where the trace is timed, of wall time (wall);\n"
 	"what the profile suggests is recorded as findings (see `ratchet findings`).",
 	"The format is detected from the file unless --format names it (chrome, nsys, rocprof,\n"
-	"unitrace). Steps come from the trace's step annotations (ProfilerStep#N, NVTX ranges) or\n"
+	"unitrace, ncu). Steps come from the trace's step annotations (ProfilerStep#N, NVTX ranges) or\n"
 	"--steps N; calls per step need them. A trace is streamed: a 1 GB file imports in constant\n"
 	"memory. Exit codes: 0 imported, 2 usage or an unreadable profile, 3 runtime error.",
 };
@@ -168,10 +143,17 @@ void cmd_profile_print(const struct rt_ctx *ctx, struct db *db, int64_t id, size
 				      p.total_us, "launches", (json_int_t)p.launches, "findings",
 				      (json_int_t)nfind, "ops", "kernels");
 		json_object_set_new(o, "steps", p.steps >= 0 ? json_integer(p.steps) : json_null());
+		json_object_set_new(o, "wall_us", isnan(p.wall_us) ? json_null() : json_real(p.wall_us));
+		json_object_set_new(o, "wall_from", p.wall_from ? json_string(p.wall_from) : json_null());
+		json_object_set_new(o, "host_launches", p.host_launches >= 0 ? json_integer(p.host_launches) : json_null());
+		json_object_set_new(o, "graph_launches", p.graph_launches >= 0 ? json_integer(p.graph_launches) : json_null());
+		json_object_set_new(o, "short_kernels", p.short_kernels >= 0 ? json_integer(p.short_kernels) : json_null());
 		for (size_t i = 0; i < nops; i++)
 			json_array_append_new(json_object_get(o, "ops"),
-					      json_pack("{s:s, s:f, s:f, s:I, s:o}", "op", ops[i].op, "us", ops[i].us,
-							"share", ops[i].share, "calls", (json_int_t)ops[i].calls,
+					      json_pack("{s:s, s:f, s:f, s:o, s:I, s:o}", "op", ops[i].op, "us", ops[i].us,
+							"share", ops[i].share, "wall_share", isnan(ops[i].wall_share) ?
+							json_null() : json_real(ops[i].wall_share),
+							"calls", (json_int_t)ops[i].calls,
 							"calls_per_step", isnan(ops[i].calls_per_step) ? json_null() :
 							json_real(ops[i].calls_per_step)));
 		for (size_t i = 0; i < nk; i++)
@@ -186,11 +168,23 @@ void cmd_profile_print(const struct rt_ctx *ctx, struct db *db, int64_t id, size
 	       p.total_us, p.launches);
 	if (p.steps >= 0)
 		printf(", %ld steps (%s)", p.steps, p.steps_from);
-	printf("\n\n  %-14s %7s %14s %10s %10s\n", "op", "share", "time (us)", "calls", "per step");
+	if (!isnan(p.wall_us))
+		printf("\n  wall time %.0f us (%s): the GPU idle %.1f%% of it; %ld kernels launched one at a "
+		       "time, %ld graph launches, %ld kernels under %.0f us", p.wall_us,
+		       p.wall_from ? p.wall_from : "?",
+		       p.total_us < p.wall_us ? 100 * (1 - p.total_us / p.wall_us) : 0.0, p.host_launches,
+		       p.graph_launches, p.short_kernels, RESEARCH_SHORT_US);
+	printf("\n\n  %-14s %7s %7s %14s %10s %10s\n", "op", "share", "wall", "time (us)", "calls",
+	       "per step");
 	for (size_t i = 0; i < nops; i++) {
 		if (!ops[i].calls)
 			continue;
-		printf("  %-14s %6.1f%% %14.0f %10ld", ops[i].op, ops[i].share * 100, ops[i].us, ops[i].calls);
+		printf("  %-14s %6.1f%% ", ops[i].op, ops[i].share * 100);
+		if (isnan(ops[i].wall_share))
+			printf("%7s", "-");
+		else
+			printf("%6.1f%%", ops[i].wall_share * 100);
+		printf(" %14.0f %10ld", ops[i].us, ops[i].calls);
 		if (!isnan(ops[i].calls_per_step))
 			printf(" %10.1f", ops[i].calls_per_step);
 		printf("\n");
@@ -212,14 +206,8 @@ int cmd_profile_import_as(struct rt_ctx *ctx, const char *cmd, const struct rese
 {
 	struct rt_sb err = RT_SB_INIT;
 	const struct research_format *f = NULL;
-	size_t nlog = 0;
-	int rc = research_import(ctx->db, in, env->map, profile_id, &f, &err);
-	if (!rc)
-		rc = research_find(ctx->db, *profile_id, env->tables, env->n_tables, in->campaign_id,
-				   in->iteration_id, nfind, &err);
-	if (!rc && in->campaign_id)
-		rc = research_find_log(ctx->db, in->campaign_id, in->iteration_id, &nlog, &err);
-	*nfind += nlog;
+	int rc = research_import_find(ctx->db, in, env->map, env->tables, env->n_tables, profile_id, &f,
+				      nfind, &err);
 	if (rc)
 		cmd_error(ctx, "%s: %s", cmd, cmd_plain(&err));
 	rt_sb_release(&err);
@@ -231,7 +219,7 @@ int cmd_profile(int argc, char **argv, struct rt_ctx *ctx)
 	const char *format = NULL, *spec = NULL;
 	long steps = 0, campaign = 0;
 	const struct rt_opt opts[] = {
-		{ "format", 'f', RT_OPT_STR, &format, "F", "chrome, nsys, rocprof or unitrace (default: detect)" },
+		{ "format", 'f', RT_OPT_STR, &format, "F", "chrome, nsys, rocprof, unitrace or ncu (default: detect)" },
 		{ "steps", 0, RT_OPT_INT, &steps, "N", "steps the profile covers (default: its step annotations)" },
 		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "the campaign it belongs to (its spec's profile: map and tables)" },
 		{ "spec", 's', RT_OPT_STR, &spec, "SPEC", "a spec whose profile: map and tables to use" },

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "agents/agent.h"
-#include "agents/research/profile.h"
+#include "agents/research/findings.h"
 #include "runner/base/rt.h"
 #include "variants/var_def.h"
 
@@ -397,9 +397,29 @@ struct spec_log_event {
 	struct rt_pos pos;
 };
 
+/* profile.when: when the runner profiles the best configuration itself. */
+#define SPEC_PROFILE_WHEN(X)                                                  \
+	X(SPEC_PROFILE_NEVER, "never")       /* no command: profiles are imported by hand */ \
+	X(SPEC_PROFILE_BASELINE, "baseline") /* once, after the baseline */          \
+	X(SPEC_PROFILE_KEEP, "keep")         /* after each keep (a new best) */       \
+	X(SPEC_PROFILE_EVERY, "every")       /* after every profile.every changes */
+enum spec_profile_when {
+#define W(e, name) e,
+	SPEC_PROFILE_WHEN(W)
+#undef W
+};
+extern const char *const spec_profile_when_names[];
+
 /* profile: how imported profiles are read (spec_profile.c); NULL: the default. */
 struct spec_profile {
 	bool present;                  /* the spec has a profile: section */
+	struct rt_strv command;        /* run on the best configuration; writes into $RATCHET_PROFILE_DIR */
+	enum spec_profile_when when;   /* when the runner runs it (command given: default baseline) */
+	int every;                     /* when: every, the changes between profiles */
+	double timeout_s;              /* the command's limit, seconds */
+	struct rt_strv engine_flags;   /* flags added to the engine while it is profiled */
+	struct rt_envv engine_env;     /* environment added to it then */
+	char *format;                  /* a profile format (research_formats), NULL: detect */
 	char *op[RESEARCH_N_OPS];      /* regex per op over kernel names */
 	char *step;                    /* annotations that mark a step */
 	char *shape;                   /* first group: the shape in a kernel name */
@@ -501,6 +521,10 @@ void spec_free(struct spec *s);
 /* The op map a spec's profile: section asks for (s NULL: the defaults);
  * out borrows s's strings. */
 void spec_profile_def(const struct spec *s, struct research_opmap_def *out);
+/* The files its table variants edit, once each, as the research side checks
+ * profiles against them: *tables (borrowing s) and their absolute *paths
+ * (owned, each freed by the caller); returns how many. */
+size_t spec_research_tables(const struct spec *s, struct research_table **tables, char ***paths);
 
 /* Print the normalized spec (YAML, units in base form, defaults filled in). */
 void spec_dump(const struct spec *s, struct rt_sb *out);

@@ -11,10 +11,22 @@
  *     step: "^ProfilerStep#"
  *     shape: "_M([0-9]+)_"
  *     fallback: "default"
+ *     command: [sh, profile.sh, "{port}"]   # the runner profiles the best itself
+ *     when: keep                            # baseline | keep | every (every: N)
+ *     engine_flags: [--profile-dir, "{workdir}/.ratchet-profile"]
+ *
+ * With a command, the runner (runner/campaign/profile_step.c) starts the
+ * engine on the best configuration with engine_flags and engine_env added,
+ * runs the command with RATCHET_PROFILE_DIR ({workdir}/.ratchet-profile,
+ * emptied first) in its environment, and imports every file the dir then
+ * holds as one profile: an observed iteration with its findings.
  */
 #include "runner/spec/spec_int.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+#include "variants/var.h"
 
 static const struct spec_field profile_fields[];
 
@@ -81,7 +93,51 @@ REGEX_FIELD(step)
 REGEX_FIELD(shape)
 REGEX_FIELD(fallback)
 
+const char *const spec_profile_when_names[] = {
+#define W(e, name) name,
+	SPEC_PROFILE_WHEN(W)
+#undef W
+	NULL
+};
+
+static void parse_format(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+			 const struct spec_field *f)
+{
+	(void)f;
+	const char *name = spec_want_scalar(ld, v, path, "a profile format");
+	if (!name)
+		return;
+	for (const struct research_format *r = research_formats; r->name; r++)
+		if (!strcmp(r->name, name)) {
+			((struct spec *)base)->profile.format = xstrdup(name);
+			return;
+		}
+	spec_lerr(ld, v, path, "unknown profile format '%s' (chrome, nsys, rocprof, unitrace, ncu)", name);
+}
+
+static json_t *dump_format(const void *base, const struct spec_field *f)
+{
+	(void)f;
+	const char *s = ((const struct spec *)base)->profile.format;
+	return s ? json_string(s) : NULL;
+}
+
 static const struct spec_field profile_fields[] = {
+	{ "command", SF_STRV, SPEC_OFF(struct spec, profile.command), 0, FL_TMPL | FL_OMIT0,
+	  .help = "argv run on the best configuration (its engine up, {port}); it writes the profile "
+		  "into $RATCHET_PROFILE_DIR, which the runner imports as an observed iteration" },
+	{ "when", SF_ENUM, SPEC_OFF(struct spec, profile.when), 0, FL_OMIT0,
+	  .names = spec_profile_when_names, .help = "baseline, keep (each new best) or every (N changes)" },
+	{ "every", SF_INT, SPEC_OFF(struct spec, profile.every), 0, FL_LO | FL_OMIT0, 1,
+	  .help = "with when: every, the changes between two profiles" },
+	{ "timeout", SF_DUR, SPEC_OFF(struct spec, profile.timeout_s), 0, FL_LOX,
+	  .help = "the command's limit, seconds" },
+	{ "engine_flags", SF_STRV, SPEC_OFF(struct spec, profile.engine_flags), 0, FL_TMPL | FL_OMIT0,
+	  .help = "flags added to the engine while it is profiled" },
+	{ "engine_env", SF_ENVV, SPEC_OFF(struct spec, profile.engine_env), 0, FL_TMPL | FL_OMIT0,
+	  .help = "environment added to the engine while it is profiled" },
+	{ "format", SF_CUSTOM, 0, 0, 0, .parse = parse_format, .dump = dump_format,
+	  .help = "the profile's format (default: detect)" },
 	{ "ops", SF_CUSTOM, 0, 0, 0, .parse = parse_ops, .dump = dump_ops,
 	  .help = "op name -> regex over kernel names (attention, gemm, norm, activation, quantize, communication)" },
 	{ "step", SF_CUSTOM, 0, 0, 0, .parse = parse_step, .dump = dump_step,
@@ -99,8 +155,16 @@ void spec_parse_profile(struct spec_ld *ld, yaml_node_t *v, const char *path, vo
 	(void)f;
 	if (!spec_want_map(ld, v, path))
 		return;
-	((struct spec *)base)->profile.present = true;
+	struct spec_profile *p = &((struct spec *)base)->profile;
+	p->present = true;
+	p->timeout_s = 600;
 	spec_parse_fields(ld, v, path, base, profile_fields, NULL);
+	if (p->command.n && p->when == SPEC_PROFILE_NEVER && !spec_map_get(ld, v, "when"))
+		p->when = SPEC_PROFILE_BASELINE;
+	if (!p->command.n && p->when != SPEC_PROFILE_NEVER)
+		spec_lerr(ld, v, path, "when: %s needs a command", spec_profile_when_names[p->when]);
+	if (p->when == SPEC_PROFILE_EVERY && p->every < 1)
+		spec_lerr(ld, v, path, "when: every needs every: N (N >= 1)");
 }
 
 json_t *spec_dump_profile(const void *base, const struct spec_field *f)
@@ -118,6 +182,10 @@ void spec_profile_release(struct spec_profile *p)
 	free(p->step);
 	free(p->shape);
 	free(p->fallback);
+	rt_strv_release(&p->command);
+	rt_strv_release(&p->engine_flags);
+	rt_envv_release(&p->engine_env);
+	free(p->format);
 }
 
 void spec_profile_def(const struct spec *s, struct research_opmap_def *out)
@@ -130,4 +198,30 @@ void spec_profile_def(const struct spec *s, struct research_opmap_def *out)
 		out->shape = s->profile.shape;
 		out->fallback = s->profile.fallback;
 	}
+}
+
+size_t spec_research_tables(const struct spec *s, struct research_table **tables, char ***paths)
+{
+	/* the spec holds each file absolute; variants name it as written */
+	struct var_ctx vc = { .workdir = s->workdir };
+	size_t n = 0;
+	*tables = xcalloc(s->n_variants + 1, sizeof(**tables));
+	*paths = xcalloc(s->n_variants + 1, sizeof(char *));
+	for (size_t i = 0; i < s->n_variants; i++) {
+		const struct var_def *v = &s->variants[i];
+		if (v->kind != VAR_KIND_TABLE)
+			continue;
+		const char *shown = var_display_path(&vc, v->table.file);
+		bool seen = false;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = !strcmp((*tables)[j].file, shown);
+		if (seen)
+			continue;
+		(*paths)[n] = var_path(&vc, v->table.file);
+		(*tables)[n] = (struct research_table){ shown, (*paths)[n],
+							(const char *const *)v->table.key_columns.v,
+							v->table.key_columns.n };
+		n++;
+	}
+	return n;
 }

@@ -228,6 +228,26 @@ static void test_default_map(void **state)
 		{ "void dequantize_block<32, 2, &dequantize_q4_0, __half>(void const*, __half*, long)", RESEARCH_OP_QUANTIZE },
 		{ "void silu_f32(float const*, float*, int)", RESEARCH_OP_ACTIVATION },
 		{ "void k_get_rows_float<float, float>(float const*, int const*, float*)", RESEARCH_OP_OTHER },
+		/* ggml-cuda kernels as llama.cpp b6000-b7000 declares them (names, not a capture) */
+		{ "void mul_mat_vec_q<(ggml_type)8, 1, false>(void const*, void const*, float*, int)", RESEARCH_OP_GEMM },
+		{ "void mul_mat_vec<__half, __half, 1, 256>(__half const*, float const*, float*, long)", RESEARCH_OP_GEMM },
+		{ "void flash_attn_ext_f16<128, 128, 64, 2, false, false>(char const*, char const*)", RESEARCH_OP_ATTENTION },
+		{ "void rms_norm_f32<1024, false>(float const*, float*, int, long, long, long, float)", RESEARCH_OP_NORM },
+		{ "void quantize_mmq_q8_1<(mmq_q8_1_ds_layout)1>(float const*, void*, long, long)", RESEARCH_OP_QUANTIZE },
+		{ "void quantize_q8_1(float const*, void*, long, long)", RESEARCH_OP_QUANTIZE },
+		{ "void rope_norm<true, false, float>(float const*, float*, int, int)", RESEARCH_OP_ATTENTION },
+		/* Hopper cuBLAS/cuBLASLt, CUTLASS 3, flash-attention, Triton (Inductor) */
+		{ "nvjet_sm90_hsh_128x256_64x4_2x1_v_bz_coopA_relubias_TNT", RESEARCH_OP_GEMM },
+		{ "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_splitK_TNT", RESEARCH_OP_GEMM },
+		{ "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas", RESEARCH_OP_GEMM },
+		{ "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > > > > >(T1::Params)", RESEARCH_OP_GEMM },
+		{ "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, cutlass::bfloat16_t>, false, true>(Flash_fwd_params)", RESEARCH_OP_ATTENTION },
+		{ "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t> >(pytorch_flash::Flash_fwd_params)", RESEARCH_OP_ATTENTION },
+		{ "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)", RESEARCH_OP_ATTENTION },
+		{ "triton_tem_fused_addmm_relu_0", RESEARCH_OP_GEMM },
+		{ "triton_tem_fused_flex_attention_0", RESEARCH_OP_ATTENTION },
+		{ "triton_per_fused__fused_rms_norm__unsafe_view_add_embedding_view_4", RESEARCH_OP_NORM },
+		{ "triton_red_fused_argmax_copy__13", RESEARCH_OP_OTHER },
 	};
 	struct research_opmap *map;
 	struct rt_sb err = RT_SB_INIT;
@@ -411,6 +431,154 @@ static void test_chrome_mangled(void **state)
 	rt_sb_release(&err);
 }
 
+/* The real traces (tests/agents/fixtures/h200, PyTorch 2.11 on an H200):
+ * the class of every kernel in them, written down by hand (by a piece of
+ * the name), and each trace's op shares; the kernel time equals the
+ * profiler's own summary (*.summary.txt: Self CUDA time total, less the
+ * memcpy/memset rows, which are not kernels). */
+static const struct {
+	const char *piece; /* a substring of the kernel name */
+	enum research_op op;
+} h200_classes[] = {
+	{ "nvjet_sm90_", RESEARCH_OP_GEMM },                        /* cuBLASLt, Hopper */
+	{ "cublasLt::splitKreduce_kernel", RESEARCH_OP_GEMM },      /* its split-K reduction */
+	{ "cudnn_generated_fort_native_sdpa_", RESEARCH_OP_ATTENTION }, /* cuDNN flash SDPA */
+	{ "vectorized_layer_norm_kernel", RESEARCH_OP_NORM },      /* F.rms_norm runs it */
+	{ "silu_kernel", RESEARCH_OP_ACTIVATION },
+	{ "_fused_rms_norm", RESEARCH_OP_NORM },                    /* Triton, fused */
+	{ "mul_silu", RESEARCH_OP_ACTIVATION },                     /* Triton, fused */
+	{ "scaled_dot_product_cudnn_attention", RESEARCH_OP_ATTENTION }, /* Triton: the mask */
+	{ "MulFunctor", RESEARCH_OP_OTHER },                        /* SwiGLU's gate product */
+	{ "direct_copy_kernel_cuda", RESEARCH_OP_OTHER },           /* KV cache writes, copies */
+	{ "CUDAFunctor_add", RESEARCH_OP_OTHER },                   /* residual adds */
+	{ "CUDAFunctorOnSelf_add", RESEARCH_OP_OTHER },             /* pos += 1 */
+	{ "index_copy", RESEARCH_OP_OTHER },                        /* KV cache writes */
+	{ "ArgMaxOps", RESEARCH_OP_OTHER },                         /* sampling */
+	{ "argmax", RESEARCH_OP_OTHER },
+	{ "where_kernel_impl", RESEARCH_OP_OTHER },
+	{ "FillFunctor", RESEARCH_OP_OTHER },
+	{ "CompareFunctor", RESEARCH_OP_OTHER },
+	{ "vectorized_gather_kernel", RESEARCH_OP_OTHER },          /* embedding */
+	{ "indexSelectSmallIndex", RESEARCH_OP_OTHER },             /* embedding */
+	{ "triton_poi_fused_add_copy_", RESEARCH_OP_OTHER },
+};
+
+static void test_real_h200(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		double us; /* the summary's Self CUDA time total less its memcpy/memset rows */
+		long launches;
+		double gemm, attention, norm, activation, other; /* percent, from the hand classes */
+	} traces[] = {
+		{ "decode_b4_eager.json", 717.153, 222, 45.3, 13.0, 8.5, 4.3, 29.0 },
+		{ "decode_b4_graph.json", 742.581, 222, 44.6, 12.4, 9.0, 4.0, 30.1 },
+		{ "decode_b64_eager.json", 1155.720, 222, 29.0, 42.2, 5.6, 3.0, 20.2 },
+		{ "decode_b64_graph.json", 1155.254, 222, 28.4, 42.3, 5.7, 2.8, 20.8 },
+		{ "prefill_b4_eager.json", 814.427, 114, 52.5, 6.3, 7.1, 8.8, 25.4 },
+		{ "prefill_b4_graph.json", 796.286, 114, 53.1, 6.2, 6.8, 8.6, 25.3 },
+		{ "prefill_b64_eager.json", 8522.136, 114, 52.4, 4.5, 4.6, 12.1, 26.4 },
+		{ "prefill_b64_graph.json", 8545.320, 114, 52.4, 4.5, 4.7, 12.1, 26.3 },
+		{ "decode_b4_compiled.json", 515.800, 147, 63.0, 18.5, 6.8, 2.4, 9.3 },
+	};
+	for (size_t t = 0; t < RT_ARRAY_SIZE(traces); t++) {
+		char *name = xasprintf("h200/%s", traces[t].file), *path = fixture(name);
+		struct research_profile p;
+		struct research_opmap *map;
+		read_as("chrome", path, &p, &map);
+		if (fabs(p.total_us - traces[t].us) > 0.01)
+			fail_msg("%s: kernel time %.3f, want %.3f", name, p.total_us, traces[t].us);
+		assert_int_equal(p.launches, traces[t].launches);
+		for (size_t i = 0; i < p.n; i++) {
+			size_t j = 0;
+			while (j < RT_ARRAY_SIZE(h200_classes) && !strstr(p.k[i].name, h200_classes[j].piece))
+				j++;
+			if (j == RT_ARRAY_SIZE(h200_classes))
+				fail_msg("%s: no hand class for %s", name, p.k[i].name);
+			if (p.k[i].op != h200_classes[j].op)
+				fail_msg("%s: %s is %s, by hand %s", name, p.k[i].name,
+					 research_op_names[p.k[i].op], research_op_names[h200_classes[j].op]);
+		}
+		double s[RESEARCH_N_OPS];
+		shares(&p, s);
+		double want[][2] = { { s[RESEARCH_OP_GEMM], traces[t].gemm },
+				     { s[RESEARCH_OP_ATTENTION], traces[t].attention },
+				     { s[RESEARCH_OP_NORM], traces[t].norm },
+				     { s[RESEARCH_OP_ACTIVATION], traces[t].activation },
+				     { s[RESEARCH_OP_OTHER], traces[t].other } };
+		for (size_t i = 0; i < RT_ARRAY_SIZE(want); i++)
+			if (fabs(want[i][0] - want[i][1]) > 0.05)
+				fail_msg("%s: share %zu is %.2f%%, want %.1f%%", name, i, want[i][0], want[i][1]);
+		done(&p, map);
+		free(path);
+		free(name);
+	}
+	/* one row of the summary of decode_b4_eager, to the nanosecond */
+	char *path = fixture("h200/decode_b4_eager.json");
+	struct research_profile p;
+	struct research_opmap *map;
+	read_as("chrome", path, &p, &map);
+	bool seen = false;
+	for (size_t i = 0; i < p.n; i++)
+		if (!strcmp(p.k[i].name, "nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT")) {
+			assert_true(fabs(p.k[i].us - 117.312) < 1e-3);
+			assert_int_equal(p.k[i].calls, 24);
+			seen = true;
+		}
+	assert_true(seen);
+	done(&p, map);
+	free(path);
+}
+
+/* Nsight Compute 2025.3's CSV of 7 real kernels (tests/agents/fixtures/h200):
+ * the details page (us, gpu__time_duration.sum beside the Speed Of Light
+ * Duration, counted once) and ncu --csv on stdout (ns with ',' between
+ * thousands, ==PROF== lines first). Times summed by hand from the files. */
+static void test_ncu_h200(void **state)
+{
+	(void)state;
+	char *path = fixture("h200/ncu_details.csv");
+	struct research_profile p;
+	struct research_opmap *map;
+	read_as(NULL, path, &p, &map);
+	assert_int_equal(p.launches, 7);
+	assert_int_equal(p.n, 7);
+	assert_true(fabs(p.total_us - 701.53) < 1e-6);
+	struct research_op_sum sum[RESEARCH_N_OPS];
+	research_profile_ops(&p, sum);
+	assert_true(fabs(sum[RESEARCH_OP_GEMM].us - (177.34 + 344.22)) < 1e-6); /* nvjet, CUTLASS sgemm */
+	assert_true(fabs(sum[RESEARCH_OP_ATTENTION].us - (54.88 + 57.92)) < 1e-6); /* softmax, cuDNN SDPA */
+	assert_true(fabs(sum[RESEARCH_OP_NORM].us - (26.59 + 22.02)) < 1e-6);
+	assert_true(fabs(sum[RESEARCH_OP_ACTIVATION].us - 18.56) < 1e-6);
+	done(&p, map);
+	free(path);
+	path = fixture("h200/ncu_stdout.csv");
+	const struct research_format *f;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(research_format_find(NULL, path, &f, &err), 0);
+	assert_string_equal(f->name, "ncu");
+	read_as("ncu", path, &p, &map);
+	assert_int_equal(p.launches, 7);
+	assert_true(fabs(p.total_us - 700.288) < 1e-6);
+	done(&p, map);
+	free(path);
+	/* a kernel with no time metric is named with its line */
+	char tmp[] = "/tmp/ratchet-ncu-XXXXXX";
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	close(fd);
+	write_text(tmp, "\"ID\",\"Kernel Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+			"\"0\",\"k\",\"dram__bytes.sum\",\"Mbyte\",\"1\"\n");
+	assert_int_equal(research_opmap_new(NULL, &map, &err), 0);
+	research_profile_init(&p, map);
+	assert_int_equal(research_read_ncu(tmp, &p, &err), RT_EPARSE);
+	assert_non_null(strstr(err.buf, ":2: kernel ID 0 has no gpu__time_duration.sum"));
+	done(&p, map);
+	unlink(tmp);
+	rt_sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +592,8 @@ int main(void)
 		cmocka_unit_test(test_chrome_forms),
 		cmocka_unit_test(test_chrome_mangled),
 		cmocka_unit_test(test_chrome_streams),
+		cmocka_unit_test(test_real_h200),
+		cmocka_unit_test(test_ncu_h200),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,5 +109,39 @@ sqlite3 old.db "PRAGMA user_version = 1; INSERT INTO campaigns (id, name, spec_p
 sqlite3 old.db "INSERT INTO iterations (campaign_id, seq, variant, kind, state, started_at) VALUES (1, 1, 'observe', 'observe', 'observed', 1)" &&
 	[ "$(sqlite3 old.db "PRAGMA integrity_check")" = ok ] && ok "a migrated database takes profiles and the observed state" ||
 	no "migration 7"
+# real traces (tests/agents/fixtures/h200, PyTorch 2.11 on an H200): the
+# wall time from the ProfilerStep spans, the GPU idle in it, and the CUDA-graph
+# finding from timing alone: graphs off gives it, graphs on does not
+H="$F/h200"
+R profile import "$H/decode_b4_eager.json" > de.out || { cat de.out; no "import decode_b4_eager"; }
+eid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+R profile import "$H/decode_b4_graph.json" > dg.out || { cat dg.out; no "import decode_b4_graph"; }
+gid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+w=$(sqlite3 p.db "SELECT printf('%.3f', wall_us) || ':' || wall_from || ':' || host_launches || ':' || graph_launches || ':' || short_kernels FROM profiles WHERE id = $eid")
+[ "$w" = "7274.229:steps:222:0:216" ] && ok "graphs off: wall time of 3 steps, 222 launches one at a time, 216 short ($w)" || no "graphs off: $w"
+w=$(sqlite3 p.db "SELECT printf('%.3f', wall_us) || ':' || host_launches || ':' || graph_launches FROM profiles WHERE id = $gid")
+[ "$w" = "1191.946:0:3" ] && ok "graphs on: 3 graph launches ($w)" || no "graphs on: $w"
+grep -q 'wall time 7274 us (steps): the GPU idle 90.1% of it' de.out && ok "import prints the idle share" || { cat de.out; no "idle printed"; }
+ws=$(sqlite3 p.db "SELECT printf('%.2f', 100 * wall_share) FROM profile_ops WHERE profile_id = $eid AND op = 'gemm'")
+[ "$ws" = "4.46" ] && ok "gemm is 45.3% of kernel time, $ws% of wall time" || no "gemm wall share $ws"
+R findings --profile "$eid" --top 0 > fe.out
+R findings --profile "$gid" --top 0 > fg.out
+grep -q 'ungraphed .*222 of 222 kernels launched one at a time from the CPU, the GPU idle 90.1% of the wall time' fe.out &&
+	ok "graphs off: the CUDA-graph finding" || { cat fe.out; no "ungraphed from timing"; }
+grep -q 'gpu_idle .*GPU idle 90.1% of the steps (wall time), 216 kernels under 10 us' fe.out &&
+	ok "graphs off: GPU idle finding" || { cat fe.out; no "gpu_idle graphs off"; }
+! grep -q ungraphed fg.out && grep -q 'GPU idle 37.7% of the steps (wall time)' fg.out &&
+	ok "graphs on: no CUDA-graph finding; the host's sync still leaves the GPU idle 37.7%" || { cat fg.out; no "graphs on findings"; }
+grep -q 'hot_op .*gemm at 45.3% of kernel time, 4.5% of wall time' fe.out && ok "hot_op names both shares" || { cat fe.out; no "hot_op shares"; }
+R profile import "$H/prefill_b64_eager.json" > pe.out || { cat pe.out; no "import prefill_b64_eager"; }
+pid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+R findings --profile "$pid" --top 0 > fpe.out
+! grep -Eq 'ungraphed|gpu_idle' fpe.out && ok "prefill at batch 64 is GPU-bound: neither finding" || { cat fpe.out; no "prefill b64"; }
+# Nsight Compute CSV, detected
+R profile import "$H/ncu_details.csv" > nc.out || { cat nc.out; no "import ncu"; }
+nid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+[ "$(sqlite3 p.db "SELECT format || ':' || launches || ':' || printf('%.2f', total_us) || ':' || ifnull(wall_us, 'null') FROM profiles WHERE id = $nid")" = "ncu:7:701.53:null" ] &&
+	ok "an ncu --csv export imports (7 kernels, 701.53 us, no wall time)" || no "ncu row"
+want "$nid" "gemm=74.3 attention=16.1 norm=6.9 activation=2.6" "ncu shares"
 echo "$fails failed"
 [ "$fails" -eq 0 ]
