@@ -136,11 +136,22 @@ void rt_sleep_until_ns(int64_t t_ns);
 int rt_read_file(const char *path, char **out, size_t *len, struct rt_sb *err);
 /* Write atomically: temp file in the same folder, fsync, rename, fsync dir.
  * mode is used when the file is new; an existing file keeps its mode. */
+/* An absolute path with its "." and ".." parts and repeated slashes
+ * resolved lexically ("/a/b/../c" is "/a/c"; ".." above / stays /). New string. */
+char *rt_path_normalize_abs(const char *p);
 int rt_write_file_atomic(const char *path, const void *data, size_t len, int mode,
 			 struct rt_sb *err);
 bool rt_file_exists(const char *path);
 /* Make a folder and its parents. */
 int rt_mkdirs(const char *path, struct rt_sb *err);
+/* Where the absolute path really leads, relative to root (a real path, as
+ * realpath gives it): symbolic links are followed, and a path that does not
+ * exist yet is resolved through its longest existing ancestor (a new file
+ * in a real folder). *rel gets the path below root ("." for root itself;
+ * the caller frees it). RT_EINVAL naming the path when it is not absolute,
+ * cannot be resolved (a dangling link, a file used as a folder) or leads
+ * outside root (rt_path.c). */
+int rt_path_within(const char *root, const char *path, char **rel, struct rt_sb *err);
 
 /* ---- secrets ---- */
 /* Replace, in place, with "[redacted]":
