@@ -120,9 +120,14 @@ int db_log_counts(struct db *db, int64_t campaign_id, struct db_log_count **out,
  * for SQL NULL) and its integer columns in ints (ncols of each). RT_ENOENT
  * when no query prepares (nothing in err unless what is set: then err says
  * "path: what: <sqlite message>"), RT_EIO when the file does not open.
+ * A row whose row() fails stops the read: its code, with "path: row N: "
+ * and row()'s reason (why) in err. The file is untrusted: a query that runs
+ * past limit_ms (a recursive view, a huge join) is interrupted, RT_ETIMEDOUT.
  */
-typedef void (*db_foreign_row_fn)(void *arg, const char *const *text, const int64_t *ints);
+typedef int (*db_foreign_row_fn)(void *arg, const char *const *text, const int64_t *ints,
+				 struct rt_sb *why);
 int db_foreign_each(const char *path, const char *const *queries, size_t n, int ncols,
-		    db_foreign_row_fn row, void *arg, const char *what, struct rt_sb *err);
+		    db_foreign_row_fn row, void *arg, const char *what, int64_t limit_ms,
+		    struct rt_sb *err);
 
 #endif

@@ -151,6 +151,8 @@ void rep_md_escape(struct rt_sb *sb, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '\n' || *s == '\r' || *s == '\t')
 			rt_sb_addc(sb, ' ');
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			rt_sb_addc(sb, '?'); /* a model's or an engine's ESC never reaches a reader's terminal */
 		else if (strchr("\\`*_[]<|~&", *s))
 			rt_sb_addc(sb, '\\'), rt_sb_addc(sb, *s);
 		else

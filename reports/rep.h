@@ -66,7 +66,7 @@ void rep_html_escape(struct rt_sb *sb, const char *s);
 /* Append s for Markdown running text (never at the start of a line): the
  * characters that could open emphasis, code, links, tables, strikethrough,
  * HTML tags or entities (\ ` * _ [ ] < | ~ &) are backslash-escaped, newlines
- * become spaces. */
+ * become spaces, other control bytes (ESC included) '?'. */
 void rep_md_escape(struct rt_sb *sb, const char *s);
 /* Append s for a terminal: control bytes (ESC included) become '?'. */
 void rep_term_escape(struct rt_sb *sb, const char *s);

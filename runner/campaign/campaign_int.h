@@ -120,6 +120,8 @@ struct camp {
 	char *apply_reason;                /* that reason (owned), NULL after anything else */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
+	int noise_before;                  /* a pool worker: only iterations before this seq (its round's
+	                                      first) give the prior; 0: every one recorded */
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
@@ -219,6 +221,13 @@ void camp_jsys_fault_at(long n);
  * journal failure (the run must stop). */
 int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var_plan *plan,
 		      bool to_cand, size_t *moved, struct rt_sb *err);
+/* A pool's working copy (folder copy, filled from workdir) about to be
+ * refilled: every file of it the journal has touched is first moved to the
+ * workdir's bytes, journaled as a revert of iteration iter (the newest), so
+ * that each copy's files stay what their last intent says (issue 22, item
+ * 25). A failure is a journal failure. */
+int camp_journal_refill(struct db *db, int64_t cid, int64_t iter, const char *copy, const char *workdir,
+			struct rt_sb *err);
 /* A patch: intents with the before bytes are opened (ids[i] per plan file)
  * before git touches anything; camp_journal_patch_close completes them
  * with what it wrote (ok) or writes the before bytes back and closes them
@@ -359,7 +368,10 @@ int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state stat
 
 /* ---- space.c ---- */
 /* A space strategy's next proposal (1, with *gen its generated variant), 0
- * when the search is done (p->note says why), or an error. */
+ * when the search is done (p->note says why), 2 when proposing recorded an
+ * iteration of its own and there is nothing to run (strategy llm: two
+ * refused answers, a failed proposal; ask again within the budget), or an
+ * error. */
 int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
 /* Record the proposal of iteration iter (a failure is the journal's: the
  * caller makes it camp_fatal). */
@@ -385,8 +397,10 @@ bool camp_generates(const struct spec *s);
 
 /* ---- llm.c ---- */
 /* strategy llm's next change: 1 with *gen, 0 when the budget is spent
- * (p->note says so), or an error (a failed request, a failed write). Refused
- * answers are recorded, a round of two refusals as a failed iteration. */
+ * (p->note says so), 2 after a round of two refused answers (recorded as a
+ * failed iteration; nothing to run), or an error (a failed request, a
+ * failed write). An accepted answer whose iteration ended (a failed apply
+ * included) is never asked for or measured again. */
 int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
 /* A kept llm answer of iteration iter: its flags and environment back into c->cfg. */
 int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);

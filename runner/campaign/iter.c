@@ -36,6 +36,8 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "db/journal.h"
+
 /* ---- the state machine ---- */
 
 #define M(a, b) { DB_ITER_##a, DB_ITER_##b }
@@ -387,11 +389,34 @@ static int apply_cand(struct iter *t)
 	return enter(t, DB_ITER_APPLIED, "apply");
 }
 
+/* The fact naming a variant whose revert failed (its value: the variant). */
+#define REVERT_FAILED_FACT "revert-failed"
+
+/* Did a revert after variant name fail in an earlier attempt? */
+static bool revert_failed_before(struct camp *c, const char *name)
+{
+	char **v = NULL;
+	size_t n = 0;
+	bool seen = false;
+	struct rt_sb why = RT_SB_INIT;
+	if (!db_fact_values(c->db, c->cid, REVERT_FAILED_FACT, &v, &n, &why))
+		for (size_t i = 0; i < n; i++) {
+			seen |= !strcmp(v[i], name);
+			free(v[i]);
+		}
+	free(v);
+	rt_sb_release(&why);
+	return seen;
+}
+
 /* The best configuration could not be put back (its build failed, why):
  * that says nothing about the change. The iteration is interrupted and the
  * run stops (returns rc); --resume puts the files back and tries the change
- * again. An iteration already interrupted (a signal, a full disk) keeps the
- * reason that says what next. */
+ * again. When the revert after the same change failed in an earlier attempt
+ * too (fact revert-failed), the change is recorded failed instead: a build
+ * that fails on the reverted tree every time once stopped every --resume
+ * at the same change, forever (issue 22, item 19). An iteration already
+ * interrupted (a signal, a full disk) keeps the reason that says what next. */
 static int revert_failed(struct iter *t, const char *why, int rc)
 {
 	struct camp *c = t->c;
@@ -399,14 +424,25 @@ static int revert_failed(struct iter *t, const char *why, int rc)
 	char where[4200]; /* a folder's path and a few words */
 	const char *texts[] = { why, t->log.buf };
 	bool again = t->outcome != DB_ITER_INTERRUPTED;
-	if (again && out_of_space(c, texts, RT_ARRAY_SIZE(texts), where, sizeof(where)))
+	bool full = again && out_of_space(c, texts, RT_ARRAY_SIZE(texts), where, sizeof(where));
+	bool before = again && !full && revert_failed_before(c, t->v->name);
+	if (full)
 		rt_sb_addf(&next, " (the disk is full: %s)", where);
-	if (again)
+	if (before)
+		rt_sb_addf(&next, ", as in an earlier attempt: the change is recorded failed, and "
+			   "`ratchet run --resume %s` goes on without it", c->s->path);
+	else if (again)
 		rt_sb_addf(&next, ": interrupted, `ratchet run --resume %s` tries it again", c->s->path);
 	camp_reason(&t->it, "%s%sthe revert to the best configuration failed: %s%s",
 		    t->it.reason ? t->it.reason : "", t->it.reason ? "; and " : "", why, next.buf);
 	rt_sb_release(&next);
-	t->outcome = DB_ITER_INTERRUPTED;
+	if (again && !full) {
+		struct rt_sb ferr = RT_SB_INIT;
+		if (db_fact_add(c->db, c->cid, t->it.id, REVERT_FAILED_FACT, t->v->name, &ferr))
+			camp_warn(c, REVERT_FAILED_FACT, &ferr);
+		rt_sb_release(&ferr);
+	}
+	t->outcome = before ? DB_ITER_FAILED : DB_ITER_INTERRUPTED;
 	return rc;
 }
 

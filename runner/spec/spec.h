@@ -534,6 +534,21 @@ void spec_dump(const struct spec *s, struct rt_sb *out);
 /* The normalized spec as JSON (same keys and values as spec_dump); caller
  * owns the reference. */
 json_t *spec_to_json(const struct spec *s);
+/* What strategy llm's answers may touch (agents/agent.h, the containment
+ * model): llm.kinds, files, flags and env, each defaulting to what the
+ * spec's variants and space use, and the options that carry a program in a
+ * measured command. RT_ENOENT when the workdir cannot be resolved. Release
+ * with agent_llm_allow_release. */
+int spec_llm_allow(const struct spec *s, struct agent_llm_allow *a, struct rt_sb *err);
+/* Read one answer of the chat model: its envelope (agent_llm_answer), its
+ * variant through the spec's own parser (spec_variant_from_json), then the
+ * containment model (agent_llm_allowed), and no secret in it. 0 with
+ * *variant (a new reference), *d (spec_variant_release) and *rationale
+ * (new); RT_EPARSE when it is no valid answer, RT_EINVAL when it is not
+ * allowed, why saying which. *variant and *rationale may be set on error
+ * too (the caller frees them). */
+int spec_llm_read(const struct spec *s, const struct agent_llm_allow *a, const char *text, json_t **variant,
+		  struct var_def *d, char **rationale, struct rt_sb *why);
 
 /* Values for template placeholders. */
 struct spec_vars {
