@@ -261,7 +261,7 @@ static size_t top_k(const struct agent_search *q, const uint64_t *pts, size_t n,
 
 /* Pairs before the rank correlation between fidelities is trusted, and
  * the correlation below which halving measures in full instead. */
-#define HALVING_MIN_PAIRS 8
+#define HALVING_MIN_PAIRS 6
 #define HALVING_MIN_RHO 0.5
 
 /* Ranks of v[0..n) into r (ties: the mean rank). */
@@ -294,11 +294,12 @@ static double spearman(const double *a, const double *b, size_t n)
 
 /* How a cheap measurement ranks points against the next fidelity up: the
  * rank correlation over every point measured (feasibly) at both 1/9 and
- * 1/3, or at both 1/3 and 1, each pair of rungs ranked on its own and the
- * two weighted by their pairs. *pairs: how many. */
+ * 1/3, and over those at both 1/3 and 1, each pair of rungs on its own; the
+ * lower of the two that have HALVING_MIN_PAIRS pairs (1 when none has).
+ * *pairs: the pairs behind the figure returned. */
 static double fidelity_rho(const struct agent_search *q, size_t *pairs)
 {
-	double *lo = xcalloc(q->n_obs + 1, sizeof(double)), *hi = xcalloc(q->n_obs + 1, sizeof(double)), sum = 0;
+	double *lo = xcalloc(q->n_obs + 1, sizeof(double)), *hi = xcalloc(q->n_obs + 1, sizeof(double)), rho = 1;
 	*pairs = 0;
 	for (int r = 0; r < 2; r++) {
 		double f = r ? 1.0 / HALVING_ETA : 1.0 / (HALVING_ETA * HALVING_ETA);
@@ -312,14 +313,15 @@ static double fidelity_rho(const struct agent_search *q, size_t *pairs)
 				hi[n++] = up;
 			}
 		}
-		if (n >= 3) {
-			sum += spearman(lo, hi, n) * (double)n;
-			*pairs += n;
+		double rr = n >= HALVING_MIN_PAIRS ? spearman(lo, hi, n) : 1;
+		if (n >= HALVING_MIN_PAIRS && (!*pairs || rr < rho)) {
+			rho = rr;
+			*pairs = n;
 		}
 	}
 	free(lo);
 	free(hi);
-	return *pairs ? sum / (double)*pairs : 1;
+	return rho;
 }
 
 /* Cheap measurements that rank points unlike the full ones mislead the

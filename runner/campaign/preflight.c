@@ -400,7 +400,7 @@ static void check_strategy(struct pf *p)
 	const struct agent_ops *ops = agent_ops_for(p->s->strategy);
 	if (!ops || (!ops->variants && !ops->search && !ops->asks))
 		problem(p, "strategy", "strategy '%s' is not implemented yet; fix: use list, greedy, "
-			"coordinate, random, halving or model", agent_strategy_name(p->s->strategy));
+			"coordinate, random, halving, model or auto", agent_strategy_name(p->s->strategy));
 	const struct agent_llm_cfg *l = &p->s->llm;
 	if (p->s->strategy == AGENT_STRAT_LLM && l->api_key_env && !getenv(l->api_key_env))
 		problem(p, "llm.api_key_env", "the environment variable %s (the key of %s) is not set; fix: "
