@@ -103,7 +103,7 @@ set_tests_properties(test_pool_disk_full PROPERTIES SKIP_RETURN_CODE 77)
 # tiles differ give the verdicts the simulator's formula says; a patch on a
 # revision where it no longer applies, one the revision already contains
 # (superseded); kill -9 mid-replay and --resume give the same verdicts.
-rt_add_test(test_replay_models COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_models.sh TIMEOUT 300 LABELS e2e)
+rt_add_test(test_replay_models COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_models.sh TIMEOUT 600 LABELS e2e)
 set_tests_properties(test_replay_models PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_replay_onto COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_onto.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_replay_kill9 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_kill9.sh TIMEOUT 300 LABELS e2e)

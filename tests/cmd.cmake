@@ -17,3 +17,7 @@ target_link_libraries(recipe_fp PRIVATE rt_var rt_base)
 target_include_directories(recipe_fp PRIVATE ${CMAKE_SOURCE_DIR})
 rt_add_test(cmd_recipe COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/recipe.sh TIMEOUT 300 LABELS cmd e2e)
 set_tests_properties(cmd_recipe PROPERTIES SKIP_RETURN_CODE 77)
+# recipe v2 (docs/replay.md): run.sh serves the copy it runs in, spec.yaml
+# re-measures the best, variants.yaml feeds replay; generated changes' builds,
+# a newline in the name, a stored path with .., damaged stored bytes.
+rt_add_test(cmd_recipe_v2 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/recipe_v2.sh TIMEOUT 300 LABELS cmd e2e)

@@ -186,10 +186,9 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 											  : sl->flex);
 			s->ident += !strcmp(mine, b->norm);
 			free(mine);
-			char sha[65] = "";
-			if (r->ans.text)
-				rt_sha256_hex(r->ans.text, strlen(r->ans.text), sha);
-			s->ident_resp += sha[0] && !strcmp(sha, b->response_sha256);
+			char sha[65];
+			rt_sha256_hex(r->ans.text ? r->ans.text : "", r->ans.text ? strlen(r->ans.text) : 0, sha);
+			s->ident_resp += !strcmp(sha, b->response_sha256);
 			if (ok && b->correct)
 				s->n11++;
 			else if (ok)

@@ -173,48 +173,15 @@ json_t *spec_node_json(struct spec_ld *ld, yaml_node_t *n, const char *path)
 /* ---- paths ---- */
 
 /* Lexically normalize an absolute path: drop "." and "//", fold "x/..". */
-char *spec_normalize_abs(const char *p)
-{
-	size_t n = strlen(p);
-	char *out = xmalloc(n + 2);
-	size_t len = 0;
-	const char *s = p;
-	while (*s) {
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		const char *e = strchr(s, '/');
-		size_t seg = e ? (size_t)(e - s) : strlen(s);
-		if (seg == 1 && s[0] == '.') {
-			/* skip */
-		} else if (seg == 2 && s[0] == '.' && s[1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-		} else {
-			out[len++] = '/';
-			memcpy(out + len, s, seg);
-			len += seg;
-		}
-		s += seg;
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
-	return out;
-}
-
 static char *absolute(const char *p)
 {
 	if (p[0] == '/')
-		return spec_normalize_abs(p);
+		return rt_path_normalize_abs(p);
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof(cwd)))
 		strcpy(cwd, "/");
 	char *j = xasprintf("%s/%s", cwd, p);
-	char *r = spec_normalize_abs(j);
+	char *r = rt_path_normalize_abs(j);
 	free(j);
 	return r;
 }
@@ -224,7 +191,7 @@ char *spec_resolve(const struct spec *s, const char *p)
 	if (p[0] == '/' || p[0] == '{' || !s->workdir)
 		return xstrdup(p);
 	char *j = xasprintf("%s/%s", s->workdir, p);
-	char *r = spec_normalize_abs(j);
+	char *r = rt_path_normalize_abs(j);
 	free(j);
 	return r;
 }
@@ -310,7 +277,7 @@ static void load_workdir(struct spec_ld *ld, yaml_node_t *root, const char *name
 	const char *w = wd ? spec_want_scalar(ld, wd, "workdir", "a path") : NULL;
 	if (w && *w) {
 		char *j = w[0] == '/' ? xstrdup(w) : xasprintf("%s/%s", folder, w);
-		s->workdir = spec_normalize_abs(j);
+		s->workdir = rt_path_normalize_abs(j);
 		free(j);
 	}
 	if (!s->workdir)

@@ -534,6 +534,8 @@ void spec_dump(const struct spec *s, struct rt_sb *out);
 /* The normalized spec as JSON (same keys and values as spec_dump); caller
  * owns the reference. */
 json_t *spec_to_json(const struct spec *s);
+/* An environment as the spec writes it: {NAME: value, or null to unset}. */
+json_t *spec_envv_json(const struct rt_envv *e);
 /* What strategy llm's answers may touch (agents/agent.h, the containment
  * model): llm.kinds, files, flags and env, each defaulting to what the
  * spec's variants and space use, and the options that carry a program in a

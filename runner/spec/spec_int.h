@@ -226,7 +226,6 @@ bool spec_want_map(struct spec_ld *ld, yaml_node_t *v, const char *path);
 char *spec_path_join(const char *path, const char *key); /* "a.b", or "b" when path is "" */
 char *spec_path_index(const char *path, size_t i);        /* "a[i]" */
 char *spec_resolve(const struct spec *s, const char *p); /* new string */
-char *spec_normalize_abs(const char *p);                 /* new string */
 /* A node as JSON (rt_yaml's typing rule), or NULL with the error reported. */
 json_t *spec_node_json(struct spec_ld *ld, yaml_node_t *n, const char *path);
 
@@ -288,6 +287,5 @@ json_t *spec_fields_json(const void *base, const struct spec_field *tbl);
 /* A number as JSON: an integer when whole (300 seconds dumps as 300). */
 json_t *spec_json_num(double x);
 json_t *spec_strv_json(const struct rt_strv *v);  /* a list of strings */
-json_t *spec_envv_json(const struct rt_envv *e);  /* NAME: value or null */
 
 #endif

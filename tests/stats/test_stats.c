@@ -315,7 +315,7 @@ static void test_decide_property(void **state)
 	struct rt_rand r;
 	rt_rand_seed(&r, 23);
 	static const struct run_stats_noise priors[] = { { 0, 0 }, { 4e-8, 4 }, { 40 * 9e-4, 40 } };
-	for (int t = 0; t < 20000; t++) {
+	for (int t = 0; t < 4000; t++) {
 		int max = 2 + (int)rt_rand_below(&r, 9);
 		struct run_stats_decide_opts o = {
 			.minimize = rt_rand_below(&r, 2), .min_gain = 0.01 * (double)rt_rand_below(&r, 6),
