@@ -420,6 +420,9 @@ struct spec_profile {
 	struct rt_strv engine_flags;   /* flags added to the engine while it is profiled */
 	struct rt_envv engine_env;     /* environment added to it then */
 	char *format;                  /* a profile format (research_formats), NULL: detect */
+	char **key_match;              /* keys: regexes with named groups over a kernel's subject */
+	char **key_tmpl;               /* keys: the table key each gives, "{M},{N},{K}" */
+	size_t n_keys;
 	char *op[RESEARCH_N_OPS];      /* regex per op over kernel names */
 	char *step;                    /* annotations that mark a step */
 	char *shape;                   /* first group: the shape in a kernel name */
