@@ -507,14 +507,24 @@ int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, 
 		if (v[i].late_firing <= 0 || v[i].late_samples <= 0)
 			continue;
 		double share = (double)v[i].late_firing / v[i].late_samples;
-		char *ev = xasprintf("log event '%s' fired %.0f times in %d samples; in %d of the %d samples "
-				     "after each arm's first (%.0f events), so it is not only warm-up",
-				     v[i].event, v[i].events, v[i].samples, v[i].late_firing,
-				     v[i].late_samples, v[i].late_events);
-		char *detail = xasprintf("'%s' keeps firing: %d of %d warm samples", v[i].event,
-					 v[i].late_firing, v[i].late_samples);
-		rc = put(&c, RESEARCH_FIND_RECOMPILE_STORM, v[i].event, share, detail, ev, NULL, err);
-		free(ev);
+		struct rt_sb ev = RT_SB_INIT;
+		rt_sb_addf(&ev, "log event '%s' fired %.0f times in %d samples; in %d of the %d samples "
+			   "after each arm's first (%.0f events), so it is not only warm-up", v[i].event,
+			   v[i].events, v[i].samples, v[i].late_firing, v[i].late_samples, v[i].late_events);
+		char *detail;
+		if (!isnan(v[i].seconds) && v[i].events > 0) {
+			rt_sb_addf(&ev, "; its lines carried %.3f s (log.%s.seconds), %.3f s of it after "
+				   "warm-up, %.0f ms an event", v[i].seconds, v[i].event,
+				   isnan(v[i].late_seconds) ? 0 : v[i].late_seconds,
+				   1e3 * v[i].seconds / v[i].events);
+			detail = xasprintf("'%s' keeps firing: %d of %d warm samples, %.0f ms each", v[i].event,
+					   v[i].late_firing, v[i].late_samples, 1e3 * v[i].seconds / v[i].events);
+		} else {
+			detail = xasprintf("'%s' keeps firing: %d of %d warm samples", v[i].event,
+					   v[i].late_firing, v[i].late_samples);
+		}
+		rc = put(&c, RESEARCH_FIND_RECOMPILE_STORM, v[i].event, share, detail, ev.buf, NULL, err);
+		rt_sb_release(&ev);
 		free(detail);
 	}
 	db_log_counts_free(v, nv);

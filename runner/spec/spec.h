@@ -394,6 +394,7 @@ struct spec_gate {
 struct spec_log_event {
 	char *name;
 	char *regex;
+	bool timed;          /* the regex has a named group seconds, s, ms or us: log.<name>.seconds */
 	struct rt_pos pos;
 };
 
@@ -534,6 +535,10 @@ void spec_dump(const struct spec *s, struct rt_sb *out);
 /* The normalized spec as JSON (same keys and values as spec_dump); caller
  * owns the reference. */
 json_t *spec_to_json(const struct spec *s);
+
+/* Whether a log event's regex carries a duration (a named group seconds,
+ * s, ms or us): its lines' durations are stored as log.<name>.seconds. */
+bool spec_event_timed(const char *re);
 
 /* Values for template placeholders. */
 struct spec_vars {
