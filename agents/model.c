@@ -1,32 +1,46 @@
 /*
- * `model`: Bayesian optimisation with a Gaussian process and expected
- * improvement over the valid points of a space (agents/space.h).
+ * `model`: Bayesian optimisation with a Gaussian process (agents/gp.h) over
+ * the valid points of a space (agents/space.h).
  *
  *   start    the first few points (5 for a space of up to 599 valid
  *            points) come from the seeded order;
- *   fit      a GP (Matern 5/2 kernel over the parameters' value positions
- *            scaled to [0, 1], a categorical parameter at distance 1 when
- *            it differs, one length scale per parameter) on the
- *            standardised full-fidelity values; failed,
- *            gated and invalid points are infeasible and enter as the worst
- *            value seen, which steers the search away from them; the
- *            length scale and the noise come from a small grid by marginal
- *            likelihood;
- *   pick     the untried valid point of largest expected improvement
- *            (ties: the seeded order);
- *   stop     when no untried point has even a 1% chance (under the model)
+ *   fit      a GP on the log of the full-fidelity values (sign kept: a
+ *            time to minimise enters as -log(time)), standardised, the best
+ *            MODEL_MAX_TRAIN of them; failed, gated and invalid points enter
+ *            as the worst value seen. The log is there for cliffs: a point
+ *            14 times slower beside the optimum is 2.6 units below it, not
+ *            a drop that flattens every other difference;
+ *   scan     the candidates: every untried valid point of a space of at
+ *            most MODEL_ALL valid points, else a fresh seeded sample of
+ *            MODEL_FRESH valid points drawn for this proposal (so every
+ *            valid point can be proposed, and none is hidden behind a fixed
+ *            prefix), plus a local sample around the best points: every
+ *            other value of each parameter (a jump along an irregular list)
+ *            and MODEL_LOCAL_RAND random two-parameter moves;
+ *   pick     the candidate of largest expected improvement over the best
+ *            posterior mean; once the best has not improved by min_gain for
+ *            MODEL_STALL evaluations, every other proposal explores instead:
+ *            the largest upper bound mu + kappa sd, kappa growing with the
+ *            stall, so a narrow optimum elsewhere gets its share of the
+ *            budget (the reason says which);
+ *   stop     when no candidate has even a 1% chance (its sd widened by 2)
  *            to beat the best by min_gain, after three times the initial
- *            design at least.
+ *            design, and a scan of every untried valid point (up to
+ *            MODEL_STOP_SCAN, else a fresh sample of that many) agrees.
  *
  * Everything is recomputed from the observations on every call, so the
- * choice is a pure function of the history and the seed.
+ * choice is a pure function of the history and the seed. Memory is bounded
+ * by the candidates (MODEL_FRESH + the local sample, or MODEL_ALL), the
+ * training set (MODEL_MAX_TRAIN^2) and the history, never by the space.
  */
-#include "agents/space.h"
+#include "agents/gp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "runner/base/rand.h"
 
 /* The initial design: one point per MODEL_INIT_PER valid points, between
  * MODEL_INIT_MIN and MODEL_INIT_MAX. bench_search (51 seeds) measured 9
@@ -37,143 +51,30 @@
 #define MODEL_INIT_PER 100
 #define MODEL_INIT_MIN 5
 #define MODEL_INIT_MAX 10
-/* Model candidates scored at most (a larger space: a seeded sample). */
-#define MODEL_MAX_CAND 20000
+/* A space of at most this many valid points has every untried one scored. */
+#define MODEL_ALL 4096
+/* Otherwise: a fresh sample of this many valid points per proposal... */
+#define MODEL_FRESH 2048
+/* ...plus, around each of the MODEL_LOCAL_INC best points, every other
+ * value of each parameter and this many random two-parameter moves. */
+#define MODEL_LOCAL_INC 3
+#define MODEL_LOCAL_RAND 64
 /* Observations the GP is fitted on at most: the best ones (the region
  * expected improvement looks at), so a step stays fast. */
 #define MODEL_MAX_TRAIN 80
+/* Evaluations without a gain of min_gain after which every other proposal
+ * explores (the upper bound with kappa = 2 + stall / MODEL_STALL). */
+#define MODEL_STALL 8
 /* Chance of beating the best by min_gain below which the search stops. */
 #define MODEL_STOP_PI 0.01
 /* The stop asks the model with its uncertainty widened this much: a GP
  * fitted on a few noisy points is overconfident (bench_search showed it
- * stopping short of the optimum with the plain posterior). bench_search's
- * "left to its own stop" (51 seeds, 2026-12-01): with 2.0 and 1% the
- * search stops after a median 139, 114 and 52 evaluations (CPU GEMM,
- * simserve, H200 SGEMM) and every seed keeps a point within 2%; 1.75 (or
- * 2.0 with 2%) stops after 74, 93 and 44 but one simserve seed of 51 stops
- * short of its single near-optimal point; 1.5 after 63, 83, 37 with 2 and
- * 1 seeds short; 1.0 after 44, 36, 27 with 14 short on simserve. */
+ * stopping short of the optimum with the plain posterior; docs/search.md
+ * has the figures of 1.0 to 2.0). */
 #define MODEL_STOP_SD 2.0
-
-/* Squared distance between two points, parameter i's position difference
- * (scaled to [0, 1]; a categorical one 0 or 1) weighted by w[i]. */
-static double dist2(const struct agent_space *sp, const double *w, uint64_t a, uint64_t b)
-{
-	double d2 = 0;
-	for (size_t i = 0; i < sp->n_params; i++) {
-		size_t r = json_array_size(sp->params[i].values);
-		size_t ia = (size_t)(a % r), ib = (size_t)(b % r);
-		a /= r;
-		b /= r;
-		if (sp->params[i].kind == AGENT_PARAM_CHOICE)
-			d2 += w[i] * (ia != ib);
-		else if (r > 1)
-			d2 += w[i] * ((double)ia - (double)ib) * ((double)ia - (double)ib) / ((double)(r - 1) * (r - 1));
-	}
-	return d2;
-}
-
-static double matern52(double d2)
-{
-	double r = sqrt(5.0 * d2);
-	return (1 + r + r * r / 3) * exp(-r);
-}
-
-/* In-place Cholesky of the n x n matrix a (lower); false if not positive. */
-static bool cholesky(double *a, size_t n)
-{
-	for (size_t j = 0; j < n; j++) {
-		double s = a[j * n + j];
-		for (size_t k = 0; k < j; k++)
-			s -= a[j * n + k] * a[j * n + k];
-		if (s <= 0)
-			return false;
-		a[j * n + j] = sqrt(s);
-		for (size_t i = j + 1; i < n; i++) {
-			double t = a[i * n + j];
-			for (size_t k = 0; k < j; k++)
-				t -= a[i * n + k] * a[j * n + k];
-			a[i * n + j] = t / a[j * n + j];
-		}
-	}
-	return true;
-}
-
-/* Solve L x = b in place (forward). */
-static void fsolve(const double *l, size_t n, double *b)
-{
-	for (size_t i = 0; i < n; i++) {
-		for (size_t k = 0; k < i; k++)
-			b[i] -= l[i * n + k] * b[k];
-		b[i] /= l[i * n + i];
-	}
-}
-
-/* Solve L^T x = b in place (backward). */
-static void bsolve(const double *l, size_t n, double *b)
-{
-	for (size_t i = n; i-- > 0;) {
-		for (size_t k = i + 1; k < n; k++)
-			b[i] -= l[k * n + i] * b[k];
-		b[i] /= l[i * n + i];
-	}
-}
-
-/* A fitted GP. */
-struct gp {
-	const struct agent_space *sp; /* the space */
-	const uint64_t *x;            /* training points */
-	size_t n;                     /* how many */
-	double *l;                    /* Cholesky factor of K + noise I */
-	double *alpha;                /* (K + noise I)^-1 y */
-	double *w;                    /* per parameter: 1 / length scale^2 */
-};
-
-/* Factor K for g->w and noise; the log marginal likelihood, or -INFINITY. */
-static double gp_fit(struct gp *g, const double *y, double noise)
-{
-	size_t n = g->n;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j <= i; j++)
-			g->l[i * n + j] = matern52(dist2(g->sp, g->w, g->x[i], g->x[j])) + (i == j ? noise : 0);
-	if (!cholesky(g->l, n))
-		return -INFINITY;
-	memcpy(g->alpha, y, n * sizeof(*y));
-	fsolve(g->l, n, g->alpha);
-	double fit = 0, logdet = 0;
-	for (size_t i = 0; i < n; i++) {
-		fit += g->alpha[i] * g->alpha[i];
-		logdet += log(g->l[i * n + i]);
-	}
-	bsolve(g->l, n, g->alpha);
-	return -0.5 * fit - logdet;
-}
-
-/* Posterior mean and standard deviation at c; kv: scratch of n. */
-static void gp_predict(const struct gp *g, uint64_t c, double *kv, double *mu, double *sd)
-{
-	double m = 0;
-	for (size_t i = 0; i < g->n; i++) {
-		kv[i] = matern52(dist2(g->sp, g->w, c, g->x[i]));
-		m += kv[i] * g->alpha[i];
-	}
-	fsolve(g->l, g->n, kv);
-	double v = 1;
-	for (size_t i = 0; i < g->n; i++)
-		v -= kv[i] * kv[i];
-	*mu = m;
-	*sd = sqrt(v > 1e-12 ? v : 1e-12);
-}
-
-static double phi(double z)
-{
-	return exp(-0.5 * z * z) / sqrt(2 * M_PI);
-}
-
-static double Phi(double z)
-{
-	return 0.5 * erfc(-z / sqrt(2));
-}
+/* The stop's scan: every untried valid point up to this many, else a
+ * fresh sample of this many. */
+#define MODEL_STOP_SCAN 20000
 
 /* One observation for the ranking in keep_best. */
 struct ranked {
@@ -191,38 +92,53 @@ static int by_value(const void *a, const void *b)
 	return p->at < q->at ? -1 : p->at > q->at;
 }
 
-/* At most MODEL_MAX_TRAIN observations: the best, in history order. */
+/* At most MODEL_MAX_TRAIN observations: the best, best first. */
 static size_t keep_best(uint64_t *x, double *y, size_t n)
 {
-	if (n <= MODEL_MAX_TRAIN)
-		return n;
-	struct ranked *r = xcalloc(n, sizeof(*r));
+	struct ranked *r = xcalloc(n + 1, sizeof(*r));
 	for (size_t i = 0; i < n; i++)
 		r[i] = (struct ranked){ x[i], y[i], i };
 	qsort(r, n, sizeof(*r), by_value);
-	for (size_t i = 0; i < MODEL_MAX_TRAIN; i++) {
+	size_t k = n < MODEL_MAX_TRAIN ? n : MODEL_MAX_TRAIN;
+	for (size_t i = 0; i < k; i++) {
 		x[i] = r[i].x;
 		y[i] = r[i].y;
 	}
 	free(r);
-	return MODEL_MAX_TRAIN;
+	return k;
 }
 
-/* The training set: full-fidelity observations, the infeasible ones at the
- * worst feasible value; standardised. Returns how many. */
-static size_t training(const struct agent_search *q, uint64_t *x, double *y, double *mean, double *sdev)
+/* The objective's transform: log when every feasible value has one sign. */
+enum tf { TF_RAW, TF_LOG, TF_NEGLOG };
+static const char *const tf_names[] = { "raw", "log", "-log(-y)" };
+
+static double tf_apply(enum tf t, double v)
 {
-	size_t n = 0, nf = 0;
+	return t == TF_LOG ? log(v) : t == TF_NEGLOG ? -log(-v) : v;
+}
+
+/* The training set: full-fidelity observations (the best of them), the
+ * infeasible ones at the worst feasible value, transformed and
+ * standardised. Returns how many; *t the transform, *mean and *sdev the
+ * standardisation. */
+static size_t training(const struct agent_search *q, uint64_t *x, double *y, enum tf *t, double *mean, double *sdev)
+{
+	size_t n = 0, nf = 0, pos = 0, neg = 0;
 	double lo = INFINITY, s = 0, s2 = 0;
 	for (size_t i = 0; i < q->n_obs; i++) {
 		if (q->obs[i].fidelity < 1)
 			continue;
 		x[n] = q->obs[i].code;
-		y[n++] = q->obs[i].value;
+		y[n] = q->obs[i].value;
+		pos += y[n] > 0;
+		neg += y[n] < 0;
+		n++;
 	}
 	n = keep_best(x, y, n);
+	*t = neg == 0 && pos ? TF_LOG : pos == 0 && neg ? TF_NEGLOG : TF_RAW;
 	for (size_t i = 0; i < n; i++) {
 		if (!isnan(y[i])) {
+			y[i] = tf_apply(*t, y[i]);
 			lo = fmin(lo, y[i]);
 			s += y[i];
 			nf++;
@@ -240,64 +156,231 @@ static size_t training(const struct agent_search *q, uint64_t *x, double *y, dou
 	return n;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The points measured in full, sorted (for bsearch). */
+struct seen {
+	uint64_t *code; /* sorted */
+	size_t n;       /* entries */
+};
+
+static struct seen seen_of(const struct agent_search *q)
+{
+	struct seen s = { xcalloc(q->n_obs + 1, sizeof(uint64_t)), 0 };
+	for (size_t i = 0; i < q->n_obs; i++)
+		if (q->obs[i].fidelity >= 1)
+			s.code[s.n++] = q->obs[i].code;
+	qsort(s.code, s.n, sizeof(*s.code), cmp_u64);
+	return s;
+}
+
+static bool seen_has(const struct seen *s, uint64_t c)
+{
+	return bsearch(&c, s->code, s->n, sizeof(*s->code), cmp_u64) != NULL;
+}
+
+/* A growable list of candidate codes. */
+struct cands {
+	uint64_t *c; /* codes */
+	size_t n;    /* entries */
+	size_t cap;  /* allocated */
+};
+
+static void cand_add(struct cands *k, const struct seen *s, uint64_t c)
+{
+	if (seen_has(s, c))
+		return;
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 1024;
+		uint64_t *m = xcalloc(k->cap, sizeof(*m));
+		if (k->n)
+			memcpy(m, k->c, k->n * sizeof(*m));
+		free(k->c);
+		k->c = m;
+	}
+	k->c[k->n++] = c;
+}
+
+/* A sample of the valid points: all of them when there are at most most,
+ * else most drawn with the generator r. */
+static void sample_valid(const struct agent_search *q, const struct seen *s, size_t most, struct rt_rand *r,
+			 struct cands *k)
+{
+	if (q->n_valid <= most) {
+		for (size_t i = 0; i < q->n_valid; i++)
+			cand_add(k, s, q->valid[i]);
+		return;
+	}
+	for (size_t i = 0; i < most; i++)
+		cand_add(k, s, q->valid[rt_rand_below(r, q->n_valid)]);
+}
+
+/* Around point at: every other value of each parameter, and random moves
+ * of two parameters; valid points only. */
+static void sample_local(const struct agent_search *q, const struct seen *s, uint64_t at, struct rt_rand *r,
+			 struct cands *k)
+{
+	const struct agent_space *sp = q->sp;
+	for (size_t i = 0; i < sp->n_params; i++) {
+		size_t rad = json_array_size(sp->params[i].values), cur = agent_point_index(sp, at, i);
+		for (size_t v = 0; v < rad; v++) {
+			uint64_t c = agent_point_with(sp, at, i, v);
+			if (v != cur && agent_point_valid(sp, c, NULL))
+				cand_add(k, s, c);
+		}
+	}
+	for (size_t m = 0; m < MODEL_LOCAL_RAND && sp->n_params > 1; m++) {
+		uint64_t c = at;
+		for (int t = 0; t < 2; t++) {
+			size_t i = (size_t)rt_rand_below(r, sp->n_params);
+			c = agent_point_with(sp, c, i, (size_t)rt_rand_below(r, json_array_size(sp->params[i].values)));
+		}
+		if (c != at && agent_point_valid(sp, c, NULL))
+			cand_add(k, s, c);
+	}
+}
+
+/* The candidates of this proposal, sorted and distinct. */
+static struct cands candidates(const struct agent_search *q, const struct seen *s, const uint64_t *best, size_t nb,
+			       size_t full)
+{
+	struct cands k = { 0 };
+	struct rt_rand r;
+	rt_rand_seed(&r, q->seed ^ (((uint64_t)full + 1) * RT_SPLITMIX64_GAMMA) ^ 0x6d6f64656cULL);
+	sample_valid(q, s, q->n_valid <= MODEL_ALL ? MODEL_ALL : MODEL_FRESH, &r, &k);
+	for (size_t i = 0; i < nb && q->n_valid > MODEL_ALL; i++)
+		sample_local(q, s, best[i], &r, &k);
+	if (k.n)
+		qsort(k.c, k.n, sizeof(*k.c), cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < k.n; i++)
+		if (!u || k.c[u - 1] != k.c[i])
+			k.c[u++] = k.c[i];
+	k.n = u;
+	return k;
+}
+
+/* Full-fidelity evaluations since the best last rose by min_gain. */
+static size_t stall_of(const struct agent_search *q)
+{
+	double best = -INFINITY;
+	size_t full = 0, last = 0;
+	for (size_t i = 0; i < q->n_obs; i++) {
+		if (q->obs[i].fidelity < 1)
+			continue;
+		full++;
+		double v = q->obs[i].value;
+		if (!isnan(v) && (best == -INFINITY || v > best + fabs(best) * fmax(q->min_gain, 0))) {
+			best = v;
+			last = full;
+		}
+	}
+	return full - last;
+}
+
+/* The fitted model and what a proposal needs of it. */
+struct fitted {
+	struct agent_gp g; /* the GP */
+	enum tf t;         /* the transform */
+	double fbest;      /* the best posterior mean at a training point (standardised) */
+	double target;     /* the best beaten by min_gain (standardised) */
+	double *kv;        /* scratch */
+	uint32_t *idx;     /* scratch */
+};
+
+/* The largest chance, over the points in k, to beat the target. */
+static double max_pi(const struct fitted *f, const struct cands *k)
+{
+	double p = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		double mu, sd;
+		agent_gp_decode(&f->g, k->c[i], f->idx);
+		agent_gp_predict(&f->g, f->idx, f->kv, &mu, &sd);
+		p = fmax(p, 0.5 * erfc(-((mu - f->target) / (MODEL_STOP_SD * sd)) / sqrt(2)));
+	}
+	return p;
+}
+
+/* The stop's second look: every untried valid point (or a fresh sample). */
+static double scan_pi(const struct agent_search *q, const struct seen *s, const struct fitted *f)
+{
+	struct cands k = { 0 };
+	struct rt_rand r;
+	rt_rand_seed(&r, q->seed ^ ((uint64_t)q->n_obs * RT_SPLITMIX64_GAMMA) ^ 0x73746f70ULL);
+	sample_valid(q, s, MODEL_STOP_SCAN, &r, &k);
+	double p = max_pi(f, &k);
+	free(k.c);
+	return p;
+}
+
+/* Fit the model on the history; *n gets the training points. */
+static void fit(const struct agent_search *q, size_t full, struct fitted *f, uint64_t *x, size_t *n)
+{
+	double *y = xcalloc(full + 1, sizeof(double)), mean, sdev;
+	*n = training(q, x, y, &f->t, &mean, &sdev);
+	agent_gp_init(&f->g, q->sp, x, *n);
+	agent_gp_fit_hyper(&f->g, y);
+	f->kv = xcalloc(*n + 1, sizeof(double));
+	f->idx = xcalloc(q->sp->n_params + 1, sizeof(uint32_t));
+	/* The incumbent: the best posterior mean among the measured points
+	 * (a noisy best observation would flatter it). */
+	f->fbest = -INFINITY;
+	for (size_t i = 0; i < *n; i++) {
+		double mu, sd;
+		agent_gp_predict(&f->g, f->g.xi + i * f->g.d, f->kv, &mu, &sd);
+		f->fbest = fmax(f->fbest, mu);
+	}
+	/* min_gain on the raw scale is log(1 + min_gain) on the log scale */
+	double gain = f->t == TF_RAW ? fabs(f->fbest * sdev + mean) * fmax(q->min_gain, 0) : log1p(fmax(q->min_gain, 0));
+	f->target = f->fbest + gain / sdev;
+	free(y);
+}
+
+static void fitted_release(struct fitted *f)
+{
+	agent_gp_release(&f->g);
+	free(f->kv);
+	free(f->idx);
+}
+
 /* The first points: the seeded order. */
 static int model_start(const struct agent_search *q, size_t n_init, size_t have, struct agent_pick *pk)
 {
 	size_t k;
-	if (!agent_first_untried(q, 1, &pk->code, &k))
+	if (!agent_first_untried(q, 1, &pk->code, &k)) {
+		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
 		return 0;
+	}
 	pk->fidelity = 1;
-	snprintf(pk->reason, sizeof(pk->reason), "model: initial design, point %zu of %zu (seeded)", have + 1,
-		 n_init);
+	snprintf(pk->reason, sizeof(pk->reason), "model: initial design, point %zu of %zu (seeded)", have + 1, n_init);
 	return 1;
 }
 
-/* The candidates: every untried valid point, or a seeded sample of them. */
-static uint64_t *candidates(const struct agent_search *q, size_t *nc)
+/* The candidate of largest acquisition: expected improvement, or (kappa >
+ * 0) the upper bound mu + kappa sd; *ei, *pi: the largest EI and chance. */
+static long acquire(const struct fitted *f, const struct cands *k, double kappa, double *acq, double *pi)
 {
-	uint64_t *perm = agent_shuffled(q, 2);
-	size_t k = 0;
-	for (size_t i = 0; i < q->n_valid && k < MODEL_MAX_CAND; i++)
-		if (!agent_measured(q, perm[i], 1))
-			perm[k++] = perm[i];
-	*nc = k;
-	return perm;
-}
-
-/* The hyperparameters by marginal likelihood: one length scale and the
- * noise on a grid, then each parameter's length scale halved or doubled
- * in turn when that fits better (automatic relevance, one pass). */
-static void fit_hyper(struct gp *g, const double *y, double *ell, double *noise)
-{
-	static const double ells[] = { 0.15, 0.3, 0.6, 1.2 }, noises[] = { 1e-2, 1e-1, 0.3, 1 }, mults[] = { 4, 0.25 };
-	size_t d = g->sp->n_params;
-	double best = -INFINITY;
-	*ell = 0.3;
-	*noise = 1e-1;
-	for (size_t i = 0; i < RT_ARRAY_SIZE(ells); i++)
-		for (size_t j = 0; j < RT_ARRAY_SIZE(noises); j++) {
-			for (size_t k = 0; k < d; k++)
-				g->w[k] = 1 / (ells[i] * ells[i]);
-			double ll = gp_fit(g, y, noises[j]);
-			if (ll > best) {
-				best = ll;
-				*ell = ells[i];
-				*noise = noises[j];
-			}
+	long win = -1;
+	*acq = -INFINITY;
+	*pi = 0;
+	for (size_t i = 0; i < k->n; i++) {
+		double mu, sd;
+		agent_gp_decode(&f->g, k->c[i], f->idx);
+		agent_gp_predict(&f->g, f->idx, f->kv, &mu, &sd);
+		double z = (mu - f->fbest) / sd;
+		double a = kappa > 0 ? mu + kappa * sd : (mu - f->fbest) * 0.5 * erfc(-z / sqrt(2)) +
+								sd * exp(-0.5 * z * z) / sqrt(2 * M_PI);
+		*pi = fmax(*pi, 0.5 * erfc(-((mu - f->target) / (MODEL_STOP_SD * sd)) / sqrt(2)));
+		if (a > *acq) {
+			*acq = a;
+			win = (long)i;
 		}
-	for (size_t k = 0; k < d; k++)
-		g->w[k] = 1 / (*ell * *ell);
-	for (size_t k = 0; k < d; k++)
-		for (size_t m = 0; m < RT_ARRAY_SIZE(mults); m++) {
-			double keep = g->w[k];
-			g->w[k] = keep * mults[m];
-			double ll = gp_fit(g, y, *noise);
-			if (ll > best)
-				best = ll;
-			else
-				g->w[k] = keep;
-		}
-	gp_fit(g, y, *noise);
+	}
+	return win;
 }
 
 int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
@@ -307,70 +390,47 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	size_t full = 0;
 	for (size_t i = 0; i < q->n_obs; i++)
 		full += q->obs[i].fidelity >= 1;
-	long b = agent_best_obs(q);
-	if (full < n_init || b < 0) {
-		if (model_start(q, n_init, full, pk))
-			return 1;
-		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
-		return 0;
-	}
-	uint64_t *x = xcalloc(full, sizeof(*x));
-	double *y = xcalloc(full, sizeof(*y)), mean, sdev;
-	size_t n = training(q, x, y, &mean, &sdev);
-	struct gp g = { .sp = q->sp, .x = x, .n = n, .l = xcalloc(n * n, sizeof(double)),
-			.alpha = xcalloc(n, sizeof(double)), .w = xcalloc(q->sp->n_params + 1, sizeof(double)) };
-	double bell, bnoise;
-	fit_hyper(&g, y, &bell, &bnoise);
-	/* The incumbent: the best posterior mean among the measured points
-	 * (a noisy best observation would flatter it). */
-	double *kv = xcalloc(n + 1, sizeof(double));
-	double fbest = -INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		double mu, sd;
-		gp_predict(&g, x[i], kv, &mu, &sd);
-		fbest = fmax(fbest, mu);
-	}
-	double braw = fbest * sdev + mean;
-	double target = (braw + fabs(braw) * fmax(q->min_gain, 0) - mean) / sdev;
-	size_t nc;
-	uint64_t *cand = candidates(q, &nc);
-	double best_ei = -1, best_pi = 0;
-	long win = -1;
-	for (size_t k = 0; k < nc; k++) {
-		double mu, sd;
-		gp_predict(&g, cand[k], kv, &mu, &sd);
-		double z = (mu - fbest) / sd;
-		double ei = (mu - fbest) * Phi(z) + sd * phi(z);
-		best_pi = fmax(best_pi, Phi((mu - target) / (MODEL_STOP_SD * sd)));
-		if (ei > best_ei) {
-			best_ei = ei;
-			win = (long)k;
-		}
-	}
+	if (full < n_init || agent_best_obs(q) < 0)
+		return model_start(q, n_init, full, pk);
+	uint64_t *x = xcalloc(full + 1, sizeof(*x));
+	size_t n;
+	struct fitted f;
+	fit(q, full, &f, x, &n);
+	struct seen s = seen_of(q);
+	struct cands k = candidates(q, &s, x, n < MODEL_LOCAL_INC ? n : MODEL_LOCAL_INC, full);
+	size_t stall = stall_of(q);
+	double kappa = stall >= MODEL_STALL && full % 2 ? 2.0 + (double)stall / MODEL_STALL : 0, acq, pi;
+	long win = acquire(&f, &k, kappa, &acq, &pi);
+	acq = win < 0 ? 0 : acq;
 	int rc = 0;
 	if (win < 0) {
 		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
-	} else if (best_pi < MODEL_STOP_PI && full >= 3 * n_init && !q->no_early_stop) {
+	} else if (pi < MODEL_STOP_PI && full >= 3 * n_init && !q->no_early_stop &&
+		   (pi = fmax(pi, scan_pi(q, &s, &f))) < MODEL_STOP_PI) {
 		snprintf(pk->reason, sizeof(pk->reason),
 			 "model: no untried point has a %.0f%% chance to beat the best by min_gain %.3g%% "
-			 "(GP over %zu points); stopping early", MODEL_STOP_PI * 100, q->min_gain * 100, n);
+			 "(GP on the %s of %zu values); stopping early", MODEL_STOP_PI * 100, q->min_gain * 100,
+			 tf_names[f.t], n);
 	} else {
-		pk->code = cand[win];
+		pk->code = k.c[win];
 		pk->fidelity = 1;
-		char *t = agent_point_text(q->sp, cand[win]);
-		snprintf(pk->reason, sizeof(pk->reason), "model: GP expected improvement %.3g sd at %s", best_ei, t);
+		char *t = agent_point_text(q->sp, k.c[win]);
+		if (kappa > 0)
+			snprintf(pk->reason, sizeof(pk->reason), "model: exploring (no gain in %zu evaluations): GP "
+				 "(%s) upper bound mu + %.2g sd at %s", stall, tf_names[f.t], kappa, t);
+		else
+			snprintf(pk->reason, sizeof(pk->reason), "model: GP (%s) expected improvement %.3g sd at %s",
+				 tf_names[f.t], acq, t);
 		free(t);
 		rc = 1;
 	}
 	snprintf(pk->state, sizeof(pk->state),
-		 "{\"observed\":%zu,\"length_scale\":%g,\"noise\":%g,\"max_ei\":%.4g,\"max_pi\":%.4g}", n, bell,
-		 bnoise, best_ei, best_pi);
-	free(kv);
-	free(cand);
-	free(g.l);
-	free(g.alpha);
-	free(g.w);
+		 "{\"observed\":%zu,\"transform\":\"%s\",\"length_scale\":%g,\"noise\":%g,\"jumps\":%zu,"
+		 "\"candidates\":%zu,\"stall\":%zu,\"acq\":%.4g,\"max_pi\":%.4g}",
+		 n, tf_names[f.t], f.g.ell, f.g.noise, agent_gp_jumps(&f.g), k.n, stall, acq, pi);
+	fitted_release(&f);
+	free(k.c);
+	free(s.code);
 	free(x);
-	free(y);
 	return rc;
 }

@@ -245,8 +245,92 @@ static size_t top_k(const struct agent_search *q, const uint64_t *pts, size_t n,
 	return m;
 }
 
+/* Pairs before the rank correlation between fidelities is trusted, and
+ * the correlation below which halving measures in full instead. */
+#define HALVING_MIN_PAIRS 8
+#define HALVING_MIN_RHO 0.5
+
+/* Ranks of v[0..n) into r (ties: the mean rank). */
+static void ranks(const double *v, size_t n, double *r)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t below = 0, same = 0;
+		for (size_t j = 0; j < n; j++) {
+			below += v[j] < v[i];
+			same += v[j] == v[i];
+		}
+		r[i] = (double)below + ((double)same - 1) / 2;
+	}
+}
+
+/* Spearman's rank correlation of a and b (n pairs). */
+static double spearman(const double *a, const double *b, size_t n)
+{
+	double *ra = xcalloc(2 * n + 1, sizeof(double)), *rb = ra + n, sab = 0, saa = 0, sbb = 0, m = ((double)n - 1) / 2;
+	ranks(a, n, ra);
+	ranks(b, n, rb);
+	for (size_t i = 0; i < n; i++) {
+		sab += (ra[i] - m) * (rb[i] - m);
+		saa += (ra[i] - m) * (ra[i] - m);
+		sbb += (rb[i] - m) * (rb[i] - m);
+	}
+	free(ra);
+	return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 1;
+}
+
+/* How a cheap measurement ranks points against the next fidelity up: the
+ * rank correlation over every point measured (feasibly) at both 1/9 and
+ * 1/3, or at both 1/3 and 1, each pair of rungs ranked on its own and the
+ * two weighted by their pairs. *pairs: how many. */
+static double fidelity_rho(const struct agent_search *q, size_t *pairs)
+{
+	double *lo = xcalloc(q->n_obs + 1, sizeof(double)), *hi = xcalloc(q->n_obs + 1, sizeof(double)), sum = 0;
+	*pairs = 0;
+	for (int r = 0; r < 2; r++) {
+		double f = r ? 1.0 / HALVING_ETA : 1.0 / (HALVING_ETA * HALVING_ETA);
+		size_t n = 0;
+		for (size_t i = 0; i < q->n_obs; i++) {
+			if (fabs(q->obs[i].fidelity - f) > 1e-9 || isnan(q->obs[i].value))
+				continue;
+			double up = value_at(q, q->obs[i].code, f * HALVING_ETA);
+			if (up > -INFINITY) {
+				lo[n] = q->obs[i].value;
+				hi[n++] = up;
+			}
+		}
+		if (n >= 3) {
+			sum += spearman(lo, hi, n) * (double)n;
+			*pairs += n;
+		}
+	}
+	free(lo);
+	free(hi);
+	return *pairs ? sum / (double)*pairs : 1;
+}
+
+/* Cheap measurements that rank points unlike the full ones mislead the
+ * rungs: measure in full, in the seeded order, and say why. */
+static int halving_full(const struct agent_search *q, double rho, size_t pairs, struct agent_pick *pk)
+{
+	size_t k;
+	if (!agent_first_untried(q, 0, &pk->code, &k)) {
+		snprintf(pk->reason, sizeof(pk->reason), "halving: all %zu valid points measured in full", q->n_valid);
+		return 0;
+	}
+	pk->fidelity = 1;
+	snprintf(pk->reason, sizeof(pk->reason),
+		 "halving: fidelities disagree (rank correlation %.2f over %zu pairs, below %.2g): full fidelity, "
+		 "point %zu of %zu in the seeded order", rho, pairs, HALVING_MIN_RHO, k + 1, q->n_valid);
+	snprintf(pk->state, sizeof(pk->state), "{\"fallback\":true,\"rho\":%.3f,\"pairs\":%zu}", rho, pairs);
+	return 1;
+}
+
 int agent_search_halving(const struct agent_search *q, struct agent_pick *pk)
 {
+	size_t pairs;
+	double rho = fidelity_rho(q, &pairs);
+	if (pairs >= HALVING_MIN_PAIRS && rho < HALVING_MIN_RHO)
+		return halving_full(q, rho, pairs, pk);
 	uint64_t *perm = agent_shuffled(q, 0);
 	size_t nb = (q->n_valid + HALVING_BRACKET - 1) / HALVING_BRACKET;
 	int rc = 0;
@@ -268,7 +352,8 @@ int agent_search_halving(const struct agent_search *q, struct agent_pick *pk)
 				snprintf(pk->reason, sizeof(pk->reason),
 					 "halving: bracket %zu, rung %d: %zu point%s at fidelity %.3g%s", b + 1, r, keep,
 					 keep == 1 ? "" : "s", f, f < 1 ? " (cheap: measured, never kept)" : " (full)");
-				snprintf(pk->state, sizeof(pk->state), "{\"bracket\":%zu,\"rung\":%d}", b, r);
+				snprintf(pk->state, sizeof(pk->state), "{\"bracket\":%zu,\"rung\":%d,\"rho\":%.3f,\"pairs\":%zu}",
+					 b, r, rho, pairs);
 				rc = 1;
 			}
 			if (r == 2)

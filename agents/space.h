@@ -141,6 +141,8 @@ int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk);
 int agent_search_halving(const struct agent_search *q, struct agent_pick *pk);
 int agent_search_model(const struct agent_search *q, struct agent_pick *pk);
+/* auto: a bandit over model, coordinate and random (agents/auto.c). */
+int agent_search_auto(const struct agent_search *q, struct agent_pick *pk);
 
 /* The valid points in the order of a seeded shuffle (caller frees). */
 uint64_t *agent_shuffled(const struct agent_search *q, uint64_t salt);

@@ -109,7 +109,7 @@ out:
 }
 
 const char *const agent_strategy_names[] = { "list",	"greedy", "coordinate", "halving",
-					     "llm",	"random", "model",	    NULL };
+					     "llm",	"random", "model",	    "auto", NULL };
 
 /* The ops table, by enum value. */
 static const struct agent_ops ops[] = {
@@ -120,6 +120,7 @@ static const struct agent_ops ops[] = {
 	[AGENT_STRAT_LLM] = { "llm", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
 	[AGENT_STRAT_RANDOM] = { "random", NULL, agent_search_random },
 	[AGENT_STRAT_MODEL] = { "model", NULL, agent_search_model },
+	[AGENT_STRAT_AUTO] = { "auto", NULL, agent_search_auto },
 };
 
 const char *agent_strategy_name(enum agent_strategy k)
@@ -185,5 +186,5 @@ int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb
 		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is asked by the campaign (runner/campaign/llm.c), "
 			       "not through agent_next", agent_strategy_name(x->strategy));
 	return rt_errf(err, RT_ENOTSUP, "strategy '%s' is not implemented yet (use list, greedy, coordinate, "
-		       "random, halving or model)", agent_strategy_name(x->strategy));
+		       "random, halving, model or auto)", agent_strategy_name(x->strategy));
 }

@@ -51,6 +51,8 @@
 	X("slurm_jobs", "SELECT * FROM slurm_jobs ORDER BY id") \
 	X("slurm_steps", "SELECT * FROM slurm_steps ORDER BY id") \
 	X("llm_exchanges", "SELECT * FROM llm_exchanges ORDER BY id") \
+	X("replays", "SELECT * FROM replays ORDER BY campaign_id") \
+	X("replay_levers", "SELECT * FROM replay_levers ORDER BY campaign_id, ord") \
 	/* end */
 
 #define DB_EXPORT_ROW(n, q) { n, q },

@@ -71,7 +71,7 @@ static const char sql_run_finish[] =
 	" n_correct_flex = ?5, n_failed = ?6, accuracy = ?7, wilson_lo = ?8, wilson_hi = ?9,"
 	" baseline_run_id = ?10, diff = ?11, diff_lo = ?12, diff_hi = ?13, mcnemar_p = ?14,"
 	" identical_rate = ?15, flips_to_wrong = ?16, flips_to_right = ?17, early_stop = ?18,"
-	" passed = ?19, verdict = ?20, finished_at = ?21 WHERE id = ?1";
+	" passed = ?19, verdict = ?20, finished_at = ?21, identical_response_rate = ?22 WHERE id = ?1";
 
 int db_gate_run_finish(struct db *db, const struct db_gate_run *r, struct rt_sb *err)
 {
@@ -99,6 +99,7 @@ int db_gate_run_finish(struct db *db, const struct db_gate_run *r, struct rt_sb 
 	db_bind_count(st, 19, r->passed);
 	db_bind_text(st, 20, r->verdict);
 	sqlite3_bind_int64(st, 21, r->finished_at ? r->finished_at : rt_wall_ms());
+	db_bind_real(st, 22, r->identical_response_rate);
 	int rc = db_step_done(db, st, err, "update gate_runs (finish)");
 	if (!rc && db_changes(db) != 1)
 		rc = rt_errf(err, RT_ENOENT, "db: gate run %lld not found", (long long)r->id);
@@ -141,6 +142,7 @@ static void run_read(sqlite3_stmt *st, void *row)
 	o->started_at = sqlite3_column_int64(st, 30);
 	o->finished_at = sqlite3_column_int64(st, 31);
 	o->min_accuracy = db_col_real(st, 32);
+	o->identical_response_rate = db_col_real(st, 33);
 }
 
 static void run_release(void *row)
@@ -158,8 +160,8 @@ static const char sql_run_get[] =
 	" wilson_lo, wilson_hi, baseline_run_id, diff, diff_lo, diff_hi, mcnemar_p, identical_rate,"
 	" flips_to_wrong, flips_to_right, early_stop, passed, verdict, params_json, started_at,"
 	" finished_at,"
-	" CASE WHEN json_valid(params_json) THEN json_extract(params_json, '$.min_accuracy') END"
-	" FROM gate_runs WHERE id = ?1";
+	" CASE WHEN json_valid(params_json) THEN json_extract(params_json, '$.min_accuracy') END,"
+	" identical_response_rate FROM gate_runs WHERE id = ?1";
 
 int db_gate_run_get(struct db *db, int64_t id, struct db_gate_run *o, struct rt_sb *err)
 {

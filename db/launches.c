@@ -9,8 +9,8 @@ int db_launch_add(struct db *db, const struct db_launch *l, int64_t *id, struct 
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"INSERT INTO launches (campaign_id, iteration_id, arm, pgid, port, ready_s, version,"
-		" exe_path, exe_sha256, image_ref, image_digest, repos, extra, note, differs, created_at)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)", err);
+		" exe_path, exe_sha256, image_ref, image_digest, repos, extra, note, differs, created_at, libs)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)", err);
 	if (!st)
 		return RT_EDB;
 	db_bind_id(st, 1, l->campaign_id);
@@ -29,6 +29,7 @@ int db_launch_add(struct db *db, const struct db_launch *l, int64_t *id, struct 
 	db_bind_text(st, 14, l->note);
 	db_bind_text(st, 15, l->differs);
 	sqlite3_bind_int64(st, 16, rt_wall_ms());
+	db_bind_text(st, 17, l->libs);
 	int64_t rid;
 	int rc = db_step_insert(db, st, &rid, err, "insert into launches");
 	if (!rc && id)
@@ -38,7 +39,7 @@ int db_launch_add(struct db *db, const struct db_launch *l, int64_t *id, struct 
 
 #define LAUNCH_COLS                                                                               \
 	"id, campaign_id, iteration_id, arm, pgid, port, ready_s, version, exe_path, exe_sha256," \
-	" image_ref, image_digest, repos, extra, note, differs"
+	" image_ref, image_digest, repos, extra, note, differs, libs"
 
 static void launch_read(sqlite3_stmt *st, void *row)
 {
@@ -59,6 +60,7 @@ static void launch_read(sqlite3_stmt *st, void *row)
 	l->extra = db_col_text(st, 13);
 	l->note = db_col_text(st, 14);
 	l->differs = db_col_text(st, 15);
+	l->libs = db_col_text(st, 16);
 }
 
 void db_launch_release(struct db_launch *l)
@@ -73,6 +75,7 @@ void db_launch_release(struct db_launch *l)
 	free(l->extra);
 	free(l->note);
 	free(l->differs);
+	free(l->libs);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -205,7 +205,8 @@ CREATE TABLE gate_runs (
   verdict       TEXT,                         -- one line
   params_json   TEXT,                         -- thresholds and settings used
   started_at    INTEGER NOT NULL,
-  finished_at   INTEGER
+  finished_at   INTEGER,
+  identical_response_rate REAL                -- same response text (sha256) as the baseline (version 14)
 );
 
 CREATE TABLE gate_answers (
@@ -384,7 +385,8 @@ CREATE TABLE launches (
   extra         TEXT,                         -- engine.provenance output, redacted
   note          TEXT,                         -- what could not be recorded
   differs       TEXT,                         -- vs the campaign's first launch, NULL: same
-  created_at    INTEGER NOT NULL
+  created_at    INTEGER NOT NULL,
+  libs          TEXT                          -- JSON {path: sha256}: shared objects mapped (version 14)
 );
 
 -- The Slurm executor's journal (version 10, executor: slurm, docs/scale.md).
@@ -475,3 +477,30 @@ CREATE TABLE llm_exchanges (
 );
 CREATE INDEX llm_exchanges_campaign ON llm_exchanges(campaign_id, seq);
 CREATE INDEX llm_exchanges_iteration ON llm_exchanges(iteration_id);
+CREATE TABLE replays (
+  campaign_id   INTEGER PRIMARY KEY REFERENCES campaigns(id), -- the replay
+  from_campaign INTEGER NOT NULL,              -- the campaign whose kept changes it replays
+  ord           TEXT NOT NULL CHECK (ord IN ('original', 'best-first')),
+  onto          TEXT                           -- --onto REV as given, NULL when none
+);
+CREATE TABLE replay_levers (
+  campaign_id    INTEGER NOT NULL REFERENCES campaigns(id), -- the replay
+  ord            INTEGER NOT NULL,             -- 1-based place in the replay's order
+  variant        TEXT NOT NULL,                -- the lever's variant name in the replay
+  kind           TEXT NOT NULL,                -- table | flag | env | patch | file
+  from_campaign  INTEGER NOT NULL,             -- lineage: the campaign it was kept in
+  from_iteration INTEGER,                      -- lineage: that iteration's id
+  from_seq       INTEGER,                      -- lineage: that iteration's seq
+  objective      TEXT,                         -- bench.metric, as then
+  then_delta     REAL,                         -- gain then, relative, + is better
+  then_lo        REAL,                         -- its interval, low end
+  then_hi        REAL,                         -- its interval, high end
+  then_cand      REAL,                         -- the objective's median with it then
+  verdict        TEXT CHECK (verdict IN ('held', 'lost', 'reversed', 'not_applicable', 'superseded')),
+  reason         TEXT,                         -- why, for people (git's reason when it does not apply)
+  iteration_id   INTEGER REFERENCES iterations(id), -- the replay's iteration that decided it
+  now_delta      REAL,                         -- gain now
+  now_lo         REAL,
+  now_hi         REAL,
+  PRIMARY KEY (campaign_id, variant)
+);

@@ -496,6 +496,8 @@ int rep_compare(struct db *db, const int64_t *ids, size_t n, enum rep_format fmt
 	if (!rc) {
 		shared_levers(&w, &c);
 		single_levers(&w, &c);
+		for (size_t k = 0; k < n && !rc; k++) /* a replay's levers: then and now, side by side */
+			rc = rep_replay_section(&w, db, ids[k], 2, err);
 		w.ops->doc_end(&w);
 	}
 	cmp_release(&c);

@@ -586,6 +586,7 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 	free(doc_title);
 	rep_j_objective(&w, &j);
 	rep_j_kept(&w, &j);
+	rc = rep_replay_section(&w, db, j.c.id, 2, err);
 	rep_j_charts(&w, &j);
 	rep_j_metrics(&w, &j);
 	entries(&w, &j);
@@ -593,5 +594,5 @@ int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct r
 	regressions(&w, &j);
 	w.ops->doc_end(&w);
 	rep_j_release(&j);
-	return 0;
+	return rc;
 }

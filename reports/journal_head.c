@@ -21,18 +21,9 @@ json_t *rep_j_spec(const struct journal *j)
 	const char *text = j->c.spec_text;
 	if (!text)
 		return NULL;
-	yaml_parser_t p;
-	yaml_document_t doc;
-	json_t *out = NULL;
-	yaml_parser_initialize(&p);
-	yaml_parser_set_input_string(&p, (const unsigned char *)text, strlen(text));
-	if (yaml_parser_load(&p, &doc)) {
-		yaml_node_t *root = yaml_document_get_root_node(&doc);
-		struct rt_yaml_err ye;
-		out = root ? rt_yaml_to_json(&doc, root, &ye) : NULL;
-		yaml_document_delete(&doc);
-	}
-	yaml_parser_delete(&p);
+	struct rt_sb err = RT_SB_INIT;
+	json_t *out = rt_yaml_text_json("spec", text, strlen(text), &err);
+	rt_sb_release(&err);
 	return out;
 }
 

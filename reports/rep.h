@@ -116,6 +116,24 @@ enum rep_format { REP_MD, REP_HTML };
 int rep_report(struct db *db, int64_t campaign_id, enum rep_format fmt, struct rt_sb *out,
 	       struct rt_sb *err);
 
+/* ---- replays (replay.c) ---- */
+
+struct db_lever;
+struct rep_writer;
+/* The levers as lines for the terminal: order, name, kind, lineage,
+ * verdict, gain then and now with their intervals, why. */
+void rep_replay_text(struct rt_sb *out, const struct db_lever *l, size_t n);
+/* The Replay section (a heading of level, a paragraph, the levers' table)
+ * of campaign cid, or nothing when it is not a replay. */
+int rep_replay_section(struct rep_writer *w, struct db *db, int64_t cid, int level, struct rt_sb *err);
+/* JUnit XML as `gate --junit` writes it: one test case per lever, failed
+ * when it reversed, skipped when not decided yet. */
+int rep_replay_junit(const struct db_lever *l, size_t n, const char *name, double wall_s, const char *path,
+		     struct rt_sb *err);
+/* The Replay section as Markdown into path (appended when append, as for
+ * $GITHUB_STEP_SUMMARY). */
+int rep_replay_summary(struct db *db, int64_t cid, const char *path, bool append, struct rt_sb *err);
+
 /* ---- campaigns compared (compare.c) ---- */
 
 /* Parse --campaigns "3,4[,...]": at least two distinct positive ids into

@@ -216,6 +216,7 @@ static json_t *gate_json(const struct show *s)
 	json_object_set_new(o, "diff", rep_jnum(g->diff));
 	json_object_set_new(o, "mcnemar_p", rep_jnum(g->mcnemar_p));
 	json_object_set_new(o, "identical_rate", rep_jnum(g->identical_rate));
+	json_object_set_new(o, "identical_response_rate", rep_jnum(g->identical_response_rate));
 	for (size_t i = 0; i < s->nflips; i++)
 		json_array_append_new(fl, flip_json(&s->flips[i]));
 	json_object_set_new(o, "flips", fl);
@@ -277,13 +278,13 @@ static json_t *show_json(const struct show *s)
 	json_t *la = json_array();
 	for (size_t i = 0; i < s->nlaunches; i++) {
 		const struct db_launch *l = &s->launches[i];
-		json_array_append_new(la, json_pack("{s:s?,s:I,s:o,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
+		json_array_append_new(la, json_pack("{s:s?,s:I,s:o,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
 						    "arm", l->arm, "port", (json_int_t)l->port, "ready_s",
 						    isnan(l->ready_s) ? json_null() : json_real(l->ready_s),
 						    "version", l->version, "exe", l->exe_path, "exe_sha256",
 						    l->exe_sha256, "image", l->image_ref, "image_digest",
 						    l->image_digest, "repos", l->repos, "provenance", l->extra, "note", l->note,
-						    "differs", l->differs));
+						    "differs", l->differs, "libs", l->libs));
 	}
 	json_object_set_new(doc, "launches", la);
 	notes_json(s, doc);
@@ -511,6 +512,8 @@ static void text_gate_pairs(const struct show *s, struct rt_sb *sb, bool color)
 		rt_sb_addf(sb, ", McNemar mid-p %.3g", g->mcnemar_p);
 	if (!isnan(g->identical_rate))
 		rt_sb_addf(sb, ", %.1f%% identical answers", g->identical_rate * 100);
+	if (!isnan(g->identical_response_rate))
+		rt_sb_addf(sb, ", %.1f%% identical responses", g->identical_response_rate * 100);
 	rt_sb_addf(sb, "\n  flips: %d right -> wrong, %d wrong -> right", g->flips_to_wrong,
 		   g->flips_to_right);
 	rt_sb_addf(sb, " (%zu among stored answers)\n", s->nflips);
@@ -640,6 +643,7 @@ static void text_launches(const struct show *s, struct rt_sb *sb, bool color)
 		prov_line(sb, "image", l->image_ref);
 		prov_line(sb, "image digest", l->image_digest);
 		prov_line(sb, "repositories", l->repos);
+		prov_line(sb, "libraries", l->libs);
 		prov_line(sb, "not recorded", l->note);
 		if (l->extra)
 			rt_sb_addf(sb, "    %-13s%zu bytes (show --json)\n", "provenance", strlen(l->extra));

@@ -13,6 +13,12 @@ if(TARGET test_kill9)
 endif()
 rt_add_test(test_campaign_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/campaign_e2e.sh
             NEEDS_GSM8K TIMEOUT 300 LABELS e2e)
+# A failed candidate's log events are stored with its iteration and shown.
+rt_add_test(test_failed_events COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/failed_events.sh
+            TIMEOUT 120 LABELS e2e)
+# The baseline's spread against min_gain: a warning when the repeats cannot resolve it.
+rt_add_test(test_noise_warning COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/noise_warning.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_port_squatter COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/port_squatter.sh
             TIMEOUT 120 LABELS e2e)
 rt_add_bench(campaign SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_campaign.c LIBS PkgConfig::SQLITE3)
@@ -81,3 +87,11 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
 foreach(t greedy simserve kill9 space)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
+# ratchet replay (docs/replay.md): two simserve models whose hidden best
+# tiles differ give the verdicts the simulator's formula says; a patch on a
+# revision where it no longer applies, one the revision already contains
+# (superseded); kill -9 mid-replay and --resume give the same verdicts.
+rt_add_test(test_replay_models COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_models.sh TIMEOUT 300 LABELS e2e)
+set_tests_properties(test_replay_models PROPERTIES SKIP_RETURN_CODE 77)
+rt_add_test(test_replay_onto COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_onto.sh TIMEOUT 120 LABELS e2e)
+rt_add_test(test_replay_kill9 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_kill9.sh TIMEOUT 300 LABELS e2e)

@@ -24,3 +24,8 @@ rt_add_test(test_engine_lifetime COMMAND sh ${CMAKE_SOURCE_DIR}/tests/engine/lif
 # provenance command's output redacted, and a changed launch flagged.
 rt_add_test(test_engine_provenance COMMAND sh ${CMAKE_SOURCE_DIR}/tests/engine/provenance.sh
             TIMEOUT 180 LABELS e2e)
+
+# The shared objects the engine maps are hashed with each launch: a library
+# whose bytes change under an unchanged executable flags the launch.
+rt_add_test(test_engine_provenance_libs COMMAND sh ${CMAKE_SOURCE_DIR}/tests/engine/provenance_libs.sh
+            TIMEOUT 180 LABELS e2e)

@@ -146,7 +146,9 @@ static int flag_describe(const struct var_def *v, const struct var_ctx *ctx,
 {
 	if (v->flag_key.name)
 		return key_describe(v, ctx, out, err);
-	char **argv = var_config_argv(ctx->cfg, ctx->base_argv);
+	/* The command the flags go to: the engine's, else the first command
+	 * benchmark's (llama-bench without a server), as key_check reads it. */
+	char **argv = var_config_argv(ctx->cfg, ctx->flag_argv ? ctx->flag_argv : ctx->base_argv);
 	size_t argc = 0;
 	while (argv[argc])
 		argc++;

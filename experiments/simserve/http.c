@@ -405,6 +405,27 @@ static enum MHD_Result hang(struct MHD_Connection *c, struct ss_req *r)
 	return MHD_YES;
 }
 
+/* llama-server's refusal of a prompt that does not fit its slot: the
+ * prompt's tokens and BOS against n_ctx_slot (tools/server/server-context.cpp,
+ * "n_tokens >= slot.n_ctx"), logged as its send_error line and answered
+ * 400 with exceed_context_size_error, n_prompt_tokens and n_ctx
+ * (server-common.cpp format_error_response, server-task.cpp). */
+static enum MHD_Result ctx_exceeded(struct MHD_Connection *c, long task, long n_tokens, long n_ctx)
+{
+	char msg[160];
+	snprintf(msg, sizeof(msg), "request (%ld tokens) exceeds the available context size (%ld tokens), "
+		 "try increasing it", n_tokens, n_ctx);
+	fprintf(stderr, "srv    send_error: task id = %ld, error: %s\n", task, msg);
+	json_t *o = json_pack("{s:{s:i,s:s,s:s,s:I,s:I}}", "error", "code", 400, "message", msg, "type",
+			      "exceed_context_size_error", "n_prompt_tokens", (json_int_t)n_tokens, "n_ctx",
+			      (json_int_t)n_ctx);
+	char *s = json_dumps(o, JSON_COMPACT);
+	enum MHD_Result rc = reply(c, 400, s, "application/json");
+	free(s);
+	json_decref(o);
+	return rc;
+}
+
 static enum MHD_Result start_completion(struct MHD_Connection *c, struct ss_req *r, bool chat)
 {
 	r->recv_ns = rt_now_ns();
@@ -439,6 +460,9 @@ static enum MHD_Result start_completion(struct MHD_Connection *c, struct ss_req 
 		return rc;
 	}
 	json_decref(root);
+	long slot_ctx = ss_persona_slot_ctx();
+	if (slot_ctx > 0 && r->plan.prompt_tokens + 1 >= slot_ctx)
+		return ctx_exceeded(c, n, r->plan.prompt_tokens + 1, slot_ctx);
 	r->chat = chat;
 	r->stream = p.stream;
 	r->include_usage = p.include_usage;

@@ -43,6 +43,7 @@ static const struct rt_opt opts[] = {
 	{ "model", 0, RT_OPT_STR, &cfg.model, "NAME", "model id served (default sim-model)" },
 	{ "nonce", 0, RT_OPT_STR, &cfg.nonce, "STR", "launch nonce echoed by /v1/models and X-Launch-Nonce" },
 	{ "tiles", 0, RT_OPT_STR, &cfg.tiles, "FILE", "JSON tile table keyed by shape class" },
+	{ "best", 0, RT_OPT_STR, &cfg.best, "LIST", "another model's hidden best tiles: \"CLASS=M,N,W ...\" (default: model.c's)" },
 	{ "max-graph-bs", 0, RT_OPT_INT, &cfg.max_graph_bs, "N", "largest decode batch with a CUDA graph; above it decode costs 1.5x (default 8)" },
 	{ "max-batch", 0, RT_OPT_INT, &cfg.max_batch, "N", "most running sequences (default 64)" },
 	{ "chunked-prefill", 0, RT_OPT_INT, &cfg.chunked_prefill, "N", "prompt-token budget per scheduler step (default 2048)" },
@@ -204,6 +205,8 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = check(&err);
 	struct ss_tiles tiles;
+	if (!rc && cfg.best)
+		rc = ss_best_set(cfg.best, &err);
 	if (!rc)
 		rc = ss_tiles_load(cfg.tiles, &tiles, &err);
 	int bad_exit = 2;

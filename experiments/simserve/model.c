@@ -11,10 +11,13 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* One row per shape class: its name and the hidden best tile. */
-static const struct {
+/* One row per shape class: its name and the hidden best tile (another
+ * "model" replaces the tiles with --best: ss_best_set). */
+static struct {
 	const char *name; /* key in the table */
 	long block_m;     /* best BLOCK_M */
 	long block_n;     /* best BLOCK_N */
@@ -34,6 +37,34 @@ static const struct {
 const char *ss_class_name(enum ss_class c)
 {
 	return classes[c].name;
+}
+
+int ss_best_set(const char *spec, struct rt_sb *err)
+{
+	char *copy = xstrdup(spec), *save = NULL;
+	int rc = 0;
+	for (char *tok = strtok_r(copy, " ", &save); tok && !rc; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+		long m, n, w;
+		char tail;
+		int c = SS_NCLASS;
+		if (eq) {
+			*eq = 0;
+			for (c = 0; c < SS_NCLASS && strcmp(classes[c].name, tok); c++)
+				;
+		}
+		if (c == SS_NCLASS || sscanf(eq + 1, "%ld,%ld,%ld%c", &m, &n, &w, &tail) != 3 || m < 1 || n < 1 ||
+		    w < 1 || (m & (m - 1)) || (n & (n - 1)) || (w & (w - 1)))
+			rc = rt_errf(err, RT_EINVAL, "--best: '%s': expected CLASS=BLOCK_M,BLOCK_N,num_warps with a "
+				     "shape class and powers of two", tok);
+		else {
+			classes[c].block_m = m;
+			classes[c].block_n = n;
+			classes[c].num_warps = w;
+		}
+	}
+	free(copy);
+	return rc;
 }
 
 static int field(json_t *entry, const char *path, const char *key, const char *name, long *out,

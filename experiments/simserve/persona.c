@@ -411,7 +411,7 @@ static int apply(const struct pflag *f, bool neg, const char *v, struct rt_sb *m
 	case A_GPUUTIL: case A_MEMFRAC: P.mem_frac = d; break;
 	case A_SEED: cfg->seed = l; break;
 	case A_CTX: P.n_ctx = l; break;
-	case A_NP: cfg->max_batch = l; break;
+	case A_NP: cfg->max_batch = l, P.np_set = true; break;
 	case A_UBATCH: P.ubatch = l; break;
 	case A_FA: P.fa = v ? v : "on"; break;
 	case A_NGL: P.ngl = l; break;
@@ -498,6 +498,14 @@ static int parse_flags(int argc, char **argv, int first, struct rt_sb *msg, stru
 			return rc;
 	}
 	return 0;
+}
+
+long ss_persona_slot_ctx(void)
+{
+	if (P.kind != SS_PERSONA_LLAMA)
+		return 0;
+	long ctx = P.n_ctx > 0 ? P.n_ctx : 131072;
+	return P.np_set && P.cfg->max_batch > 0 ? ctx / P.cfg->max_batch : ctx;
 }
 
 /* Flags to simulated performance (after every flag is read). */

@@ -26,6 +26,7 @@ struct ss_persona_state {
 	int n_served;
 	long max_model_len;         /* context length reported */
 	long n_ctx;                 /* llama: -c (all slots together) */
+	bool np_set;                /* llama: -np given (else auto: 4 slots sharing one unified context) */
 	long ubatch;                /* llama: -ub */
 	long ngl;                   /* llama: -ngl (-1 all) */
 	const char *fa;             /* llama: on|off|auto */

@@ -71,7 +71,7 @@ static char *info_body(void)
 		long slots = cfg->max_batch;
 		o = json_pack("{s:{s:I,s:{s:I,s:I}},s:I,s:s,s:s,s:{s:b,s:b},s:s}",
 			      "default_generation_settings", "n_ctx",
-			      (json_int_t)(P.n_ctx > 0 ? P.n_ctx / slots : 4096), "params", "n_predict",
+			      (json_int_t)ss_persona_slot_ctx(), "params", "n_predict",
 			      (json_int_t)-1, "seed", (json_int_t)cfg->seed, "total_slots", (json_int_t)slots,
 			      "model_path", P.model, "chat_template", "{{ messages }}", "modalities",
 			      "vision", 0, "audio", 0, "build_info", "b6700-simserve");

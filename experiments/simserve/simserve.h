@@ -36,6 +36,7 @@ struct ss_config {
 	const char *model;            /* model id served */
 	const char *nonce;            /* launch nonce echoed by /v1/models, "" if none */
 	const char *tiles;            /* tile table JSON file, or NULL (all classes missing) */
+	const char *best;             /* another "model": hidden best tiles "CLASS=M,N,W ...", or NULL */
 	long max_graph_bs;            /* largest decode batch with a "CUDA graph" */
 	long max_batch;               /* most running sequences */
 	long chunked_prefill;         /* prompt-token budget per step */
@@ -90,6 +91,10 @@ struct ss_tiles {
 const char *ss_class_name(enum ss_class c);
 /* Load and validate a tile table (NULL path: every class missing). */
 int ss_tiles_load(const char *path, struct ss_tiles *t, struct rt_sb *err);
+/* Another "model" (--best): its hidden best tiles, "CLASS=BLOCK_M,BLOCK_N,num_warps"
+ * separated by spaces, replace those of the classes named; call it before
+ * loading a table. RT_EINVAL naming the bad piece. */
+int ss_best_set(const char *spec, struct rt_sb *err);
 /* Load a table already parsed (name is used in messages); root is borrowed. */
 struct json_t;
 int ss_tiles_load_json(struct json_t *root, const char *name, struct ss_tiles *t, struct rt_sb *err);
@@ -250,6 +255,12 @@ void ss_persona_bind_error(void);
 /* A first-seen decode batch size (--log-recompiles) in the personality's words. */
 void ss_persona_log_recompile(long bs);
 enum ss_persona ss_persona_kind(void);
+/* llama-server's context of one slot (n_ctx_slot): -c / -np when -np is
+ * given, all of -c when it is not (auto: 4 slots, one unified KV cache),
+ * the model's training context (131072 here) without -c; 0 for the other
+ * personalities, which refuse nothing by length. */
+long ss_persona_slot_ctx(void);
+
 /* Stop-time cleanup. */
 void ss_persona_free(void);
 

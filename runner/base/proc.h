@@ -91,6 +91,11 @@ int rt_proc_stat(pid_t pid, struct rt_proc_stat *out);
 /* Resident bytes of a process now (VmRSS of /proc/PID/status), 0 when it
  * is gone or a kernel thread. */
 uint64_t rt_proc_rss(pid_t pid);
+/* The shared objects a process maps executable (/proc/PID/maps: the path of
+ * each mapping with 'x' in its permissions whose base name holds ".so"),
+ * appended to out unless already there. RT_ENOENT when there is no such
+ * process. */
+int rt_proc_exec_libs(pid_t pid, struct rt_strv *out);
 
 /*
  * A process tree: a child started by rt_spawn (the leader, in its own

@@ -274,6 +274,36 @@ uint64_t rt_proc_rss(pid_t pid)
 	return (uint64_t)kb * 1024;
 }
 
+int rt_proc_exec_libs(pid_t pid, struct rt_strv *out)
+{
+	char path[64], line[4352];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return RT_ENOENT;
+	/* address perms offset dev inode path: the path starts at the first '/' */
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8] = "";
+		char *file = strchr(line, '/');
+		if (sscanf(line, "%*s %7s", perms) != 1 || !strchr(perms, 'x') || !file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		const char *base = strrchr(file, '/') + 1;
+		if (!strstr(base, ".so"))
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < out->n && !seen; i++)
+			seen = !strcmp(out->v[i], file);
+		if (seen)
+			continue;
+		out->v = xrealloc(out->v, (out->n + 2) * sizeof(char *));
+		out->v[out->n++] = xstrdup(file);
+		out->v[out->n] = NULL;
+	}
+	fclose(f);
+	return 0;
+}
+
 int rt_proc_stat(pid_t pid, struct rt_proc_stat *out)
 {
 	char path[64], buf[1024];

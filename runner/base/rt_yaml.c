@@ -286,6 +286,31 @@ int rt_yaml_emit(yaml_document_t *doc, struct rt_sb *out, struct rt_sb *err)
 	return rc;
 }
 
+json_t *rt_yaml_text_json(const char *name, const char *text, size_t len, struct rt_sb *err)
+{
+	yaml_parser_t p;
+	yaml_document_t doc;
+	json_t *out = NULL;
+	yaml_parser_initialize(&p);
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	if (yaml_parser_load(&p, &doc)) {
+		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		struct rt_yaml_err ye = { 0 };
+		out = root ? rt_yaml_to_json(&doc, root, &ye) : NULL;
+		if (!out)
+			rt_errf(err, RT_EPARSE, "%s:%lu:%lu: %s", name,
+				ye.at ? (unsigned long)ye.at->start_mark.line + 1 : 1UL,
+				ye.at ? (unsigned long)ye.at->start_mark.column + 1 : 1UL,
+				root ? ye.msg : "empty document");
+		yaml_document_delete(&doc);
+	} else {
+		rt_errf(err, RT_EPARSE, "%s:%lu:%lu: %s", name, (unsigned long)p.problem_mark.line + 1,
+			(unsigned long)p.problem_mark.column + 1, p.problem ? p.problem : "not YAML");
+	}
+	yaml_parser_delete(&p);
+	return out;
+}
+
 int rt_yaml_from_json(const json_t *v, struct rt_sb *out, struct rt_sb *err)
 {
 	yaml_document_t doc;

@@ -47,6 +47,10 @@ json_t *rt_yaml_scalar_json(const yaml_node_t *n);
  * with err filled on failure. */
 json_t *rt_yaml_to_json(yaml_document_t *doc, yaml_node_t *n, struct rt_yaml_err *err);
 
+/* The first document of YAML text as JSON; NULL with err filled ("NAME:LINE:COL: what")
+ * when it does not parse or convert. name is used in messages. */
+json_t *rt_yaml_text_json(const char *name, const char *text, size_t len, struct rt_sb *err);
+
 /* Add v to doc as new nodes; returns the id of the top one (0 when libyaml
  * refuses, e.g. out of memory). */
 int rt_yaml_add_json(yaml_document_t *doc, const json_t *v);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "db/db.h"
+#include "db/replay.h"
 #include "runner/spec/spec.h"
 
 struct run_campaign_opts {
@@ -26,6 +27,11 @@ struct run_campaign_opts {
 	long fault_journal; /* testing hook (RATCHET_FAULT_JOURNAL): the nth journal write fails; 0: none */
 	const char *worker; /* a device pool's worker (round.c): "CID:SEQ:ROUND:DEVICE:WHAT", NULL: the runner */
 	const char *api_key_env; /* the variable api_key came from, passed on to the pool's workers; NULL: none */
+	bool replay;        /* a replay (replay.c): variants that cannot be made are verdicts, not pre-flight problems */
+	/* Called once the campaign is opened (created or resumed), before
+	 * anything is measured; an error stops the run. NULL: none. */
+	int (*on_open)(void *arg, struct db *db, int64_t campaign_id, struct rt_sb *err);
+	void *on_open_arg;  /* on_open's */
 };
 
 struct run_campaign_result {
@@ -66,6 +72,42 @@ struct run_recipe_result {
 int run_campaign_recipe(struct db *db, int64_t id, const char *dir, struct run_recipe_result *res,
 			struct rt_sb *err);
 
+/* The order of a replay's levers. */
+enum run_replay_order {
+	RUN_REPLAY_ORIGINAL,   /* the order they were kept in */
+	RUN_REPLAY_BEST_FIRST, /* the largest gain then first */
+};
+
+struct run_replay_opts {
+	struct run_campaign_opts run; /* as `ratchet run`'s (resume: continue the replay) */
+	int64_t from;                 /* the campaign whose kept changes are replayed */
+	const char *from_file;        /* or a variants.yaml (`ratchet recipe` writes one); NULL: from */
+	enum run_replay_order order;  /* the levers' order (--resume: the first run's) */
+	const char *onto;             /* --onto REV: patch levers' repositories checked out at REV first; NULL: none */
+};
+
+struct run_replay_result {
+	struct run_campaign_result run; /* the replay's campaign */
+	struct db_lever *levers;        /* every lever with its lineage and verdict, in order (owned) */
+	size_t n;                       /* how many */
+	int reversed;                   /* levers reversed */
+	int preflight;                  /* pre-flight problems, as run_campaign_result's */
+};
+
+/* Replay campaign o->from's kept changes (up to its best) on the spec
+ * base: a campaign named run_replay_name(base->name, from) whose variants
+ * are the kept changes in order, each with its lineage, measured and gated
+ * one per iteration on top of the new best with base's rule. Every lever's
+ * verdict (held, lost, reversed, not applicable, superseded) is stored in
+ * replay_levers and returned in res (release it with
+ * run_replay_result_release) even when the run stopped early (undecided
+ * levers are DB_VERDICT_NONE). Returns as run_campaign. */
+int run_replay(struct db *db, const struct spec *base, const struct run_replay_opts *o,
+	       struct run_replay_result *res, struct rt_sb *err);
+void run_replay_result_release(struct run_replay_result *res);
+/* The name of the replay of campaign from on a spec named base (owned). */
+char *run_replay_name(const char *base, int64_t from);
+
 /* --until HH:MM[:SS]: the next time the local clock shows it after now
  * (Unix s): later today, or tomorrow when that time has passed. RT_EINVAL
  * for anything else. */
@@ -74,6 +116,7 @@ int run_budget_until(const char *hhmm, double now, double *out);
 /* What pre-flight checks (preflight.c). */
 struct run_preflight_opts {
 	bool resume; /* --resume: the engine port and the patches' plans are left to the run */
+	bool no_plans; /* replay: a change that cannot be made is a lever's verdict, not a problem */
 };
 
 /* Check that the spec can run on this machine before anything is measured:

@@ -151,6 +151,24 @@ uint64_t camp_hash_seed(uint64_t seed, const char *s);
  * or env change (its files are the journal's business). */
 int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
 
+/* ---- recipe.c ---- */
+/* The spec campaign cp ran, loaded from its stored text with its paths
+ * placed under the campaign's workdir (a relative spec path is tried as
+ * given, then in the workdir). *out is the caller's (spec_free). */
+int camp_stored_spec(const struct db_campaign *cp, struct spec **out, struct rt_sb *err);
+
+/* ---- replay.c ---- */
+/* A kept iteration's change as the spec writes a variant (named as the
+ * iteration): the spec's own variant from spec_json (spec_to_json(s)), or
+ * the generated one a space strategy or llm stored. NULL with err filled. */
+json_t *camp_kept_variant(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			  const struct db_iteration *it, struct rt_sb *err);
+/* Where a variant's change lands (table.file, patch.dir, file.target) made
+ * relative when under the workdir src_wd, so it lands in another workdir;
+ * the change's own bytes (patch.file, file.source) made absolute against
+ * bytes_dir when relative. */
+void camp_place_paths(json_t *v, const char *src_wd, const char *bytes_dir);
+
 /* ---- budget.c ---- */
 /* Whether another iteration may start after done iterations of this run:
  * --max-iterations, the spec's max_iterations, and the deadline against

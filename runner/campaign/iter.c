@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -153,6 +154,39 @@ static void baseline_objective(struct camp *c, struct db_iteration *it, struct s
 	it->objective = xasprintf("%s.%s", ob->bench, ob->metric);
 }
 
+/* Can the repeats resolve min_gain, given the spread of the baseline's
+ * objective? Its spread is recorded (fact objective.noise); a warning on
+ * the run's output when the smallest change that repeats.max samples per
+ * arm can tell from noise is above min_gain (a loaded host: -t 1 against
+ * -t 2 measured +504%, +331% and -5.5% within 30 minutes). */
+static void baseline_noise(struct camp *c, int64_t id, struct series *ser, size_t nser)
+{
+	const struct spec_objective *ob = &c->s->objective;
+	struct series *s = camp_series_find(ser, nser, ob->bench, ob->metric);
+	double g = s ? run_stats_resolvable_gain(s->v[0], s->n[0], c->s->repeats.max, c->s->repeats.confidence)
+		     : NAN;
+	if (isnan(g))
+		return;
+	char *v = xasprintf("%s.%s: %d repeats per arm resolve about %.2f%% at %.0f%% confidence (spread of %zu "
+			    "baseline runs); min_gain %.2f%%",
+			    ob->bench, ob->metric, c->s->repeats.max, g * 100, c->s->repeats.confidence * 100,
+			    s->n[0], ob->min_gain * 100);
+	struct rt_sb why = RT_SB_INIT;
+	if (db_fact_add(c->db, c->cid, id, "objective.noise", v, &why))
+		camp_warn(c, "objective.noise", &why);
+	rt_sb_release(&why);
+	if (g > ob->min_gain) {
+		char *msg = xasprintf("warning: min_gain is below what the repeats can resolve on this host: %s; "
+				      "raise min_gain or repeats.max, or quiet the host", v);
+		if (c->o->quiet)
+			fprintf(stderr, "ratchet: %s\n", msg);
+		else
+			rep_progress_msg(&c->prog, msg);
+		free(msg);
+	}
+	free(v);
+}
+
 /* The baseline's gate run, the reference of every later one. */
 static enum db_iter_state baseline_gate(struct camp *c, struct db_iteration *it, int *rc,
 					struct rt_sb *why)
@@ -209,6 +243,7 @@ int camp_run_baseline(struct camp *c, struct rt_sb *err)
 		camp_reason(&it, "interrupted by a signal; `ratchet run --resume` measures it again");
 	} else if (!rc) {
 		baseline_objective(c, &it, ser, nser);
+		baseline_noise(c, id, ser, nser);
 		st = c->s->gate.present ? baseline_gate(c, &it, &rc, &why) : DB_ITER_BASELINE;
 	} else if (!c->fatal) {
 		camp_reason(&it, "%s: %s", rc == RT_EBUSY ? "refused to measure" : "baseline failed", why.buf);

@@ -208,9 +208,9 @@ static int reap_orphans(struct camp *c)
 
 /* What must hold before anything is measured (preflight.c): every problem
  * listed, nothing started or recorded. */
-static int preflight(const struct spec *s, bool resume, int *n, struct rt_sb *err)
+static int preflight(const struct spec *s, bool resume, bool replay, int *n, struct rt_sb *err)
 {
-	struct run_preflight_opts po = { .resume = resume };
+	struct run_preflight_opts po = { .resume = resume, .no_plans = replay };
 	*n = run_preflight(s, &po, err);
 	if (!*n)
 		return 0;
@@ -511,6 +511,8 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 	if (rc)
 		return rc;
 	res->campaign_id = c->cid;
+	if (c->o->on_open && (rc = c->o->on_open(c->o->on_open_arg, c->db, c->cid, err)))
+		return rc;
 	record_host_facts(c);
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
 		return rc;
@@ -576,7 +578,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	int rc = 0;
 	if (o->worker) /* a pool's worker: the runner holds the lease and checked the machine */
 		rc = camp_worker_run(&c, res, err);
-	else if (!(rc = preflight(s, o->resume, &res->preflight, err)))
+	else if (!(rc = preflight(s, o->resume, o->replay, &res->preflight, err)))
 		rc = campaign(&c, &lease, res, err);
 	camp_engines_stop(&c); /* those kept up between samples */
 	camp_exec_free(&c);

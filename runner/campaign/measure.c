@@ -402,6 +402,26 @@ static int store_sample(struct camp *c, int64_t iter, int arm, int rep, const st
 	return rc ? camp_fatal(c, rc) : 0;
 }
 
+/* A failed sample's log-event counts: what explains the failure (a
+ * ctx_exceeded counter, say) is often counted in exactly that sample. They
+ * are stored (benchmark "log") and never enter the statistics; an error
+ * storing them is a warning, the sample's own error stays the one reported. */
+static void store_failed_events(struct camp *c, int64_t iter, int arm, int rep, const struct sample *sm)
+{
+	struct rt_sb err = RT_SB_INIT;
+	int rc = db_begin(c->db, &err);
+	for (size_t i = 0; i < sm->nev && !rc; i++)
+		rc = db_measure_add(c->db, iter, arm_names[arm], "log", c->s->log_events[i].name, rep, sm->ev[i],
+				    "count", &err);
+	if (rc) {
+		db_rollback(c->db);
+		camp_warn(c, "the failed sample's log events", &err);
+	} else if ((rc = db_commit(c->db, &err))) {
+		camp_warn(c, "the failed sample's log events", &err);
+	}
+	rt_sb_release(&err);
+}
+
 /* Only stored, valid samples enter the statistics. */
 static void add_series(struct camp *c, int arm, const struct sample *sm, struct series **ser,
 		       size_t *nser)
@@ -538,6 +558,8 @@ int camp_measure_once(struct camp *c, int64_t iter, int arm, int rep, const stru
 				rc = src;
 			else if (!bad)
 				add_series(c, arm, &sm, ser, nser);
+		} else if (sm.nev && !c->fatal) {
+			store_failed_events(c, iter, arm, rep, &sm);
 		}
 	}
 	if (rc && rt_cancelled() && !c->fatal) /* the second Ctrl-C: the sample is abandoned */

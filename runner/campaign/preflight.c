@@ -246,7 +246,7 @@ static void check_variants(struct pf *p)
 			ok = false; /* nothing on disk to plan against */
 			break;
 		}
-		if (ok) {
+		if (ok && !p->o->no_plans) {
 			snprintf(path, sizeof(path), "variants[%zu].%s", j, var_kind_name(v->kind));
 			plan_variant(p, j, path);
 		}

@@ -62,7 +62,7 @@ static void compare_first(struct camp *c, int arm, const struct run_engine_prov 
 	if (!rc) {
 		struct run_engine_prov first = {
 			.exe_path = f.exe_path, .image_ref = f.image_ref, .image_digest = f.image_digest,
-			.repos = f.repos, .extra = f.extra,
+			.repos = f.repos, .extra = f.extra, .libs = f.libs,
 		};
 		snprintf(first.exe_sha256, sizeof(first.exe_sha256), "%s", f.exe_sha256 ? f.exe_sha256 : "");
 		run_engine_prov_diff(&first, f.version, p, version, config_rebuilt(c, arm), differs);
@@ -84,12 +84,15 @@ void camp_prov_record(struct camp *c, int64_t iter, int arm, struct camp_launch 
 		for (size_t i = 0; i < en->provenance.n; i++)
 			cmd[i] = spec_expand(en->provenance.v[i], &l->vars);
 	}
+	pid_t *pids = NULL;
+	size_t npids = run_engine_pids(l->eng, &pids);
 	struct run_engine_prov_in in = {
 		.argv = l->argv, .env = l->env, .n_env = l->n_env, .cwd = c->s->workdir, .repos = repos,
-		.n_repos = nrepos, .command = cmd, .exec = run_bcmd_exec_simple,
+		.n_repos = nrepos, .command = cmd, .exec = run_bcmd_exec_simple, .pids = pids, .n_pids = npids,
 	};
 	struct run_engine_prov p;
 	run_engine_prov_collect(&in, &p);
+	free(pids);
 	const char *version = run_engine_version(l->eng);
 	struct rt_sb differs = RT_SB_INIT, err = RT_SB_INIT;
 	compare_first(c, arm, &p, version, &differs);
@@ -97,7 +100,7 @@ void camp_prov_record(struct camp *c, int64_t iter, int arm, struct camp_launch 
 		.campaign_id = c->cid, .iteration_id = iter, .arm = arm ? "cand" : "best",
 		.pgid = run_engine_pid(l->eng), .port = l->vars.port, .ready_s = run_engine_ready_s(l->eng),
 		.version = (char *)version, .exe_path = p.exe_path, .exe_sha256 = p.exe_sha256[0] ? p.exe_sha256 : NULL,
-		.image_ref = p.image_ref, .image_digest = p.image_digest, .repos = p.repos, .extra = p.extra,
+		.image_ref = p.image_ref, .image_digest = p.image_digest, .repos = p.repos, .extra = p.extra, .libs = p.libs,
 		.note = p.note.len ? p.note.buf : NULL, .differs = differs.len ? differs.buf : NULL,
 	};
 	if (db_launch_add(c->db, &row, NULL, &err))

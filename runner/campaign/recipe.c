@@ -77,31 +77,30 @@ static int write_out(const struct recipe *r, const char *rel, const void *data, 
 	return rc;
 }
 
-/* The spec as the campaign ran it, its paths placed under the campaign's
- * workdir (a relative spec path is tried as given, then in the workdir). */
-static int load_spec(struct recipe *r, struct rt_sb *err)
+int camp_stored_spec(const struct db_campaign *cp, struct spec **out, struct rt_sb *err)
 {
-	const char *text = r->cp.spec_text ? r->cp.spec_text : "";
-	const char *base = strrchr(r->cp.spec_path, '/');
-	char *in_wd = xasprintf("%s/%s", r->cp.workdir, base ? base + 1 : r->cp.spec_path);
-	const char *names[] = { r->cp.spec_path, in_wd };
+	const char *text = cp->spec_text ? cp->spec_text : "";
+	const char *base = strrchr(cp->spec_path, '/');
+	char *in_wd = xasprintf("%s/%s", cp->workdir, base ? base + 1 : cp->spec_path);
+	const char *names[] = { cp->spec_path, in_wd };
 	int rc = 0;
+	*out = NULL;
 	for (size_t i = 0; i < 2; i++) {
-		spec_free(r->s);
-		r->s = NULL;
+		spec_free(*out);
+		*out = NULL;
 		struct rt_sb why = RT_SB_INIT;
-		rc = spec_load_text(names[i], text, strlen(text), &r->s, &why);
+		rc = spec_load_text(names[i], text, strlen(text), out, &why);
 		if (rc)
-			rt_errf(err, rc, "campaign %lld: its stored spec does not load: %s", (long long)r->cp.id,
+			rt_errf(err, rc, "campaign %lld: its stored spec does not load: %s", (long long)cp->id,
 				why.buf);
 		rt_sb_release(&why);
-		if (rc || !strcmp(r->s->workdir, r->cp.workdir))
+		if (rc || !strcmp((*out)->workdir, cp->workdir))
 			break;
 		if (i == 1)
 			rc = rt_errf(err, RT_EINVAL,
 				     "campaign %lld: its spec %s names workdir %s, the campaign ran in %s; run "
-				     "`ratchet recipe` from the folder `ratchet run` ran in",
-				     (long long)r->cp.id, r->cp.spec_path, r->s->workdir, r->cp.workdir);
+				     "ratchet from the folder `ratchet run` ran in",
+				     (long long)cp->id, cp->spec_path, (*out)->workdir, cp->workdir);
 	}
 	free(in_wd);
 	return rc;
@@ -114,7 +113,7 @@ static int load(struct recipe *r, int64_t id, struct rt_sb *err)
 	if (rc == RT_ENOENT && !id)
 		return rt_errf(err, rc, "%sno campaign in %s", err->len ? "; " : "", db_path(r->db));
 	if (!rc)
-		rc = load_spec(r, err);
+		rc = camp_stored_spec(&r->cp, &r->s, err);
 	if (!rc)
 		rc = db_iterations_list(r->db, r->cp.id, &r->its, &r->n, err);
 	for (size_t i = 0; i < r->n && !rc; i++) {

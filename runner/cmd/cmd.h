@@ -94,6 +94,7 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
 	XX(run, CMD_NEEDS_DB, "run a campaign: one change per iteration, measured, gated, decided") \
 	XX(restore, CMD_EDITS_DB, "put every file a campaign touched back to its pre-campaign bytes") \
 	XX(recipe, CMD_READS_DB, "write what a campaign kept (files, patches, flags, env) to reproduce it without ratchet") \
+	XX(replay, CMD_NEEDS_DB, "measure a campaign's kept changes again on a new base: held, lost, reversed, not applicable") \
 	XX(check, 0, "validate a campaign spec and print its normalized form") \
 	XX(log, CMD_READS_DB, "one line per iteration: state, change, objective delta, gate") \
 	XX(show, CMD_READS_DB, "everything about one iteration") \

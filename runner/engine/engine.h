@@ -125,6 +125,8 @@ struct run_engine_prov_in {
 	size_t n_repos;             /* entries in repos */
 	char *const *command;       /* engine.provenance argv, or NULL */
 	run_engine_exec_fn exec;    /* runs git, docker/podman and the command */
+	const pid_t *pids;          /* the engine's live processes, whose mapped libraries are hashed */
+	size_t n_pids;              /* entries in pids */
 };
 
 /* A launch's provenance; every string owned, NULL when unknown. */
@@ -135,6 +137,7 @@ struct run_engine_prov {
 	char *image_digest;         /* its RepoDigests[0] or Id from `image inspect` */
 	char *repos;                /* JSON [{"path", "head", "dirty"}] of the git repositories */
 	char *extra;                /* engine.provenance's output, secrets redacted */
+	char *libs;                 /* JSON {path: sha256} of the shared objects the engine maps */
 	struct rt_sb note;          /* what could not be recorded, "; "-separated */
 };
 

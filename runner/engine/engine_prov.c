@@ -12,7 +12,12 @@
  *     the local image Id), or the reference alone with the reason;
  *   - every repository the campaign touches (the workdir, patch folders):
  *     git HEAD and whether the tracked files differ from it;
- *   - the output of engine.provenance (pip freeze, say), secrets redacted.
+ *   - the output of engine.provenance (pip freeze, say), secrets redacted;
+ *   - the sha256 of every shared object the engine's processes map
+ *     executable (/proc/PID/maps): the code of llama-server is in
+ *     libllama.so and libggml*.so beside an 18 KB executable, so a rebuilt
+ *     or patched library is a different engine even when the executable
+ *     and the self-reported version are the same.
  * Commands run through the caller's exec function (the command benchmark's
  * runner) with a timeout, never through a shell.
  */
@@ -146,6 +151,30 @@ static void prov_repos(struct run_engine_prov *p, const char *const *repos, size
 	rt_sb_release(&note);
 }
 
+/* Every library the engine's processes map, hashed: {path: sha256}. */
+static void prov_libs(struct run_engine_prov *p, const pid_t *pids, size_t n)
+{
+	struct rt_strv libs = { NULL, 0 };
+	for (size_t i = 0; i < n; i++)
+		rt_proc_exec_libs(pids[i], &libs);
+	if (!libs.n)
+		return;
+	json_t *o = json_object();
+	struct rt_sb err = RT_SB_INIT;
+	for (size_t i = 0; i < libs.n; i++) {
+		char sha[65];
+		rt_sb_reset(&err);
+		if (rt_sha256_file(libs.v[i], sha, &err))
+			rt_sb_addf(&p->note, "%s%s", p->note.len ? "; " : "", err.buf);
+		else
+			json_object_set_new(o, libs.v[i], json_string(sha));
+	}
+	p->libs = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	rt_sb_release(&err);
+	rt_strv_release(&libs);
+}
+
 void run_engine_prov_collect(const struct run_engine_prov_in *in, struct run_engine_prov *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -153,6 +182,7 @@ void run_engine_prov_collect(const struct run_engine_prov_in *in, struct run_eng
 	prov_exe(p, in);
 	prov_image(p, in->argv, in->exec);
 	prov_repos(p, in->repos, in->n_repos, in->exec);
+	prov_libs(p, in->pids, in->n_pids);
 	if (in->command && in->command[0]) {
 		struct rt_sb out = RT_SB_INIT;
 		out.cap = 1 << 20;
@@ -171,6 +201,7 @@ void run_engine_prov_release(struct run_engine_prov *p)
 	free(p->image_digest);
 	free(p->repos);
 	free(p->extra);
+	free(p->libs);
 	rt_sb_release(&p->note);
 	memset(p, 0, sizeof(*p));
 }
@@ -196,6 +227,24 @@ static void diff_heads(const char *a, const char *b, struct rt_sb *out)
 		if (path && hb && (!ha || strcmp(ha, hb)))
 			rt_sb_addf(out, "%sgit HEAD of %s %.12s -> %.12s", out->len ? "; " : "", path,
 				   ha ? ha : "(none)", hb);
+	}
+	json_decref(ja);
+	json_decref(jb);
+}
+
+/* The libraries of two {path: sha256} objects: one whose sha256 differs,
+ * or that only the second maps. */
+static void diff_libs(const char *a, const char *b, struct rt_sb *out)
+{
+	json_error_t je;
+	json_t *ja = json_loads(a ? a : "{}", 0, &je), *jb = json_loads(b ? b : "{}", 0, &je);
+	const char *path;
+	json_t *vb;
+	json_object_foreach(jb, path, vb) {
+		const char *ha = json_string_value(json_object_get(ja, path)), *hb = json_string_value(vb);
+		if (hb && (!ha || strcmp(ha, hb)))
+			rt_sb_addf(out, "%slibrary %s sha256 %.12s -> %.12s", out->len ? "; " : "", path,
+				   ha ? ha : "(not mapped)", hb);
 	}
 	json_decref(ja);
 	json_decref(jb);
@@ -244,4 +293,6 @@ void run_engine_prov_diff(const struct run_engine_prov *first, const char *first
 	diff_field("executable sha256", first->exe_sha256[0] ? first->exe_sha256 : NULL,
 		   p->exe_sha256[0] ? p->exe_sha256 : NULL, out);
 	diff_heads(first->repos, p->repos, out);
+	if (first->libs)
+		diff_libs(first->libs, p->libs, out);
 }

@@ -63,6 +63,7 @@ struct run_gate_result {
 	double diff_hi;
 	double mcnemar_p;            /* mid-p on the discordant pairs */
 	double identical_rate;       /* same normalised extracted answer as the baseline */
+	double identical_response_rate; /* same response text (its sha256) as the baseline, NAN if none */
 	int *flips_to_wrong;         /* question indexes right at baseline, wrong now */
 	size_t n_flips_to_wrong;
 	int *flips_to_right;         /* question indexes wrong at baseline, right now */

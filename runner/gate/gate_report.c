@@ -72,6 +72,7 @@ int run_gate_write_junit(const struct run_gate_result *r, const struct spec_gate
 		prop(&x, "diff_hi", "%.6f", r->diff_hi);
 		prop(&x, "mcnemar_midp", "%.6g", r->mcnemar_p);
 		prop(&x, "identical_rate", "%.6f", r->identical_rate);
+		prop(&x, "identical_response_rate", "%.6f", r->identical_response_rate);
 		prop(&x, "flips_to_wrong", "%zu", r->n_flips_to_wrong);
 		prop(&x, "flips_to_right", "%zu", r->n_flips_to_right);
 	}
@@ -124,6 +125,7 @@ int run_gate_write_summary(const struct run_gate_result *r, const struct spec_ga
 			   r->diff_lo, r->diff_hi, cfg->max_drop);
 		rt_sb_addf(&m, "| McNemar mid-p | %.4g (alpha %g) |\n", r->mcnemar_p, cfg->alpha);
 		rt_sb_addf(&m, "| identical answers | %.2f%% |\n", r->identical_rate * 100);
+		rt_sb_addf(&m, "| identical responses | %.2f%% |\n", r->identical_response_rate * 100);
 		rt_sb_addf(&m, "| flips to wrong | %zu |\n| flips to right | %zu |\n",
 			   r->n_flips_to_wrong, r->n_flips_to_right);
 		if (r->n_flips_to_wrong) {
@@ -191,6 +193,7 @@ void run_gate_json(const struct run_gate_result *r, struct rt_sb *out)
 		json_object_set_new(o, "diff_hi", num(r->diff_hi));
 		json_object_set_new(o, "mcnemar_midp", num(r->mcnemar_p));
 		json_object_set_new(o, "identical_rate", num(r->identical_rate));
+		json_object_set_new(o, "identical_response_rate", num(r->identical_response_rate));
 		json_object_set_new(o, "flips_to_wrong", ints(r->flips_to_wrong, r->n_flips_to_wrong));
 		json_object_set_new(o, "flips_to_right", ints(r->flips_to_right, r->n_flips_to_right));
 	}

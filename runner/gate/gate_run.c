@@ -65,6 +65,7 @@ struct base_ans {
 	bool correct;   /* by this run's deciding extraction */
 	char *norm;     /* normalised deciding extraction */
 	char *response; /* the baseline's stored response, if any */
+	char response_sha256[65]; /* of the baseline's response, "" when none */
 };
 
 /* One question of this run. */
@@ -91,6 +92,7 @@ struct run_state {
 	int done, failed, scored, correct, c_strict, c_flex;
 	/* paired counts so far and what the rest could add */
 	long n11, n10, n01, n00, ident, pairs;
+	long ident_resp;         /* paired answers whose response sha256 is the baseline's */
 	long rest_base_right, rest_base_wrong; /* unanswered slots with a baseline answer */
 	double z;
 	int64_t t0;
@@ -181,6 +183,10 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 											  : sl->flex);
 			s->ident += !strcmp(mine, b->norm);
 			free(mine);
+			char sha[65] = "";
+			if (r->ans.text)
+				rt_sha256_hex(r->ans.text, strlen(r->ans.text), sha);
+			s->ident_resp += sha[0] && !strcmp(sha, b->response_sha256);
 			if (ok && b->correct)
 				s->n11++;
 			else if (ok)
@@ -326,6 +332,7 @@ static int load_baseline(struct db *db, int64_t id, const struct spec_gate *cfg,
 		b[i].correct = c == 1;
 		b[i].norm = gsm8k_normalize(ex);
 		b[i].response = v[j].response ? xstrdup(v[j].response) : NULL;
+		memcpy(b[i].response_sha256, v[j].response_sha256, sizeof(b[i].response_sha256));
 	}
 	db_gate_answers_free(v, nv);
 	*out = b;
@@ -399,6 +406,7 @@ static void result_init(struct run_gate_result *out)
 	out->accuracy = out->wilson_lo = out->wilson_hi = NAN;
 	out->base_accuracy = out->diff = out->diff_lo = out->diff_hi = NAN;
 	out->mcnemar_p = out->identical_rate = out->acc_strict = out->acc_flex = NAN;
+	out->identical_response_rate = NAN;
 	out->status = RUN_GATE_ERROR;
 }
 
@@ -594,6 +602,7 @@ static void figures(struct run_gate_result *out, const struct run_state *s, int6
 		out->base_accuracy = (double)(s->n11 + s->n01) / (double)s->pairs;
 		out->mcnemar_p = rt_mcnemar_midp(s->n01, s->n10);
 		out->identical_rate = (double)s->ident / (double)s->pairs;
+		out->identical_response_rate = (double)s->ident_resp / (double)s->pairs;
 	}
 	out->flips_to_wrong = xcalloc((size_t)s->n01 + 1, sizeof(int));
 	out->flips_to_right = xcalloc((size_t)s->n10 + 1, sizeof(int));
@@ -676,7 +685,8 @@ static char *verdict_line(const struct run_gate_result *out, const struct run_st
 		add_flips(&v, out->flips_to_wrong, out->n_flips_to_wrong);
 		rt_sb_addf(&v, " / %zu to right", out->n_flips_to_right);
 		add_flips(&v, out->flips_to_right, out->n_flips_to_right);
-		rt_sb_addf(&v, ", identical %.1f%%", out->identical_rate * 100);
+		rt_sb_addf(&v, ", identical %.1f%% (responses %.1f%%)", out->identical_rate * 100,
+			   out->identical_response_rate * 100);
 	}
 	if (why->len)
 		rt_sb_addf(&v, ": %s", why->buf);
@@ -716,6 +726,7 @@ static void row_finish(struct db_gate_run *row, const struct run_gate_result *ou
 	row->diff_hi = out->diff_hi;
 	row->mcnemar_p = out->mcnemar_p;
 	row->identical_rate = out->identical_rate;
+	row->identical_response_rate = out->identical_response_rate;
 	row->flips_to_wrong = (int)out->n_flips_to_wrong;
 	row->flips_to_right = (int)out->n_flips_to_right;
 	row->early_stop = s->early;

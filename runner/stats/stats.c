@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runner/base/rand.h"
+#include "runner/stats/stats_binom.h"
 #include "runner/base/rt.h"
 
 /* Type 7 quantile of already sorted data. */
@@ -105,6 +106,17 @@ double run_stats_rsd(const double *x, size_t n)
 	if (n == 0 || m == 0)
 		return 0;
 	return run_stats_stddev(x, n) / fabs(m);
+}
+
+double run_stats_resolvable_gain(const double *x, size_t n, int repeats, double confidence)
+{
+	double med = run_stats_median(x, n);
+	if (n < 2 || repeats < 1 || !(fabs(med) > 0))
+		return NAN;
+	double cv = 1.4826 * run_stats_mad(x, n) / fabs(med);
+	if (cv == 0)
+		cv = run_stats_rsd(x, n);
+	return rt_z_two_sided(1 - confidence) * sqrt(2.0 / repeats) * 1.2533 * cv;
 }
 
 void run_stats_summarize(const double *x, size_t n, struct run_stats_summary *o)

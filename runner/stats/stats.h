@@ -49,6 +49,14 @@ double run_stats_stddev(const double *x, size_t n);
 /* Relative standard deviation stddev / |mean|, as NVBench's noise criterion. */
 double run_stats_rsd(const double *x, size_t n);
 void run_stats_summarize(const double *x, size_t n, struct run_stats_summary *out);
+/* The smallest relative change between two arms of `repeats` samples each
+ * that samples as spread as x can resolve at `confidence`: the half-width
+ * z * sqrt(2 / repeats) * 1.2533 * cv of the difference of two medians
+ * (1.2533 = sqrt(pi / 2), a median's standard error over a mean's), where
+ * cv is the robust relative spread 1.4826 * MAD / |median| (the standard
+ * deviation over |mean| when the MAD is 0). NAN when n < 2 or the median
+ * is 0; 0 when x does not vary. */
+double run_stats_resolvable_gain(const double *x, size_t n, int repeats, double confidence);
 
 /* ---- tests ---- */
 /* Percentile bootstrap of median(b) / median(a): resample each arm with

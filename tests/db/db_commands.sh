@@ -85,7 +85,7 @@ check "export json exit" 0 "$rc"
 # forgets fails here
 tables=$(q "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
 ntables=$(echo "$tables" | wc -l | tr -d ' ')
-check "the schema's tables" 24 "$ntables"
+check "the schema's tables" 26 "$ntables"
 check "export json summary" "exported $ntables tables (69 rows) as JSON to all.json" "$out"
 for t in $tables; do
 	grep -q "^\"$t\": \[" all.json || bad "export json has $t"

@@ -123,6 +123,18 @@ get /v1/models > /dev/null
 has "$T/out" '"id":"g27","object":"model"'
 has "$T/out" '"owned_by":"llamacpp","meta":'
 [ "$(get /metrics)" = 501 ] || fail "llama-server /metrics without --metrics is not 501"
+# per-slot context: -c 12288 -np 3 gives each slot 4096; a prompt of 4095
+# words is 4096 tokens with BOS, which llama-server refuses (n_tokens >= n_ctx)
+words() { awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) printf "w "; }'; }
+printf '{"prompt":"%s","max_tokens":1}' "$(words 4095)" > "$T/long.json"
+code=$(curl -s -o "$T/out" -w '%{http_code}' "$URL/v1/completions" -d @"$T/long.json")
+[ "$code" = 400 ] || fail "a prompt over the slot's context answered $code, want 400"
+has "$T/out" '"message":"request (4096 tokens) exceeds the available context size (4096 tokens), try increasing it"'
+has "$T/out" '"type":"exceed_context_size_error","n_prompt_tokens":4096,"n_ctx":4096'
+has "$T/log" "send_error: task id = .*, error: request (4096 tokens) exceeds the available context size"
+printf '{"prompt":"%s","max_tokens":1}' "$(words 4094)" > "$T/long.json"
+code=$(curl -s -o "$T/out" -w '%{http_code}' "$URL/v1/completions" -d @"$T/long.json")
+[ "$code" = 200 ] || fail "a prompt that fits the slot answered $code, want 200"
 refused llama-server -m "$T/none.gguf" --port 0
 [ $rc -eq 1 ] || fail "llama-server with a missing model exit $rc, want 1"
 has "$T/err" "failed to load model"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # `ratchet gate` end to end against a GSM8K server: simserve's GSM8K mode or
 # the tests' fake server (its path is $1). Checks: exact accuracy, a pass
-# against its own baseline with 0 flips, the flip knob caught with the flips
-# listed, early stop, failures above the limit giving exit 3, well-formed
+# against its own baseline with 0 flips and every response identical (the
+# response-level identical rate), the flip knob caught with the flips
+# listed and 2 of 100 responses no longer identical, early stop, failures above the limit giving exit 3, well-formed
 # JUnit XML and Markdown summary, and the API key nowhere in the database,
 # stdout, stderr, JUnit or summary. Exit 77: the server is not built.
 set -u
@@ -52,7 +53,8 @@ grep -q "PASS: accuracy 0.9000 .*(90/100 flexible)" "$T/out" || fail "accuracy l
 # 2. the unchanged server against its own baseline: pass, 0 flips, identical 100%
 G --endpoint "$URL" --label ci --format gsm8k_cot --limit 100 --baseline latest-pass
 [ $? -eq 0 ] || fail "unchanged server must pass"
-grep -q "vs run 1: +0.0000 .*flips 0 to wrong / 0 to right, identical 100.0%" "$T/out" || fail "0 flips"
+grep -q "vs run 1: +0.0000 .*flips 0 to wrong / 0 to right, identical 100.0% (responses 100.0%)" "$T/out" ||
+	fail "0 flips, every response identical"
 
 # 3. the flip knob: questions 3 and 17 go wrong, listed; exit 1
 start --gsm8k-accuracy 0.9 --flip 3,17
@@ -61,6 +63,8 @@ G --endpoint "$URL" --label ci --format gsm8k_cot --limit 100 --baseline latest-
 rc=$?
 [ $rc -eq 1 ] || fail "flips must fail, got exit $rc"
 grep -q '"flips_to_wrong":\[3,17\]' "$T/out" || fail "flips listed in json"
+# the response-level identical rate: the 2 flipped responses of 100 differ
+grep -q '"identical_response_rate":0.9799' "$T/out" || fail "response-level identical rate in json"
 grep -q '"status":"fail"' "$T/out" || fail "json status"
 grep -q "<failure" "$T/j2.xml" || fail "junit failure"
 grep -q "Flipped to wrong (question index): 3, 17" "$T/s2.md" || fail "summary flips"

@@ -312,6 +312,20 @@ static void test_regression(void **state)
 	assert_false(r.regressed);
 }
 
+/* What the baseline's spread lets repeats resolve: 1.96 * sqrt(2/8) *
+ * 1.2533 * cv at 95%; less with more repeats, nothing without spread. */
+static void test_resolvable_gain(void **state)
+{
+	(void)state;
+	double x[] = { 90, 95, 100, 105, 110 }; /* MAD 5, median 100: cv 0.07413 */
+	double g = run_stats_resolvable_gain(x, 5, 8, 0.95);
+	NEAR(g, 1.959964 * 0.5 * 1.2533 * 0.07413, 1e-4);
+	assert_true(run_stats_resolvable_gain(x, 5, 32, 0.95) < g);
+	double flat[] = { 7, 7, 7 };
+	NEAR(run_stats_resolvable_gain(flat, 3, 3, 0.95), 0, 1e-12);
+	assert_true(isnan(run_stats_resolvable_gain(x, 1, 3, 0.95)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_decide_prior),
 		cmocka_unit_test(test_decide_every_pair),
 		cmocka_unit_test(test_regression),
+		cmocka_unit_test(test_resolvable_gain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

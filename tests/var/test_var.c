@@ -325,6 +325,25 @@ static void test_flag(void **state)
 	var_config_release(&cfg);
 }
 
+/* No engine: the flags go to the first command benchmark (llama-bench), and
+ * the description reads the value there (-t 2 -> 1, not unset -> 1). */
+static void test_flag_no_engine(void **state)
+{
+	char *bench[] = { "llama-bench", "-m", "m.gguf", "-t", "2", NULL };
+	struct var_config cfg;
+	var_config_init(&cfg);
+	struct var_ctx ctx = ctx_for(&cfg, NULL);
+	ctx.flag_argv = bench;
+	char *g[] = { "-t", "1", NULL };
+	struct var_def v = { .name = "t1", .kind = VAR_KIND_FLAG, .flag = { g, 2 } };
+	struct var_plan p = { 0 };
+	char *d = do_apply(&v, &ctx, &p, 0);
+	assert_string_equal(d, "-t 2 -> 1");
+	free(d);
+	do_revert(&v, &ctx, &p);
+	var_config_release(&cfg);
+}
+
 static void test_env(void **state)
 {
 	struct rt_env be[] = { { "VLLM_X", "1" } };
@@ -648,6 +667,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_table_yaml, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_yaml_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flag_no_engine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flag_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_env, setup, teardown),
@@ -666,6 +686,7 @@ int main(void)
  *   test_table_yaml         libyaml round trip: set/replace/delete, strings stay strings
  *   test_table_yaml_types   entries read with the spec's typing rule: an unchanged set is "no change"
  *   test_flag               replace "--x v" and "--x=v", append lone flag, negative value, revert
+ *   test_flag_no_engine     no engine: the description reads the benchmark command's value
  *   test_flag_key           one key in a JSON-valued flag: others kept, = form, pointer, revert, refusal
  *   test_table_atomic       several entries as one write: others byte-identical, described, reverted as one
  *   test_env                unset -> value, value -> unset, effective env, revert

@@ -1,0 +1,108 @@
+/*
+ * `auto`: a portfolio of the space strategies run by a multi-armed bandit,
+ * so that a user need not know the space to choose one. The arms are
+ * `model`, `coordinate` and `random`; each proposal goes to one arm, which
+ * sees the whole history (every arm's points), so the model is fitted on
+ * what coordinate found and coordinate walks from the model's best.
+ *
+ * The bandit is OpenTuner's AUC bandit (J. Ansel et al., "OpenTuner: An
+ * Extensible Framework for Program Autotuning", PACT 2014, section 4.2; the
+ * AUCBanditMetaTechnique of OpenTuner 0.8): a use of an arm scores 1 when
+ * its point is a new best, and over the arm's last uses in a sliding window
+ * V (most recent last) its credit is the area under that curve,
+ *
+ *   AUC(t) = 2 / (|V_t| (|V_t| + 1)) * sum_i i * V_t,i
+ *
+ * plus the exploration term C * sqrt(2 ln |V| / |V_t|); the arm of largest
+ * sum is asked, an arm never used first. OpenTuner's window is 500 uses and
+ * C 0.05; our budgets are tens to hundreds of evaluations, so the window
+ * here is AUTO_WINDOW (its C is kept).
+ *
+ * The arms' order of use is not stored: it is recomputed from the history
+ * (each step's arm is the bandit's choice given the uses before it), so the
+ * choice stays a pure function of the history and the seed. Only the model
+ * may stop the search early (its stop is the honest one, agents/model.c);
+ * coordinate and random run on without their own early stop.
+ */
+#include "agents/space.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AUTO_WINDOW 50
+#define AUTO_C 0.05
+
+/* The arms, in the order ties are broken. */
+static const struct {
+	const char *name;    /* for reasons */
+	agent_search_fn fn;  /* the strategy */
+	bool own_stop;       /* may it stop the portfolio early */
+} arms[] = {
+	{ "model", agent_search_model, true },
+	{ "coordinate", agent_search_coordinate, false },
+	{ "random", agent_search_random, false },
+};
+#define N_ARMS RT_ARRAY_SIZE(arms)
+
+/* The bandit's choice given the arms' uses so far (arm[i], hit[i] for the
+ * window's uses, oldest first); *score gets each arm's credit. */
+static size_t choose(const size_t *arm, const bool *hit, size_t n, double *score)
+{
+	size_t from = n > AUTO_WINDOW ? n - AUTO_WINDOW : 0, w = n - from, best = 0;
+	for (size_t t = 0; t < N_ARMS; t++) {
+		double num = 0;
+		size_t k = 0;
+		for (size_t i = from; i < n; i++)
+			if (arm[i] == t)
+				num += (double)++k * hit[i];
+		score[t] = k ? 2 * num / ((double)k * (double)(k + 1)) + AUTO_C * sqrt(2 * log((double)w) / (double)k)
+			     : INFINITY;
+		if (score[t] > score[best])
+			best = t;
+	}
+	return best;
+}
+
+/* The arms' uses, recomputed: observation i was the bandit's choice given
+ * the uses before it; it is a hit when it beats every full feasible value
+ * before it. Returns the arm for the next proposal. */
+static size_t replay_arms(const struct agent_search *q, double *score, size_t *uses)
+{
+	size_t *arm = xcalloc(q->n_obs + 1, sizeof(*arm));
+	bool *hit = xcalloc(q->n_obs + 1, sizeof(*hit));
+	double best = -INFINITY;
+	memset(uses, 0, N_ARMS * sizeof(*uses));
+	for (size_t i = 0; i < q->n_obs; i++) {
+		arm[i] = choose(arm, hit, i, score);
+		uses[arm[i]]++;
+		double v = q->obs[i].value;
+		hit[i] = q->obs[i].fidelity >= 1 && !isnan(v) && v > best;
+		if (hit[i])
+			best = v;
+	}
+	size_t next = choose(arm, hit, q->n_obs, score);
+	free(arm);
+	free(hit);
+	return next;
+}
+
+int agent_search_auto(const struct agent_search *q, struct agent_pick *pk)
+{
+	double score[N_ARMS];
+	size_t uses[N_ARMS];
+	size_t a = replay_arms(q, score, uses);
+	struct agent_search sub = *q;
+	sub.no_early_stop = q->no_early_stop || !arms[a].own_stop;
+	struct agent_pick p;
+	memset(&p, 0, sizeof(p));
+	int rc = arms[a].fn(&sub, &p);
+	*pk = p;
+	snprintf(pk->reason, sizeof(pk->reason), "auto: %s (AUC bandit credit %.2f, %zu of %zu uses): %.140s",
+		 arms[a].name, isinf(score[a]) ? 0.0 : score[a], uses[a], q->n_obs, p.reason);
+	snprintf(pk->state, sizeof(pk->state), "{\"arm\":\"%s\",\"credit\":[%.3f,%.3f,%.3f],\"uses\":[%zu,%zu,%zu]}",
+		 arms[a].name, isinf(score[0]) ? -1 : score[0], isinf(score[1]) ? -1 : score[1],
+		 isinf(score[2]) ? -1 : score[2], uses[0], uses[1], uses[2]);
+	return rc;
+}

@@ -1,0 +1,120 @@
+#!/bin/sh
+# Gets a real llama.cpp: fetches the pinned npm package node-llama-cpp (which
+# ships llama.cpp's source as a git bundle), checks its sha256, clones the
+# bundle and builds only llama-server, llama-bench and llama-batched-bench
+# into a cache folder keyed by release and backend, reused by later runs and
+# by fresh clones. Prints the folder of the binaries on its last line.
+#
+#   tools/llama.sh [--cuda | --portable] [--jobs N] [--check]
+#
+#   --cuda   build with -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
+#   --portable  a CPU build for any x86-64 with AVX2, FMA, F16C and BMI2
+#            (GGML_NATIVE=OFF; backend cpu-avx2), to be made on one machine
+#            and used on another; the CPU default is -march=native
+#   --jobs N parallel compile jobs (default 2)
+#   --check  build nothing: print the folder when the binaries are cached,
+#            exit 3 when they are not
+#
+# Environment: RATCHET_LLAMA_CACHE (default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/ratchet/llama.cpp), LLAMA_NICE (default 10).
+# Layout of <cache>/<release>-<backend>/: src/ (the clone; a patch variant
+# copies it), build/ (CMake's folder, bin/ inside), build.log, built (the
+# build's seconds, written last: the build is complete when it exists).
+set -eu
+
+PKG=node-llama-cpp
+PKG_VERSION=3.21.1
+# sha256 of node-llama-cpp-3.21.1.tgz as `npm pack` fetched it on 2026-12-04.
+PKG_SHA256=7a231d6bafa14142a1cbed9893d4ec5bc6041b2a5f5939a623accaab4203c11f
+TARGETS="llama-server llama-bench llama-batched-bench"
+
+backend=cpu
+jobs=2
+check=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--cuda) backend=cuda ;;
+	--portable) backend=cpu-avx2 ;;
+	--jobs) jobs="$2"; shift ;;
+	--check) check=1 ;;
+	*) echo "llama.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+cache="${RATCHET_LLAMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ratchet/llama.cpp}"
+mkdir -p "$cache"
+tgz="$cache/$PKG-$PKG_VERSION.tgz"
+
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# The package, checked every time it is used (a cached file that changed is
+# fetched again, then must match).
+fetch_pkg() {
+	if [ -f "$tgz" ] && [ "$(sha_of "$tgz")" = "$PKG_SHA256" ]; then return 0; fi
+	command -v npm >/dev/null 2>&1 || { echo "llama.sh: npm not found (make deps installs it)" >&2; exit 1; }
+	tmp=$(mktemp -d "$cache/pack.XXXXXX")
+	(cd "$tmp" && npm pack --silent "$PKG@$PKG_VERSION" >/dev/null)
+	got=$(sha_of "$tmp/$PKG-$PKG_VERSION.tgz")
+	if [ "$got" != "$PKG_SHA256" ]; then
+		echo "llama.sh: $PKG-$PKG_VERSION.tgz sha256 $got, expected $PKG_SHA256" >&2
+		rm -rf "$tmp"; exit 1
+	fi
+	mv "$tmp/$PKG-$PKG_VERSION.tgz" "$tgz"
+	rm -rf "$tmp"
+}
+
+# The release: the bundle's tag (llama/llama.cpp.info.json) and its commit.
+release_of() {
+	tag=$(tar -xzOf "$tgz" package/llama/llama.cpp.info.json | sed -n 's/.*"tag": *"\([^"]*\)".*/\1/p')
+	echo "${tag:-unknown}"
+}
+
+# Fast path: a complete build in the cache needs neither npm nor the network.
+# A CPU build is either kind (native or portable).
+kinds="$cache/*-$backend"
+[ "$backend" = cpu ] && kinds="$cache/*-cpu $cache/*-cpu-avx2"
+for d in $kinds; do
+	if [ -f "$d/built" ] && [ -x "$d/build/bin/llama-server" ]; then
+		if [ "$check" = 1 ] || [ "$(cat "$d/pkg" 2>/dev/null)" = "$PKG-$PKG_VERSION" ]; then
+			echo "$d/build/bin"; exit 0
+		fi
+	fi
+done
+[ "$check" = 1 ] && { echo "llama.sh: no $backend build of llama.cpp in $cache" >&2; exit 3; }
+
+fetch_pkg
+release=$(release_of)
+work=$(mktemp -d "$cache/bundle.XXXXXX")
+tar -xzf "$tgz" -C "$work" package/llama/gitRelease.bundle
+commit=$(git bundle list-heads "$work/package/llama/gitRelease.bundle" | head -1 | cut -c1-7)
+dir="$cache/$release-$commit-$backend"
+mkdir -p "$dir"
+if [ ! -f "$dir/src/CMakeLists.txt" ]; then
+	rm -rf "$dir/src"
+	git clone -q "$work/package/llama/gitRelease.bundle" "$dir/src" 2>/dev/null
+fi
+rm -rf "$work"
+echo "$PKG-$PKG_VERSION" >"$dir/pkg"
+
+flags="-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF"
+case $backend in
+cuda) flags="$flags -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90" ;;
+cpu-avx2) flags="$flags -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+-DGGML_BMI2=ON -DGGML_AVX512=OFF" ;;
+esac
+start=$(date +%s)
+echo "llama.sh: building $TARGETS ($release $commit, $backend, -j$jobs) in $dir" >&2
+# shellcheck disable=SC2086
+if ! { nice -n "${LLAMA_NICE:-10}" cmake -S "$dir/src" -B "$dir/build" $flags &&
+	nice -n "${LLAMA_NICE:-10}" cmake --build "$dir/build" -j "$jobs" --target $TARGETS; } \
+	>"$dir/build.log" 2>&1; then
+	tail -20 "$dir/build.log" >&2
+	echo "llama.sh: build failed, log in $dir/build.log" >&2
+	exit 1
+fi
+end=$(date +%s)
+echo "$((end - start))" >"$dir/built"
+echo "llama.sh: built in $((end - start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+echo "$dir/build/bin"
