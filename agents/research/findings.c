@@ -531,3 +531,36 @@ int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, 
 	*n = c.added;
 	return rc;
 }
+
+int research_holes_of_profile(const char *profile_path, struct research_opmap *map,
+			      const char *table_path, const char *const *key_columns,
+			      size_t n_key_columns, struct research_holes *out, struct rt_sb *err)
+{
+	const struct research_format *f;
+	int rc = research_format_find(NULL, profile_path, &f, err);
+	if (rc)
+		return rc;
+	struct research_profile p;
+	research_profile_init(&p, map);
+	rc = f->read(profile_path, &p, err);
+	struct research_hole_obs *obs = xcalloc(p.n + 1, sizeof(*obs));
+	char **keys = xcalloc(p.n + 1, sizeof(char *));
+	size_t n = 0;
+	for (size_t j = 0; j < p.n && !rc; j++)
+		if (p.k[j].shape) {
+			keys[n] = shape_key(p.k[j].shape, n_key_columns > 0);
+			obs[n] = (struct research_hole_obs){ keys[n], p.k[j].us };
+			n++;
+		}
+	if (!rc && !n)
+		rc = rt_errf(err, RT_EINVAL, "%s: no kernel of this %s profile has a shape or table key "
+			     "(map them with the spec's profile.keys)", profile_path, f->name);
+	if (!rc)
+		rc = research_holes_find_obs(table_path, obs, n, key_columns, n_key_columns, out, err);
+	for (size_t j = 0; j < n; j++)
+		free(keys[j]);
+	free(keys);
+	free(obs);
+	research_profile_release(&p);
+	return rc;
+}

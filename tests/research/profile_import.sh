@@ -156,6 +156,9 @@ sh=$(sqlite3 p.db "SELECT group_concat(shape, ' ') FROM (SELECT DISTINCT shape F
 R findings --profile "$kid" --top 0 > fk.out
 grep -q 'hole .*gemm_tiles.csv has no entry for 64,5632,1024' fk.out && ! grep -q 'no entry for 64,3072,1024' fk.out &&
 	ok "a mapped table hole from a real trace: the gate/up GEMM (64,5632,1024)" || { cat fk.out; no "mapped hole"; }
+rc=0; R holes "$RATCHET_SRC/experiments/profiles-h200/gemm_tiles.csv" --profile "$H/decode_b64_eager.json" --spec "$S" -k M,N,K > holes.out 2>&1 || rc=$?
+[ $rc -eq 1 ] && grep -q 'the profile saw 5 shapes, 4 covered' holes.out && grep -Eq '21\.4% +71\.552 +64,5632,1024' holes.out &&
+	ok "ratchet holes --spec reads the real trace: 64,5632,1024 is the hole, 21.4% of the GEMM time" || { cat holes.out; no "holes --spec exit $rc"; }
 printf 'name: k\nbenchmarks: [{name: b, command: [true], metrics: {x: {regex: "x"}}}]\nobjective: {metric: b.x}\nprofile:\n  keys:\n    - {match: "^nvjet (?<M>[0-9]+)", key: "{M},{N}"}\n' > badk.yaml
 rc=0; "$RATCHET_BIN" check badk.yaml > badk.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q "profile.keys\[0\].key: 'N' is no named group of match" badk.out &&
