@@ -54,6 +54,8 @@ struct agent_llm_cfg {
 	int response_format;   /* enum agent_llm_format (default none) */
 	struct rt_strv kinds;  /* change kinds it may propose; empty: those the spec already uses */
 	struct rt_strv files;  /* files (fnmatch globs) it may touch; empty: those the spec already uses */
+	struct rt_strv flags;  /* options it may set; empty: those the spec's variants and space set */
+	struct rt_strv env;    /* variables it may set; empty: those the spec's variants and space set */
 };
 
 /* Names by value, NULL-terminated: the spec's enum table uses it. */
@@ -98,6 +100,8 @@ struct agent_ctx {
 	const size_t *n_obs;                  /* entries in each obs */
 	uint64_t seed;                        /* the campaign's seed */
 	double min_gain;                      /* the objective's min_gain */
+	const int64_t *start;                 /* each target's point the configuration holds now (its
+					       * flag, table entry or variable), -1 unknown; NULL: none */
 };
 
 /* One row of the strategies' ops table. */
@@ -148,6 +152,8 @@ struct agent_llm_view {
 	const json_t *examples;              /* the spec's variants as JSON (a list, maybe empty) */
 	const struct rt_strv *kinds;         /* the kinds it may propose */
 	const struct rt_strv *files;         /* the files (globs) it may touch */
+	const struct rt_strv *flags;         /* the options it may set (NULL: none listed) */
+	const struct rt_strv *env;           /* the variables it may set (NULL: none listed) */
 };
 
 /* The request's messages (system, user), built only from v so that the
@@ -164,16 +170,53 @@ void agent_llm_reask(json_t *messages, const char *answer, const char *error);
  * (a ```json fence around it is allowed). *variant gets a new reference,
  * *rationale a new string. RT_EPARSE with what is wrong otherwise. */
 int agent_llm_answer(const char *text, json_t **variant, char **rationale, struct rt_sb *err);
-/* May the model propose v: its kind among kinds, every file it touches
- * (relative to workdir when under it) matching one of files (fnmatch)? 0,
- * or RT_EINVAL naming what is not allowed. */
-int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, const struct rt_strv *files,
-		      const char *workdir, struct rt_sb *err);
+/* The files v names, as the spec resolved them (borrowed): a table's file,
+ * a patch's diff and folder, a file swap's target and source. Returns how
+ * many (<= 4). */
+size_t agent_llm_files(const struct var_def *v, const char *out[4]);
 /* path relative to workdir when it lies under it, else path (borrowed). */
 const char *agent_llm_relpath(const char *path, const char *workdir);
-/* The files v touches, as written in the spec (borrowed): a table's file,
- * a patch's diff and folder, a file swap's target. Returns how many (<= 3). */
-size_t agent_llm_files(const struct var_def *v, const char *out[3]);
+
+/* ---- what an answer may do (agents/llm_allow.c) ----
+ * The containment model (docs/reliability.md, "What a model's answer may
+ * do"): an answer is data. It never runs a command (no build); it sets
+ * listed flags only, never one that carries a program in a measured
+ * command; listed environment variables only, never a loader's, shell's or
+ * interpreter's; files whose real paths lie inside the workdir and match an
+ * allowed glob component by component, existing ones regular files under
+ * AGENT_LLM_FILE_MAX; patches that touch only such files, with no "..", no
+ * absolute path and no symbolic link. */
+
+/* A file an answer names (a table, a source, a diff) is refused above this. */
+#define AGENT_LLM_FILE_MAX (64u << 20)
+
+/* What the model may touch; the spec fills it (spec_llm_allow). Owned. */
+struct agent_llm_allow {
+	struct rt_strv kinds;       /* change kinds */
+	struct rt_strv files;       /* globs, relative to the workdir, '*' within one component */
+	struct rt_strv flags;       /* option names ("--max-num-seqs") */
+	struct rt_strv env;         /* variable names */
+	struct rt_strv script_opts; /* options that carry a program in a measured command: never */
+	char *workdir;              /* the workdir's real path */
+};
+void agent_llm_allow_release(struct agent_llm_allow *a);
+/* Add to out the options that carry a program in the command line argv
+ * (sh's -c, python's -c and -m, perl's -e, ... for each interpreter argv
+ * runs, and --command, --eval, --exec, --execute, --script always). */
+void agent_llm_script_opts(char *const *argv, struct rt_strv *out);
+/* Does a loader, a shell or an interpreter read the variable name (LD_*,
+ * PATH, PYTHON*, BASH_ENV, IFS, PERL5*, NODE_OPTIONS, ...)? */
+bool agent_llm_env_forbidden(const char *name);
+/* May an answer set the option name? 0, or RT_EINVAL saying why not. */
+int agent_llm_flag_ok(const char *name, const struct agent_llm_allow *a, struct rt_sb *err);
+/* The paths and modes the unified diff text names (v: the patch variant,
+ * its dir the folder the paths are relative to): 0, or RT_EINVAL naming the
+ * first path or line that breaks the model. */
+int agent_llm_patch_ok(const struct var_def *v, const char *diff, const struct agent_llm_allow *a,
+		       struct rt_sb *err);
+/* May the model propose v (its paths as the spec resolved them)? 0, or
+ * RT_EINVAL naming what is not allowed. */
+int agent_llm_allowed(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err);
 
 /* Batch mode for a device pool's round (batch.c): up to max distinct
  * proposals against the same best into out[0..*n), trials measured at once;

@@ -3,12 +3,12 @@
  * prompt (built only from what the campaign gathered, in its order, so the
  * same store asks the same question), the follow-up that carries an
  * answer's error, the answer's envelope ({"variant": ..., "rationale": ...})
- * and the allowed kinds and files. The variant itself is read by the
+ * and the files a variant names; what an answer may touch is
+ * agents/llm_allow.c. The variant itself is read by the
  * spec's own parser in runner/campaign/llm.c, as a spec entry would be.
  */
 #include "agents/agent.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,8 +58,8 @@ static const char system_text[] =
 	"table: {file, set: {KEY: {FIELD: VALUE}}} sets fields of one table entry; flag: [--option, "
 	"value] adds or replaces an engine flag; env: {NAME: value} sets environment variables; "
 	"patch: {file, dir} applies a unified diff; file: {target, source} swaps a file. "
-	"Propose only the kinds and files you are allowed, and never a change the journal already "
-	"measured.";
+	"Propose only the kinds, files, options and variables you are allowed, never a build or any "
+	"other command, and never a change the journal already measured.";
 
 static void add_clip(struct rt_sb *sb, const char *s)
 {
@@ -120,7 +120,11 @@ json_t *agent_llm_messages(const struct agent_llm_view *v)
 	free(st);
 	rt_sb_addf(&user, "Objective: %s\n", v->objective);
 	add_list(&user, "Kinds you may propose", v->kinds);
-	add_list(&user, "Files you may touch (globs)", v->files);
+	add_list(&user, "Files you may touch (globs, relative to the workdir)", v->files);
+	if (v->flags)
+		add_list(&user, "Options you may set", v->flags);
+	if (v->env)
+		add_list(&user, "Environment variables you may set", v->env);
 	add_journal(&user, v);
 	rt_sb_adds(&user, "\nTop findings (best first; the bound is the most the change could gain):\n");
 	if (!v->n_findings)
@@ -209,7 +213,7 @@ int agent_llm_answer(const char *text, json_t **variant, char **rationale, struc
 	return rc;
 }
 
-size_t agent_llm_files(const struct var_def *v, const char *out[3])
+size_t agent_llm_files(const struct var_def *v, const char *out[4])
 {
 	size_t n = 0;
 	switch (v->kind) {
@@ -223,6 +227,8 @@ size_t agent_llm_files(const struct var_def *v, const char *out[3])
 		break;
 	case VAR_KIND_FILE:
 		out[n++] = v->file.target;
+		if (v->file.source)
+			out[n++] = v->file.source;
 		break;
 	case VAR_KIND_FLAG:
 	case VAR_KIND_ENV:
@@ -231,46 +237,10 @@ size_t agent_llm_files(const struct var_def *v, const char *out[3])
 	return n;
 }
 
-static bool matches(const struct rt_strv *globs, const char *path)
-{
-	for (size_t i = 0; i < globs->n; i++)
-		if (!strcmp(globs->v[i], path) || !fnmatch(globs->v[i], path, 0))
-			return true;
-	return false;
-}
-
-/* RT_EINVAL: "WHAT 'name' is not allowed (allowed: a, b)". */
-static int refuse(struct rt_sb *err, const char *what, const char *name, const struct rt_strv *allowed)
-{
-	struct rt_sb l = RT_SB_INIT;
-	add_list(&l, "allowed", allowed);
-	rt_sb_trim(&l);
-	int rc = rt_errf(err, RT_EINVAL, "%s '%s' is not allowed (%s)", what, name, l.buf);
-	rt_sb_release(&l);
-	return rc;
-}
-
 const char *agent_llm_relpath(const char *path, const char *workdir)
 {
 	size_t n = workdir ? strlen(workdir) : 0;
 	if (n && !strncmp(path, workdir, n) && path[n] == '/' && path[n + 1])
 		return path + n + 1;
 	return path;
-}
-
-int agent_llm_allowed(const struct var_def *v, const struct rt_strv *kinds, const struct rt_strv *files,
-		      const char *workdir, struct rt_sb *err)
-{
-	const char *kind = var_kind_name(v->kind);
-	bool ok = false;
-	for (size_t i = 0; i < kinds->n && !ok; i++)
-		ok = !strcmp(kinds->v[i], kind);
-	if (!ok)
-		return refuse(err, "kind", kind, kinds);
-	const char *f[3];
-	size_t n = agent_llm_files(v, f);
-	for (size_t i = 0; i < n; i++)
-		if (f[i] && !matches(files, agent_llm_relpath(f[i], workdir)))
-			return refuse(err, "file", agent_llm_relpath(f[i], workdir), files);
-	return 0;
 }

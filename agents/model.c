@@ -347,10 +347,19 @@ static void fitted_release(struct fitted *f)
 	free(f->idx);
 }
 
-/* The first points: the seeded order. */
+/* The first points: the configuration's current value (when known), then
+ * the seeded order. */
 static int model_start(const struct agent_search *q, size_t n_init, size_t have, struct agent_pick *pk)
 {
 	size_t k;
+	if (q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
+	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+		pk->code = (uint64_t)q->start;
+		pk->fidelity = 1;
+		snprintf(pk->reason, sizeof(pk->reason), "model: initial design starts at the configuration's "
+			 "current value");
+		return 1;
+	}
 	if (!agent_first_untried(q, 1, &pk->code, &k)) {
 		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
 		return 0;

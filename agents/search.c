@@ -20,6 +20,13 @@
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk)
 {
 	size_t k;
+	if (q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
+	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+		pk->code = (uint64_t)q->start;
+		pk->fidelity = 1;
+		snprintf(pk->reason, sizeof(pk->reason), "random: the configuration's current value first");
+		return 1;
+	}
 	if (!agent_first_untried(q, 0, &pk->code, &k)) {
 		snprintf(pk->reason, sizeof(pk->reason), "random: all %zu valid points measured", q->n_valid);
 		return 0;
@@ -142,11 +149,18 @@ static bool neighbours(const struct coord *k, uint64_t at, struct agent_pick *pk
 	return false;
 }
 
-/* A run's first point: the middle of every parameter for the first run,
- * else (or when that is taken) the next untried point of the seeded order. */
+/* A run's first point: for the first run the point the configuration
+ * holds now (when known) or else the middle of every parameter, else (or
+ * when that is taken) the next untried point of the seeded order. */
 static bool start(const struct coord *k, int run, struct agent_pick *pk)
 {
 	const struct agent_space *sp = k->q->sp;
+	if (run == 0 && k->q->start >= 0 && offer(k, (uint64_t)k->q->start, pk)) {
+		char *t = agent_point_text(sp, pk->code);
+		snprintf(pk->reason, sizeof(pk->reason), "coordinate: start at the configuration's current value %s", t);
+		free(t);
+		return true;
+	}
 	uint64_t c = 0;
 	for (size_t i = 0; i < sp->n_params; i++)
 		c = agent_point_with(sp, c, i, (json_array_size(sp->params[i].values) - 1) / 2);

@@ -12,6 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+const char *rep_campaign_state(const struct db_campaign *c)
+{
+	if (c->state && !strcmp(c->state, "running") && !c->held)
+		return "stopped (resumable)";
+	return c->state ? c->state : "unknown";
+}
+
 const char *rep_glyph(enum db_iter_state state, bool invalidated)
 {
 	if (invalidated)
@@ -144,6 +151,8 @@ void rep_md_escape(struct rt_sb *sb, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '\n' || *s == '\r' || *s == '\t')
 			rt_sb_addc(sb, ' ');
+		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			rt_sb_addc(sb, '?'); /* a model's or an engine's ESC never reaches a reader's terminal */
 		else if (strchr("\\`*_[]<|~&", *s))
 			rt_sb_addc(sb, '\\'), rt_sb_addc(sb, *s);
 		else

@@ -24,6 +24,10 @@ struct db;
 /* State glyph: ● baseline, ✓ kept, ↩ reverted, ✗ gated, ! failed, ⊘ invalid
  * (also for any invalidated iteration), ⚡ interrupted, … running. */
 const char *rep_glyph(enum db_iter_state state, bool invalidated);
+/* A campaign's state for people: "stopped (resumable)" when it is running
+ * in the store but no runner holds it (its budget or a signal stopped the
+ * run; `ratchet run --resume` goes on), else the stored state. */
+const char *rep_campaign_state(const struct db_campaign *c);
 /*
  * One sign convention everywhere: a delta is the metric's own relative
  * change (after / before - 1), with its direction in words:
@@ -62,7 +66,7 @@ void rep_html_escape(struct rt_sb *sb, const char *s);
 /* Append s for Markdown running text (never at the start of a line): the
  * characters that could open emphasis, code, links, tables, strikethrough,
  * HTML tags or entities (\ ` * _ [ ] < | ~ &) are backslash-escaped, newlines
- * become spaces. */
+ * become spaces, other control bytes (ESC included) '?'. */
 void rep_md_escape(struct rt_sb *sb, const char *s);
 /* Append s for a terminal: control bytes (ESC included) become '?'. */
 void rep_term_escape(struct rt_sb *sb, const char *s);

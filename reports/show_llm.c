@@ -5,10 +5,12 @@
  * answer (or every message and the whole response body when full), cut at
  * SHOW_CLIP bytes otherwise and with control characters shown as '?'.
  * JSON: every field of every exchange, the messages and the response body
- * as JSON where they parse. May include: reports/, db/, runner/base.
+ * as JSON where they parse. Both redacted again (rt_redact_secrets), for
+ * stores written before ratchet redacted the llm path. May include: reports/, db/, runner/base.
  */
 #include "reports/rep_int.h"
 #include "db/llm.h"
+#include "runner/base/rt_json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,7 @@ json_t *rep_llm_json(const struct db_llm_exchange *xs, size_t n)
 		json_object_set_new(o, "created_at", json_integer(x->created_at));
 		json_object_set_new(o, "request", stored_json(x->request));
 		json_object_set_new(o, "response", stored_json(x->response));
+		rt_json_redact(o); /* a store written before redaction, too */
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -53,11 +56,12 @@ json_t *rep_llm_json(const struct db_llm_exchange *xs, size_t n)
 
 /* s on one indented line, escaped for the terminal, cut at SHOW_CLIP bytes
  * unless full. */
-static void put_clip(struct rt_sb *sb, const char *label, const char *s, bool full)
+static void put_clip(struct rt_sb *sb, const char *label, const char *text, bool full)
 {
-	size_t n = s ? strlen(s) : 0;
+	char *s = rt_redacted(text ? text : ""); /* a store written before redaction, too */
+	size_t n = strlen(s);
 	size_t k = full || n <= SHOW_CLIP ? n : SHOW_CLIP;
-	char *part = xstrndup(s ? s : "", k);
+	char *part = xstrndup(s, k);
 	rt_sb_addf(sb, "     %s: ", label);
 	rep_term_escape(sb, part);
 	free(part);
@@ -66,6 +70,7 @@ static void put_clip(struct rt_sb *sb, const char *label, const char *s, bool fu
 	if (k < n)
 		rt_sb_addf(sb, "... (%zu more bytes; --full shows all)", n - k);
 	rt_sb_adds(sb, "\n");
+	free(s);
 }
 
 /* The model's answer in a stored response body, or the body itself. */
@@ -112,7 +117,9 @@ void rep_llm_text(const struct db_llm_exchange *xs, size_t n, struct rt_sb *sb, 
 	const struct db_llm_exchange *last = n ? &xs[n - 1] : NULL;
 	if (last && last->verdict == DB_LLM_ACCEPTED && last->rationale) {
 		rt_sb_adds(sb, "  accepted; rationale: ");
-		rep_term_escape(sb, last->rationale);
+		char *r = rt_redacted(last->rationale);
+		rep_term_escape(sb, r);
+		free(r);
 		rt_sb_adds(sb, "\n");
 	}
 }

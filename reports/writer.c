@@ -79,6 +79,12 @@ static void md_strong(struct rep_writer *w, const char *s)
 	rt_sb_adds(w->sb, "**");
 }
 
+/* A control byte (ESC, BEL, ...) that a terminal showing the file would obey. */
+static bool ctrl(char c)
+{
+	return (unsigned char)c < 0x20 || c == 0x7f;
+}
+
 /* Inline code: a backtick fence longer than any run inside, padded with a
  * space when the text starts or ends with a backtick or a space. */
 static void md_code(struct rep_writer *w, const char *s)
@@ -89,7 +95,7 @@ static void md_code(struct rep_writer *w, const char *s)
 	if (pad)
 		rt_sb_addc(w->sb, ' ');
 	for (const char *p = s; *p; p++)
-		rt_sb_addc(w->sb, *p == '\n' || *p == '\r' ? ' ' : *p);
+		rt_sb_addc(w->sb, *p == '\n' || *p == '\r' ? ' ' : ctrl(*p) ? '?' : *p);
 	if (pad)
 		rt_sb_addc(w->sb, ' ');
 	md_ticks(w->sb, fence);
@@ -110,7 +116,7 @@ static void md_code_block(struct rep_writer *w, const char *s)
 	for (const char *p = s; *p; p++) {
 		if (*p == '\r')
 			continue;
-		rt_sb_addc(w->sb, *p);
+		rt_sb_addc(w->sb, ctrl(*p) && *p != '\n' && *p != '\t' ? '?' : *p);
 		if (*p == '\n')
 			rt_sb_adds(w->sb, "  ");
 	}

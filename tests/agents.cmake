@@ -21,6 +21,8 @@ rt_add_test(test_research_evening COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/
             NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
 rt_add_test(test_profile_import COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_import.sh
             TIMEOUT 60 LABELS e2e)
+rt_add_test(test_profile_hostile COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_hostile.sh
+            TIMEOUT 120 LABELS e2e)
 # profile: {command, when: baseline}: the runner profiles the best itself and
 # records an observed iteration with findings before the first change; kill
 # -9 during that step, then --resume, records one.
@@ -65,6 +67,13 @@ if(MHD_FOUND)
   rt_add_test(test_llm_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_e2e.sh
               NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
   set_tests_properties(test_llm_e2e PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+# The containment model end to end: a hostile model's answers (build, sh -c,
+# paths out, secrets, /proc sources) refused and without effect; a failed
+# apply is a failed iteration within the budget (tests/agents/llm_contain.sh).
+if(MHD_FOUND)
+  rt_add_test(test_llm_contain COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_contain.sh TIMEOUT 300 LABELS e2e)
+  set_tests_properties(test_llm_contain PROPERTIES SKIP_RETURN_CODE 77)
 endif()
 if(MHD_FOUND)
   rt_add_test(test_llm_answers COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_answers.sh TIMEOUT 60 LABELS e2e)

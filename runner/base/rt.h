@@ -141,6 +141,14 @@ int rt_write_file_atomic(const char *path, const void *data, size_t len, int mod
 bool rt_file_exists(const char *path);
 /* Make a folder and its parents. */
 int rt_mkdirs(const char *path, struct rt_sb *err);
+/* Where the absolute path really leads, relative to root (a real path, as
+ * realpath gives it): symbolic links are followed, and a path that does not
+ * exist yet is resolved through its longest existing ancestor (a new file
+ * in a real folder). *rel gets the path below root ("." for root itself;
+ * the caller frees it). RT_EINVAL naming the path when it is not absolute,
+ * cannot be resolved (a dangling link, a file used as a folder) or leads
+ * outside root (rt_path.c). */
+int rt_path_within(const char *root, const char *path, char **rel, struct rt_sb *err);
 
 /* ---- secrets ---- */
 /* Replace, in place, with "[redacted]":

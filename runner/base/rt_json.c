@@ -1,6 +1,7 @@
 /*
  * JSON paths (rt_json.h): pointers (RFC 6901) and dotted paths split into
- * tokens, one step of a walk, and a set that creates objects on the way.
+ * tokens, one step of a walk, a set that creates objects on the way, and
+ * the redaction of a whole document.
  */
 #include "runner/base/rt_json.h"
 
@@ -116,4 +117,25 @@ int rt_json_set_path(json_t *root, const struct rt_strv *path, json_t *value, st
 		cur = next;
 	}
 	return rt_errf(err, RT_EINVAL, "an empty path");
+}
+
+int rt_json_redact(json_t *root)
+{
+	int count = 0;
+	if (json_is_string(root)) {
+		struct rt_sb sb = RT_SB_INIT;
+		rt_sb_add(&sb, json_string_value(root), json_string_length(root));
+		if ((count = rt_redact_secrets(&sb)) > 0)
+			json_string_setn(root, sb.buf, sb.len);
+		rt_sb_release(&sb);
+	} else if (json_is_array(root)) {
+		for (size_t i = 0; i < json_array_size(root); i++)
+			count += rt_json_redact(json_array_get(root, i));
+	} else if (json_is_object(root)) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(root, k, v)
+			count += rt_json_redact(v);
+	}
+	return count;
 }

@@ -31,5 +31,9 @@ json_t *rt_json_step(json_t *cur, const char *tok);
  * lies on the way and is neither an object nor such an array is RT_EINVAL
  * naming the token. */
 int rt_json_set_path(json_t *root, const struct rt_strv *path, json_t *value, struct rt_sb *err);
+/* Redact, in place, every string of the document (keys stay) through
+ * rt_redact_secrets; returns how many replacements were made. A prompt
+ * built from the spec and the store carries no secret to a chat server. */
+int rt_json_redact(json_t *root);
 
 #endif

@@ -24,6 +24,7 @@
 
 #include "db/llm.h"
 #include "db/profiles.h"
+#include "runner/base/rt_json.h"
 #include "runner/spec/spec_space.h"
 
 /* Findings shown to the model, best first. */
@@ -36,56 +37,6 @@ struct spent {
 	const struct db_llm_exchange *pending; /* an accepted answer not yet measured, or NULL */
 };
 
-/* ---- what may be touched ---- */
-
-/* Append a copy of s unless v holds it. */
-static void add_once(struct rt_strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (!strcmp(v->v[i], s))
-			return;
-	v->v = xrealloc(v->v, (v->n + 2) * sizeof(*v->v));
-	v->v[v->n++] = xstrdup(s);
-	v->v[v->n] = NULL;
-}
-
-static void allow_def(const struct spec *s, const struct var_def *d, struct rt_strv *kinds, struct rt_strv *files)
-{
-	add_once(kinds, var_kind_name(d->kind));
-	const char *f[3];
-	size_t n = agent_llm_files(d, f);
-	for (size_t i = 0; i < n; i++)
-		if (f[i])
-			add_once(files, agent_llm_relpath(f[i], s->workdir));
-}
-
-/* llm.kinds and llm.files, or those the spec's variants and space use. */
-static void allowed(const struct spec *s, struct rt_strv *kinds, struct rt_strv *files)
-{
-	for (size_t i = 0; i < s->n_variants; i++)
-		allow_def(s, &s->variants[i], kinds, files);
-	for (size_t t = 0; s->space && t < s->space->n_targets; t++) {
-		size_t nv = 0;
-		uint64_t *valid = agent_space_valid(&s->space->targets[t].space, &nv);
-		json_t *vj = NULL;
-		struct var_def d;
-		memset(&d, 0, sizeof(d));
-		if (nv && !spec_space_variant(s, t, valid[0], &vj, NULL) && !spec_variant_from_json(s, vj, &d, NULL))
-			allow_def(s, &d, kinds, files);
-		spec_variant_release(&d);
-		json_decref(vj);
-		free(valid);
-	}
-	if (s->llm.kinds.n)
-		rt_strv_release(kinds);
-	for (size_t i = 0; i < s->llm.kinds.n; i++)
-		add_once(kinds, s->llm.kinds.v[i]);
-	if (s->llm.files.n)
-		rt_strv_release(files);
-	for (size_t i = 0; i < s->llm.files.n; i++)
-		add_once(files, s->llm.files.v[i]);
-}
-
 /* ---- what the model sees ---- */
 
 /* Everything the prompt borrows, owned here. */
@@ -95,9 +46,8 @@ struct seen {
 	struct agent_llm_step *steps; /* the journal */
 	char **findings;              /* one line each */
 	size_t n_findings;            /* entries in findings */
-	json_t *spec;                 /* the spec as JSON (space, variants) */
-	struct rt_strv kinds;         /* allowed kinds */
-	struct rt_strv files;         /* allowed files */
+	json_t *spec;                 /* the spec as JSON (space, variants), secrets redacted */
+	struct agent_llm_allow allow; /* what an answer may touch */
 	char *objective;              /* the objective, for people */
 	struct agent_llm_view view;   /* the prompt's input */
 };
@@ -111,8 +61,7 @@ static void seen_release(struct seen *w)
 	free(w->findings);
 	json_decref(w->spec);
 	free(w->objective);
-	rt_strv_release(&w->kinds);
-	rt_strv_release(&w->files);
+	agent_llm_allow_release(&w->allow);
 }
 
 /* The campaign's findings, else every finding in the store (a profile
@@ -159,15 +108,17 @@ static int load_seen(struct camp *c, struct seen *w, struct rt_sb *err)
 	if (!rc)
 		rc = load_findings(c, w, err);
 	w->spec = spec_to_json(s);
-	allowed(s, &w->kinds, &w->files);
+	rt_json_redact(w->spec); /* the prompt carries no secret of the spec (HF_TOKEN: ...) */
+	if (!rc)
+		rc = spec_llm_allow(s, &w->allow, err);
 	const struct spec_objective *ob = &s->objective;
 	w->objective = xasprintf("%s.%s, %s is better, min gain %g%%", ob->bench, ob->metric,
 				 ob->goal == SPEC_GOAL_MIN ? "lower" : "higher", ob->min_gain * 100);
 	w->view = (struct agent_llm_view){ .objective = w->objective, .journal = w->steps, .n_journal = w->n_its,
 					   .findings = (const char *const *)w->findings, .n_findings = w->n_findings,
 					   .space = json_object_get(w->spec, "space"),
-					   .examples = json_object_get(w->spec, "variants"), .kinds = &w->kinds,
-					   .files = &w->files };
+					   .examples = json_object_get(w->spec, "variants"), .kinds = &w->allow.kinds,
+					   .files = &w->allow.files, .flags = &w->allow.flags, .env = &w->allow.env };
 	return rc;
 }
 
@@ -207,6 +158,14 @@ static struct camp_gen *gen_new(struct var_def *d, json_t *variant, const char *
 	return g;
 }
 
+/* *s through the one redaction, in place. */
+static void redact(char **s)
+{
+	char *r = rt_redacted(*s);
+	free(*s);
+	*s = r;
+}
+
 /* Judge an answer: the verdict, and on acceptance *gen. x gets what is
  * stored (variant, fingerprint, rationale, error). */
 static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const char *text, struct db_llm_exchange *x,
@@ -218,10 +177,10 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 	memset(&d, 0, sizeof(d));
 	char fp[65] = "";
 	enum db_llm_verdict v = DB_LLM_INVALID;
-	if (agent_llm_answer(text, &vj, &x->rationale, &why) || spec_variant_from_json(c->s, vj, &d, &why))
-		v = DB_LLM_INVALID;
-	else if (agent_llm_allowed(&d, &w->kinds, &w->files, c->s->workdir, &why))
-		v = DB_LLM_DISALLOWED;
+	int rc = spec_llm_read(c->s, &w->allow, text, &vj, &d, &x->rationale, &why);
+	redact(&x->rationale); /* it becomes the iteration's note */
+	if (rc)
+		v = rc == RT_EINVAL ? DB_LLM_DISALLOWED : DB_LLM_INVALID;
 	else if (change_fp(c, &d, fp, &why))
 		v = DB_LLM_INVALID;
 	else if (measured(w, fp) && rt_errf(&why, RT_EINVAL, "this change (%s) was already measured in this "
@@ -235,6 +194,7 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 		*gen = gen_new(&d, vj, x->rationale, fp, x->seq);
 	} else {
 		rt_sb_trim(&why);
+		rt_redact_secrets(&why);
 		x->error = rt_sb_detach(&why, NULL);
 	}
 	spec_variant_release(&d);
@@ -251,6 +211,17 @@ static uint64_t tokens_of(int prompt, int completion)
 	return (uint64_t)(prompt > 0 ? prompt : 0) + (uint64_t)(completion > 0 ? completion : 0);
 }
 
+/* Did the iteration an answer was tried in end (kept, reverted, failed,
+ * ...; not interrupted)? A change that could not even be planned or
+ * applied has no change fingerprint, yet it was tried. */
+static bool tried(const struct seen *w, int64_t iter)
+{
+	for (size_t i = 0; iter && i < w->n_its; i++)
+		if (w->its[i].id == iter)
+			return db_iter_state_final(w->its[i].state) && w->its[i].state != DB_ITER_INTERRUPTED;
+	return false;
+}
+
 static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *w, struct spent *sp)
 {
 	memset(sp, 0, sizeof(*sp));
@@ -258,7 +229,10 @@ static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *
 		sp->calls++;
 		sp->tokens += tokens_of(x[i].prompt_tokens, x[i].completion_tokens);
 		if (x[i].verdict == DB_LLM_ACCEPTED)
-			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) ? &x[i] : NULL;
+			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) &&
+						      !tried(w, x[i].iteration_id)
+					      ? &x[i]
+					      : NULL;
 	}
 }
 
@@ -307,11 +281,14 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	const char *key = l->api_key_env ? getenv(l->api_key_env) : NULL;
 	struct camp_llm_reply r;
 	struct rt_sb why = RT_SB_INIT;
-	json_t *fmt = agent_llm_response_format((enum agent_llm_format)l->response_format, &w->kinds);
+	json_t *fmt = agent_llm_response_format((enum agent_llm_format)l->response_format, &w->allow.kinds);
+	rt_json_redact(msgs); /* no secret goes to the server: the spec's, or one an answer echoed */
 	int hrc = camp_llm_chat(l, key, msgs, fmt, &r, &why);
 	json_decref(fmt);
+	rt_redact_secrets(&why); /* a 401 body may echo the key */
 	char *req = json_dumps(msgs, JSON_COMPACT);
-	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = r.body,
+	char *resp = rt_redacted(r.body);
+	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = resp,
 				     .prompt_tokens = r.prompt_tokens, .completion_tokens = r.completion_tokens,
 				     .latency_ms = r.latency_ms, .verdict = DB_LLM_FAILED };
 	int v = hrc;
@@ -332,6 +309,7 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	*answer = r.content ? xstrdup(r.content) : NULL;
 	*error = x.error ? xstrdup(x.error) : NULL;
 	free(req);
+	free(resp);
 	free(x.error);
 	free(x.variant);
 	free(x.fingerprint);
@@ -347,6 +325,7 @@ static int failed_proposal(struct camp *c, const char *error, struct rt_sb *err)
 	struct db_iteration it;
 	memset(&it, 0, sizeof(it));
 	int64_t id;
+	rep_progress_phase(&c->prog, c->seq, "llm-refused", "propose"); /* its own line, not the last one's */
 	char *note = xasprintf("llm: no acceptable answer in two attempts");
 	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, "llm-refused", "llm", "", NULL, NULL, note,
 				     DB_ROLE_CHANGE, &id, err);
@@ -408,29 +387,26 @@ int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **ge
 	p->point = true; /* a generated variant, never an index into the spec's */
 	p->role = DB_ROLE_CHANGE;
 	p->fidelity = 1;
-	for (;;) {
-		struct seen w;
-		memset(&w, 0, sizeof(w));
-		struct db_llm_exchange *xs = NULL;
-		size_t nx = 0;
-		struct spent sp;
-		int rc = load_seen(c, &w, err);
-		if (!rc)
-			rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
-		if (!rc) {
-			tally(xs, nx, &w, &sp);
-			if (sp.pending)
-				rc = (rc = reuse(c, sp.pending, p, gen, err)) ? rc : 1;
-			else if (!spent_out(&c->s->llm, &sp, p))
-				rc = round_of(c, &w, &sp, p, gen, err);
-			if (rc == 0 && !p->note[0])
-				rc = 2; /* a failed proposal: the next round */
-		}
-		db_llm_free(xs, nx);
-		seen_release(&w);
-		if (rc != 2)
-			return rc;
+	struct seen w;
+	memset(&w, 0, sizeof(w));
+	struct db_llm_exchange *xs = NULL;
+	size_t nx = 0;
+	struct spent sp;
+	int rc = load_seen(c, &w, err);
+	if (!rc)
+		rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
+	if (!rc) {
+		tally(xs, nx, &w, &sp);
+		if (sp.pending)
+			rc = (rc = reuse(c, sp.pending, p, gen, err)) ? rc : 1;
+		else if (!spent_out(&c->s->llm, &sp, p))
+			rc = round_of(c, &w, &sp, p, gen, err);
+		if (rc == 0 && !p->note[0])
+			rc = 2; /* a failed proposal, recorded: the next round, within the budget */
 	}
+	db_llm_free(xs, nx);
+	seen_release(&w);
+	return rc;
 }
 
 int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err)

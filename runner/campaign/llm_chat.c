@@ -21,6 +21,7 @@
 struct chat {
 	struct rt_sb body;           /* the 200 response's bytes */
 	bool done;                   /* on_done was called */
+	bool capped;                 /* the body passed REPLY_CAP: the transfer was stopped */
 	enum oai_outcome outcome;    /* how it ended */
 	long status;                 /* HTTP status */
 	char why[512];               /* libcurl's words, or the start of a non-200 body */
@@ -29,7 +30,11 @@ struct chat {
 static int on_data(void *ud, const char *p, size_t n)
 {
 	struct chat *c = ud;
-	return rt_sb_add(&c->body, p, n) ? -1 : 0;
+	if (rt_sb_add(&c->body, p, n)) {
+		c->capped = true;
+		return -1;
+	}
+	return 0;
 }
 
 static void on_done(void *ud, const struct oai_done *d)
@@ -74,6 +79,8 @@ int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t
 {
 	memset(r, 0, sizeof(*r));
 	r->prompt_tokens = r->completion_tokens = -1;
+	rt_secret_add(key); /* a server may echo it: redacted wherever it is quoted */
+	rt_secret_add_url(cfg->endpoint);
 	json_t *req = oai_body_new(OAI_CHAT, cfg->model, json_deep_copy(messages), cfg->answer_tokens, false);
 	json_object_set_new(req, "temperature", json_real(cfg->temperature));
 	if (format)
@@ -87,11 +94,14 @@ int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t
 	r->latency_ms = (rt_now_s() - t0) * 1000;
 	free(body);
 	r->status = c.status;
-	if (c.body.len)
+	if (c.body.len && !c.capped)
 		r->body = xasprintf("%s", c.body.buf);
 	else if (c.why[0] && c.outcome == OAI_OK)
 		r->body = xstrdup(c.why); /* a non-200 body's start */
-	if (!rc && c.outcome == OAI_TIMEOUT)
+	if (!rc && c.capped)
+		rc = rt_errf(err, RT_ETOOBIG, "%s: the reply is larger than %u MiB (the chat reply cap); not read",
+			     cfg->endpoint, REPLY_CAP >> 20);
+	else if (!rc && c.outcome == OAI_TIMEOUT)
 		rc = rt_errf(err, RT_ETIMEDOUT, "%s: no answer within %gs", cfg->endpoint, cfg->timeout_s);
 	else if (!rc && c.outcome != OAI_OK)
 		rc = rt_errf(err, RT_EHTTP, "%s: %s", cfg->endpoint, c.why);

@@ -9,15 +9,18 @@
 
 char *oai_url(const char *base, enum oai_api api)
 {
-	size_t n = strlen(base);
+	/* The path goes before a query or a fragment (?api-version=..., as
+	 * some gateways want), never after it. */
+	size_t n = strcspn(base, "?#");
+	const char *rest = base + n;
 	while (n && base[n - 1] == '/')
 		n--;
 	const char *path = api == OAI_CHAT     ? "/chat/completions"
 			   : api == OAI_MODELS ? "/models"
 					       : "/completions";
 	if (n >= 3 && !strncmp(base + n - 3, "/v1", 3))
-		return xasprintf("%.*s%s", (int)n, base, path);
-	return xasprintf("%.*s/v1%s", (int)n, base, path);
+		return xasprintf("%.*s%s%s", (int)n, base, path, rest);
+	return xasprintf("%.*s/v1%s%s", (int)n, base, path, rest);
 }
 
 json_t *oai_body_new(enum oai_api api, const char *model, json_t *input, int max_tokens,

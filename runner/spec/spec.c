@@ -59,6 +59,22 @@ void spec_lerr_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const
 	va_end(ap);
 }
 
+void spec_lwarn_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const char *fmt, ...)
+{
+	struct rt_sb sb = RT_SB_INIT;
+	if (ld->s->warnings)
+		rt_sb_adds(&sb, ld->s->warnings);
+	rt_sb_addf(&sb, "%s:%d:%d: %s: warning: ", ld->file, pos.line ? pos.line : 1, pos.col ? pos.col : 1,
+		   path);
+	va_list ap;
+	va_start(ap, fmt);
+	rt_sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	rt_sb_addc(&sb, '\n');
+	free(ld->s->warnings);
+	ld->s->warnings = rt_sb_detach(&sb, NULL);
+}
+
 /* "a.b", or "b" at the top. */
 char *spec_path_join(const char *path, const char *key)
 {
@@ -343,6 +359,7 @@ int spec_load_text(const char *name, const char *text, size_t len, struct spec *
 		syntax_error(&ld, &pr, s->text, len);
 	}
 	yaml_parser_delete(&pr);
+	free(ld.bare_metric);
 	if (ld.dropped)
 		rt_sb_addf(ld.err, "%s: %d more error%s not shown\n", name, ld.dropped,
 			   ld.dropped == 1 ? "" : "s");

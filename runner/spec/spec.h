@@ -350,6 +350,7 @@ struct spec_constraint {
 	char *metric;
 	enum spec_op op;
 	double value;               /* in base units (seconds for durations) */
+	bool unitless;              /* the value was written without a unit (a bare number) */
 	struct rt_pos pos;
 };
 
@@ -482,6 +483,8 @@ void spec_device_name(const struct spec_device *d, char *buf, size_t n);
 int spec_devices_parse_list(const char *text, struct spec_device **out, size_t *n, struct rt_sb *err);
 
 struct spec {
+	char *warnings;             /* "file:line:col: key: warning: ..." lines, each ending in a newline,
+				     * for `check` and `run` to print (owned); NULL when none */
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
 	char sha256[65];            /* of text */
@@ -535,6 +538,21 @@ void spec_dump(const struct spec *s, struct rt_sb *out);
 /* The normalized spec as JSON (same keys and values as spec_dump); caller
  * owns the reference. */
 json_t *spec_to_json(const struct spec *s);
+/* What strategy llm's answers may touch (agents/agent.h, the containment
+ * model): llm.kinds, files, flags and env, each defaulting to what the
+ * spec's variants and space use, and the options that carry a program in a
+ * measured command. RT_ENOENT when the workdir cannot be resolved. Release
+ * with agent_llm_allow_release. */
+int spec_llm_allow(const struct spec *s, struct agent_llm_allow *a, struct rt_sb *err);
+/* Read one answer of the chat model: its envelope (agent_llm_answer), its
+ * variant through the spec's own parser (spec_variant_from_json), then the
+ * containment model (agent_llm_allowed), and no secret in it. 0 with
+ * *variant (a new reference), *d (spec_variant_release) and *rationale
+ * (new); RT_EPARSE when it is no valid answer, RT_EINVAL when it is not
+ * allowed, why saying which. *variant and *rationale may be set on error
+ * too (the caller frees them). */
+int spec_llm_read(const struct spec *s, const struct agent_llm_allow *a, const char *text, json_t **variant,
+		  struct var_def *d, char **rationale, struct rt_sb *why);
 
 /* Whether a log event's regex carries a duration (a named group seconds,
  * s, ms or us): its lines' durations are stored as log.<name>.seconds. */

@@ -106,6 +106,9 @@ struct spec_ld {
 	bool goal_given;        /* objective.goal was written (else it follows the metric) */
 	void *bench_names;      /* benchmark names so far (spec_item_name's tree) */
 	void *variant_names;    /* variant names so far (spec_item_name's tree) */
+	char *bare_metric;      /* objective.metric written without its benchmark (owned), for a
+				 * did-you-mean once every benchmark's metrics are known */
+	struct rt_pos bare_pos; /* where */
 };
 
 /* Bytes from "64MiB", "1GB", "4096" (spec_field.c); false when not a size. */
@@ -206,6 +209,9 @@ void spec_bench_metric_names(struct spec_bench *b);
 void spec_lerr(struct spec_ld *ld, const yaml_node_t *at, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 void spec_lerr_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A warning (not an error: the spec loads) at pos, into ld->s->warnings. */
+void spec_lwarn_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 struct rt_pos spec_node_pos(const yaml_node_t *n);
 const char *spec_got(const yaml_node_t *n, char *buf, size_t len);

@@ -13,7 +13,11 @@
  *
  *   fakechat --script FILE --log FILE [--key KEY] [--port N]
  *
- * The script holds answers separated by lines of exactly "----". Prints
+ * The script holds answers separated by lines of exactly "----". An answer
+ * whose first line is "@status N" is sent as it is, with HTTP status N and
+ * the rest of the answer as the body (a server's error echoing what it was
+ * sent); a body "@repeat N TEXT" is TEXT N times (a reply of any size).
+ * Prints
  * "fakechat: listening on 127.0.0.1:PORT" and serves until SIGTERM.
  */
 #include <jansson.h>
@@ -127,6 +131,22 @@ static enum MHD_Result answer(struct fake *f, struct MHD_Connection *c, const st
 	}
 	if (!a)
 		return reply(c, 503, "{\"error\":{\"message\":\"the script is over\"}}");
+	unsigned status = 0;
+	int skip = 0;
+	if (sscanf(a, "@status %u%n", &status, &skip) == 1) {
+		const char *b = a + skip + (a[skip] == '\n');
+		if (!strncmp(b, "@repeat ", 8)) { /* "@repeat N TEXT": TEXT N times */
+			unsigned long n = strtoul(b + 8, (char **)&b, 10);
+			b += *b == ' ';
+			struct rt_sb big = RT_SB_INIT;
+			for (unsigned long i = 0; i < n; i++)
+				rt_sb_adds(&big, b);
+			enum MHD_Result ret = reply(c, status, big.buf);
+			rt_sb_release(&big);
+			return ret;
+		}
+		return reply(c, status, b);
+	}
 	json_t *r = json_pack("{s:s, s:s, s:s, s:[{s:i, s:{s:s, s:s}, s:s}], s:{s:i, s:i, s:i}}", "id", "fake-1",
 			      "object", "chat.completion", "model", "fake", "choices", "index", 0, "message", "role",
 			      "assistant", "content", a, "finish_reason", "stop", "usage", "prompt_tokens",

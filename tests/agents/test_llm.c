@@ -1,8 +1,9 @@
 /*
  * Unit tests of strategy llm's parts in agents/ (agents/llm.c): the
  * answer's envelope (JSON, one variant object, a rationale, a ```json
- * fence allowed, nothing else), the allowed kinds and files (globs,
- * relative to the workdir), and the prompt: built only from its input,
+ * fence allowed, nothing else), the containment model of agents/llm_allow.c
+ * (kinds; files as real paths inside the workdir, globs per component;
+ * flags and env from lists; patches; no build), and the prompt: built only from its input,
  * holding the journal, the findings, the space, the allowed lists and the
  * exact schema; the re-ask carries the error. The variant inside the
  * answer is read by the spec's parser (tests/agents/llm_e2e.sh).
@@ -56,31 +57,223 @@ static void test_answer_envelope(void **state)
 	rt_sb_release(&err);
 }
 
-static void test_allowed(void **state)
+/* A scratch workdir for the containment tests: tiles.json, kern/a.csv,
+ * kern/sub/b.csv, src/k.c, p.diff, a link inside (in.json -> tiles.json),
+ * a link out (out -> /tmp) and a FIFO (fifo.json). */
+static char *scratch(void)
 {
-	(void)state;
-	char *k[] = { "table", "flag", NULL }, *f[] = { "tiles.json", "kern/*.csv", NULL };
-	struct rt_strv kinds = { k, 2 }, files = { f, 2 };
+	char tmpl[] = "/tmp/ratchet-llm-unit-XXXXXX";
+	assert_non_null(mkdtemp(tmpl));
+	char *w = realpath(tmpl, NULL);
+	char *cmd = xasprintf("cd %s && mkdir -p kern/sub src && echo {} > tiles.json && echo a > kern/a.csv && "
+			      "echo b > kern/sub/b.csv && echo x > src/k.c && ln -s tiles.json in.json && "
+			      "ln -s /tmp out && mkfifo fifo.json && echo > p.diff", w);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	return w;
+}
+
+static void drop(char *w)
+{
+	char *cmd = xasprintf("rm -rf %s", w);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(w);
+}
+
+static void strv_set(struct rt_strv *v, const char *const *items)
+{
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; items[i]; i++) {
+		v->v = xrealloc(v->v, (v->n + 2) * sizeof(char *));
+		v->v[v->n++] = xstrdup(items[i]);
+		v->v[v->n] = NULL;
+	}
+}
+
+static void allow_make(struct agent_llm_allow *a, char *w)
+{
+	memset(a, 0, sizeof(*a));
+	strv_set(&a->kinds, (const char *const[]){ "table", "flag", "env", "patch", "file", NULL });
+	strv_set(&a->files, (const char *const[]){ "tiles.json", "kern/*.csv", "*.json", "src", "p.diff", NULL });
+	strv_set(&a->flags, (const char *const[]){ "-t", "--x", NULL });
+	strv_set(&a->env, (const char *const[]){ "A", NULL });
+	agent_llm_script_opts((char *[]){ "sh", "-c", "echo 1", NULL }, &a->script_opts);
+	a->workdir = xstrdup(w);
+}
+
+/* agent_llm_allowed on a table change of path (w/rel when rel is relative). */
+static int table_at(const struct agent_llm_allow *a, const char *rel, struct rt_sb *err)
+{
 	struct var_def v;
 	memset(&v, 0, sizeof(v));
-	struct rt_sb err = RT_SB_INIT;
 	v.kind = VAR_KIND_TABLE;
-	v.table.file = "/w/tiles.json";
-	assert_int_equal(agent_llm_allowed(&v, &kinds, &files, "/w", &err), 0);
-	v.table.file = "/w/kern/a.csv";
-	assert_int_equal(agent_llm_allowed(&v, &kinds, &files, "/w", &err), 0);
-	v.table.file = "/w/other.json";
-	assert_int_equal(agent_llm_allowed(&v, &kinds, &files, "/w", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "file 'other.json' is not allowed (allowed: tiles.json, kern/*.csv)"));
+	char *p = rel[0] == '/' || rel[0] == '{' ? xstrdup(rel) : xasprintf("%s/%s", a->workdir, rel);
+	v.table.file = p;
+	rt_sb_reset(err);
+	int rc = agent_llm_allowed(&v, a, err);
+	free(p);
+	return rc;
+}
+
+/* Files: real paths inside the workdir, globs matched per component. */
+static void test_allowed_files(void **state)
+{
+	(void)state;
+	char *w = scratch();
+	struct agent_llm_allow a;
+	allow_make(&a, w);
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(table_at(&a, "tiles.json", &err), 0);
+	assert_int_equal(table_at(&a, "kern/a.csv", &err), 0);
+	assert_int_equal(table_at(&a, "in.json", &err), 0); /* a link inside, to an allowed file */
+	assert_int_equal(table_at(&a, "new.json", &err), 0); /* a new file in the workdir */
+	assert_int_equal(table_at(&a, "kern/sub/b.csv", &err), RT_EINVAL); /* '*' never crosses '/' */
+	assert_non_null(strstr(err.buf, "file 'kern/sub/b.csv' is not allowed (allowed: tiles.json, kern/*.csv"));
+	assert_int_equal(table_at(&a, "kern/a.txt", &err), RT_EINVAL);
+	char *up = xasprintf("%s/../outside.json", w); /* as the spec normalises it */
+	char *norm = xstrndup(w, (size_t)(strrchr(w, '/') - w));
+	char *outside = xasprintf("%s/outside.json", norm);
+	assert_int_equal(table_at(&a, outside, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "outside the workdir"));
+	assert_int_equal(table_at(&a, up, &err), RT_EINVAL);
+	assert_int_equal(table_at(&a, "/tmp/x/outside.json", &err), RT_EINVAL);
+	assert_int_equal(table_at(&a, "out/x.json", &err), RT_EINVAL); /* through a link out */
+	assert_non_null(strstr(err.buf, "outside the workdir"));
+	assert_int_equal(table_at(&a, "fifo.json", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "not a regular file"));
+	assert_int_equal(table_at(&a, "{workdir}/tiles.json", &err), RT_EINVAL);
+	/* file: the source obeys the same rule, and no /proc or FIFO */
+	struct var_def v;
+	memset(&v, 0, sizeof(v));
+	v.kind = VAR_KIND_FILE;
+	char *tgt = xasprintf("%s/tiles.json", w), *fifo = xasprintf("%s/fifo.json", w);
+	v.file.target = tgt;
+	v.file.source = "/proc/self/environ";
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "source '/proc/self/environ' is outside the workdir"));
+	v.file.source = fifo;
 	rt_sb_reset(&err);
-	v.kind = VAR_KIND_ENV;
-	assert_int_equal(agent_llm_allowed(&v, &kinds, &files, "/w", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "kind 'env' is not allowed"));
-	v.kind = VAR_KIND_FLAG;
-	assert_int_equal(agent_llm_allowed(&v, &kinds, &files, "/w", &err), 0);
-	assert_string_equal(agent_llm_relpath("/w/a/b", "/w"), "a/b");
-	assert_string_equal(agent_llm_relpath("/wx/a", "/w"), "/wx/a");
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "not a regular file"));
+	v.file.source = tgt;
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), 0);
+	/* no build, ever */
+	v.build = (struct rt_strv){ (char *[]){ "sh", "-c", "id", NULL }, 3 };
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "never runs a command"));
+	free(tgt);
+	free(fifo);
+	free(up);
+	free(norm);
+	free(outside);
+	agent_llm_allow_release(&a);
 	rt_sb_release(&err);
+	drop(w);
+}
+
+/* Kinds, flags and env from the lists; never a script option or a loader's variable. */
+static void test_allowed_flags_env(void **state)
+{
+	(void)state;
+	char *w = scratch();
+	struct agent_llm_allow a;
+	allow_make(&a, w);
+	struct rt_sb err = RT_SB_INIT;
+	struct var_def v;
+	memset(&v, 0, sizeof(v));
+	v.kind = VAR_KIND_FLAG;
+	v.flag = (struct rt_strv){ (char *[]){ "-t", "4", "--x=2", NULL }, 3 };
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), 0);
+	v.flag = (struct rt_strv){ (char *[]){ "-c", "id > FILE; echo 5", NULL }, 2 };
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "flag '-c' carries a program"));
+	v.flag = (struct rt_strv){ (char *[]){ "--eval=x", NULL }, 1 };
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	v.flag = (struct rt_strv){ (char *[]){ "-z", "1", NULL }, 2 };
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "flag '-z' is not allowed (allowed: -t, --x)"));
+	v.flag = (struct rt_strv){ (char *[]){ "script.py", NULL }, 1 };
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "no option's value"));
+	v.kind = VAR_KIND_ENV;
+	struct rt_env e[] = { { "A", "2" } };
+	v.env = (struct rt_envv){ e, 1 };
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), 0);
+	const char *bad[] = { "LD_PRELOAD", "PATH", "PYTHONPATH", "BASH_ENV", "IFS", "PERL5OPT", "NODE_OPTIONS" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		e[0].name = (char *)bad[i];
+		rt_sb_reset(&err);
+		assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+		assert_non_null(strstr(err.buf, "never sets it"));
+	}
+	e[0].name = "B";
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "env 'B' is not allowed (allowed: A)"));
+	rt_strv_release(&a.kinds);
+	strv_set(&a.kinds, (const char *const[]){ "table", NULL });
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "kind 'env' is not allowed"));
+	struct rt_strv so = { 0 };
+	agent_llm_script_opts((char *[]){ "/usr/bin/python3.11", "-m", "x", NULL }, &so);
+	bool m = false;
+	for (size_t i = 0; i < so.n; i++)
+		m |= !strcmp(so.v[i], "-m");
+	assert_true(m);
+	rt_strv_release(&so);
+	agent_llm_allow_release(&a);
+	rt_sb_release(&err);
+	drop(w);
+}
+
+/* agent_llm_patch_ok on diff, the patch's dir the workdir. */
+static int diff_ok(const struct agent_llm_allow *a, const char *diff, struct rt_sb *err)
+{
+	struct var_def v;
+	memset(&v, 0, sizeof(v));
+	v.kind = VAR_KIND_PATCH;
+	v.patch.dir = a->workdir;
+	rt_sb_reset(err);
+	return agent_llm_patch_ok(&v, diff, a, err);
+}
+
+/* Patches: allowed files only, no '..', no absolute path, no link. */
+static void test_allowed_patch(void **state)
+{
+	(void)state;
+	char *w = scratch();
+	struct agent_llm_allow a;
+	allow_make(&a, w);
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\n--- a/src/k.c\n+++ b/src/k.c\n"
+				     "@@ -1,2 +1,2 @@\n--- a/../../etc/passwd\n+y\n x\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "--- a/src/new/f.c\n+++ b/src/new/f.c\n@@ -0,0 +1 @@\n+x\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "--- a/../x.c\n+++ b/../x.c\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "'..'"));
+	assert_int_equal(diff_ok(&a, "--- /etc/passwd\n+++ /etc/passwd\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "--- a/run.sh\n+++ b/run.sh\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "patched file 'run.sh' is not allowed"));
+	assert_int_equal(diff_ok(&a, "diff --git a/src/l b/src/l\nnew file mode 120000\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "symbolic link"));
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 120000\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nrename from src/k.c\nrename to run.sh\n", &err),
+			 RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git \"a/src/\\056\\056/x\" \"b/src/\\056\\056/x\"\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "+++ b/out/x.c\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to src/j.c\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/run.sh\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k b/c b/src/k b/c\n", &err), 0); /* a space in the name */
+	assert_int_equal(diff_ok(&a, "diff --git a/src/x b/y b/src/z\n", &err), RT_EINVAL); /* cannot tell */
+	assert_non_null(strstr(err.buf, "cannot read the names"));
+	agent_llm_allow_release(&a);
+	rt_sb_release(&err);
+	drop(w);
 }
 
 /* The content of message i. */
@@ -111,7 +304,7 @@ static void test_prompt(void **state)
 	assert_non_null(strstr(u, "1. graphs-16 (flag): reverted, effect +0.40%; reason: no gain; change: flag"));
 	assert_non_null(strstr(u, "1. hole: tiles.json has no entry for prefill.T_LE_512"));
 	assert_non_null(strstr(u, "Kinds you may propose: table\n"));
-	assert_non_null(strstr(u, "Files you may touch (globs): tiles.json\n"));
+	assert_non_null(strstr(u, "Files you may touch (globs, relative to the workdir): tiles.json\n"));
 	assert_non_null(strstr(u, "BLOCK_M"));
 	agent_llm_reask(a, "{bad", "the answer is not JSON");
 	assert_int_equal(json_array_size(a), 4);
@@ -126,7 +319,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answer_envelope),
-		cmocka_unit_test(test_allowed),
+		cmocka_unit_test(test_allowed_files),
+		cmocka_unit_test(test_allowed_flags_env),
+		cmocka_unit_test(test_allowed_patch),
 		cmocka_unit_test(test_prompt),
 	};
 	return cmocka_run_group_tests_name("llm", tests, NULL, NULL);

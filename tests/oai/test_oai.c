@@ -42,6 +42,11 @@ static void test_url(void **state)
 	/* a path prefix is kept; /v1 is only added when it is not the last segment */
 	check_url("https://host/openai/v1", OAI_CHAT, "https://host/openai/v1/chat/completions");
 	check_url("https://host/openai/", OAI_COMPLETIONS, "https://host/openai/v1/completions");
+	/* the path goes before a query or a fragment (issue 22 item 23) */
+	check_url("http://h/v1?api_key=k", OAI_CHAT, "http://h/v1/chat/completions?api_key=k");
+	check_url("http://h/v1/?a=1&b=/x#f", OAI_MODELS, "http://h/v1/models?a=1&b=/x#f");
+	check_url("http://h?a=1", OAI_CHAT, "http://h/v1/chat/completions?a=1");
+	check_url("http://h/#f", OAI_COMPLETIONS, "http://h/v1/completions#f");
 }
 
 static void test_body(void **state)
@@ -300,7 +305,7 @@ static void test_sse_scan_matches_jansson(void **state)
 		"{\"n\":\"\\u12\"}",
 		"{\"n\":\"tab\there\"}",
 		"{\"choices\":[{\"text\":\"abcdefghijklmnop\\\"qrstuvwxyz0123456789 \u00e9\u00e8 \u4e2d\u6587 end\"}]}",
-		"{\"choices\":[{\"text\":\"abcdefghijklmnopqrstu\x01" "vwxyz\"}]}",
+		("{\"choices\":[{\"text\":\"abcdefghijklmnopqrstu\x01" "vwxyz\"}]}"), /* one literal: \x01 then v */
 		"{\"choices\":[{\"text\":\"abcdefgh\\\\\"}],\"id\":\"0123456789abcdef0123456789\"}",
 		"{\"choices\":[{\"text\":\"0123456789abcdef\"}],\"usage\":{\"completion_tokens\":12345678901234567}}",
 		"[1,2]",

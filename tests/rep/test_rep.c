@@ -186,6 +186,9 @@ static void test_escape(void **state)
 	rep_md_escape(&sb, "a|b *c* _d_ [e](f) <g> ~~h~~ `i` &amp;\nj");
 	assert_string_equal(sb.buf, "a\\|b \\*c\\* \\_d\\_ \\[e\\](f) \\<g> \\~\\~h\\~\\~ \\`i\\` \\&amp; j");
 	rt_sb_reset(&sb);
+	rep_md_escape(&sb, "a\033[31mb\x7f\x01"); /* a model's raw ESC never reaches the report (issue 22) */
+	assert_string_equal(sb.buf, "a?\\[31mb??");
+	rt_sb_reset(&sb);
 	rep_term_escape(&sb, "red\033[31mx\x7f");
 	assert_string_equal(sb.buf, "red?[31mx?");
 	rt_sb_release(&sb);

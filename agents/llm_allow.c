@@ -1,0 +1,517 @@
+/*
+ * strategy: llm's containment model (docs/reliability.md, "What a model's
+ * answer may do"): an answer is data, never a command. It proposes one
+ * change of an allowed kind, with no build; flags only from a list, never
+ * an option that a measured command carries a program with; environment
+ * variables only from a list, never a loader's, a shell's or an
+ * interpreter's; files as real paths (symbolic links followed) inside the
+ * workdir, matching an allowed glob component by component, existing ones
+ * regular and under a size cap; patches that touch only allowed files,
+ * with no "..", no absolute path and no symbolic link. The lists come from
+ * the spec (runner/spec/spec_llm.c, spec_llm_allow).
+ */
+#define _GNU_SOURCE /* memmem */
+#include "agents/agent.h"
+#include "variants/var.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- lists ---- */
+
+static bool listed(const struct rt_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return true;
+	return false;
+}
+
+/* RT_EINVAL: "WHAT 'name' is not allowed (allowed: a, b)". */
+static int refuse(struct rt_sb *err, const char *what, const char *name, const struct rt_strv *allowed)
+{
+	rt_errf(err, RT_EINVAL, "%s '%s' is not allowed (allowed: ", what, name);
+	for (size_t i = 0; i < allowed->n; i++)
+		rt_sb_addf(err, "%s%s", i ? ", " : "", allowed->v[i]);
+	rt_sb_adds(err, allowed->n ? ")" : "none)");
+	return RT_EINVAL;
+}
+
+void agent_llm_allow_release(struct agent_llm_allow *a)
+{
+	rt_strv_release(&a->kinds);
+	rt_strv_release(&a->files);
+	rt_strv_release(&a->flags);
+	rt_strv_release(&a->env);
+	rt_strv_release(&a->script_opts);
+	free(a->workdir);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- flags ---- */
+
+/* Interpreters and the options with which their command line carries a
+ * program (the shells' -c, python -c and -m, perl -e, node --eval, ...),
+ * from each program's manual page. */
+static const struct {
+	const char *name;       /* the program's name, a version suffix allowed (python3.11) */
+	const char *const *opt; /* NULL-terminated */
+} interpreters[] = {
+	{ "sh", (const char *const[]){ "-c", NULL } },
+	{ "bash", (const char *const[]){ "-c", "--init-file", "--rcfile", NULL } },
+	{ "dash", (const char *const[]){ "-c", NULL } },
+	{ "zsh", (const char *const[]){ "-c", NULL } },
+	{ "ksh", (const char *const[]){ "-c", NULL } },
+	{ "mksh", (const char *const[]){ "-c", NULL } },
+	{ "ash", (const char *const[]){ "-c", NULL } },
+	{ "busybox", (const char *const[]){ "-c", NULL } },
+	{ "fish", (const char *const[]){ "-c", "--command", "-C", "--init-command", NULL } },
+	{ "csh", (const char *const[]){ "-c", NULL } },
+	{ "tcsh", (const char *const[]){ "-c", NULL } },
+	{ "python", (const char *const[]){ "-c", "-m", NULL } },
+	{ "pypy", (const char *const[]){ "-c", "-m", NULL } },
+	{ "perl", (const char *const[]){ "-e", "-E", "-M", "-m", "-I", NULL } },
+	{ "ruby", (const char *const[]){ "-e", "-r", "-I", NULL } },
+	{ "node", (const char *const[]){ "-e", "--eval", "-p", "--print", "-r", "--require", "--import",
+					 "--loader", "--experimental-loader", NULL } },
+	{ "nodejs", (const char *const[]){ "-e", "--eval", "-p", "--print", "-r", "--require", NULL } },
+	{ "deno", (const char *const[]){ "--eval", "--import-map", NULL } },
+	{ "bun", (const char *const[]){ "-e", "--eval", "-p", "--print", "-r", "--preload", NULL } },
+	{ "php", (const char *const[]){ "-r", "-B", "-R", "-E", "-F", "-f", "-d", NULL } },
+	{ "lua", (const char *const[]){ "-e", "-l", NULL } },
+	{ "luajit", (const char *const[]){ "-e", "-l", NULL } },
+	{ "Rscript", (const char *const[]){ "-e", NULL } },
+	{ "awk", (const char *const[]){ "-f", "-e", "--source", NULL } },
+	{ "gawk", (const char *const[]){ "-f", "-e", "--source", "-i", "--include", NULL } },
+	{ "mawk", (const char *const[]){ "-f", NULL } },
+	{ "env", (const char *const[]){ "-S", "--split-string", NULL } },
+};
+
+/* Options that carry a program whatever the command. */
+static const char *const always_script_opts[] = { "--command", "--eval", "--exec", "--execute", "--script", NULL };
+
+/* Is base (a program's file name) name, or name and a version (python3.11)? */
+static bool is_program(const char *base, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(base, name, n))
+		return false;
+	for (const char *p = base + n; *p; p++)
+		if (!strchr("0123456789.", *p))
+			return false;
+	return true;
+}
+
+static void add_once(struct rt_strv *v, const char *s)
+{
+	if (listed(v, s))
+		return;
+	v->v = xrealloc(v->v, (v->n + 2) * sizeof(*v->v));
+	v->v[v->n++] = xstrdup(s);
+	v->v[v->n] = NULL;
+}
+
+void agent_llm_script_opts(char *const *argv, struct rt_strv *out)
+{
+	for (size_t k = 0; always_script_opts[k]; k++)
+		add_once(out, always_script_opts[k]);
+	for (size_t i = 0; argv && argv[i]; i++) {
+		const char *slash = strrchr(argv[i], '/');
+		const char *base = slash ? slash + 1 : argv[i];
+		for (size_t k = 0; k < RT_ARRAY_SIZE(interpreters); k++)
+			if (is_program(base, interpreters[k].name))
+				for (size_t j = 0; interpreters[k].opt[j]; j++)
+					add_once(out, interpreters[k].opt[j]);
+	}
+}
+
+/* The option name of an argument: "--x" of "--x=v". New string. */
+static char *opt_name(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	return eq ? xstrndup(arg, (size_t)(eq - arg)) : xstrdup(arg);
+}
+
+int agent_llm_flag_ok(const char *name, const struct agent_llm_allow *a, struct rt_sb *err)
+{
+	if (listed(&a->script_opts, name))
+		return rt_errf(err, RT_EINVAL, "flag '%s' carries a program in the measured command: an answer "
+			       "never sets it", name);
+	if (!listed(&a->flags, name))
+		return refuse(err, "flag", name, &a->flags);
+	return 0;
+}
+
+/* Every option of a flag answer listed, no script option, no positional
+ * argument (a value follows its option). */
+static int check_flags(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err)
+{
+	if (v->flag_key.name)
+		return agent_llm_flag_ok(v->flag_key.name, a, err);
+	bool after_opt = false;
+	for (size_t i = 0; i < v->flag.n; i++) {
+		const char *s = v->flag.v[i];
+		bool opt = var_argv_is_option(s);
+		if (!opt && !after_opt)
+			return rt_errf(err, RT_EINVAL, "flag: '%s' is no option's value: an answer gives options "
+				       "and their values only", s);
+		after_opt = opt && !strchr(s, '=');
+		if (!opt)
+			continue;
+		char *name = opt_name(s);
+		int rc = agent_llm_flag_ok(name, a, err);
+		free(name);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- environment ---- */
+
+/* Variables that load code or change how a loader, a shell or an
+ * interpreter finds it (ld.so(8), bash(1), python(1), perl(1), node(1), ...):
+ * exact names, then prefixes. */
+static const char *const env_names[] = {
+	"PATH", "IFS", "ENV", "BASH_ENV", "CDPATH", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND",
+	"GLOBIGNORE", "SHELL", "HOME", "TMPDIR", "NODE_OPTIONS", "NODE_PATH", "RUBYOPT", "RUBYLIB", "PERLLIB",
+	"PERLIO", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GCONV_PATH",
+	"LOCPATH", "NLSPATH", "HOSTALIASES", "RESOLV_HOST_CONF", "GLIBC_TUNABLES", "MALLOC_CHECK_",
+	"LUA_INIT", "LUA_PATH", "LUA_CPATH", "EDITOR", "VISUAL", "PAGER", NULL,
+};
+static const char *const env_prefixes[] = { "LD_", "DYLD_", "PYTHON", "PERL5", "BASH_FUNC_", "GIT_",
+					    "LUA_INIT", "NODE_", "RUBY", NULL };
+
+bool agent_llm_env_forbidden(const char *name)
+{
+	for (size_t i = 0; env_names[i]; i++)
+		if (!strcmp(name, env_names[i]))
+			return true;
+	for (size_t i = 0; env_prefixes[i]; i++)
+		if (!strncmp(name, env_prefixes[i], strlen(env_prefixes[i])))
+			return true;
+	return false;
+}
+
+static int check_env(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err)
+{
+	for (size_t i = 0; i < v->env.n; i++) {
+		const char *n = v->env.v[i].name;
+		if (agent_llm_env_forbidden(n))
+			return rt_errf(err, RT_EINVAL, "env '%s' changes how programs are loaded or run: an answer "
+				       "never sets it", n);
+		if (!listed(&a->env, n))
+			return refuse(err, "env", n, &a->env);
+	}
+	return 0;
+}
+
+/* ---- files ---- */
+
+/* Does rel match a glob, component by component ('*' never crosses a '/')?
+ * With leading, a folder above rel may match instead (a patch's dir; "."
+ * is the workdir). */
+static bool matches(const struct rt_strv *globs, const char *rel, bool leading)
+{
+	for (size_t i = 0; i < globs->n; i++) {
+		const char *g = globs->v[i];
+		if (!strcmp(g, rel) || !fnmatch(g, rel, FNM_PATHNAME) || (leading && !strcmp(g, ".")))
+			return true;
+		for (const char *sl = strchr(rel, '/'); leading && sl; sl = strchr(sl + 1, '/')) {
+			char *up = xstrndup(rel, (size_t)(sl - rel));
+			bool m = !strcmp(g, up) || !fnmatch(g, up, FNM_PATHNAME);
+			free(up);
+			if (m)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Where an answer's path leads, relative to the workdir: inside it, an
+ * existing one a regular file (a folder when dir) under the cap. *rel is
+ * new. */
+static int contain(const char *what, const char *path, bool dir, const struct agent_llm_allow *a, char **rel,
+		   struct rt_sb *err)
+{
+	*rel = NULL;
+	if (!path || path[0] != '/')
+		return rt_errf(err, RT_EINVAL, "%s '%s': a path with a placeholder or not under the workdir", what,
+			       path ? path : "");
+	struct rt_sb why = RT_SB_INIT;
+	if (rt_path_within(a->workdir, path, rel, &why)) {
+		rt_errf(err, RT_EINVAL, "%s '%s' is outside the workdir (%s)", what, path, why.buf);
+		rt_sb_release(&why);
+		return RT_EINVAL;
+	}
+	rt_sb_release(&why);
+	struct stat st;
+	int rc = 0;
+	if (stat(path, &st))
+		return 0; /* new: its folder resolved inside */
+	if (dir && !S_ISDIR(st.st_mode))
+		rc = rt_errf(err, RT_EINVAL, "%s '%s' is not a folder", what, *rel);
+	else if (!dir && !S_ISREG(st.st_mode))
+		rc = rt_errf(err, RT_EINVAL, "%s '%s' is not a regular file", what, *rel);
+	else if (!dir && (uint64_t)st.st_size > AGENT_LLM_FILE_MAX)
+		rc = rt_errf(err, RT_EINVAL, "%s '%s' is %lld bytes, over the cap of %u", what, *rel,
+			     (long long)st.st_size, AGENT_LLM_FILE_MAX);
+	if (rc) {
+		free(*rel);
+		*rel = NULL;
+	}
+	return rc;
+}
+
+/* A file of the answer: contained and allowed. */
+static int check_file(const char *what, const char *path, bool dir, bool leading, const struct agent_llm_allow *a,
+		      struct rt_sb *err)
+{
+	char *rel = NULL;
+	int rc = contain(what, path, dir, a, &rel, err);
+	if (!rc && !matches(&a->files, rel, leading))
+		rc = refuse(err, what, rel, &a->files);
+	free(rel);
+	return rc;
+}
+
+/* ---- patches ---- */
+
+/* One name of a diff header, C-quoted by git when it holds odd bytes
+ * ("a/x\tb"); NULL when it cannot be read. *end: after it. */
+static char *diff_name(const char *p, const char **end)
+{
+	if (*p != '"') {
+		const char *e = p + strcspn(p, "\t\n");
+		*end = e;
+		return xstrndup(p, (size_t)(e - p));
+	}
+	struct rt_sb sb = RT_SB_INIT;
+	for (p++; *p && *p != '"' && *p != '\n'; p++) {
+		if (*p != '\\') {
+			rt_sb_addc(&sb, *p);
+			continue;
+		}
+		p++;
+		static const char esc[] = "a\ab\bf\fn\nr\rt\tv\v\\\\\"\"";
+		const char *e = *p ? strchr(esc, *p) : NULL;
+		if (e && (e - esc) % 2 == 0) {
+			rt_sb_addc(&sb, e[1]);
+		} else if (p[0] >= '0' && p[0] <= '3' && p[1] >= '0' && p[1] <= '7' && p[2] >= '0' && p[2] <= '7') {
+			rt_sb_addc(&sb, (char)((p[0] - '0') * 64 + (p[1] - '0') * 8 + (p[2] - '0')));
+			p += 2;
+		} else {
+			rt_sb_release(&sb);
+			return NULL;
+		}
+	}
+	if (*p != '"') {
+		rt_sb_release(&sb);
+		return NULL;
+	}
+	*end = p + 1;
+	return rt_sb_detach(&sb, NULL);
+}
+
+/* A path the diff touches, relative to the patch's dir (strip: the
+ * a/ or b/ that git apply's -p1 takes off): no "..", not absolute, its
+ * real path inside the workdir and allowed. */
+static int diff_path(const char *name, bool strip, const struct var_def *v, const struct agent_llm_allow *a,
+		     struct rt_sb *err)
+{
+	if (!strcmp(name, "/dev/null"))
+		return 0;
+	const char *p = name;
+	if (strip) {
+		const char *s = strchr(p, '/');
+		p = s ? s + 1 : p;
+	}
+	if (!*p || *p == '/')
+		return rt_errf(err, RT_EINVAL, "patch: '%s' is %s", name, *p ? "an absolute path" : "no file");
+	for (const char *c = p; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && !strncmp(c, "..", 2))
+			return rt_errf(err, RT_EINVAL, "patch: '%s' climbs out with '..'", name);
+		c += n + (c[n] == '/');
+	}
+	char *abs = xasprintf("%s/%s", v->patch.dir, p);
+	int rc = check_file("patched file", abs, false, true, a, err);
+	free(abs);
+	return rc;
+}
+
+/* "diff --git A B": both names, quoted or not; without quotes the two are
+ * told apart as git does when they are equal ("a/x b/x"). */
+static int diff_git_names(const char *line, const struct var_def *v, const struct agent_llm_allow *a,
+			  struct rt_sb *err)
+{
+	const char *p = line, *e = NULL;
+	char *n1 = NULL, *n2 = NULL;
+	if (*p == '"') {
+		n1 = diff_name(p, &e);
+		if (n1 && *e == ' ')
+			n2 = diff_name(e + 1, &e);
+	} else {
+		size_t len = strcspn(p, "\n");
+		const char *q = memchr(p, '"', len);
+		if (q && q > p && q[-1] == ' ') {
+			n1 = xstrndup(p, (size_t)(q - p - 1));
+			n2 = diff_name(q, &e);
+		} else if (len % 2 == 1 && p[len / 2] == ' ' && !strncmp(p, "a/", 2) && !strncmp(p + len / 2 + 1, "b/", 2) &&
+			   !strncmp(p + 2, p + len / 2 + 3, len / 2 - 2)) {
+			n1 = xstrndup(p, len / 2); /* "a/x b/x" */
+			n2 = xstrndup(p + len / 2 + 1, len / 2);
+		} else {
+			const char *b = NULL; /* "a/old b/new" (a rename): one " b/" only */
+			for (const char *t = p; (t = memmem(t, len - (size_t)(t - p), " b/", 3)); t++)
+				b = b ? p : t;
+			if (b && b != p && !strncmp(p, "a/", 2)) {
+				n1 = xstrndup(p, (size_t)(b - p));
+				n2 = xstrndup(b + 1, len - (size_t)(b + 1 - p));
+			}
+		}
+	}
+	int rc = n1 && n2 ? diff_path(n1, true, v, a, err) : rt_errf(err, RT_EINVAL, "patch: cannot read the names "
+								     "of 'diff --git %.*s'", (int)strcspn(line, "\n"), line);
+	if (!rc)
+		rc = diff_path(n2, true, v, a, err);
+	free(n1);
+	free(n2);
+	return rc;
+}
+
+/* A hunk's line counts from "@@ -a,b +c,d @@" (b and d default to 1). */
+static bool hunk_counts(const char *line, long *old, long *new)
+{
+	char *e;
+	*old = *new = 1;
+	if (strncmp(line, "@@ -", 4))
+		return false;
+	strtol(line + 4, &e, 10);
+	if (*e == ',')
+		*old = strtol(e + 1, &e, 10);
+	if (strncmp(e, " +", 2))
+		return false;
+	strtol(e + 2, &e, 10);
+	if (*e == ',')
+		*new = strtol(e + 1, &e, 10);
+	return !strncmp(e, " @@", 3) && *old >= 0 && *new >= 0;
+}
+
+/* One header line of the diff. */
+static int diff_header(const char *line, const struct var_def *v, const struct agent_llm_allow *a,
+		       struct rt_sb *err)
+{
+	static const struct {
+		const char *start; /* the line's start */
+		bool strip;        /* a/ or b/ comes first */
+	} named[] = { { "--- ", true }, { "+++ ", true }, { "rename from ", false }, { "rename to ", false },
+		      { "copy from ", false }, { "copy to ", false } };
+	if (!strncmp(line, "diff --git ", 11))
+		return diff_git_names(line + 11, v, a, err);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(named); i++) {
+		size_t n = strlen(named[i].start);
+		if (strncmp(line, named[i].start, n))
+			continue;
+		const char *e;
+		char *name = diff_name(line + n, &e);
+		int rc = name ? diff_path(name, named[i].strip, v, a, err)
+			      : rt_errf(err, RT_EINVAL, "patch: cannot read the name in '%.*s'",
+					(int)strcspn(line, "\n"), line);
+		free(name);
+		return rc;
+	}
+	size_t len = strcspn(line, "\n");
+	while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+		len--;
+	bool mode_line = !strncmp(line, "new ", 4) || !strncmp(line, "old ", 4) || !strncmp(line, "index ", 6) ||
+			 !strncmp(line, "deleted ", 8);
+	if (mode_line && len > 7 && !memcmp(line + len - 7, " 120000", 7))
+		return rt_errf(err, RT_EINVAL, "patch: a symbolic link ('%.*s'): an answer never creates or "
+			       "changes links", (int)len, line);
+	return 0;
+}
+
+int agent_llm_patch_ok(const struct var_def *v, const char *diff, const struct agent_llm_allow *a,
+		       struct rt_sb *err)
+{
+	long old = 0, new = 0;
+	bool hunk = false;
+	for (const char *line = diff; *line;) {
+		const char *nl = strchr(line, '\n');
+		const char *next = nl ? nl + 1 : line + strlen(line);
+		int rc = 0;
+		if (hunk && (old > 0 || new > 0) && strchr(" -+\\\n", *line)) {
+			if (*line == ' ' || *line == '\n') {
+				old--;
+				new--;
+			} else if (*line == '-') {
+				old--;
+			} else if (*line == '+') {
+				new--;
+			}
+		} else if (hunk_counts(line, &old, &new)) {
+			hunk = true;
+		} else {
+			hunk = false;
+			rc = diff_header(line, v, a, err);
+		}
+		if (rc)
+			return rc;
+		line = next;
+	}
+	return 0;
+}
+
+static int check_patch(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err)
+{
+	int rc = check_file("patch file", v->patch.file, false, false, a, err);
+	char *rel = NULL;
+	if (!rc)
+		rc = contain("patch dir", v->patch.dir, true, a, &rel, err);
+	free(rel);
+	char *text = NULL;
+	size_t len = 0;
+	if (!rc && rt_read_file(v->patch.file, &text, &len, NULL))
+		rc = rt_errf(err, RT_EINVAL, "patch file '%s' cannot be read", v->patch.file);
+	if (!rc && memchr(text, 0, len))
+		rc = rt_errf(err, RT_EINVAL, "patch file '%s' holds a NUL byte: not a diff", v->patch.file);
+	if (!rc)
+		rc = agent_llm_patch_ok(v, text, a, err);
+	free(text);
+	return rc;
+}
+
+/* ---- the answer ---- */
+
+int agent_llm_allowed(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err)
+{
+	const char *kind = var_kind_name(v->kind);
+	if (!listed(&a->kinds, kind))
+		return refuse(err, "kind", kind, &a->kinds);
+	if (v->build.n)
+		return rt_errf(err, RT_EINVAL, "build: an answer never runs a command (a build is the spec's to "
+			       "declare)");
+	switch (v->kind) {
+	case VAR_KIND_TABLE:
+		return check_file("file", v->table.file, false, false, a, err);
+	case VAR_KIND_FLAG:
+		return check_flags(v, a, err);
+	case VAR_KIND_ENV:
+		return check_env(v, a, err);
+	case VAR_KIND_PATCH:
+		return check_patch(v, a, err);
+	case VAR_KIND_FILE: {
+		int rc = check_file("file", v->file.target, false, false, a, err);
+		if (!rc)
+			rc = check_file("source", v->file.source, false, false, a, err);
+		struct stat st;
+		if (!rc && stat(v->file.source, &st))
+			rc = rt_errf(err, RT_EINVAL, "source '%s' does not exist", v->file.source);
+		return rc;
+	}
+	}
+	return rt_errf(err, RT_EINVAL, "kind '%s' is not allowed", kind);
+}
