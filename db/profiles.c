@@ -371,6 +371,8 @@ static void count_read(sqlite3_stmt *st, void *row)
 	c->late_firing = sqlite3_column_int(st, 3);
 	c->events = sqlite3_column_double(st, 4);
 	c->late_events = sqlite3_column_double(st, 5);
+	c->seconds = db_col_real(st, 6);
+	c->late_seconds = db_col_real(st, 7);
 }
 
 static void count_release(void *row)
@@ -386,11 +388,14 @@ int db_log_counts(struct db *db, int64_t campaign_id, struct db_log_count **out,
 		  struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT m.metric, count(*), sum(m.rep > 0), sum(m.rep > 0 AND m.value > 0), "
-		"total(m.value), total(CASE WHEN m.rep > 0 THEN m.value END) "
-		"FROM measurements m JOIN iterations i ON i.id = m.iteration_id "
-		"WHERE i.campaign_id = ?1 AND m.benchmark = 'log' AND m.valid "
-		"GROUP BY m.metric ORDER BY m.metric", err);
+		"WITH l AS (SELECT m.metric, m.rep, m.value FROM measurements m JOIN iterations i "
+		"ON i.id = m.iteration_id WHERE i.campaign_id = ?1 AND m.benchmark = 'log' AND m.valid) "
+		"SELECT c.metric, count(*), sum(c.rep > 0), sum(c.rep > 0 AND c.value > 0), "
+		"total(c.value), total(CASE WHEN c.rep > 0 THEN c.value END), "
+		"(SELECT total(s.value) FROM l s WHERE s.metric = c.metric || '.seconds' HAVING count(*)), "
+		"(SELECT total(CASE WHEN s.rep > 0 THEN s.value END) FROM l s "
+		"WHERE s.metric = c.metric || '.seconds' HAVING count(*)) "
+		"FROM l c WHERE c.metric NOT LIKE '%.seconds' GROUP BY c.metric ORDER BY c.metric", err);
 	if (st)
 		sqlite3_bind_int64(st, 1, campaign_id);
 	void *v;

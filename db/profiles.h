@@ -107,6 +107,8 @@ struct db_log_count {
 	int late_firing;    /* of those, samples where it fired */
 	double events;      /* total count */
 	double late_events; /* count in the late samples */
+	double seconds;     /* the durations its lines carried (log.<event>.seconds), NAN: untimed */
+	double late_seconds; /* in the late samples */
 };
 void db_log_counts_free(struct db_log_count *v, size_t n);
 int db_log_counts(struct db *db, int64_t campaign_id, struct db_log_count **out, size_t *n,

@@ -28,6 +28,9 @@ rt_add_test(test_profile_hostile COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/p
 # -9 during that step, then --resume, records one.
 rt_add_test(test_profile_loop COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_loop.sh
             TIMEOUT 300 LABELS e2e)
+# log_events with a duration group: log.<name>.seconds per sample, in constraints.
+rt_add_test(test_compile_time COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/compile_time.sh
+            TIMEOUT 300 LABELS e2e)
 
 # The search strategies: the restriction language, each strategy on small
 # spaces (unit), and end to end through `ratchet run` on a deterministic

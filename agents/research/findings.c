@@ -518,17 +518,60 @@ int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, 
 		if (v[i].late_firing <= 0 || v[i].late_samples <= 0)
 			continue;
 		double share = (double)v[i].late_firing / v[i].late_samples;
-		char *ev = xasprintf("log event '%s' fired %.0f times in %d samples; in %d of the %d samples "
-				     "after each arm's first (%.0f events), so it is not only warm-up",
-				     v[i].event, v[i].events, v[i].samples, v[i].late_firing,
-				     v[i].late_samples, v[i].late_events);
-		char *detail = xasprintf("'%s' keeps firing: %d of %d warm samples", v[i].event,
-					 v[i].late_firing, v[i].late_samples);
-		rc = put(&c, RESEARCH_FIND_RECOMPILE_STORM, v[i].event, share, detail, ev, NULL, err);
-		free(ev);
+		struct rt_sb ev = RT_SB_INIT;
+		rt_sb_addf(&ev, "log event '%s' fired %.0f times in %d samples; in %d of the %d samples "
+			   "after each arm's first (%.0f events), so it is not only warm-up", v[i].event,
+			   v[i].events, v[i].samples, v[i].late_firing, v[i].late_samples, v[i].late_events);
+		char *detail;
+		if (!isnan(v[i].seconds) && v[i].events > 0) {
+			rt_sb_addf(&ev, "; its lines carried %.3f s (log.%s.seconds), %.3f s of it after "
+				   "warm-up, %.0f ms an event", v[i].seconds, v[i].event,
+				   isnan(v[i].late_seconds) ? 0 : v[i].late_seconds,
+				   1e3 * v[i].seconds / v[i].events);
+			detail = xasprintf("'%s' keeps firing: %d of %d warm samples, %.0f ms each", v[i].event,
+					   v[i].late_firing, v[i].late_samples, 1e3 * v[i].seconds / v[i].events);
+		} else {
+			detail = xasprintf("'%s' keeps firing: %d of %d warm samples", v[i].event,
+					   v[i].late_firing, v[i].late_samples);
+		}
+		rc = put(&c, RESEARCH_FIND_RECOMPILE_STORM, v[i].event, share, detail, ev.buf, NULL, err);
+		rt_sb_release(&ev);
 		free(detail);
 	}
 	db_log_counts_free(v, nv);
 	*n = c.added;
+	return rc;
+}
+
+int research_holes_of_profile(const char *profile_path, struct research_opmap *map,
+			      const char *table_path, const char *const *key_columns,
+			      size_t n_key_columns, struct research_holes *out, struct rt_sb *err)
+{
+	const struct research_format *f;
+	int rc = research_format_find(NULL, profile_path, &f, err);
+	if (rc)
+		return rc;
+	struct research_profile p;
+	research_profile_init(&p, map);
+	rc = f->read(profile_path, &p, err);
+	struct research_hole_obs *obs = xcalloc(p.n + 1, sizeof(*obs));
+	char **keys = xcalloc(p.n + 1, sizeof(char *));
+	size_t n = 0;
+	for (size_t j = 0; j < p.n && !rc; j++)
+		if (p.k[j].shape) {
+			keys[n] = shape_key(p.k[j].shape, n_key_columns > 0);
+			obs[n] = (struct research_hole_obs){ keys[n], p.k[j].us };
+			n++;
+		}
+	if (!rc && !n)
+		rc = rt_errf(err, RT_EINVAL, "%s: no kernel of this %s profile has a shape or table key "
+			     "(map them with the spec's profile.keys)", profile_path, f->name);
+	if (!rc)
+		rc = research_holes_find_obs(table_path, obs, n, key_columns, n_key_columns, out, err);
+	for (size_t j = 0; j < n; j++)
+		free(keys[j]);
+	free(keys);
+	free(obs);
+	research_profile_release(&p);
 	return rc;
 }

@@ -76,6 +76,13 @@ struct research_hole;
 int research_record_hole(struct db *db, const struct research_table *t, const struct research_hole *h,
 			 double share, const char *evidence, int64_t campaign_id, int64_t profile_id,
 			 int64_t iteration_id, struct rt_sb *err);
+/* The holes of a tuned table from a profiler's output (any research
+ * format, read with map: its profile.keys give real kernels their table
+ * keys), each shape weighted by its kernels' time. */
+struct research_holes;
+int research_holes_of_profile(const char *profile_path, struct research_opmap *map,
+			      const char *table_path, const char *const *key_columns,
+			      size_t n_key_columns, struct research_holes *out, struct rt_sb *err);
 /* Record recompile storms from a campaign's log events. */
 int research_find_log(struct db *db, int64_t campaign_id, int64_t iteration_id, size_t *n,
 		      struct rt_sb *err);

@@ -11,7 +11,9 @@
  * format ([{...}, ...]) is read too. Each kernel's "ts" gives the trace's
  * span; the host's "cuda_runtime"/"cuda_driver" calls (PyTorch 2.11 writes
  * cudaLaunchKernel, cuLaunchKernelEx, cudaGraphLaunch) say how kernels were
- * launched.
+ * launched. With profile.keys, a kernel's key in a tuned table is read from
+ * its name and the input dims of the cpu_op that launched it (its
+ * "External id"), kept for the last ops seen.
  *
  * A trace can be gigabytes: it is never loaded whole. A byte scanner walks
  * the text (strings and escapes aware), finds the traceEvents array, and
@@ -30,6 +32,14 @@
 /* The most one event may take: far above any real one (a kernel's args). */
 #define EVENT_CAP (16u << 20)
 
+/* The launching ops' input dims by External id, for profile.keys: a kernel
+ * names its op by that id. Bounded: a slot is reused by a later id. */
+#define OPS_SLOTS 4096
+struct op_dims {
+	long long id[OPS_SLOTS];   /* External id, 0: empty */
+	char *subject[OPS_SLOTS];  /* " aten::mm[[64,1024],[1024,3072]]" (owned) */
+};
+
 /* Where the scanner stands. */
 struct scan {
 	int depth;             /* containers open */
@@ -44,11 +54,45 @@ struct scan {
 	bool capturing;        /* copying one event's bytes */
 	struct rt_sb ev;       /* those bytes */
 	long long offset;      /* byte offset of the event's start, for errors */
+	struct op_dims *ops;   /* with profile.keys: the ops seen, NULL without */
 };
 
 static const char *str(json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
+}
+
+static long long external_id(json_t *args)
+{
+	json_t *x = json_object_get(args, "External id");
+	return json_is_integer(x) ? (long long)json_integer_value(x) : 0;
+}
+
+/* A cpu_op with input dims: remembered for the kernels it launches. */
+static void remember_op(struct op_dims *o, const char *name, json_t *args)
+{
+	long long id = external_id(args);
+	json_t *dims = json_object_get(args, "Input Dims");
+	if (!id || !dims)
+		return;
+	size_t k = (size_t)id % OPS_SLOTS;
+	char *d = json_dumps(dims, JSON_COMPACT | JSON_ENCODE_ANY);
+	free(o->subject[k]);
+	o->subject[k] = xasprintf(" %s%s", name, d ? d : "");
+	o->id[k] = id;
+	free(d);
+}
+
+/* A kernel's table key from its name and its op's dims, or NULL. */
+static char *kernel_key(struct scan *s, struct research_profile *p, const char *name, json_t *args)
+{
+	long long id = external_id(args);
+	size_t k = (size_t)id % OPS_SLOTS;
+	const char *op = id && s->ops->id[k] == id ? s->ops->subject[k] : "";
+	char *subject = xasprintf("%s%s", name, op);
+	char *key = research_opmap_key(p->map, subject);
+	free(subject);
+	return key;
 }
 
 static int one_event(const char *path, struct scan *s, struct research_profile *p, struct rt_sb *err)
@@ -65,9 +109,13 @@ static int one_event(const char *path, struct scan *s, struct research_profile *
 		double us = json_number_value(dur);
 		json_t *ts = json_object_get(e, "ts");
 		if (cat && !strcasecmp(cat, "kernel")) {
-			rc = research_profile_add(p, name, str(args, "shape"), us, 1, &why);
+			char *key = s->ops ? kernel_key(s, p, name, args) : NULL;
+			rc = research_profile_add(p, name, key ? key : str(args, "shape"), us, 1, &why);
+			free(key);
 			if (!rc && json_is_number(ts) && isfinite(json_number_value(ts)))
 				research_profile_timed(p, json_number_value(ts), us);
+		} else if (s->ops && cat && !strcasecmp(cat, "cpu_op")) {
+			remember_op(s->ops, name, args);
 		} else if (cat && (!strcasecmp(cat, "cuda_runtime") || !strcasecmp(cat, "cuda_driver") ||
 				   !strcasecmp(cat, "hip_runtime"))) {
 			research_profile_host_call(p, name);
@@ -170,6 +218,8 @@ int research_read_chrome(const char *path, struct research_profile *p, struct rt
 	if (!f)
 		return rt_errf(err, RT_EIO, "%s: %s", path, strerror(errno));
 	struct scan s = { .ev = RT_SB_INIT };
+	if (research_opmap_has_keys(p->map))
+		s.ops = xcalloc(1, sizeof(*s.ops));
 	char buf[1 << 16];
 	size_t n;
 	long long off = 0;
@@ -189,6 +239,9 @@ int research_read_chrome(const char *path, struct research_profile *p, struct rt
 			     s.in_string ? "a string" : "an object or array");
 	fclose(f);
 	rt_sb_release(&s.ev);
+	for (size_t i = 0; s.ops && i < OPS_SLOTS; i++)
+		free(s.ops->subject[i]);
+	free(s.ops);
 	return rc;
 }
 

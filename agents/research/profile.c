@@ -66,6 +66,9 @@ struct research_opmap {
 	pcre2_code *step;               /* step annotations */
 	pcre2_code *shape;              /* shape in a name, first group */
 	pcre2_code *fallback;           /* default kernels */
+	pcre2_code **key;               /* key rules' regexes */
+	char **key_tmpl;                /* and their templates (owned) */
+	size_t n_keys;
 	pcre2_match_data *md;           /* one match at a time */
 };
 
@@ -104,7 +107,17 @@ int research_opmap_new(const struct research_opmap_def *def, struct research_opm
 	if (!rc)
 		rc = compile("fallback", def && def->fallback ? def->fallback : default_fallback,
 			     &m->fallback, err);
-	m->md = pcre2_match_data_create(4, NULL);
+	if (def && def->n_keys) {
+		m->key = xcalloc(def->n_keys, sizeof(*m->key));
+		m->key_tmpl = xcalloc(def->n_keys, sizeof(char *));
+	}
+	for (size_t i = 0; def && i < def->n_keys && !rc; i++, m->n_keys++) {
+		char what[48];
+		snprintf(what, sizeof(what), "keys[%zu].match", i);
+		rc = compile(what, def->key_match[i], &m->key[i], err);
+		m->key_tmpl[i] = xstrdup(def->key_tmpl[i]);
+	}
+	m->md = pcre2_match_data_create(16, NULL);
 	if (rc) {
 		research_opmap_free(m);
 		m = NULL;
@@ -122,6 +135,12 @@ void research_opmap_free(struct research_opmap *m)
 	pcre2_code_free(m->step);
 	pcre2_code_free(m->shape);
 	pcre2_code_free(m->fallback);
+	for (size_t i = 0; i < m->n_keys; i++) {
+		pcre2_code_free(m->key[i]);
+		free(m->key_tmpl[i]);
+	}
+	free(m->key);
+	free(m->key_tmpl);
 	pcre2_match_data_free(m->md);
 	free(m);
 }
@@ -137,6 +156,42 @@ enum research_op research_opmap_classify(struct research_opmap *m, const char *n
 		if (matches(m, m->op[i], name))
 			return (enum research_op)i;
 	return RESEARCH_OP_OTHER;
+}
+
+bool research_opmap_has_keys(const struct research_opmap *m)
+{
+	return m && m->n_keys > 0;
+}
+
+/* tmpl with each {group} replaced by that named group of the last match. */
+static char *expand_key(struct research_opmap *m, const char *tmpl)
+{
+	struct rt_sb out = RT_SB_INIT;
+	for (const char *p = tmpl; *p; p++) {
+		const char *e = *p == '{' ? strchr(p, '}') : NULL;
+		if (!e) {
+			rt_sb_addc(&out, *p);
+			continue;
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(e - p - 1), p + 1);
+		PCRE2_UCHAR *v = NULL;
+		PCRE2_SIZE len;
+		if (!pcre2_substring_get_byname(m->md, (PCRE2_SPTR)name, &v, &len))
+			rt_sb_add(&out, (const char *)v, len);
+		pcre2_substring_free(v);
+		p = e;
+	}
+	char *r = rt_sb_detach(&out, NULL);
+	return r ? r : xstrdup("");
+}
+
+char *research_opmap_key(struct research_opmap *m, const char *subject)
+{
+	for (size_t i = 0; m && i < m->n_keys; i++)
+		if (matches(m, m->key[i], subject))
+			return expand_key(m, m->key_tmpl[i]);
+	return NULL;
 }
 
 /* The first group of the shape regex in name (owned), or NULL. */

@@ -50,6 +50,9 @@ struct research_opmap_def {
 	const char *step;               /* annotation names that mark one step */
 	const char *shape;              /* regex whose first group is a kernel name's shape */
 	const char *fallback;           /* kernel names that are a default (untuned) kernel */
+	const char *const *key_match;   /* per key rule: a regex with named groups over a kernel's subject */
+	const char *const *key_tmpl;    /* per key rule: the table key, "{M},{N},{K}" from those groups */
+	size_t n_keys;                  /* key rules */
 };
 
 struct research_opmap; /* compiled (PCRE2), opaque */
@@ -61,6 +64,14 @@ int research_opmap_new(const struct research_opmap_def *def, struct research_opm
 void research_opmap_free(struct research_opmap *m);
 /* The op of a kernel name. */
 enum research_op research_opmap_classify(struct research_opmap *m, const char *name);
+/* Kernel names to table keys (the spec's profile.keys): whether any rule is
+ * set, and the key of the first rule whose regex matches subject (a kernel's
+ * name, then " ", the launching op's name and its input dims as compact
+ * JSON: "nvjet_sm90_tst_... aten::mm[[64,1024],[1024,3072]]"), each
+ * "{group}" of its template replaced by that named group; NULL when none
+ * matches (the caller frees it). */
+bool research_opmap_has_keys(const struct research_opmap *m);
+char *research_opmap_key(struct research_opmap *m, const char *subject);
 /* A default pattern, for `ratchet profile import --help` and the docs. */
 const char *research_opmap_default(enum research_op op);
 

@@ -4,8 +4,7 @@
 -- end; the GPU is idle for the rest. The host's launches say how kernels
 -- were started: one at a time (cudaLaunchKernel, cuLaunchKernel*,
 -- hipLaunchKernel...) or from a graph (cudaGraphLaunch). All NULL when the
--- format carries no timing (an ncu CSV, a unitrace summary). (13 and 14 are
--- left to branches in flight.)
+-- format carries no timing (an ncu CSV, a unitrace summary).
 ALTER TABLE profiles ADD COLUMN wall_us REAL;           -- the steps' wall time, else the kernels' span
 ALTER TABLE profiles ADD COLUMN wall_from TEXT;         -- steps | span
 ALTER TABLE profiles ADD COLUMN short_kernels INTEGER;  -- kernels that ran under 10 us

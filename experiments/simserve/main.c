@@ -60,6 +60,7 @@ static const struct rt_opt opts[] = {
 	{ "malformed", 0, RT_OPT_STR, &cfg.malformed, "MODE", "badjson, nodone, 500mid, reset or bigchunk" },
 	{ "seed", 0, RT_OPT_INT, &cfg.seed, "N", "server RNG seed for sampled filler text (default 0)" },
 	{ "log-recompiles", 0, RT_OPT_FLAG, &cfg.log_recompiles, NULL, "print 'Compiling kernel for batch size N' per new batch size" },
+	{ "compile-ms", 0, RT_OPT_DBL, &cfg.compile_ms, "MS", "the compile time the recompile lines say: '... (compiled in MS ms)' (printed, not slept)" },
 	{ "check-visible-devices", 0, RT_OPT_FLAG, &cfg.check_visible, NULL, "refuse to start unless the device pool pinned this process to $RATCHET_DEVICE (CUDA_VISIBLE_DEVICES, ...)" },
 	{ "profile-dir", 0, RT_OPT_STR, &cfg.profile_dir, "DIR", "write a Chrome trace of the simulated kernels to DIR/simserve-PID.trace.json" },
 	{ 0 },

@@ -178,7 +178,8 @@ void ss_persona_log_recompile(long bs)
 {
 	if (P.kind == SS_PERSONA_VLLM && bs > P.cfg->max_graph_bs)
 		ss_plog("EngineCore_DP0", "backends.py:215", "Compiling a graph for dynamic shape takes %.2f s "
-		      "(batch size %ld, above the largest captured size %ld)", 0.0, bs, P.cfg->max_graph_bs);
+		      "(batch size %ld, above the largest captured size %ld)", P.cfg->compile_ms / 1e3, bs,
+		      P.cfg->max_graph_bs);
 	else if (P.kind == SS_PERSONA_LLAMA)
 		fprintf(stderr, "ggml_backend_cuda_graph_compute: disabling CUDA graphs due to batch size %ld\n", bs);
 	else if (P.kind == SS_PERSONA_SGLANG && bs > P.cfg->max_graph_bs)

@@ -104,7 +104,10 @@ static void log_recompile(long bs)
 		ss_persona_log_recompile(bs);
 		return;
 	}
-	fprintf(stderr, "Compiling kernel for batch size %ld\n", bs);
+	if (S.cfg->compile_ms > 0)
+		fprintf(stderr, "Compiling kernel for batch size %ld (compiled in %g ms)\n", bs, S.cfg->compile_ms);
+	else
+		fprintf(stderr, "Compiling kernel for batch size %ld\n", bs);
 	fflush(stderr);
 }
 

@@ -53,6 +53,7 @@ struct ss_config {
 	const char *malformed;        /* fault mode name, or NULL */
 	long seed;                    /* server RNG seed */
 	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
+	double compile_ms;            /* > 0: the compile time those lines say (printed, not slept) */
 	const char *profile_dir;      /* write a Chrome trace of the steps there (trace.c), or NULL */
 	bool check_visible;           /* refuse to start unless the pool worker's pinning holds (main.c) */
 	/* set by a personality (persona.c); zero for plain simserve */

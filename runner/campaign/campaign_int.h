@@ -72,6 +72,7 @@ struct camp_launch {
 	char *identity_path;    /* engine.identity.http, expanded, or NULL (owned) */
 	char *model;            /* engine.identity.model, expanded, or NULL (owned) */
 	long *ev_counted;       /* per log event: the count already given to its samples (owned) */
+	double *ev_secs;        /* per log event: the seconds already given to its samples (owned) */
 };
 
 /* An engine kept up between samples (engine_pool.c). */

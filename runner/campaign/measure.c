@@ -155,6 +155,7 @@ void camp_launch_release(struct camp_launch *l)
 	free(l->identity_path);
 	free(l->model);
 	free(l->ev_counted);
+	free(l->ev_secs);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -186,6 +187,7 @@ static void launch_prepare(struct camp *c, const struct var_config *cfg, struct 
 	l->ev_names = xcalloc(ne + 1, sizeof(char *));
 	l->ev_regex = xcalloc(ne + 1, sizeof(char *));
 	l->ev_counted = xcalloc(ne + 1, sizeof(long));
+	l->ev_secs = xcalloc(ne + 1, sizeof(double));
 	for (size_t i = 0; i < ne; i++) {
 		l->ev_names[i] = c->s->log_events[i].name;
 		l->ev_regex[i] = c->s->log_events[i].regex;
@@ -254,6 +256,7 @@ struct sample {
 	struct run_bench_out *outs; /* one per benchmark run so far */
 	size_t done;                /* benchmarks run (outs initialised) */
 	double *ev;                 /* log-event counts during the sample, one per spec log event */
+	double *evs;                /* and the seconds their lines carried (timed events) */
 	size_t nev;                 /* counts taken (0 without an engine) */
 	double em[SPEC_EM_N];       /* the engine's cost (spec.h SPEC_ENGINE_METRICS), NAN: not measured */
 	size_t nem;                 /* SPEC_EM_N with an engine, else 0 */
@@ -266,6 +269,7 @@ static void sample_release(struct sample *sm)
 		run_bench_out_release(&sm->outs[b]);
 	free(sm->outs);
 	free(sm->ev);
+	free(sm->evs);
 	run_bench_out_release(&sm->tel);
 }
 
@@ -373,9 +377,15 @@ static int store_sample(struct camp *c, int64_t iter, int arm, int rep, const st
 		for (size_t k = 0; k < o->n_facts && !rc && rep == 0 && !bad; k++)
 			rc = db_fact_add(c->db, c->cid, iter, o->fact_keys[k], o->fact_values[k], err);
 	}
-	for (size_t i = 0; i < sm->nev && !rc; i++)
+	for (size_t i = 0; i < sm->nev && !rc; i++) {
 		rc = db_measure_add(c->db, iter, an, "log", c->s->log_events[i].name, rep, sm->ev[i],
 				    "count", err);
+		if (!rc && c->s->log_events[i].timed) {
+			char *m = xasprintf("%s.seconds", c->s->log_events[i].name);
+			rc = db_measure_add(c->db, iter, an, "log", m, rep, sm->evs[i], "s", err);
+			free(m);
+		}
+	}
 	for (size_t k = 0; k < sm->tel.n && !rc; k++)
 		rc = db_measure_add(c->db, iter, an, "telemetry", sm->tel.m[k].name, rep, sm->tel.m[k].value,
 				    sm->tel.m[k].unit, err);
@@ -422,6 +432,12 @@ static void add_series(struct camp *c, int arm, const struct sample *sm, struct 
 						   sm->outs[b].m[k].unit),
 				   arm, sm->outs[b].m[k].value);
 	camp_series_add_events(ser, nser, c->s->log_events, sm->ev, sm->nev, arm);
+	for (size_t i = 0; i < sm->nev; i++)
+		if (c->s->log_events[i].timed) {
+			char *m = xasprintf("%s.seconds", c->s->log_events[i].name);
+			series_add(camp_series_get(ser, nser, "log", m, "s"), arm, sm->evs[i]);
+			free(m);
+		}
 	for (size_t k = 0; k < sm->tel.n; k++)
 		series_add(camp_series_get(ser, nser, "telemetry", sm->tel.m[k].name, sm->tel.m[k].unit), arm,
 			   sm->tel.m[k].value);
@@ -472,10 +488,14 @@ static void engine_readings(struct camp *c, int64_t iter, struct camp_launch *l,
 	struct run_engine *e = l->eng;
 	sm->nev = c->s->n_log_events;
 	sm->ev = xcalloc(sm->nev + 1, sizeof(double));
+	sm->evs = xcalloc(sm->nev + 1, sizeof(double));
 	for (size_t i = 0; i < sm->nev; i++) {
 		long now = run_engine_event_count(e, i);
+		double secs = run_engine_event_seconds(e, i);
 		sm->ev[i] = (double)(now - l->ev_counted[i]);
+		sm->evs[i] = secs - l->ev_secs[i];
 		l->ev_counted[i] = now;
+		l->ev_secs[i] = secs;
 	}
 	sm->nem = SPEC_EM_N;
 	sm->em[SPEC_EM_READY_S] = run_engine_ready_s(e);

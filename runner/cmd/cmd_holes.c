@@ -2,6 +2,7 @@
 #include "agents/research/findings.h"
 #include "agents/research/holes.h"
 #include "runner/cmd/cmd.h"
+#include "runner/cmd/cmd_profile.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 
 static const struct rt_cmd_help help = {
-	"ratchet holes TABLE --profile FILE [--key-columns M,N,K] [--weight COL] [--top N] [--json]",
+	"ratchet holes TABLE --profile FILE [--spec SPEC] [--key-columns M,N,K] [--weight COL] [--top N] [--json]",
 	"Find the shapes a profile saw that a tuned table (JSON keyed object or CSV) has no entry for:\n"
 	"each falls back to a default tile. Ranks them by their share of the profile's weight (the most\n"
 	"filling each could gain), records them as findings, and prints one variant per hole that\n"
@@ -17,7 +18,10 @@ static const struct rt_cmd_help help = {
 	"The profile is a CSV with a header. For a CSV table, --key-columns names the columns that form\n"
 	"the key in both files; for a JSON table, the profile column holding the entry key (default\n"
 	"'key'). --weight names the column with each row's weight (time, calls); without it every row\n"
-	"counts once. Exit codes: 0 no hole, 1 holes found, 2 usage, 3 runtime error.",
+	"counts once. With --spec, FILE is a profiler's output instead (a PyTorch trace, an nsys\n"
+	"export, an ncu CSV...): its kernels' keys come from the spec's profile: keys (real kernel\n"
+	"names and their launching op's dims to table keys), each weighted by its kernel time.\n"
+	"Exit codes: 0 no hole, 1 holes found, 2 usage, 3 runtime error.",
 };
 
 /* A YAML flow string: JSON string escaping is valid YAML. */
@@ -31,12 +35,14 @@ static char *quoted(const char *s)
 
 int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 {
-	const char *profile = NULL, *keys = NULL, *weight = NULL;
+	const char *profile = NULL, *keys = NULL, *weight = NULL, *spec = NULL;
 	long top = 10;
 	const struct rt_opt opts[] = {
 		{ "profile", 'p', RT_OPT_STR, &profile, "FILE", "shapes the engine saw (CSV with a header)" },
 		{ "key-columns", 'k', RT_OPT_STR, &keys, "A,B", "key columns (CSV table) or the key column (JSON)" },
 		{ "weight", 'w', RT_OPT_STR, &weight, "COL", "profile column with each row's weight" },
+		{ "spec", 's', RT_OPT_STR, &spec, "SPEC", "FILE is a profiler's output (trace, ncu CSV...): "
+		  "its kernels' keys from SPEC's profile: keys" },
 		{ "top", 'n', RT_OPT_INT, &top, "N", "suggest variants for the N largest holes (default 10)" },
 		{ 0 },
 	};
@@ -57,7 +63,14 @@ int cmd_holes(int argc, char **argv, struct rt_ctx *ctx)
 		kc[nkc++] = t;
 	struct research_holes h;
 	struct rt_sb err = RT_SB_INIT;
-	int rc = research_holes_find(table, profile, kc, nkc, weight, &h, &err);
+	struct cmd_research_env env = { 0 };
+	if (spec && (code = cmd_research_env_load(ctx, "holes", 0, spec, &env))) {
+		free(kc_copy);
+		return code;
+	}
+	int rc = spec ? research_holes_of_profile(profile, env.map, table, kc, nkc, &h, &err) :
+			research_holes_find(table, profile, kc, nkc, weight, &h, &err);
+	cmd_research_env_release(&env);
 	if (rc) {
 		cmd_error(ctx, "holes: %s", err.buf);
 		rt_sb_release(&err);

@@ -48,11 +48,33 @@ int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
 	return 0;
 }
 
+/* A log event's duration: its named group seconds, s, ms or us (the
+ * spec's "compiled in (?<ms>[0-9.]+) ms"), in seconds; 0 when it has none. */
+static double line_seconds(pcre2_match_data *md)
+{
+	static const struct {
+		const char *name;
+		double s;
+	} groups[] = { { "seconds", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 } };
+	for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+		PCRE2_UCHAR *v = NULL;
+		PCRE2_SIZE n;
+		if (pcre2_substring_get_byname(md, (PCRE2_SPTR)groups[g].name, &v, &n))
+			continue;
+		double x = strtod((const char *)v, NULL);
+		pcre2_substring_free(v);
+		return x > 0 ? x * groups[g].s : 0;
+	}
+	return 0;
+}
+
 static void count_line(struct run_engine *e, const char *line, size_t len, pcre2_match_data *md)
 {
 	for (size_t i = 0; i < e->cfg.n_events; i++)
-		if (e->re[i] && pcre2_match(e->re[i], (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0)
+		if (e->re[i] && pcre2_match(e->re[i], (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0) {
 			e->counts[i]++;
+			e->seconds[i] += line_seconds(md);
+		}
 }
 
 /* Whether the reader must give up: stop asked it to drain the pipe until a
@@ -128,6 +150,7 @@ int run_engine_start(const struct run_engine_cfg *cfg, struct run_engine **out, 
 	e->t_start = rt_now_ns();
 	rt_sb_init(&e->log, cfg->log_cap ? cfg->log_cap : (64u << 20));
 	e->counts = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(long));
+	e->seconds = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(double));
 	e->re = xcalloc(cfg->n_events ? cfg->n_events : 1, sizeof(pcre2_code *));
 	e->log_fd = -1;
 	rt_ptree_init(&e->tree);
@@ -357,6 +380,14 @@ long run_engine_event_count(struct run_engine *e, size_t i)
 	return c;
 }
 
+double run_engine_event_seconds(struct run_engine *e, size_t i)
+{
+	pthread_mutex_lock(&e->mu);
+	double s = i < e->cfg.n_events ? e->seconds[i] : 0;
+	pthread_mutex_unlock(&e->mu);
+	return s;
+}
+
 const char *run_engine_exit_text(struct run_engine *e)
 {
 	return e->exit_text;
@@ -376,6 +407,7 @@ void run_engine_free(struct run_engine *e)
 			pcre2_code_free(e->re[i]);
 	free(e->re);
 	free(e->counts);
+	free(e->seconds);
 	rt_sb_release(&e->log);
 	pthread_mutex_destroy(&e->mu);
 	pthread_mutex_destroy(&e->tree_mu);

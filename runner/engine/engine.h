@@ -101,6 +101,9 @@ const char *run_engine_model(const struct run_engine *e); /* NULL until verified
 const char *run_engine_log(struct run_engine *e, size_t *len, bool *truncated);
 /* Count of event i so far. */
 long run_engine_event_count(struct run_engine *e, size_t i);
+/* Seconds event i's lines carried so far (a named group seconds, s, ms or
+ * us in its regex: "compiled in (?<ms>[0-9.]+) ms"); 0 without one. */
+double run_engine_event_seconds(struct run_engine *e, size_t i);
 /* How the engine ended ("exited with status 70"), or "" while running. */
 const char *run_engine_exit_text(struct run_engine *e);
 

@@ -35,6 +35,7 @@ struct run_engine {
 	struct rt_sb log;           /* captured output, capped */
 	bool truncated;             /* bytes were dropped at the cap */
 	long *counts;               /* per log event */
+	double *seconds;            /* per log event: the durations its lines carried */
 	pcre2_code **re;            /* compiled log-event patterns */
 	int64_t t_start;            /* rt_now_ns() at start */
 	double ready_s;             /* start to ready, NAN until ready */

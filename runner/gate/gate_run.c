@@ -150,8 +150,7 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 	}
 	if (r->failed) {
 		s->failed++;
-		if (!s->first_error)
-			s->first_error = xstrdup(r->error ? r->error : "no error recorded");
+		s->first_error = s->first_error ? s->first_error : xstrdup(r->error ? r->error : "no error recorded");
 	} else {
 		sl->scored = true;
 		s->scored++;

@@ -402,6 +402,7 @@ struct spec_gate {
 struct spec_log_event {
 	char *name;
 	char *regex;
+	bool timed;          /* the regex has a named group seconds, s, ms or us: log.<name>.seconds */
 	struct rt_pos pos;
 };
 
@@ -428,6 +429,9 @@ struct spec_profile {
 	struct rt_strv engine_flags;   /* flags added to the engine while it is profiled */
 	struct rt_envv engine_env;     /* environment added to it then */
 	char *format;                  /* a profile format (research_formats), NULL: detect */
+	char **key_match;              /* keys: regexes with named groups over a kernel's subject */
+	char **key_tmpl;               /* keys: the table key each gives, "{M},{N},{K}" */
+	size_t n_keys;
 	char *op[RESEARCH_N_OPS];      /* regex per op over kernel names */
 	char *step;                    /* annotations that mark a step */
 	char *shape;                   /* first group: the shape in a kernel name */
@@ -558,6 +562,10 @@ int spec_llm_allow(const struct spec *s, struct agent_llm_allow *a, struct rt_sb
  * too (the caller frees them). */
 int spec_llm_read(const struct spec *s, const struct agent_llm_allow *a, const char *text, json_t **variant,
 		  struct var_def *d, char **rationale, struct rt_sb *why);
+
+/* Whether a log event's regex carries a duration (a named group seconds,
+ * s, ms or us): its lines' durations are stored as log.<name>.seconds. */
+bool spec_event_timed(const char *re);
 
 /* Values for template placeholders. */
 struct spec_vars {

@@ -124,10 +124,24 @@ static void parse_one_event(struct spec_ld *ld, yaml_node_t *kn, const char *k, 
 		e->name = xstrdup(k);
 		e->regex = xstrdup(re);
 		e->pos = spec_node_pos(kn);
+		e->timed = spec_event_timed(re);
 	}
 }
 
-/* log_events: {recompiles: "Compiling kernel"} */
+bool spec_event_timed(const char *re)
+{
+	static const char *const groups[] = { "(?<seconds>", "(?<s>", "(?<ms>", "(?<us>", "(?P<seconds>",
+					      "(?P<s>", "(?P<ms>", "(?P<us>", NULL };
+	for (const char *const *g = groups; *g; g++)
+		if (strstr(re, *g))
+			return true;
+	return false;
+}
+
+/* log_events: {recompiles: "Compiling kernel"}; an event whose regex has a
+ * named group seconds, s, ms or us ("compiled in (?<ms>[0-9.]+) ms") is
+ * timed: the durations its lines carry are summed per sample, stored as
+ * log.<name>.seconds. */
 void spec_parse_log_events(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
 			   const struct spec_field *f)
 {

@@ -215,9 +215,19 @@ static void check_ref(struct spec_ld *ld, struct rt_pos pos, const char *path, c
 		return;
 	}
 	if (!strcmp(bench, "log")) {
-		for (size_t i = 0; i < s->n_log_events; i++)
-			if (!strcmp(s->log_events[i].name, metric))
+		size_t n = strlen(metric);
+		bool secs = n > 8 && !strcmp(metric + n - 8, ".seconds");
+		for (size_t i = 0; i < s->n_log_events; i++) {
+			const struct spec_log_event *e = &s->log_events[i];
+			if (!strcmp(e->name, metric) ||
+			    (secs && strlen(e->name) == n - 8 && !strncmp(e->name, metric, n - 8) && e->timed))
 				return;
+			if (secs && strlen(e->name) == n - 8 && !strncmp(e->name, metric, n - 8)) {
+				spec_lerr_at(ld, pos, path, "log event '%s' carries no duration (a named group "
+					     "seconds, s, ms or us in its regex)", e->name);
+				return;
+			}
+		}
 		spec_lerr_at(ld, pos, path, "no log event '%s'", metric);
 		return;
 	}

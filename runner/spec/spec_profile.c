@@ -122,7 +122,61 @@ static json_t *dump_format(const void *base, const struct spec_field *f)
 	return s ? json_string(s) : NULL;
 }
 
+/* One keys: item, {match: regex with named groups, key: template}; every
+ * {group} of the template must be a named group of the regex. */
+static void parse_key_rule(struct spec_ld *ld, yaml_node_t *it, const char *ip, void *arg)
+{
+	struct spec_profile *p = arg;
+	yaml_node_t *mn = spec_map_get(ld, it, "match"), *kn = spec_map_get(ld, it, "key");
+	char *mp = xasprintf("%s.match", ip), *kp = xasprintf("%s.key", ip);
+	const char *re = mn ? spec_want_scalar(ld, mn, mp, "a regex") : NULL;
+	const char *key = kn ? spec_want_scalar(ld, kn, kp, "a key template") : NULL;
+	if (!mn || !kn)
+		spec_lerr(ld, it, ip, "a key rule needs match: (a regex with named groups) and key: "
+			  "(\"{M},{N},{K}\")");
+	else if (re && key && spec_check_regex(ld, mn, mp, re)) {
+		for (const char *g = strchr(key, '{'); g; g = strchr(g + 1, '{')) {
+			const char *e = strchr(g, '}');
+			char *named = e ? xasprintf("(?<%.*s>", (int)(e - g - 1), g + 1) : NULL;
+			char *named_p = e ? xasprintf("(?P<%.*s>", (int)(e - g - 1), g + 1) : NULL;
+			if (named && !strstr(re, named) && !strstr(re, named_p))
+				spec_lerr(ld, kn, kp, "'%.*s' is no named group of match: (write (?<%.*s>...))",
+					  (int)(e - g - 1), g + 1, (int)(e - g - 1), g + 1);
+			free(named);
+			free(named_p);
+		}
+		p->key_match = xrealloc(p->key_match, (p->n_keys + 1) * sizeof(char *));
+		p->key_tmpl = xrealloc(p->key_tmpl, (p->n_keys + 1) * sizeof(char *));
+		p->key_match[p->n_keys] = xstrdup(re);
+		p->key_tmpl[p->n_keys++] = xstrdup(key);
+	}
+	free(mp);
+	free(kp);
+}
+
+static void parse_keys(struct spec_ld *ld, yaml_node_t *v, const char *path, void *base,
+		       const struct spec_field *f)
+{
+	(void)f;
+	if (spec_want_seq(ld, v, path))
+		spec_seq_each(ld, v, path, parse_key_rule, &((struct spec *)base)->profile);
+}
+
+static json_t *dump_keys(const void *base, const struct spec_field *f)
+{
+	(void)f;
+	const struct spec_profile *p = &((const struct spec *)base)->profile;
+	if (!p->n_keys)
+		return NULL;
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->n_keys; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "match", p->key_match[i], "key", p->key_tmpl[i]));
+	return a;
+}
+
 static const struct spec_field profile_fields[] = {
+	{ "keys", SF_CUSTOM, 0, 0, 0, .parse = parse_keys, .dump = dump_keys,
+	  .help = "kernel names to tuned-table keys: [{match: regex with named groups over \"name op[dims]\", key: \"{M},{N},{K}\"}]" },
 	{ "command", SF_STRV, SPEC_OFF(struct spec, profile.command), 0, FL_TMPL | FL_OMIT0,
 	  .help = "argv run on the best configuration (its engine up, {port}); it writes the profile "
 		  "into $RATCHET_PROFILE_DIR, which the runner imports as an observed iteration" },
@@ -186,6 +240,12 @@ void spec_profile_release(struct spec_profile *p)
 	rt_strv_release(&p->engine_flags);
 	rt_envv_release(&p->engine_env);
 	free(p->format);
+	for (size_t i = 0; i < p->n_keys; i++) {
+		free(p->key_match[i]);
+		free(p->key_tmpl[i]);
+	}
+	free(p->key_match);
+	free(p->key_tmpl);
 }
 
 void spec_profile_def(const struct spec *s, struct research_opmap_def *out)
@@ -197,6 +257,9 @@ void spec_profile_def(const struct spec *s, struct research_opmap_def *out)
 		out->step = s->profile.step;
 		out->shape = s->profile.shape;
 		out->fallback = s->profile.fallback;
+		out->key_match = (const char *const *)s->profile.key_match;
+		out->key_tmpl = (const char *const *)s->profile.key_tmpl;
+		out->n_keys = s->profile.n_keys;
 	}
 }
 

@@ -579,6 +579,34 @@ static void test_ncu_h200(void **state)
 	rt_sb_release(&err);
 }
 
+/* profile.keys: a kernel's subject to a table key by named groups. */
+static void test_opmap_keys(void **state)
+{
+	(void)state;
+	const char *match[] = { "^nvjet_\\S+ aten::mm\\[\\[(?<M>[0-9]+),(?<K>[0-9]+)\\],\\[[0-9]+,(?<N>[0-9]+)\\]\\]$",
+				"^flash(?<D>[0-9]+)" };
+	const char *tmpl[] = { "{M},{N},{K}", "head{D}" };
+	struct research_opmap_def def = { .key_match = match, .key_tmpl = tmpl, .n_keys = 2 };
+	struct research_opmap *map;
+	struct rt_sb err = RT_SB_INIT;
+	assert_int_equal(research_opmap_new(&def, &map, &err), 0);
+	assert_true(research_opmap_has_keys(map));
+	char *k = research_opmap_key(map, "nvjet_sm90_tst_56x64_64x14_4x1_v_bz_TNN aten::mm[[64,1024],[1024,5632]]");
+	assert_string_equal(k, "64,5632,1024");
+	free(k);
+	k = research_opmap_key(map, "flash128_fwd");
+	assert_string_equal(k, "head128");
+	free(k);
+	assert_null(research_opmap_key(map, "nvjet_sm90_tst aten::addmm[[1],[2]]"));
+	research_opmap_free(map);
+	const char *bad[] = { "(?<M>" };
+	def = (struct research_opmap_def){ .key_match = bad, .key_tmpl = tmpl, .n_keys = 1 };
+	assert_int_equal(research_opmap_new(&def, &map, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "profile.keys[0].match"));
+	assert_false(research_opmap_has_keys(NULL));
+	rt_sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_chrome_streams),
 		cmocka_unit_test(test_real_h200),
 		cmocka_unit_test(test_ncu_h200),
+		cmocka_unit_test(test_opmap_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

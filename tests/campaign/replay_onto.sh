@@ -44,7 +44,7 @@ Y
 	{ echo "FAIL: faster not kept on rev1"; exit 1; }
 "$RATCHET_BIN" --db c.db restore > /dev/null
 fails=0
-onto() { # onto REV VERDICT [REASON-PATTERN] [EXIT]
+onto() { # onto REV VERDICT [REASON-PATTERN] [EXIT] [ANOTHER-PATTERN]
 	rc=0
 	"$RATCHET_BIN" --db c.db replay --quiet --from 1 --onto "$1" spec.yaml > "$1.out" 2>&1 || rc=$?
 	id=$(sqlite3 c.db "SELECT max(id) FROM campaigns")
@@ -52,7 +52,7 @@ onto() { # onto REV VERDICT [REASON-PATTERN] [EXIT]
 	why=$(sqlite3 c.db "SELECT reason FROM replay_levers WHERE campaign_id = $id")
 	head=$(git -C src rev-parse HEAD)
 	if [ "$v" != "$2" ] || [ $rc -ne "${4:-0}" ] || [ "$head" != "$(git -C src rev-parse "$1")" ] ||
-	   ! echo "$why" | grep -q "${3:-.}"; then
+	   ! echo "$why" | grep -q "${3:-.}" || ! echo "$why" | grep -q "${5:-.}"; then
 		cat "$1.out"
 		echo "not ok - --onto $1: $v (exit $rc, HEAD $head): $why"
 		fails=$((fails + 1))
@@ -62,7 +62,7 @@ onto() { # onto REV VERDICT [REASON-PATTERN] [EXIT]
 	"$RATCHET_BIN" --db c.db restore --campaign "$id" > /dev/null
 }
 onto rev2 superseded "rev2 already contains it"
-onto rev3 not_applicable "the patch does not apply: .*patch failed: speed.txt:1"
+onto rev3 not_applicable "^the patch does not apply: " 0 "patch failed: speed.txt:1"
 onto rev4 superseded "rev4 alone gives app.gflops 200, the old revision with it gave 130"
 onto rev5 held
 # --onto refuses a tree with uncommitted changes, and names it

@@ -144,6 +144,27 @@ nid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
 [ "$(sqlite3 p.db "SELECT format || ':' || launches || ':' || printf('%.2f', total_us) || ':' || ifnull(wall_us, 'null') FROM profiles WHERE id = $nid")" = "ncu:7:701.53:null" ] &&
 	ok "an ncu --csv export imports (7 kernels, 701.53 us, no wall time)" || no "ncu row"
 want "$nid" "gemm=74.3 attention=16.1 norm=6.9 activation=2.6" "ncu shares"
+# kernel names to table keys (profile.keys): the real cuBLASLt kernels map to
+# M,N,K of the aten::mm that launched them, and the table's hole is found
+S="$RATCHET_SRC/experiments/profiles-h200/spec.yaml"
+R profile import "$H/decode_b64_eager.json" --spec "$S" > keys.out || { cat keys.out; no "import with keys"; }
+kid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+sh=$(sqlite3 p.db "SELECT group_concat(shape, ' ') FROM (SELECT DISTINCT shape FROM profile_kernels WHERE profile_id = $kid AND shape IS NOT NULL ORDER BY shape)")
+[ "$sh" = "64,1024,1024 64,1024,2816 64,3072,1024 64,32000,1024 64,5632,1024" ] &&
+	ok "the GEMM kernels carry their table keys ($sh)" || no "keys: $sh"
+[ "$(sqlite3 p.db "SELECT count(*) FROM profile_kernels WHERE profile_id = $kid AND name LIKE 'void cublasLt::splitKreduce%' AND shape = '64,1024,2816'")" = 1 ] &&
+	ok "cuBLASLt's split-K reduction maps to its GEMM's key" || no "splitK key"
+R findings --profile "$kid" --top 0 > fk.out
+grep -q 'hole .*gemm_tiles.csv has no entry for 64,5632,1024' fk.out && ! grep -q 'no entry for 64,3072,1024' fk.out &&
+	ok "a mapped table hole from a real trace: the gate/up GEMM (64,5632,1024)" || { cat fk.out; no "mapped hole"; }
+rc=0; R holes "$RATCHET_SRC/experiments/profiles-h200/gemm_tiles.csv" --profile "$H/decode_b64_eager.json" --spec "$S" -k M,N,K > holes.out 2>&1 || rc=$?
+[ $rc -eq 1 ] && grep -q 'the profile saw 5 shapes, 4 covered' holes.out && grep -Eq '21\.4% +71\.552 +64,5632,1024' holes.out &&
+	ok "ratchet holes --spec reads the real trace: 64,5632,1024 is the hole, 21.4% of the GEMM time" || { cat holes.out; no "holes --spec exit $rc"; }
+printf 'name: k\nbenchmarks: [{name: b, command: [true], metrics: {x: {regex: "x"}}}]\nobjective: {metric: b.x}\nprofile:\n  keys:\n    - {match: "^nvjet (?<M>[0-9]+)", key: "{M},{N}"}\n' > badk.yaml
+rc=0; "$RATCHET_BIN" check badk.yaml > badk.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q "profile.keys\[0\].key: 'N' is no named group of match" badk.out &&
+	ok "a key naming no group of its regex is refused" || { cat badk.out; no "bad key exit $rc"; }
+
 
 # the same bytes into one campaign twice are refused by their sha256, not
 # stored twice with their findings (issue 23); other bytes of the trace import
