@@ -39,14 +39,18 @@ build: $(BUILD)/CMakeCache.txt
 deps:
 	@sh tools/deps.sh $(DEPS_BUILD) -- $(DEPS_OPTIONAL)
 
-# The demos build quietly: one progress line, the compiler's errors in full.
+# The demos build quietly (one progress line, the compiler's errors in
+# full) and only what they run: ratchet and simserve (DEMO_TARGETS).
+DEMO_TARGETS = ratchet simserve
 quiet-build:
-	@sh tools/build-quiet.sh $(BUILD) $(JOBS) $(CMAKE_FLAGS) $(RATCHET_CMAKE)
+	@RATCHET_TARGETS="$(QUIET_TARGETS)" sh tools/build-quiet.sh $(BUILD) $(JOBS) $(CMAKE_FLAGS) $(RATCHET_CMAKE)
 
-demo: deps quiet-build
+demo: deps
+	@$(MAKE) --no-print-directory quiet-build QUIET_TARGETS="$(DEMO_TARGETS)"
 	@sh tools/demo.sh $(BUILD)
 
-demo-serving: deps quiet-build
+demo-serving: deps
+	@$(MAKE) --no-print-directory quiet-build QUIET_TARGETS="$(DEMO_TARGETS)"
 	@sh tools/demo.sh $(BUILD) serving
 
 # A real llama.cpp (llama-server, llama-bench, llama-batched-bench) from the

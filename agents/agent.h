@@ -100,6 +100,8 @@ struct agent_ctx {
 	const size_t *n_obs;                  /* entries in each obs */
 	uint64_t seed;                        /* the campaign's seed */
 	double min_gain;                      /* the objective's min_gain */
+	const int64_t *start;                 /* each target's point the configuration holds now (its
+					       * flag, table entry or variable), -1 unknown; NULL: none */
 };
 
 /* One row of the strategies' ops table. */

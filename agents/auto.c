@@ -1,7 +1,8 @@
 /*
  * `auto`: a portfolio of the space strategies run by a multi-armed bandit,
  * so that a user need not know the space to choose one. The arms are
- * `model`, `coordinate` and `random`; each proposal goes to one arm, which
+ * `coordinate` (first: its start at the middle of every parameter is a
+ * strong first guess), `model` and `random`; each proposal goes to one arm, which
  * sees the whole history (every arm's points), so the model is fitted on
  * what coordinate found and coordinate walks from the model's best.
  *
@@ -40,8 +41,8 @@ static const struct {
 	agent_search_fn fn;  /* the strategy */
 	bool own_stop;       /* may it stop the portfolio early */
 } arms[] = {
-	{ "model", agent_search_model, true },
 	{ "coordinate", agent_search_coordinate, false },
+	{ "model", agent_search_model, true },
 	{ "random", agent_search_random, false },
 };
 #define N_ARMS RT_ARRAY_SIZE(arms)

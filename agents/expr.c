@@ -1,6 +1,12 @@
 /*
  * The restriction language of agents/space.h: a recursive-descent parser
  * into a small tree, and its evaluator over one point's values.
+ *
+ * Depth is bounded (issue 22, item 15): 40,000 nested parentheses, 100k
+ * unary minuses or a 200k-term chain overflowed the stack of the parser,
+ * the evaluator or the free. The tree is at most EXPR_MAX_DEPTH levels
+ * deep, and the parser stops descending there, with an error naming the
+ * column; so every recursion over a tree is bounded too.
  */
 #include "agents/space.h"
 
@@ -8,6 +14,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Levels of nesting (parentheses, operators, a chain's terms) one
+ * restriction may have. */
+#define EXPR_MAX_DEPTH 256
+#define EXPR_TOO_DEEP "the expression nests too deeply (more than 256 levels of parentheses, operators or terms)"
 
 enum op {
 	OP_NUM, OP_STR, OP_VAR, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD,
@@ -21,6 +32,7 @@ struct agent_expr {
 	size_t var;             /* OP_VAR: the parameter's index */
 	struct agent_expr *a;   /* first operand */
 	struct agent_expr *b;   /* second operand */
+	unsigned depth;         /* levels of the tree below and including this node */
 };
 
 /* Parser state. */
@@ -31,15 +43,42 @@ struct ps {
 	size_t n;                 /* entries in names */
 	struct rt_sb *err;        /* where the first error goes */
 	bool failed;              /* an error was reported */
+	unsigned nest;            /* how deep the parser has descended */
 };
 
-static struct agent_expr *node(enum op op, struct agent_expr *a, struct agent_expr *b)
+static void fail(struct ps *p, const char *what);
+
+static struct agent_expr *node(struct ps *p, enum op op, struct agent_expr *a, struct agent_expr *b)
 {
 	struct agent_expr *e = xcalloc(1, sizeof(*e));
 	e->op = op;
 	e->a = a;
 	e->b = b;
+	unsigned da = a ? a->depth : 0, db = b ? b->depth : 0;
+	e->depth = 1 + (da > db ? da : db);
+	if (e->depth > EXPR_MAX_DEPTH) {
+		/* Cut the tree here: the caller sees a leaf, and the error stops
+		 * the compile (freed without deep recursion). */
+		fail(p, EXPR_TOO_DEEP);
+		agent_expr_free(a);
+		agent_expr_free(b);
+		e->a = e->b = NULL;
+		e->op = OP_NUM;
+		e->depth = 1;
+	}
 	return e;
+}
+
+/* Descend one level (a parenthesis, a unary operator); false, with the
+ * error, past EXPR_MAX_DEPTH: the caller must not recurse then. */
+static bool descend(struct ps *p)
+{
+	if (p->nest >= EXPR_MAX_DEPTH) {
+		fail(p, EXPR_TOO_DEEP);
+		return false;
+	}
+	p->nest++;
+	return true;
 }
 
 void agent_expr_free(struct agent_expr *e)
@@ -86,7 +125,10 @@ static struct agent_expr *p_atom(struct ps *p)
 	skip(p);
 	const char *c = p->s + p->i;
 	if (eat(p, "(")) {
+		if (!descend(p))
+			return node(p, OP_NUM, NULL, NULL);
 		struct agent_expr *e = p_or(p);
+		p->nest--;
 		if (!eat(p, ")"))
 			fail(p, "expected ')'");
 		return e;
@@ -95,16 +137,16 @@ static struct agent_expr *p_atom(struct ps *p)
 		const char *end = strchr(c + 1, *c);
 		if (!end) {
 			fail(p, "unterminated string");
-			return node(OP_NUM, NULL, NULL);
+			return node(p, OP_NUM, NULL, NULL);
 		}
-		struct agent_expr *e = node(OP_STR, NULL, NULL);
+		struct agent_expr *e = node(p, OP_STR, NULL, NULL);
 		e->str = xstrndup(c + 1, (size_t)(end - c - 1));
 		p->i += (size_t)(end - c) + 1;
 		return e;
 	}
 	if (isdigit((unsigned char)*c) || *c == '.') {
 		char *end;
-		struct agent_expr *e = node(OP_NUM, NULL, NULL);
+		struct agent_expr *e = node(p, OP_NUM, NULL, NULL);
 		e->num = strtod(c, &end);
 		p->i += (size_t)(end - c);
 		return e;
@@ -113,7 +155,7 @@ static struct agent_expr *p_atom(struct ps *p)
 		size_t len = 0;
 		while (isalnum((unsigned char)c[len]) || c[len] == '_')
 			len++;
-		struct agent_expr *e = node(OP_NUM, NULL, NULL);
+		struct agent_expr *e = node(p, OP_NUM, NULL, NULL);
 		if ((len == 4 && !strncmp(c, "true", 4)) || (len == 4 && !strncmp(c, "True", 4))) {
 			e->num = 1;
 		} else if ((len == 5 && !strncmp(c, "false", 5)) || (len == 5 && !strncmp(c, "False", 5))) {
@@ -138,14 +180,18 @@ static struct agent_expr *p_atom(struct ps *p)
 		return e;
 	}
 	fail(p, *c ? "expected a number, a name, a string or '('" : "unexpected end of expression");
-	return node(OP_NUM, NULL, NULL);
+	return node(p, OP_NUM, NULL, NULL);
 }
 
 static struct agent_expr *p_unary(struct ps *p)
 {
-	if (eat(p, "-"))
-		return node(OP_NEG, p_unary(p), NULL);
-	return p_atom(p);
+	if (!eat(p, "-"))
+		return p_atom(p);
+	if (!descend(p))
+		return node(p, OP_NUM, NULL, NULL);
+	struct agent_expr *a = p_unary(p);
+	p->nest--;
+	return node(p, OP_NEG, a, NULL);
 }
 
 static struct agent_expr *p_prod(struct ps *p)
@@ -163,7 +209,7 @@ static struct agent_expr *p_prod(struct ps *p)
 			op = OP_MOD;
 		else
 			return e;
-		e = node(op, e, p_unary(p));
+		e = node(p, op, e, p_unary(p));
 	}
 }
 
@@ -172,9 +218,9 @@ static struct agent_expr *p_sum(struct ps *p)
 	struct agent_expr *e = p_prod(p);
 	for (;;) {
 		if (eat(p, "+"))
-			e = node(OP_ADD, e, p_prod(p));
+			e = node(p, OP_ADD, e, p_prod(p));
 		else if (eat(p, "-"))
-			e = node(OP_SUB, e, p_prod(p));
+			e = node(p, OP_SUB, e, p_prod(p));
 		else
 			return e;
 	}
@@ -190,27 +236,30 @@ static struct agent_expr *p_cmp(struct ps *p)
 	struct agent_expr *e = p_sum(p);
 	for (size_t k = 0; k < RT_ARRAY_SIZE(cmps); k++)
 		if (eat(p, cmps[k].tok))
-			return node(cmps[k].op, e, p_sum(p));
+			return node(p, cmps[k].op, e, p_sum(p));
 	return e;
 }
 
 static struct agent_expr *p_not(struct ps *p)
 {
 	skip(p);
-	if (p->s[p->i] == '!' && p->s[p->i + 1] != '=') {
+	bool bang = p->s[p->i] == '!' && p->s[p->i + 1] != '=';
+	if (bang)
 		p->i++;
-		return node(OP_NOT, p_not(p), NULL);
-	}
-	if (eat(p, "not"))
-		return node(OP_NOT, p_not(p), NULL);
-	return p_cmp(p);
+	if (!bang && !eat(p, "not"))
+		return p_cmp(p);
+	if (!descend(p))
+		return node(p, OP_NUM, NULL, NULL);
+	struct agent_expr *a = p_not(p);
+	p->nest--;
+	return node(p, OP_NOT, a, NULL);
 }
 
 static struct agent_expr *p_and(struct ps *p)
 {
 	struct agent_expr *e = p_not(p);
 	while (eat(p, "&&") || eat(p, "and"))
-		e = node(OP_AND, e, p_not(p));
+		e = node(p, OP_AND, e, p_not(p));
 	return e;
 }
 
@@ -218,7 +267,7 @@ static struct agent_expr *p_or(struct ps *p)
 {
 	struct agent_expr *e = p_and(p);
 	while (eat(p, "||") || eat(p, "or"))
-		e = node(OP_OR, e, p_and(p));
+		e = node(p, OP_OR, e, p_and(p));
 	return e;
 }
 

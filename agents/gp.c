@@ -199,6 +199,11 @@ void agent_gp_fit_hyper(struct agent_gp *g, const double *y)
 	gp_fit(g, y);
 }
 
+double agent_gp_kernel(const struct agent_gp *g, const uint32_t *a, const uint32_t *b)
+{
+	return matern52(dist2(g, a, b));
+}
+
 size_t agent_gp_jumps(const struct agent_gp *g)
 {
 	size_t n = 0;

@@ -4,12 +4,14 @@
  *
  *   start    the first few points (5 for a space of up to 599 valid
  *            points) come from the seeded order;
- *   fit      a GP on the log of the full-fidelity values (sign kept: a
- *            time to minimise enters as -log(time)), standardised, the best
- *            MODEL_MAX_TRAIN of them; failed, gated and invalid points enter
- *            as the worst value seen. The log is there for cliffs: a point
- *            14 times slower beside the optimum is 2.6 units below it, not
- *            a drop that flattens every other difference;
+ *   fit      a GP on the log of the feasible full-fidelity values (sign
+ *            kept: a time to minimise enters as -log(time)), standardised
+ *            over all of them, fitted on MODEL_MAX_TRAIN (the best and a
+ *            spread of the rest). The log is there for cliffs: a point 14
+ *            times slower beside the optimum is 2.6 units below it, not a
+ *            drop that flattens every other difference. Failed, gated and
+ *            invalid points enter a separate estimate, the chance that a
+ *            point is feasible, which multiplies the acquisition;
  *   scan     the candidates: every untried valid point of a space of at
  *            most MODEL_ALL valid points, else a fresh seeded sample of
  *            MODEL_FRESH valid points drawn for this proposal (so every
@@ -19,10 +21,13 @@
  *            and MODEL_LOCAL_RAND random two-parameter moves;
  *   pick     the candidate of largest expected improvement over the best
  *            posterior mean; once the best has not improved by min_gain for
- *            MODEL_STALL evaluations, every other proposal explores instead:
- *            the largest upper bound mu + kappa sd, kappa growing with the
- *            stall, so a narrow optimum elsewhere gets its share of the
- *            budget (the reason says which);
+ *            MODEL_STALL evaluations, two proposals in three explore
+ *            instead: the largest upper bound mu + kappa sd (kappa from 2
+ *            growing with the stall up to 3), one among the local sample
+ *            around the best point (a trust region: every other value of
+ *            each parameter, so the narrow optimum beside the best along an
+ *            irregular list is reached), the other among all the candidates
+ *            (a basin elsewhere); the reason says which;
  *   stop     when no candidate has even a 1% chance (its sd widened by 2)
  *            to beat the best by min_gain, after three times the initial
  *            design, and a scan of every untried valid point (up to
@@ -59,12 +64,17 @@
  * value of each parameter and this many random two-parameter moves. */
 #define MODEL_LOCAL_INC 3
 #define MODEL_LOCAL_RAND 64
-/* Observations the GP is fitted on at most: the best ones (the region
- * expected improvement looks at), so a step stays fast. */
+/* Observations the GP is fitted on at most (keep_best), so a step stays
+ * fast. */
 #define MODEL_MAX_TRAIN 80
-/* Evaluations without a gain of min_gain after which every other proposal
- * explores (the upper bound with kappa = 2 + stall / MODEL_STALL). */
+#define MODEL_TRAIN_BEST 50
+/* Observations (the latest) behind the chance that a point is feasible. */
+#define MODEL_FEAS_OBS 128
+/* Evaluations without a gain of min_gain after which two proposals in three
+ * explore (the upper bound with kappa = 2 + stall / MODEL_STALL, at most
+ * MODEL_KAPPA_MAX). */
 #define MODEL_STALL 8
+#define MODEL_KAPPA_MAX 3.0
 /* Chance of beating the best by min_gain below which the search stops. */
 #define MODEL_STOP_PI 0.01
 /* The stop asks the model with its uncertainty widened this much: a GP
@@ -74,7 +84,7 @@
 #define MODEL_STOP_SD 2.0
 /* The stop's scan: every untried valid point up to this many, else a
  * fresh sample of this many. */
-#define MODEL_STOP_SCAN 20000
+#define MODEL_STOP_SCAN 10000
 
 /* One observation for the ranking in keep_best. */
 struct ranked {
@@ -92,17 +102,23 @@ static int by_value(const void *a, const void *b)
 	return p->at < q->at ? -1 : p->at > q->at;
 }
 
-/* At most MODEL_MAX_TRAIN observations: the best, best first. */
+/* At most MODEL_MAX_TRAIN observations: the MODEL_TRAIN_BEST best (the
+ * region expected improvement looks at), then the rest spread evenly by
+ * rank, so the model still knows where the poor regions are (fitted on the
+ * best alone, it forgets them and proposes them again). */
 static size_t keep_best(uint64_t *x, double *y, size_t n)
 {
 	struct ranked *r = xcalloc(n + 1, sizeof(*r));
 	for (size_t i = 0; i < n; i++)
 		r[i] = (struct ranked){ x[i], y[i], i };
 	qsort(r, n, sizeof(*r), by_value);
-	size_t k = n < MODEL_MAX_TRAIN ? n : MODEL_MAX_TRAIN;
+	size_t k = n < MODEL_MAX_TRAIN ? n : MODEL_MAX_TRAIN, rest = MODEL_MAX_TRAIN - MODEL_TRAIN_BEST;
 	for (size_t i = 0; i < k; i++) {
-		x[i] = r[i].x;
-		y[i] = r[i].y;
+		size_t j = n <= MODEL_MAX_TRAIN || i < MODEL_TRAIN_BEST
+				   ? i
+				   : MODEL_TRAIN_BEST + (i - MODEL_TRAIN_BEST) * (n - MODEL_TRAIN_BEST) / rest;
+		x[i] = r[j].x;
+		y[i] = r[j].y;
 	}
 	free(r);
 	return k;
@@ -117,16 +133,19 @@ static double tf_apply(enum tf t, double v)
 	return t == TF_LOG ? log(v) : t == TF_NEGLOG ? -log(-v) : v;
 }
 
-/* The training set: full-fidelity observations (the best of them), the
- * infeasible ones at the worst feasible value, transformed and
- * standardised. Returns how many; *t the transform, *mean and *sdev the
- * standardisation. */
+/* The training set: the feasible full-fidelity observations, transformed
+ * and standardised over all of them (so the prior mean, where the model has
+ * seen nothing, is a typical point's, not the best ones'), then the
+ * MODEL_MAX_TRAIN kept by keep_best. Infeasible points are the feasibility
+ * estimate's (struct feas), not the objective's: a failure says nothing of
+ * how fast a point beside it runs. Returns how many; *t the transform,
+ * *mean and *sdev the standardisation. */
 static size_t training(const struct agent_search *q, uint64_t *x, double *y, enum tf *t, double *mean, double *sdev)
 {
-	size_t n = 0, nf = 0, pos = 0, neg = 0;
-	double lo = INFINITY, s = 0, s2 = 0;
+	size_t n = 0, pos = 0, neg = 0;
+	double s = 0, s2 = 0;
 	for (size_t i = 0; i < q->n_obs; i++) {
-		if (q->obs[i].fidelity < 1)
+		if (q->obs[i].fidelity < 1 || isnan(q->obs[i].value))
 			continue;
 		x[n] = q->obs[i].code;
 		y[n] = q->obs[i].value;
@@ -134,26 +153,58 @@ static size_t training(const struct agent_search *q, uint64_t *x, double *y, enu
 		neg += y[n] < 0;
 		n++;
 	}
-	n = keep_best(x, y, n);
 	*t = neg == 0 && pos ? TF_LOG : pos == 0 && neg ? TF_NEGLOG : TF_RAW;
 	for (size_t i = 0; i < n; i++) {
-		if (!isnan(y[i])) {
-			y[i] = tf_apply(*t, y[i]);
-			lo = fmin(lo, y[i]);
-			s += y[i];
-			nf++;
-		}
+		y[i] = tf_apply(*t, y[i]);
+		s += y[i];
 	}
-	*mean = nf ? s / (double)nf : 0;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(y[i]))
-			y[i] = nf ? lo : 0;
+	*mean = n ? s / (double)n : 0;
+	for (size_t i = 0; i < n; i++)
 		s2 += (y[i] - *mean) * (y[i] - *mean);
-	}
 	*sdev = n > 1 && s2 > 0 ? sqrt(s2 / (double)(n - 1)) : 1;
 	for (size_t i = 0; i < n; i++)
 		y[i] = (y[i] - *mean) / *sdev;
-	return n;
+	return keep_best(x, y, n);
+}
+
+/* The chance that a point is feasible: a kernel-weighted share of the
+ * feasible points among the last MODEL_FEAS_OBS full observations, pulled
+ * to the overall share by one pseudo-observation. On a space where every
+ * point measured so far ran, it is 1 everywhere. */
+struct feas {
+	uint32_t *xi; /* n x d value indices */
+	bool *ok;     /* feasible */
+	size_t n;     /* observations */
+	double p0;    /* the overall share */
+};
+
+static struct feas feas_of(const struct agent_search *q, const struct agent_gp *g)
+{
+	struct feas f = { xcalloc(MODEL_FEAS_OBS * g->d + 1, sizeof(uint32_t)), xcalloc(MODEL_FEAS_OBS + 1, sizeof(bool)),
+			  0, 0 };
+	size_t ok = 0;
+	for (size_t i = q->n_obs; i-- > 0 && f.n < MODEL_FEAS_OBS;) {
+		if (q->obs[i].fidelity < 1)
+			continue;
+		agent_gp_decode(g, q->obs[i].code, f.xi + f.n * g->d);
+		f.ok[f.n] = !isnan(q->obs[i].value);
+		ok += f.ok[f.n++];
+	}
+	f.p0 = f.n ? (double)ok / (double)f.n : 1;
+	return f;
+}
+
+static double feas_p(const struct feas *f, const struct agent_gp *g, const uint32_t *idx)
+{
+	if (f->p0 >= 1)
+		return 1;
+	double num = f->p0, den = 1;
+	for (size_t i = 0; i < f->n; i++) {
+		double k = agent_gp_kernel(g, idx, f->xi + i * g->d);
+		num += k * f->ok[i];
+		den += k;
+	}
+	return num / den;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -219,10 +270,11 @@ static void sample_valid(const struct agent_search *q, const struct seen *s, siz
 		cand_add(k, s, q->valid[rt_rand_below(r, q->n_valid)]);
 }
 
-/* Around point at: every other value of each parameter, and random moves
- * of two parameters; valid points only. */
+/* Around point at: every other value of each parameter (the lines through
+ * it), and random moves of two parameters (with lines_only, only when no
+ * line has an untried point left); valid points only. */
 static void sample_local(const struct agent_search *q, const struct seen *s, uint64_t at, struct rt_rand *r,
-			 struct cands *k)
+			 bool lines_only, struct cands *k)
 {
 	const struct agent_space *sp = q->sp;
 	for (size_t i = 0; i < sp->n_params; i++) {
@@ -233,6 +285,8 @@ static void sample_local(const struct agent_search *q, const struct seen *s, uin
 				cand_add(k, s, c);
 		}
 	}
+	if (lines_only && k->n)
+		return; /* the lines through the best first, then moves of two */
 	for (size_t m = 0; m < MODEL_LOCAL_RAND && sp->n_params > 1; m++) {
 		uint64_t c = at;
 		for (int t = 0; t < 2; t++) {
@@ -253,7 +307,7 @@ static struct cands candidates(const struct agent_search *q, const struct seen *
 	rt_rand_seed(&r, q->seed ^ (((uint64_t)full + 1) * RT_SPLITMIX64_GAMMA) ^ 0x6d6f64656cULL);
 	sample_valid(q, s, q->n_valid <= MODEL_ALL ? MODEL_ALL : MODEL_FRESH, &r, &k);
 	for (size_t i = 0; i < nb && q->n_valid > MODEL_ALL; i++)
-		sample_local(q, s, best[i], &r, &k);
+		sample_local(q, s, best[i], &r, false, &k);
 	if (k.n)
 		qsort(k.c, k.n, sizeof(*k.c), cmp_u64);
 	size_t u = 0;
@@ -290,6 +344,7 @@ struct fitted {
 	double target;     /* the best beaten by min_gain (standardised) */
 	double *kv;        /* scratch */
 	uint32_t *idx;     /* scratch */
+	struct feas feas;  /* the chance of a feasible point */
 };
 
 /* The largest chance, over the points in k, to beat the target. */
@@ -300,7 +355,9 @@ static double max_pi(const struct fitted *f, const struct cands *k)
 		double mu, sd;
 		agent_gp_decode(&f->g, k->c[i], f->idx);
 		agent_gp_predict(&f->g, f->idx, f->kv, &mu, &sd);
-		p = fmax(p, 0.5 * erfc(-((mu - f->target) / (MODEL_STOP_SD * sd)) / sqrt(2)));
+		double raw = 0.5 * erfc(-((mu - f->target) / (MODEL_STOP_SD * sd)) / sqrt(2));
+		if (raw > p) /* the chance of a feasible point only where it can matter */
+			p = fmax(p, feas_p(&f->feas, &f->g, f->idx) * raw);
 	}
 	return p;
 }
@@ -337,20 +394,32 @@ static void fit(const struct agent_search *q, size_t full, struct fitted *f, uin
 	/* min_gain on the raw scale is log(1 + min_gain) on the log scale */
 	double gain = f->t == TF_RAW ? fabs(f->fbest * sdev + mean) * fmax(q->min_gain, 0) : log1p(fmax(q->min_gain, 0));
 	f->target = f->fbest + gain / sdev;
+	f->feas = feas_of(q, &f->g);
 	free(y);
 }
 
 static void fitted_release(struct fitted *f)
 {
 	agent_gp_release(&f->g);
+	free(f->feas.xi);
+	free(f->feas.ok);
 	free(f->kv);
 	free(f->idx);
 }
 
-/* The first points: the seeded order. */
+/* The first points: the configuration's current value (when known), then
+ * the seeded order. */
 static int model_start(const struct agent_search *q, size_t n_init, size_t have, struct agent_pick *pk)
 {
 	size_t k;
+	if (q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
+	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+		pk->code = (uint64_t)q->start;
+		pk->fidelity = 1;
+		snprintf(pk->reason, sizeof(pk->reason), "model: initial design starts at the configuration's "
+			 "current value");
+		return 1;
+	}
 	if (!agent_first_untried(q, 1, &pk->code, &k)) {
 		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
 		return 0;
@@ -372,9 +441,16 @@ static long acquire(const struct fitted *f, const struct cands *k, double kappa,
 		agent_gp_decode(&f->g, k->c[i], f->idx);
 		agent_gp_predict(&f->g, f->idx, f->kv, &mu, &sd);
 		double z = (mu - f->fbest) / sd;
-		double a = kappa > 0 ? mu + kappa * sd : (mu - f->fbest) * 0.5 * erfc(-z / sqrt(2)) +
-								sd * exp(-0.5 * z * z) / sqrt(2 * M_PI);
-		*pi = fmax(*pi, 0.5 * erfc(-((mu - f->target) / (MODEL_STOP_SD * sd)) / sqrt(2)));
+		double a = kappa > 0 ? mu + kappa * sd - f->fbest
+				     : (mu - f->fbest) * 0.5 * erfc(-z / sqrt(2)) + sd * exp(-0.5 * z * z) / sqrt(2 * M_PI);
+		double raw = 0.5 * erfc(-((mu - f->target) / (MODEL_STOP_SD * sd)) / sqrt(2));
+		/* times the chance of a feasible point, computed only where it can
+		 * change the answer (it is at most 1) */
+		if (a > *acq || a < 0 || raw > *pi) {
+			double pf = feas_p(&f->feas, &f->g, f->idx);
+			a *= a < 0 ? 1 / fmax(pf, 1e-6) : pf;
+			*pi = fmax(*pi, pf * raw);
+		}
 		if (a > *acq) {
 			*acq = a;
 			win = (long)i;
@@ -399,7 +475,22 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	struct seen s = seen_of(q);
 	struct cands k = candidates(q, &s, x, n < MODEL_LOCAL_INC ? n : MODEL_LOCAL_INC, full);
 	size_t stall = stall_of(q);
-	double kappa = stall >= MODEL_STALL && full % 2 ? 2.0 + (double)stall / MODEL_STALL : 0, acq, pi;
+	/* stalled: of every three proposals one exploits (EI), one explores
+	 * around the best, one explores the space */
+	double kappa = stall >= MODEL_STALL && full % 3 ? fmin(MODEL_KAPPA_MAX, 2.0 + (double)stall / MODEL_STALL) : 0;
+	bool local = kappa > 0 && full % 3 == 1;
+	double acq, pi;
+	struct cands around = { 0 };
+	if (local) {
+		struct rt_rand r;
+		rt_rand_seed(&r, q->seed ^ ((uint64_t)full * RT_SPLITMIX64_GAMMA) ^ 0x6c6f63616cULL);
+		sample_local(q, &s, x[0], &r, true, &around);
+		local = around.n > 0;
+	}
+	if (local) {
+		free(k.c);
+		k = around;
+	}
 	long win = acquire(&f, &k, kappa, &acq, &pi);
 	acq = win < 0 ? 0 : acq;
 	int rc = 0;
@@ -416,8 +507,9 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 		pk->fidelity = 1;
 		char *t = agent_point_text(q->sp, k.c[win]);
 		if (kappa > 0)
-			snprintf(pk->reason, sizeof(pk->reason), "model: exploring (no gain in %zu evaluations): GP "
-				 "(%s) upper bound mu + %.2g sd at %s", stall, tf_names[f.t], kappa, t);
+			snprintf(pk->reason, sizeof(pk->reason), "model: exploring %s (no gain in %zu evaluations): "
+				 "GP (%s) upper bound mu + %.2g sd at %s", local ? "around the best" : "the space", stall,
+				 tf_names[f.t], kappa, t);
 		else
 			snprintf(pk->reason, sizeof(pk->reason), "model: GP (%s) expected improvement %.3g sd at %s",
 				 tf_names[f.t], acq, t);

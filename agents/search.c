@@ -20,6 +20,13 @@
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk)
 {
 	size_t k;
+	if (q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
+	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+		pk->code = (uint64_t)q->start;
+		pk->fidelity = 1;
+		snprintf(pk->reason, sizeof(pk->reason), "random: the configuration's current value first");
+		return 1;
+	}
 	if (!agent_first_untried(q, 0, &pk->code, &k)) {
 		snprintf(pk->reason, sizeof(pk->reason), "random: all %zu valid points measured", q->n_valid);
 		return 0;
@@ -142,11 +149,18 @@ static bool neighbours(const struct coord *k, uint64_t at, struct agent_pick *pk
 	return false;
 }
 
-/* A run's first point: the middle of every parameter for the first run,
- * else (or when that is taken) the next untried point of the seeded order. */
+/* A run's first point: for the first run the point the configuration
+ * holds now (when known) or else the middle of every parameter, else (or
+ * when that is taken) the next untried point of the seeded order. */
 static bool start(const struct coord *k, int run, struct agent_pick *pk)
 {
 	const struct agent_space *sp = k->q->sp;
+	if (run == 0 && k->q->start >= 0 && offer(k, (uint64_t)k->q->start, pk)) {
+		char *t = agent_point_text(sp, pk->code);
+		snprintf(pk->reason, sizeof(pk->reason), "coordinate: start at the configuration's current value %s", t);
+		free(t);
+		return true;
+	}
 	uint64_t c = 0;
 	for (size_t i = 0; i < sp->n_params; i++)
 		c = agent_point_with(sp, c, i, (json_array_size(sp->params[i].values) - 1) / 2);
@@ -247,7 +261,7 @@ static size_t top_k(const struct agent_search *q, const uint64_t *pts, size_t n,
 
 /* Pairs before the rank correlation between fidelities is trusted, and
  * the correlation below which halving measures in full instead. */
-#define HALVING_MIN_PAIRS 8
+#define HALVING_MIN_PAIRS 6
 #define HALVING_MIN_RHO 0.5
 
 /* Ranks of v[0..n) into r (ties: the mean rank). */
@@ -280,11 +294,12 @@ static double spearman(const double *a, const double *b, size_t n)
 
 /* How a cheap measurement ranks points against the next fidelity up: the
  * rank correlation over every point measured (feasibly) at both 1/9 and
- * 1/3, or at both 1/3 and 1, each pair of rungs ranked on its own and the
- * two weighted by their pairs. *pairs: how many. */
+ * 1/3, and over those at both 1/3 and 1, each pair of rungs on its own; the
+ * lower of the two that have HALVING_MIN_PAIRS pairs (1 when none has).
+ * *pairs: the pairs behind the figure returned. */
 static double fidelity_rho(const struct agent_search *q, size_t *pairs)
 {
-	double *lo = xcalloc(q->n_obs + 1, sizeof(double)), *hi = xcalloc(q->n_obs + 1, sizeof(double)), sum = 0;
+	double *lo = xcalloc(q->n_obs + 1, sizeof(double)), *hi = xcalloc(q->n_obs + 1, sizeof(double)), rho = 1;
 	*pairs = 0;
 	for (int r = 0; r < 2; r++) {
 		double f = r ? 1.0 / HALVING_ETA : 1.0 / (HALVING_ETA * HALVING_ETA);
@@ -298,14 +313,15 @@ static double fidelity_rho(const struct agent_search *q, size_t *pairs)
 				hi[n++] = up;
 			}
 		}
-		if (n >= 3) {
-			sum += spearman(lo, hi, n) * (double)n;
-			*pairs += n;
+		double rr = n >= HALVING_MIN_PAIRS ? spearman(lo, hi, n) : 1;
+		if (n >= HALVING_MIN_PAIRS && (!*pairs || rr < rho)) {
+			rho = rr;
+			*pairs = n;
 		}
 	}
 	free(lo);
 	free(hi);
-	return *pairs ? sum / (double)*pairs : 1;
+	return rho;
 }
 
 /* Cheap measurements that rank points unlike the full ones mislead the

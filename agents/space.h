@@ -124,6 +124,9 @@ struct agent_search {
 	uint64_t seed;                /* the campaign's seed */
 	double min_gain;              /* the objective's min_gain (fraction) */
 	bool no_early_stop;           /* search on until the space is spent (offline replays) */
+	int64_t start;                /* the point the configuration holds now, -1 unknown: the
+				       * search starts there (proposing it costs nothing: the
+				       * campaign records it as the best's observation) */
 };
 
 /* A strategy's answer. */

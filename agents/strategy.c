@@ -147,7 +147,8 @@ static int next_point(const struct agent_ctx *x, agent_search_fn fn, struct agen
 		size_t nv;
 		uint64_t *valid = agent_space_valid(x->spaces[t], &nv);
 		struct agent_search q = { .sp = x->spaces[t], .valid = valid, .n_valid = nv, .obs = x->obs[t],
-					  .n_obs = x->n_obs[t], .seed = x->seed + t, .min_gain = x->min_gain };
+					  .n_obs = x->n_obs[t], .seed = x->seed + t, .min_gain = x->min_gain,
+					  .start = x->start ? x->start[t] : -1 };
 		struct agent_pick pk;
 		memset(&pk, 0, sizeof(pk));
 		int r = fn(&q, &pk);

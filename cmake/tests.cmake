@@ -9,10 +9,13 @@ endif()
 # rt_add_test(NAME SOURCES files... LIBS libs... [TIMEOUT s] [LABELS l...] [ARGS a...] [NEEDS_GSM8K])
 # registers one test with ctest. Every test gets a timeout. Test files in
 # tests/*.cmake call this; no test is registered anywhere else.
-# The GSM8K data the tests read: $RATCHET_GSM8K_DIR at configure time, else
-# ../shared/data/gsm8k beside the checkout. Tests that need it and do not find
-# it are skipped (exit 77), saying where to put it.
-if(DEFINED ENV{RATCHET_GSM8K_DIR})
+# The GSM8K data the tests read: the folder $RATCHET_GSM8K names at configure
+# time (the variable ratchet itself reads; $RATCHET_GSM8K_DIR, its older
+# name, still works), else ../shared/data/gsm8k beside the checkout. Tests
+# that need it and do not find it are skipped (exit 77), saying where to put it.
+if(DEFINED ENV{RATCHET_GSM8K} AND IS_DIRECTORY "$ENV{RATCHET_GSM8K}")
+  set(RT_GSM8K_DIR $ENV{RATCHET_GSM8K})
+elseif(DEFINED ENV{RATCHET_GSM8K_DIR})
   set(RT_GSM8K_DIR $ENV{RATCHET_GSM8K_DIR})
 else()
   get_filename_component(RT_GSM8K_DIR ${CMAKE_SOURCE_DIR}/../shared/data/gsm8k ABSOLUTE)
@@ -42,7 +45,7 @@ function(rt_add_test name)
     target_link_libraries(${name} PRIVATE PkgConfig::CMOCKA)
   endif()
   if(skip)
-    add_test(NAME ${name} COMMAND sh -c "echo 'skipped: GSM8K data not found at ${RT_GSM8K_DIR} (set RATCHET_GSM8K_DIR to a folder with test.jsonl and train.jsonl and re-run cmake)'; exit 77")
+    add_test(NAME ${name} COMMAND sh -c "echo 'skipped: GSM8K data not found at ${RT_GSM8K_DIR} (set RATCHET_GSM8K to a folder with test.jsonl and train.jsonl and re-run cmake)'; exit 77")
     set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77)
   elseif(T_SOURCES)
     add_test(NAME ${name} COMMAND ${name} ${T_ARGS} WORKING_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -57,6 +57,7 @@ static void campaign_read(sqlite3_stmt *st, void *row)
 	c->created_at = sqlite3_column_int64(st, 9);
 	c->finished_at = sqlite3_column_int64(st, 10);
 	c->n_iterations = sqlite3_column_int64(st, 11);
+	c->held = sqlite3_column_int(st, 12) != 0;
 }
 
 static void campaign_release(void *row)
@@ -73,7 +74,7 @@ static const struct db_row_type campaign_rows = {
 static const char SQL_CAMPAIGN[] =
 	"SELECT c.id, c.name, c.spec_path, c.spec_text, c.spec_sha256, c.workdir, c.seed,"
 	" c.state, c.best_iteration, c.created_at, c.finished_at,"
-	" (SELECT count(*) FROM iterations i WHERE i.campaign_id = c.id)"
+	" (SELECT count(*) FROM iterations i WHERE i.campaign_id = c.id), c.owner_token IS NOT NULL"
 	" FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) AND (?2 IS NULL OR c.name = ?2)"
 	" ORDER BY c.id DESC LIMIT 1";
 

@@ -67,6 +67,7 @@ struct db_campaign {
 	int64_t created_at;     /* Unix ms */
 	int64_t finished_at;    /* Unix ms, 0 while running */
 	int64_t n_iterations;   /* iterations recorded, the baseline included (readers fill it) */
+	bool held;              /* a runner holds its lease now (running, not stopped) */
 };
 void db_campaign_release(struct db_campaign *c);
 

@@ -44,7 +44,7 @@ struct db_gate_run {
 	double diff_hi;
 	double mcnemar_p;        /* mid-p */
 	double identical_rate;   /* share of paired questions with the same extracted answer */
-	double identical_response_rate; /* share with the same response text (sha256), NAN if none (version 14) */
+	double identical_response_rate; /* share with the same response text (sha256), NAN if none (version 16) */
 	int flips_to_wrong;      /* right at baseline, wrong now */
 	int flips_to_right;      /* wrong at baseline, right now */
 	bool early_stop;         /* stopped before all questions were asked */

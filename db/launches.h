@@ -23,7 +23,7 @@ struct db_launch {
 	char *image_digest;     /* its digest */
 	char *repos;            /* JSON [{path, head, dirty}] */
 	char *extra;            /* engine.provenance output */
-	char *libs;             /* JSON {path: sha256} of the shared objects it mapped (version 14) */
+	char *libs;             /* JSON {path: sha256} of the shared objects it mapped (version 16) */
 	char *note;             /* what could not be recorded */
 	char *differs;          /* how it differs from the campaign's first launch, NULL: same */
 };

@@ -113,6 +113,23 @@ int db_profile_add(struct db *db, const struct db_profile *p, const struct db_pr
 	return rc;
 }
 
+int db_profile_find_sha(struct db *db, int64_t campaign_id, const char *sha256, int64_t *id,
+			struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT id FROM profiles WHERE campaign_id IS ?1 AND sha256 = ?2 ORDER BY id LIMIT 1", err);
+	if (!st)
+		return RT_EDB;
+	db_bind_id(st, 1, campaign_id);
+	db_bind_text(st, 2, sha256);
+	int rc = db_step_row(db, st, err, "read profiles");
+	if (!rc) {
+		*id = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+	}
+	return rc;
+}
+
 int db_profile_latest(struct db *db, int64_t campaign_id, int64_t *id, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
@@ -391,8 +408,15 @@ void db_log_counts_free(struct db_log_count *v, size_t n)
 
 #define FOREIGN_MAX_COLS 8
 
+/* The progress handler's deadline: a non-zero return interrupts the query. */
+static int past_deadline(void *arg)
+{
+	return rt_now_ns() / 1000000 > *(const int64_t *)arg;
+}
+
 int db_foreign_each(const char *path, const char *const *queries, size_t n, int ncols,
-		    db_foreign_row_fn row, void *arg, const char *what, struct rt_sb *err)
+		    db_foreign_row_fn row, void *arg, const char *what, int64_t limit_ms,
+		    struct rt_sb *err)
 {
 	if (ncols > FOREIGN_MAX_COLS)
 		return rt_errf(err, RT_EINVAL, "db: %d columns is over %d", ncols, FOREIGN_MAX_COLS);
@@ -402,6 +426,8 @@ int db_foreign_each(const char *path, const char *const *queries, size_t n, int 
 		sqlite3_close(h);
 		return rc;
 	}
+	int64_t deadline = rt_now_ns() / 1000000 + limit_ms;
+	sqlite3_progress_handler(h, 10000, past_deadline, &deadline);
 	sqlite3_stmt *st = NULL;
 	for (size_t i = 0; i < n && !st; i++)
 		if (sqlite3_prepare_v2(h, queries[i], -1, &st, NULL) != SQLITE_OK)
@@ -417,15 +443,24 @@ int db_foreign_each(const char *path, const char *const *queries, size_t n, int 
 	const char *text[FOREIGN_MAX_COLS];
 	int64_t ints[FOREIGN_MAX_COLS];
 	int r;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+	long long rows = 0;
+	struct rt_sb why = RT_SB_INIT;
+	while (!rc && (r = sqlite3_step(st)) == SQLITE_ROW) {
+		rows++;
 		for (int c = 0; c < ncols; c++) {
 			text[c] = (const char *)sqlite3_column_text(st, c);
 			ints[c] = sqlite3_column_int64(st, c);
 		}
-		row(arg, text, ints);
+		if ((rc = row(arg, text, ints, &why)))
+			rt_errf(err, rc, "%s: row %lld: %s", path, rows, why.buf);
 	}
-	if (r != SQLITE_DONE)
+	if (!rc && r == SQLITE_INTERRUPT)
+		rc = rt_errf(err, RT_ETIMEDOUT, "%s: its query ran past %lld s, after %lld rows, and was "
+			     "stopped (a recursive view, or a file too large to read)", path,
+			     (long long)(limit_ms / 1000), rows);
+	else if (!rc && r != SQLITE_DONE)
 		rc = rt_errf(err, RT_EPARSE, "%s: %s", path, sqlite3_errmsg(h));
+	rt_sb_release(&why);
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	return rc;

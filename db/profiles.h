@@ -66,6 +66,10 @@ int db_profile_add(struct db *db, const struct db_profile *p, const struct db_pr
 /* The latest profile of campaign_id (0: of any campaign, or none); RT_ENOENT
  * (nothing in err) when there is none. */
 int db_profile_latest(struct db *db, int64_t campaign_id, int64_t *id, struct rt_sb *err);
+/* The first profile of campaign_id (0: of no campaign) whose files have
+ * fingerprint sha256: 0 and *id, or RT_ENOENT (nothing in err) when none. */
+int db_profile_find_sha(struct db *db, int64_t campaign_id, const char *sha256, int64_t *id,
+			struct rt_sb *err);
 int db_profile_get(struct db *db, int64_t id, struct db_profile *out, struct rt_sb *err);
 /* Its ops, largest first; its kernels, largest first. */
 int db_profile_ops_list(struct db *db, int64_t id, struct db_profile_op **out, size_t *n,
@@ -116,9 +120,14 @@ int db_log_counts(struct db *db, int64_t campaign_id, struct db_log_count **out,
  * for SQL NULL) and its integer columns in ints (ncols of each). RT_ENOENT
  * when no query prepares (nothing in err unless what is set: then err says
  * "path: what: <sqlite message>"), RT_EIO when the file does not open.
+ * A row whose row() fails stops the read: its code, with "path: row N: "
+ * and row()'s reason (why) in err. The file is untrusted: a query that runs
+ * past limit_ms (a recursive view, a huge join) is interrupted, RT_ETIMEDOUT.
  */
-typedef void (*db_foreign_row_fn)(void *arg, const char *const *text, const int64_t *ints);
+typedef int (*db_foreign_row_fn)(void *arg, const char *const *text, const int64_t *ints,
+				 struct rt_sb *why);
 int db_foreign_each(const char *path, const char *const *queries, size_t n, int ncols,
-		    db_foreign_row_fn row, void *arg, const char *what, struct rt_sb *err);
+		    db_foreign_row_fn row, void *arg, const char *what, int64_t limit_ms,
+		    struct rt_sb *err);
 
 #endif

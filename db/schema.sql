@@ -206,7 +206,7 @@ CREATE TABLE gate_runs (
   params_json   TEXT,                         -- thresholds and settings used
   started_at    INTEGER NOT NULL,
   finished_at   INTEGER,
-  identical_response_rate REAL                -- same response text (sha256) as the baseline (version 14)
+  identical_response_rate REAL                -- same response text (sha256) as the baseline (version 16)
 );
 
 CREATE TABLE gate_answers (
@@ -386,7 +386,7 @@ CREATE TABLE launches (
   note          TEXT,                         -- what could not be recorded
   differs       TEXT,                         -- vs the campaign's first launch, NULL: same
   created_at    INTEGER NOT NULL,
-  libs          TEXT                          -- JSON {path: sha256}: shared objects mapped (version 14)
+  libs          TEXT                          -- JSON {path: sha256}: shared objects mapped (version 16)
 );
 
 -- The Slurm executor's journal (version 10, executor: slurm, docs/scale.md).

@@ -12,6 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+const char *rep_campaign_state(const struct db_campaign *c)
+{
+	if (c->state && !strcmp(c->state, "running") && !c->held)
+		return "stopped (resumable)";
+	return c->state ? c->state : "unknown";
+}
+
 const char *rep_glyph(enum db_iter_state state, bool invalidated)
 {
 	if (invalidated)

@@ -538,8 +538,8 @@ static void regressions(struct rep_writer *w, const struct journal *j)
 {
 	static const char *const intro[3] = {
 		"Of kept changes (these shipped, unless invalidated):",
-		"Of the client's self-metrics (send lag, a kernel's rsd and samples: they measure the "
-		"client, not the engine):",
+		("Of the client's self-metrics (send lag, a kernel's rsd and samples: they measure the "
+		 "client, not the engine):"),
 		"Of changes not kept (not in the final configuration):",
 	};
 	const struct rep_writer_ops *o = w->ops;

@@ -11,6 +11,7 @@
 #include "reports/journal_int.h"
 #include "runner/base/rt_yaml.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,10 +67,22 @@ static void objective_item(struct rep_writer *w, const struct journal *j, const 
 	if (dir)
 		rep_w_textf(w, ", %s", dir);
 	const json_t *gain = json_object_get(obj, "min_gain");
-	if (gain) {
+	double g = json_is_number(gain) ? json_number_value(gain) : NAN;
+	if (json_is_string(gain)) { /* "2%" as the spec wrote it, or a fraction */
+		char *end;
+		g = strtod(json_string_value(gain), &end);
+		g = end == json_string_value(gain) ? NAN : !strcmp(end, "%") ? g / 100 : !*end ? g : NAN;
+	}
+	if (isfinite(g)) {
+		/* the rule's zone and lines (docs/statistics.md), not a threshold */
+		rep_w_textf(w, "; min_gain %.3g%%: a true gain of 0 or less should be reverted, one of "
+			    "%.3g%% (2.5 x min_gain) or more kept, either answer is right in between; each "
+			    "decision names its keep line, which starts above the zone's middle (%.3g%%) and "
+			    "comes nearer as samples add up", g * 100, 2.5 * g * 100, 1.25 * g * 100);
+	} else if (gain) {
 		struct rt_sb t = RT_SB_INIT;
 		value_text(&t, gain);
-		rep_w_textf(w, "; a change is kept when it gains at least %s", t.buf);
+		rep_w_textf(w, "; min_gain %s", t.buf);
 		rt_sb_release(&t);
 	}
 	o->text(w, ".");
@@ -111,21 +124,39 @@ static void answer_item(struct rep_writer *w, const struct journal *j)
 		tried += j->it[i].seq > 0;
 		kept += j->it[i].state == DB_ITER_KEPT && !j->it[i].invalidated;
 	}
-	o->text(w, "baseline ");
-	rep_w_num(w, vb);
-	o->text(w, " → final ");
-	rep_w_num(w, vf);
-	if (unit)
-		rep_w_textf(w, " %s", unit);
 	if (j->fin && j->fin != j->base && vb != 0 && !isnan(vb) && !isnan(vf)) {
+		/* Two kinds of number, each labelled: the gain is the kept changes'
+		 * paired A/B ratios compounded (each measured beside the best of
+		 * its time); the medians are absolute, measured at different times. */
 		int kb;
-		double c = rep_kept_compound(j->it, j->n, &kb);
-		o->text(w, ", ");
+		double c = rep_kept_compound(j->it, j->n, &kb), m = vf / vb - 1;
+		o->text(w, "gain ");
 		rep_w_change(w, c, NAN, NAN, kb);
-		rep_w_textf(w, " (the kept changes compounded), with %zu kept change%s of %zu tried; "
-			    "final configuration: ", kept, kept == 1 ? "" : "s", tried);
+		rep_w_textf(w, " (the kept changes' paired gains compounded: the figure of the waterfall), "
+			    "with %zu kept change%s of %zu tried; final configuration: ", kept, kept == 1 ? "" : "s",
+			    tried);
 		rep_j_iteration_ref(w, j->fin);
+		o->text(w, ". Absolute medians: baseline ");
+		rep_w_num(w, vb);
+		o->text(w, " → final ");
+		rep_w_num(w, vf);
+		if (unit)
+			rep_w_textf(w, " %s", unit);
+		/* Their ratio only when it disagrees (beyond 10%) with the gain: a
+		 * kept gain is otherwise one number everywhere. */
+		if (fabs(log1p(m) - log1p(c)) > log(1.1)) {
+			o->text(w, " (");
+			rep_w_change(w, m, NAN, NAN, kb);
+			o->text(w, "); they disagree with the gain because they were measured at different "
+				   "times (host load, warm-up, drift), while each paired gain compares a change "
+				   "with the best measured beside it: trust the gain for the changes, and the "
+				   "medians only as a rough check");
+		}
 	} else {
+		o->text(w, "baseline ");
+		rep_w_num(w, vb);
+		if (unit)
+			rep_w_textf(w, " %s", unit);
 		rep_w_textf(w, "; no change was kept of %zu tried", tried);
 	}
 	o->text(w, ".");
@@ -175,7 +206,7 @@ void rep_j_objective(struct rep_writer *w, const struct journal *j)
 	free(t);
 	o->para_begin(w, "meta");
 	rt_iso8601(j->c.created_at, t0);
-	rep_w_textf(w, "Campaign #%lld, %s", (long long)j->c.id, j->c.state);
+	rep_w_textf(w, "Campaign #%lld, %s", (long long)j->c.id, rep_campaign_state(&j->c));
 	/* A run stopped by a signal or a crash leaves the campaign running with
 	 * its last iteration interrupted: say how it goes on. */
 	if (j->n && j->it[j->n - 1].state == DB_ITER_INTERRUPTED && !j->c.finished_at)

@@ -61,6 +61,56 @@ void rep_pad(struct rt_sb *sb, const char *s, size_t w)
 	rt_sb_release(&t);
 }
 
+/* The change column: as wide as its widest name, from 28 to CHANGE_W_MAX
+ * columns; a longer name is cut in the middle ("BLOCK_M:16+BLOCK_N:3…
+ * num_warps:8"), so names that differ only at the end stay apart. */
+#define CHANGE_W_MIN 28
+#define CHANGE_W_MAX 60
+
+static size_t change_width(const struct db_iteration *v, size_t n)
+{
+	size_t w = CHANGE_W_MIN;
+	for (size_t i = 0; i < n; i++) {
+		struct rt_sb t = RT_SB_INIT;
+		rep_term_escape(&t, v[i].variant ? v[i].variant : "");
+		size_t have = rep_width(t.buf);
+		rt_sb_release(&t);
+		w = have > w ? have : w;
+	}
+	return w < CHANGE_W_MAX ? w : CHANGE_W_MAX;
+}
+
+/* Byte offset of column col of UTF-8 text t (one column per code point). */
+static size_t col_at(const char *t, size_t col)
+{
+	size_t i = 0;
+	for (size_t c = 0; t[i] && c < col; c++) {
+		i++;
+		while (((unsigned char)t[i] & 0xc0) == 0x80)
+			i++;
+	}
+	return i;
+}
+
+static void pad_mid(struct rt_sb *sb, const char *s, size_t w)
+{
+	struct rt_sb t = RT_SB_INIT;
+	rep_term_escape(&t, s ? s : "");
+	for (char *c = t.buf; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	size_t have = rep_width(t.buf);
+	if (have <= w) {
+		rep_pad(sb, s, w);
+	} else {
+		size_t head = (w - 1) / 2, tail = w - 1 - head;
+		rt_sb_add(sb, t.buf, col_at(t.buf, head));
+		rt_sb_adds(sb, "…");
+		rt_sb_adds(sb, t.buf + col_at(t.buf, have - tail));
+	}
+	rt_sb_release(&t);
+}
+
 void rep_pad_metric(struct rt_sb *sb, const char *bench, const char *metric, size_t w)
 {
 	struct rt_sb name = RT_SB_INIT;
@@ -197,7 +247,7 @@ static void corrected_by(struct rt_sb *sb, const struct db_iteration *it,
 }
 
 static void log_line(struct rt_sb *sb, const struct db_iteration *it, const struct db_iteration *v,
-		     size_t n, bool color)
+		     size_t n, size_t cw, bool color)
 {
 	const char *c = rep_ansi(color, state_color(it)), *rs = rep_ansi(color, "reset");
 	const char *g = rep_glyph(it->state, it->invalidated);
@@ -207,7 +257,7 @@ static void log_line(struct rt_sb *sb, const struct db_iteration *it, const stru
 	rt_sb_addf(sb, "%9s %6lld %s%s%s%s", cell.buf, (long long)it->id, c, g, rs,
 		   strcmp(g, "⚡") ? "  " : " ");
 	rt_sb_reset(&cell);
-	rep_pad(sb, it->variant, 28);
+	pad_mid(sb, it->variant, cw);
 	rt_sb_adds(sb, "  ");
 	objective_cell(&cell, it);
 	if (it->invalidated)
@@ -243,8 +293,9 @@ static void log_line(struct rt_sb *sb, const struct db_iteration *it, const stru
 static json_t *log_json(const struct db_campaign *c, const struct db_iteration *v, size_t n)
 {
 	json_t *doc = json_object(), *arr = json_array();
-	json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?,s:s?,s:I}", "id", (json_int_t)c->id,
-						       "name", c->name, "state", c->state,
+	json_object_set_new(doc, "campaign", json_pack("{s:I,s:s?,s:s?,s:b,s:I}", "id", (json_int_t)c->id,
+						       "name", c->name, "state", c->state, "resumable",
+						       !strcmp(rep_campaign_state(c), "stopped (resumable)"),
 						       "iterations", (json_int_t)c->n_iterations));
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, rep_iter_json(&v[i]));
@@ -257,14 +308,15 @@ static void log_text(struct rt_sb *sb, const struct db_campaign *c, const struct
 {
 	rt_sb_addf(sb, "%scampaign ", rep_ansi(color, "bold"));
 	rep_term_escape(sb, c->name);
-	rt_sb_addf(sb, " (#%lld, %s)%s: %lld iterations", (long long)c->id, c->state,
+	rt_sb_addf(sb, " (#%lld, %s)%s: %lld iterations", (long long)c->id, rep_campaign_state(c),
 		   rep_ansi(color, "reset"), (long long)c->n_iterations);
 	if (n < (size_t)c->n_iterations)
 		rt_sb_addf(sb, ", showing %zu", n);
-	rt_sb_addf(sb, "\n%s%9s %6s %s  %-28s  %-*s  %s%s\n", rep_ansi(color, "dim"), "iteration",
-		   "id", " ", "change", OBJ_W, "objective [CI]", "gate", rep_ansi(color, "reset"));
+	size_t cw = change_width(v, n);
+	rt_sb_addf(sb, "\n%s%9s %6s %s  %-*s  %-*s  %s%s\n", rep_ansi(color, "dim"), "iteration",
+		   "id", " ", (int)cw, "change", OBJ_W, "objective [CI]", "gate", rep_ansi(color, "reset"));
 	for (size_t i = 0; i < n; i++)
-		log_line(sb, &v[i], v, n, color);
+		log_line(sb, &v[i], v, n, cw, color);
 	if (!n)
 		rt_sb_adds(sb, "(no iterations match)\n");
 }

@@ -24,6 +24,10 @@ struct db;
 /* State glyph: ● baseline, ✓ kept, ↩ reverted, ✗ gated, ! failed, ⊘ invalid
  * (also for any invalidated iteration), ⚡ interrupted, … running. */
 const char *rep_glyph(enum db_iter_state state, bool invalidated);
+/* A campaign's state for people: "stopped (resumable)" when it is running
+ * in the store but no runner holds it (its budget or a signal stopped the
+ * run; `ratchet run --resume` goes on), else the stored state. */
+const char *rep_campaign_state(const struct db_campaign *c);
 /*
  * One sign convention everywhere: a delta is the metric's own relative
  * change (after / before - 1), with its direction in words:

@@ -21,6 +21,8 @@ rt_add_test(test_research_evening COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/
             NEEDS_GSM8K TIMEOUT 600 LABELS e2e)
 rt_add_test(test_profile_import COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_import.sh
             TIMEOUT 60 LABELS e2e)
+rt_add_test(test_profile_hostile COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/profile_hostile.sh
+            TIMEOUT 120 LABELS e2e)
 # profile: {command, when: baseline}: the runner profiles the best itself and
 # records an observed iteration with findings before the first change; kill
 # -9 during that step, then --resume, records one.
@@ -37,6 +39,14 @@ target_include_directories(spacebench PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(spacebench PRIVATE rt_base PkgConfig::JANSSON m)
 rt_add_test(test_search_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_search.c
             LIBS rt_agents rt_base TIMEOUT 120 LABELS unit)
+# Search v2 (issue 28): the needle found within a budget, proposals beyond
+# the old 20k prefix on the 100k-point space (each under 0.25 s of CPU),
+# halving's fallback to full fidelity, auto a pure function of the history.
+rt_add_test(test_search_v2 SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_search_v2.c
+            LIBS rt_agents rt_base TIMEOUT 600 LABELS unit)
+if(TARGET test_search_v2)
+  target_include_directories(test_search_v2 PRIVATE ${CMAKE_SOURCE_DIR}/tests/perf)
+endif()
 rt_add_test(test_batch SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_batch.c
             LIBS rt_agents rt_base TIMEOUT 60 LABELS unit)
 rt_add_test(test_search_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/search_e2e.sh TIMEOUT 600 LABELS e2e)

@@ -46,8 +46,13 @@ rt_add_test(test_journal_fault COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/jou
 rt_add_test(test_db_errors COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/db_errors.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_engine_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/engine_setsid.sh
             TIMEOUT 180 LABELS e2e)
+rt_add_test(test_bench_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/bench_setsid.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TIMEOUT 240 LABELS e2e)
+rt_add_test(test_lease_guard COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease_guard.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_disk_full COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/disk_full.sh TIMEOUT 240 LABELS e2e)
+rt_add_test(test_revert_build COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/revert_build.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_sigbus COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/sigbus.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_patch_paths COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/patch_paths.sh
             TIMEOUT 180 LABELS e2e)
@@ -83,15 +88,22 @@ rt_add_test(test_telemetry_peak COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/te
             TIMEOUT 120 LABELS e2e)
 # The local device pool (devices:, docs/scale.md): serial and parallel runs
 # decide alike, four simulated devices on simserve measured concurrently,
-# kill -9 of the runner mid-round then --resume, a model search in rounds.
-foreach(t greedy simserve kill9 space)
+# kill -9 of the runner mid-round then --resume, a model search in rounds,
+# one campaign run again with other workers slow decides alike, a table
+# reached through a link, a full disk during a refill, copies that match
+# their journal without a kill.
+foreach(t greedy simserve kill9 space repeat links disk_full journal)
   rt_add_test(test_pool_${t} COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/pool_${t}.sh TIMEOUT 300 LABELS e2e)
 endforeach()
+# A space starts at the configuration's current values; a point that
+# changes nothing is recorded as the best's observation, not measured.
+rt_add_test(test_space_start COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/space_start.sh TIMEOUT 300 LABELS e2e)
+set_tests_properties(test_pool_disk_full PROPERTIES SKIP_RETURN_CODE 77)
 # ratchet replay (docs/replay.md): two simserve models whose hidden best
 # tiles differ give the verdicts the simulator's formula says; a patch on a
 # revision where it no longer applies, one the revision already contains
 # (superseded); kill -9 mid-replay and --resume give the same verdicts.
-rt_add_test(test_replay_models COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_models.sh TIMEOUT 300 LABELS e2e)
+rt_add_test(test_replay_models COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_models.sh TIMEOUT 600 LABELS e2e)
 set_tests_properties(test_replay_models PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(test_replay_onto COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_onto.sh TIMEOUT 120 LABELS e2e)
 rt_add_test(test_replay_kill9 COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/replay_kill9.sh TIMEOUT 300 LABELS e2e)

@@ -45,6 +45,8 @@ rt_add_fuzz(sse SOURCE fuzz_sse.c LIBS rt_oai rt_base)
 rt_add_fuzz(extract SOURCE fuzz_extract.c LIBS rt_bench rt_spec rt_base)
 rt_add_fuzz(gsm8k SOURCE fuzz_gsm8k.c LIBS rt_gate rt_spec rt_base)
 rt_add_fuzz(llm SOURCE fuzz_llm.c LIBS rt_spec rt_agents rt_var rt_base)
+rt_add_fuzz(expr SOURCE fuzz_expr.c LIBS rt_agents rt_research rt_var rt_db rt_base)
+rt_add_fuzz(profile SOURCE fuzz_profile.c LIBS rt_research rt_var rt_db rt_base)
 
 # Cases (one per harness; the promise each checks is in its file's header):
 #   fuzz_replay_spec        the spec loader; a normalized dump reloads to itself
@@ -57,3 +59,5 @@ rt_add_fuzz(llm SOURCE fuzz_llm.c LIBS rt_spec rt_agents rt_var rt_base)
 #   fuzz_replay_extract     the command benchmark's output extractors
 #   fuzz_replay_gsm8k       GSM8K strict and flexible extraction, normalisation
 #   fuzz_replay_llm         strategy llm's answer reader keeps the containment model
+#   fuzz_replay_expr        the restriction language: depth bounded, a value in parentheses unchanged
+#   fuzz_replay_profile     the profile importers: finite, non-negative times, sums and shares that add up

@@ -13,6 +13,7 @@ rt_add_test(spec_check_bad COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/check_bad.s
             TIMEOUT 60 LABELS spec e2e)
 rt_add_test(spec_check_good COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/check_good.sh
             TIMEOUT 30 LABELS spec e2e)
+rt_add_test(spec_check_warn COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/check_warn.sh TIMEOUT 30 LABELS spec)
 rt_add_test(spec_slo_cli COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/slo_cli.sh
             TIMEOUT 30 LABELS spec e2e)
 rt_add_test(spec_check_experiments COMMAND sh ${CMAKE_SOURCE_DIR}/tests/spec/check_experiments.sh

@@ -4,6 +4,8 @@
 # in place, elsewhere nothing until the end; then one line saying it is
 # built. A failed build prints every line of the log but cmake's progress
 # lines (the compiler's errors in full), and exits with cmake's status.
+# $RATCHET_TARGETS (space-separated) builds only those targets: the demos
+# build ratchet and simserve, not the tests, fuzzers and benchmarks.
 #   tools/build-quiet.sh BUILD JOBS [CMAKE CONFIGURE FLAGS...]
 set -u
 B=$1 J=$2
@@ -18,7 +20,8 @@ t0=$(date +%s)
 		if [ ! -f "$B/CMakeCache.txt" ]; then
 			cmake -S . -B "$B" "$@" || { echo $? >"$status"; exit 0; }
 		fi
-		cmake --build "$B" -j "$J"
+		# shellcheck disable=SC2086 # one word per target
+		cmake --build "$B" -j "$J" ${RATCHET_TARGETS:+--target $RATCHET_TARGETS}
 		echo $? >"$status"
 	} 2>&1
 } | tee "$log" | awk -v tty="$tty" '
@@ -34,4 +37,4 @@ if [ "$rc" -ne 0 ]; then
 	echo "build failed (exit $rc); the whole output is in $log" >&2
 	exit "$rc"
 fi
-echo "built ratchet in $(($(date +%s) - t0))s (output in $log)"
+echo "built ${RATCHET_TARGETS:-ratchet} in $(($(date +%s) - t0))s (output in $log)"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fails when a source file includes a header of a module it may not use: the
-# layering in the README's layout section. Each line of the table below is
+# layering in docs/layout.md. Each line of the table below is
 # "module: modules it may include" (besides itself); a module not listed
 # (tests/, experiments/) may include anything. Run by `make check` and CI.
 set -eu

@@ -12,8 +12,20 @@ B=${1:-build}
 WHAT=${2:-cpu}
 R="$PWD/$B/ratchet"
 mkdir -p .demo
+# A busy host (a 1-minute load above the cores) makes CPU timings noisy:
+# say so, and point at the serving demo, which does not depend on them.
+busy() {
+	n=$(nproc 2>/dev/null || echo 1)
+	l=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+	awk -v l="$l" -v n="$n" 'BEGIN { exit !(l > n) }' && {
+		echo "note: this host is busy (load $l on $n cores): the CPU demo's timings are noisy and its"
+		echo "      decisions may differ from run to run; \`make demo-serving\` is deterministic"
+	}
+	return 0
+}
 case "$WHAT" in
 cpu)
+	busy
 	rm -rf .demo/cpu-gemm
 	cp -r experiments/cpu-gemm .demo/cpu-gemm
 	SPEC=.demo/cpu-gemm/campaign.yaml

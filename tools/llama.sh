@@ -5,12 +5,17 @@
 # into a cache folder keyed by release and backend, reused by later runs and
 # by fresh clones. Prints the folder of the binaries on its last line.
 #
-#   tools/llama.sh [--cuda | --portable] [--jobs N] [--check]
+#   tools/llama.sh [--cuda | --portable | --static] [--jobs N] [--check]
 #
 #   --cuda   build with -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
 #   --portable  a CPU build for any x86-64 with AVX2, FMA, F16C and BMI2
 #            (GGML_NATIVE=OFF; backend cpu-avx2), to be made on one machine
-#            and used on another; the CPU default is -march=native
+#            and used on another with the same or a newer glibc; the CPU
+#            default is -march=native
+#   --static the portable CPU build linked statically (backend cpu-static):
+#            runs on any x86-64 Linux with AVX2 whatever its glibc, but has
+#            no shared objects (provenance hashes the executable alone) and
+#            uses ggml's own thread pool (GGML_OPENMP=OFF)
 #   --jobs N parallel compile jobs (default 2)
 #   --check  build nothing: print the folder when the binaries are cached,
 #            exit 3 when they are not
@@ -35,6 +40,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--cuda) backend=cuda ;;
 	--portable) backend=cpu-avx2 ;;
+	--static) backend=cpu-static ;;
 	--jobs) jobs="$2"; shift ;;
 	--check) check=1 ;;
 	*) echo "llama.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -73,7 +79,7 @@ release_of() {
 # Fast path: a complete build in the cache needs neither npm nor the network.
 # A CPU build is either kind (native or portable).
 kinds="$cache/*-$backend"
-[ "$backend" = cpu ] && kinds="$cache/*-cpu $cache/*-cpu-avx2"
+[ "$backend" = cpu ] && kinds="$cache/*-cpu $cache/*-cpu-avx2 $cache/*-cpu-static"
 for d in $kinds; do
 	if [ -f "$d/built" ] && [ -x "$d/build/bin/llama-server" ]; then
 		if [ "$check" = 1 ] || [ "$(cat "$d/pkg" 2>/dev/null)" = "$PKG-$PKG_VERSION" ]; then
@@ -103,6 +109,8 @@ case $backend in
 cuda) flags="$flags -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90" ;;
 cpu-avx2) flags="$flags -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 -DGGML_BMI2=ON -DGGML_AVX512=OFF" ;;
+cpu-static) flags="$flags -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+-DGGML_BMI2=ON -DGGML_AVX512=OFF -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF -DCMAKE_EXE_LINKER_FLAGS=-static" ;;
 esac
 start=$(date +%s)
 echo "llama.sh: building $TARGETS ($release $commit, $backend, -j$jobs) in $dir" >&2

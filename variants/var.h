@@ -217,6 +217,11 @@ struct var_csv {
 int var_csv_parse(const char *file, const char *d, size_t len, struct var_csv *c, struct rt_sb *err);
 void var_csv_release(struct var_csv *c);
 
+/* The entry of table variant v's file and key as the file holds it now
+ * (*entry: a new reference, NULL when absent). RT_ENOENT when the file
+ * is missing, a parse error naming the file otherwise. */
+int var_table_entry(const struct var_def *v, const struct var_ctx *ctx, json_t **entry, struct rt_sb *err);
+
 /* Table kind internals exposed for tests: parse/serialize one format. */
 enum var_table_format var_table_format_of(const struct var_def_table *t);
 

@@ -107,6 +107,26 @@ static int work_tree_prefix(const struct var_ctx *ctx, const char *dir, char **p
 	return rc;
 }
 
+/* git apply run below the top of a work tree skips, with exit 0, every
+ * file whose path is outside that folder: a "diff --git" patch names its
+ * paths from the top, so one written relative to patch.dir was skipped
+ * whole, measured as a no-op and recorded "reverted -0.0%" (issue 22,
+ * item 18). Any skipped file refuses the patch. o: `--check --verbose`. */
+static int refuse_skips(const struct var_def *v, const char *prefix, const struct rt_sb *o,
+			struct rt_sb *err)
+{
+	static const char mark[] = "Skipped patch '";
+	const char *at = o->buf ? strstr(o->buf, mark) : NULL;
+	if (!at)
+		return 0;
+	const char *name = at + strlen(mark), *end = strchr(name, '\'');
+	return rt_errf(err, RT_EINVAL, "%s: git apply skips '%.*s': the patch names it from the top of "
+		       "the repository, which is outside patch.dir %s (%s below the top); write the "
+		       "patch's paths from the top with the folder (%s...), or set patch.dir to the top",
+		       v->patch.file, end ? (int)(end - name) : (int)strlen(name), name, v->patch.dir,
+		       *prefix ? prefix : "./", prefix);
+}
+
 /* Every path the patch touches, with its current bytes: `--numstat` names
  * the new path of a rename or copy, `-R --numstat` (the patch reversed) the
  * old one, which a rename deletes. Deletions, mode changes and binary
@@ -122,7 +142,7 @@ static int patch_plan(const struct var_def *v, const struct var_ctx *ctx, struct
 	rt_sb_init(&o, 1u << 20);
 	if (rc)
 		goto done;
-	const char *check[] = { "git", "apply", "--check", patch, NULL };
+	const char *check[] = { "git", "apply", "--check", "--verbose", patch, NULL };
 	rc = git(ctx, dir, check, &o, err);
 	if (rc) {
 		rt_sb_trim(&o);
@@ -131,6 +151,8 @@ static int patch_plan(const struct var_def *v, const struct var_ctx *ctx, struct
 		goto done;
 	}
 	if ((rc = work_tree_prefix(ctx, dir, &prefix, err)))
+		goto done;
+	if ((rc = refuse_skips(v, prefix, &o, err)))
 		goto done;
 	for (int reverse = 0; reverse < 2 && !rc; reverse++) {
 		const char *fwd[] = { "git", "apply", "--numstat", "-z", patch, NULL };
@@ -143,6 +165,9 @@ static int patch_plan(const struct var_def *v, const struct var_ctx *ctx, struct
 		else
 			rc = plan_numstat(v, dir, prefix, &o, out, err);
 	}
+	if (!rc && !out->n)
+		rc = rt_errf(err, RT_EINVAL, "%s: the patch changes no file in %s (git names none)",
+			     v->patch.file, v->patch.dir);
 done:
 	if (rc)
 		var_plan_release(out);

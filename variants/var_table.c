@@ -148,6 +148,25 @@ static void edit_release(struct var_tbl_edit *e)
 	rt_sb_release(&e->out);
 }
 
+int var_table_entry(const struct var_def *v, const struct var_ctx *ctx, json_t **entry, struct rt_sb *err)
+{
+	*entry = NULL;
+	char *abs = var_path(ctx, v->table.file), *data = NULL;
+	size_t len = 0;
+	int rc = rt_read_file(abs, &data, &len, err);
+	free(abs);
+	if (rc)
+		return rc;
+	struct var_def one = edit_def(v, 0);
+	struct var_tbl_edit e;
+	rc = edit_file(&one, ctx, data, len, &e, err);
+	if (!rc)
+		*entry = json_incref(e.old_entry);
+	edit_release(&e);
+	free(data);
+	return rc;
+}
+
 static int table_plan(const struct var_def *v, const struct var_ctx *ctx, struct var_plan *out,
 		      struct rt_sb *err)
 {

@@ -117,6 +117,17 @@ int research_import(struct db *db, const struct research_import *in, struct rese
 	rc = read_all(in, f, &p, &names, sha, err);
 	if (!rc && !p.launches)
 		rc = rt_errf(err, RT_EINVAL, "%s: no GPU kernel in this %s profile", names, f->name);
+	int64_t dup = 0;
+	/* the same bytes into one campaign again: its findings would count twice
+	 * in findings and propose (without a campaign, another --spec may map
+	 * the same trace otherwise: imported again) */
+	int drc = rc || in->campaign_id <= 0 ? RT_ENOENT : db_profile_find_sha(db, in->campaign_id, sha, &dup, err);
+	if (!drc)
+		rc = rt_errf(err, RT_EUSAGE, "%s: already imported as profile %lld (the same sha256 %.12s...); "
+			     "`ratchet findings --profile %lld` lists its findings", names, (long long)dup, sha,
+			     (long long)dup);
+	else if (drc != RT_ENOENT)
+		rc = drc;
 	if (rc) {
 		research_profile_release(&p);
 		free(names);

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -58,12 +59,14 @@ static int one_event(const char *path, struct scan *s, struct research_profile *
 		return rt_errf(err, RT_EPARSE, "%s: event at byte %lld: %s", path, s->offset, je.text);
 	const char *ph = str(e, "ph"), *cat = str(e, "cat"), *name = str(e, "name");
 	json_t *dur = json_object_get(e, "dur"), *args = json_object_get(e, "args");
+	int rc = 0;
+	struct rt_sb why = RT_SB_INIT;
 	if (ph && !strcmp(ph, "X") && name && json_is_number(dur)) {
 		double us = json_number_value(dur);
 		json_t *ts = json_object_get(e, "ts");
 		if (cat && !strcasecmp(cat, "kernel")) {
-			research_profile_add(p, name, str(args, "shape"), us, 1);
-			if (json_is_number(ts))
+			rc = research_profile_add(p, name, str(args, "shape"), us, 1, &why);
+			if (!rc && json_is_number(ts) && isfinite(json_number_value(ts)))
 				research_profile_timed(p, json_number_value(ts), us);
 		} else if (cat && (!strcasecmp(cat, "cuda_runtime") || !strcasecmp(cat, "cuda_driver") ||
 				   !strcasecmp(cat, "hip_runtime"))) {
@@ -71,12 +74,15 @@ static int one_event(const char *path, struct scan *s, struct research_profile *
 		} else if ((!cat || strcasecmp(cat, "gpu_user_annotation")) &&
 			   research_profile_is_step(p, name)) {
 			json_t *b = json_object_get(args, "batch"), *g = json_object_get(args, "graphed");
-			research_profile_step(p, us, json_is_integer(b) ? (long)json_integer_value(b) : -1,
-					      json_is_boolean(g) ? json_is_true(g) : -1);
+			rc = research_profile_step(p, us, json_is_integer(b) ? (long)json_integer_value(b) : -1,
+						   json_is_boolean(g) ? json_is_true(g) : -1, &why);
 		}
 	}
+	if (rc)
+		rt_errf(err, rc, "%s: event at byte %lld: %s", path, s->offset, why.buf);
+	rt_sb_release(&why);
 	json_decref(e);
-	return 0;
+	return rc;
 }
 
 static void open_container(struct scan *s, char c)

@@ -85,6 +85,18 @@ static int number(const char *path, int lineno, const char *col, const char *s, 
 	return 0;
 }
 
+/* research_profile_add, its refusal placed at path:lineno. */
+static int add(const char *path, int lineno, struct research_profile *p, const char *name, double us,
+	       double calls, struct rt_sb *err)
+{
+	struct rt_sb why = RT_SB_INIT;
+	int rc = research_profile_add(p, name, NULL, us, calls, &why);
+	if (rc)
+		rt_errf(err, rc, "%s:%d: %s", path, lineno, why.buf);
+	rt_sb_release(&why);
+	return rc;
+}
+
 /* A line reader over a file. */
 struct lines {
 	FILE *f;      /* the file */
@@ -137,7 +149,7 @@ int research_read_rocprof(const char *path, struct research_profile *p, struct r
 		double t0, t1;
 		if (!(rc = number(path, l.no, "Start_Timestamp", cell(&c, start), &t0, err)) &&
 		    !(rc = number(path, l.no, "End_Timestamp", cell(&c, end), &t1, err)))
-			research_profile_add(p, cell(&c, name), NULL, (t1 - t0) / 1e3, 1);
+			rc = add(path, l.no, p, cell(&c, name), (t1 - t0) / 1e3, 1, err);
 		var_csv_release(&c);
 	}
 	close_lines(&l);
@@ -182,7 +194,7 @@ int research_read_unitrace(const char *path, struct research_profile *p, struct 
 			double n, t;
 			if (!(rc = number(path, l.no, "Calls", cell(&c, calls), &n, err)) &&
 			    !(rc = number(path, l.no, "Time (ns)", cell(&c, time), &t, err)))
-				research_profile_add(p, cell(&c, 0), NULL, t / 1e3, (long)n);
+				rc = add(path, l.no, p, cell(&c, 0), t / 1e3, n, err);
 		}
 		var_csv_release(&c);
 	}
@@ -255,7 +267,7 @@ static int ncu_flush(const char *path, struct ncu_cols *k, struct research_profi
 			     "metric (profile with --metrics gpu__time_duration.sum or --section "
 			     "SpeedOfLight)", path, k->cur_line, k->cur_id);
 	else if (k->cur_id)
-		research_profile_add(p, k->cur_name, NULL, k->cur_us, 1);
+		rc = add(path, k->cur_line, p, k->cur_name, k->cur_us, 1, err);
 	free(k->cur_id);
 	free(k->cur_name);
 	k->cur_id = k->cur_name = NULL;
@@ -323,7 +335,7 @@ int research_read_ncu(const char *path, struct research_profile *p, struct rt_sb
 			double us;
 			if (!(rc = ncu_time(path, l.no, "gpu__time_duration.sum", cell(&c, k.dur), k.dur_unit,
 					    &us, err)))
-				research_profile_add(p, cell(&c, k.name), NULL, us, 1);
+				rc = add(path, l.no, p, cell(&c, k.name), us, 1, err);
 		}
 		var_csv_release(&c);
 	}

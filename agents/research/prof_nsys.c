@@ -10,20 +10,27 @@
  */
 #include "agents/research/profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "db/profiles.h"
 
-static void kernel_row(void *arg, const char *const *text, const int64_t *ints)
+/* How long one query of an export may run: a real export of hours of
+ * tracing reads in seconds to minutes; a recursive view never ends. */
+#define NSYS_TIME_LIMIT_MS (10 * 60 * 1000)
+
+/* A row's refusal names the file; db_foreign_each says which row. */
+static int kernel_row(void *arg, const char *const *text, const int64_t *ints, struct rt_sb *why)
 {
-	research_profile_add(arg, text[0] ? text[0] : "?", NULL, (double)ints[1] / 1e3, 1);
+	return research_profile_add(arg, text[0] ? text[0] : "?", NULL, (double)ints[1] / 1e3, 1, why);
 }
 
-static void range_row(void *arg, const char *const *text, const int64_t *ints)
+static int range_row(void *arg, const char *const *text, const int64_t *ints, struct rt_sb *why)
 {
 	struct research_profile *p = arg;
 	if (text[0] && research_profile_is_step(p, text[0]))
-		research_profile_step(p, (double)ints[1] / 1e3, -1, -1);
+		return research_profile_step(p, (double)ints[1] / 1e3, -1, -1, why);
+	return 0;
 }
 
 int research_read_nsys(const char *path, struct research_profile *p, struct rt_sb *err)
@@ -38,11 +45,14 @@ int research_read_nsys(const char *path, struct research_profile *p, struct rt_s
 		"LEFT JOIN StringIds AS s ON s.id = n.textId WHERE n.eventType IN (59, 60)",
 		"SELECT n.text, n.\"end\" - n.start FROM NVTX_EVENTS AS n WHERE n.eventType IN (59, 60)",
 	};
+	/* A hostile export (a recursive view) must not hang the import. */
+	const char *env = getenv("RATCHET_PROFILE_TIME_LIMIT_MS"); /* testing hook */
+	int64_t limit = env && atoll(env) > 0 ? atoll(env) : NSYS_TIME_LIMIT_MS;
 	int rc = db_foreign_each(path, kernels, RT_ARRAY_SIZE(kernels), 2, kernel_row, p,
 				 "no CUPTI_ACTIVITY_KIND_KERNEL with StringIds (not an nsys export, or "
-				 "no CUDA kernel traced)", err);
+				 "no CUDA kernel traced)", limit, err);
 	if (!rc) {
-		rc = db_foreign_each(path, ranges, RT_ARRAY_SIZE(ranges), 2, range_row, p, NULL, err);
+		rc = db_foreign_each(path, ranges, RT_ARRAY_SIZE(ranges), 2, range_row, p, NULL, limit, err);
 		if (rc == RT_ENOENT) /* no NVTX in this report */
 			rc = 0;
 	}

@@ -7,6 +7,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,9 +201,35 @@ static void rehash(struct research_profile *p)
 	}
 }
 
-void research_profile_add(struct research_profile *p, const char *name, const char *shape,
-			  double us, long calls)
+/* A duration read from a profile: finite, not negative, and its sum with
+ * total stays finite (issue 22, item 16: negative durations gave shares of
+ * 200% and -100%; sums to infinity failed a NOT NULL constraint). */
+static int duration_ok(const char *what, const char *name, double us, double total, struct rt_sb *why)
 {
+	if (!isfinite(us) || us < 0)
+		return rt_errf(why, RT_EPARSE, "%s%s%s%s: a duration of %g us (a duration is a finite "
+			       "number, not negative)", what, *name ? " '" : "", name, *name ? "'" : "", us);
+	if (!isfinite(total + us))
+		return rt_errf(why, RT_EPARSE, "%s%s%s%s: a duration of %g us makes the total overflow", what,
+			       *name ? " '" : "", name, *name ? "'" : "", us);
+	return 0;
+}
+
+/* The largest count of calls taken: doubles hold every whole number up to it. */
+#define MAX_CALLS 9007199254740992.0
+
+int research_profile_add(struct research_profile *p, const char *name, const char *shape,
+			 double us, double calls, struct rt_sb *why)
+{
+	int rc = duration_ok("kernel", name, us, p->total_us, why);
+	if (rc)
+		return rc;
+	if (!(calls >= 0 && calls <= MAX_CALLS && calls == floor(calls)))
+		return rt_errf(why, RT_EPARSE, "kernel '%s': %g calls (a count is a whole number from 0 to "
+			       "2^53)", name, calls);
+	if ((double)p->launches + calls > MAX_CALLS)
+		return rt_errf(why, RT_EPARSE, "kernel '%s': %g calls make the count of launches overflow",
+			       name, calls);
 	char *own = shape ? NULL : name_shape(p->map, name);
 	if (own)
 		shape = own;
@@ -226,10 +253,11 @@ void research_profile_add(struct research_profile *p, const char *name, const ch
 	}
 	struct research_kernel *k = &p->k[p->slot[s] - 1];
 	k->us += us;
-	k->calls += calls;
+	k->calls += (long)calls;
 	p->total_us += us;
-	p->launches += calls;
+	p->launches += (long)calls;
 	free(own);
+	return 0;
 }
 
 void research_profile_timed(struct research_profile *p, double ts, double us)
@@ -279,8 +307,12 @@ double research_profile_wall(const struct research_profile *p, const char **from
 	return p->step_us > 0 ? p->step_us : p->span_us;
 }
 
-void research_profile_step(struct research_profile *p, double us, long batch, int graphed)
+int research_profile_step(struct research_profile *p, double us, long batch, int graphed,
+			  struct rt_sb *why)
 {
+	int rc = duration_ok("step", "", us, p->step_us, why);
+	if (rc)
+		return rc;
 	p->steps++;
 	p->step_us += us;
 	if (graphed == 1 && batch > p->graph_max_batch)
@@ -291,6 +323,7 @@ void research_profile_step(struct research_profile *p, double us, long batch, in
 		if (batch > p->ungraphed_batch)
 			p->ungraphed_batch = batch;
 	}
+	return 0;
 }
 
 bool research_profile_is_step(const struct research_profile *p, const char *name)

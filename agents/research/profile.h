@@ -106,11 +106,16 @@ struct research_profile {
 void research_profile_init(struct research_profile *p, struct research_opmap *map);
 void research_profile_release(struct research_profile *p);
 /* One or more launches (calls) of name with shape (NULL: taken from the
- * name by the map's shape regex) lasting us in all. */
-void research_profile_add(struct research_profile *p, const char *name, const char *shape,
-			  double us, long calls);
-/* One step annotation; batch < 0 and graphed < 0 when it does not say. */
-void research_profile_step(struct research_profile *p, double us, long batch, int graphed);
+ * name by the map's shape regex) lasting us in all. A profile is untrusted
+ * input: RT_EPARSE (the reason in why, without the file's position, which
+ * the reader adds) when us is negative or not finite, calls is not a whole
+ * number in [0, 2^53], or the sums would overflow; nothing is added then. */
+int research_profile_add(struct research_profile *p, const char *name, const char *shape,
+			 double us, double calls, struct rt_sb *why);
+/* One step annotation; batch < 0 and graphed < 0 when it does not say.
+ * RT_EPARSE as research_profile_add for a bad duration. */
+int research_profile_step(struct research_profile *p, double us, long batch, int graphed,
+			  struct rt_sb *why);
 /* A kernel's start (us, the trace's clock) and duration: the file's span
  * and the short kernels. Readers with timestamps call it beside _add. */
 void research_profile_timed(struct research_profile *p, double ts, double us);

@@ -26,7 +26,17 @@ the text safe.
 
   mkmodel.py OUT.gguf --vocab ggml-vocab-llama-spm.gguf [--type q8_0|q4_0|f16]
       [--seed N] [--embd N] [--layers N] [--ff N] [--heads N] [--kv-heads N]
-      [--ctx N]
+      [--ctx N] [--keep-rows CHARS] [--chat-template TEXT]
+
+--keep-rows '"]}' zeroes the output rows of every token without one of
+those characters: such a model, used as strategy llm's chat endpoint with a
+JSON-schema grammar, closes its strings, arrays and objects within a few
+tokens (greedy decoding then prefers a token whose logit is not 0), so its
+answers end inside max_tokens. --chat-template stores a template (none by
+default). Without one llama-server falls back to chatml, whose
+<|im_start|> the llama-spm vocab does not have, and a JSON-schema request
+then fails ("Failed to initialize samplers"); start such a server with
+--chat-template llama2 (its [INST] is plain text for this vocab).
 """
 import argparse
 import hashlib
@@ -166,6 +176,8 @@ def main():
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--kv-heads", type=int, default=0, help="default: --heads")
     ap.add_argument("--ctx", type=int, default=4096)
+    ap.add_argument("--keep-rows", default="", help="zero the output rows of tokens without these characters")
+    ap.add_argument("--chat-template", default="")
     a = ap.parse_args()
     a.kv_heads = a.kv_heads or a.heads
     if a.embd % 32 or a.ff % 32 or a.embd % a.heads or a.heads % a.kv_heads:
@@ -199,6 +211,11 @@ def main():
           ("llama.attention.layer_norm_rms_epsilon", F32, 1e-5),
           ("llama.vocab_size", U32, n_vocab)]
     kv += [(k, t, v) for k, (t, v) in vocab.items() if k.startswith("tokenizer.")]
+    if a.chat_template:
+        kv = [x for x in kv if x[0] != "tokenizer.chat_template"] + [("tokenizer.chat_template", STR, a.chat_template)]
+    zeroed = set(byte_ids)
+    if a.keep_rows:
+        zeroed |= {i for i, t in enumerate(tokens) if not any(ch in t for ch in a.keep_rows)}
 
     tensors = tensors_of(a, n_vocab)
     infos, offset = [], 0
@@ -235,7 +252,7 @@ def main():
                 # Scale: a weight's spread about 1/sqrt(fan-in) (uniform int8 has sd ~74).
                 data = random_tensor(a.seed, name, ty, n, (dims[0] ** -0.5) / (74 if ty == GGML_Q8_0 else 4.6))
                 if name == "output.weight":
-                    zero_rows(data, ty, dims[0], byte_ids)
+                    zero_rows(data, ty, dims[0], sorted(zeroed))
                 params += n
             data += bytes(-len(data) % ALIGN)
             f.write(data)

@@ -154,9 +154,13 @@ void ss_persona_ready(int port)
 		printf("INFO:     Uvicorn running on http://%s:%d (Press CTRL+C to quit)\n", h, port);
 		ss_plog("", "http_server.py", "The server is fired up and ready to roll!");
 	} else if (P.loading) {
-		fprintf(stderr, "main: server is listening on http://%s:%d - starting the main loop\n", h, port);
+		/* llama.cpp 80fb11a's lines (tools/server/server.cpp, server-context.cpp) */
+		fprintf(stderr, "srv    load_model: loading model '%s'\n", P.model);
+		fprintf(stderr, "srv  llama_server: listening on http://%s:%d\n", h, port);
 	} else {
-		fprintf(stderr, "main: model loaded\nsrv  update_slots: all slots are idle\n");
+		fprintf(stderr, "srv    load_model: initializing, n_slots = %ld, n_ctx_slot = %ld, kv_unified = '%s'\n"
+			"srv  llama_server: model loaded\n",
+			P.cfg->max_batch, ss_persona_slot_ctx(), P.np_set ? "false" : "true");
 	}
 	fflush(NULL);
 }

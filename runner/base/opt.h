@@ -7,6 +7,8 @@
 #ifndef RT_OPT_H
 #define RT_OPT_H
 
+#include <stdbool.h>
+
 #include "runner/base/rt.h"
 
 enum rt_opt_type {
@@ -24,6 +26,7 @@ struct rt_opt {
 	void *dst;             /* where the value goes */
 	const char *arg;       /* value placeholder for --help, e.g. "FILE" */
 	const char *help;      /* one line */
+	bool hidden;           /* internal: parsed, never shown in --help, man pages or completion */
 };
 
 struct rt_cmd_help {

@@ -136,6 +136,9 @@ void rt_sleep_until_ns(int64_t t_ns);
 int rt_read_file(const char *path, char **out, size_t *len, struct rt_sb *err);
 /* Write atomically: temp file in the same folder, fsync, rename, fsync dir.
  * mode is used when the file is new; an existing file keeps its mode. */
+/* An absolute path with its "." and ".." parts and repeated slashes
+ * resolved lexically ("/a/b/../c" is "/a/c"; ".." above / stays /). New string. */
+char *rt_path_normalize_abs(const char *p);
 int rt_write_file_atomic(const char *path, const void *data, size_t len, int mode,
 			 struct rt_sb *err);
 bool rt_file_exists(const char *path);

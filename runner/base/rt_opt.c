@@ -17,6 +17,8 @@ void rt_opt_print_help(const struct rt_opt *opts, const struct rt_cmd_help *help
 		printf("\noptions:\n");
 	for (const struct rt_opt *o = opts; o && o->type != RT_OPT_END; o++) {
 		char left[64];
+		if (o->hidden)
+			continue;
 		if (o->alias)
 			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->alias, o->name,
 				 o->arg ? " " : "", o->arg ? o->arg : "");
@@ -100,7 +102,8 @@ int rt_opt_parse(const struct rt_opt *opts, const struct rt_cmd_help *help,
 				const char *cands[64];
 				size_t n = 0;
 				for (const struct rt_opt *p = opts; p && p->type != RT_OPT_END && n < 64; p++)
-					cands[n++] = p->name;
+					if (!p->hidden)
+						cands[n++] = p->name;
 				char *word = xstrndup(name, len);
 				const char *dym = rt_did_you_mean(word, cands, n);
 				if (dym)

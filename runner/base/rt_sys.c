@@ -615,3 +615,37 @@ char *rt_redacted(const char *s)
 	rt_redact_secrets(&sb);
 	return rt_sb_detach(&sb, NULL);
 }
+
+/* Lexically: no filesystem access, so a path that does not exist yet works. */
+char *rt_path_normalize_abs(const char *p)
+{
+	size_t n = strlen(p);
+	char *out = xmalloc(n + 2);
+	size_t len = 0;
+	const char *s = p;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		const char *e = strchr(s, '/');
+		size_t seg = e ? (size_t)(e - s) : strlen(s);
+		if (seg == 1 && s[0] == '.') {
+			/* skip */
+		} else if (seg == 2 && s[0] == '.' && s[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else {
+			out[len++] = '/';
+			memcpy(out + len, s, seg);
+			len += seg;
+		}
+		s += seg;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return out;
+}

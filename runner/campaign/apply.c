@@ -31,12 +31,44 @@ bool camp_touches_files(const struct var_def *v)
 	return v->kind != VAR_KIND_FLAG && v->kind != VAR_KIND_ENV;
 }
 
+/* The argv a flag change edits: the engine's command, else the first
+ * command benchmark's (as camp_var_ctx gives the variant ops). */
+static char *const *flag_base(const struct camp *c)
+{
+	struct var_ctx x;
+	camp_var_ctx(c, NULL, &x);
+	return x.flag_argv;
+}
+
+/* Drop the overrides that change nothing: a variable the engine's env does
+ * not set, given the value ratchet's own environment already holds (or
+ * unset while unset), so `env: {X: 1}` under X=1 is the best's configuration. */
+static void env_effective(const struct rt_envv *base, struct rt_envv *env)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < env->n; i++) {
+		bool in_base = false;
+		for (size_t k = 0; base && k < base->n && !in_base; k++)
+			in_base = !strcmp(base->v[k].name, env->v[i].name);
+		const char *now = getenv(env->v[i].name), *v = env->v[i].value;
+		if (!in_base && (now && v ? !strcmp(now, v) : now == v)) {
+			free(env->v[i].name);
+			free(env->v[i].value);
+			continue;
+		}
+		env->v[m++] = env->v[i];
+	}
+	env->n = m;
+}
+
 /* The configuration the candidate will be: every file the campaign touched
  * so far as it is now, the planned files with their after bytes (a patch's
  * are only known once applied: the change's fingerprint stands for them),
- * the engine argv and env of cand. */
+ * the argv and env of cand. as_now: the planned files with the bytes they
+ * hold now instead (with the best's config: the best configuration, over
+ * the same files, to compare with). */
 static int config_fingerprint(struct camp *c, const struct var_plan *plan, const char *change_sha,
-			      const struct var_config *cand, char out[65], struct rt_sb *err)
+			      const struct var_config *cand, bool as_now, char out[65], struct rt_sb *err)
 {
 	struct db_original *orig = NULL;
 	size_t no = 0;
@@ -52,14 +84,15 @@ static int config_fingerprint(struct camp *c, const struct var_plan *plan, const
 			rt_sha256_hex(plan->files[k].after, plan->files[k].after_len, sha[k]);
 		else
 			snprintf(sha[k], sizeof(sha[k]), "%s", change_sha);
-		files[n++] = (struct var_fp_file){ plan->files[k].path, sha[k] };
+		files[n++] = (struct var_fp_file){ plan->files[k].path, as_now ? NULL : sha[k] };
 	}
 	for (size_t i = 0; i < no; i++)
 		files[n++] = (struct var_fp_file){ orig[i].path, NULL };
-	char *const *base = c->s->engine.present ? c->s->engine.command.v : NULL;
-	char **argv = var_config_argv(cand, base);
+	const struct rt_envv *benv = c->s->engine.present ? &c->s->engine.env : NULL;
+	char **argv = var_config_argv(cand, flag_base(c));
 	struct rt_envv env = { 0 };
-	var_config_env(cand, c->s->engine.present ? &c->s->engine.env : NULL, &env);
+	var_config_env(cand, benv, &env);
+	env_effective(benv, &env);
 	rc = var_config_fingerprint(files, n, argv, &env, out, err);
 	rt_envv_release(&env);
 	rt_argv_free(argv);
@@ -70,9 +103,11 @@ static int config_fingerprint(struct camp *c, const struct var_plan *plan, const
 }
 
 int camp_plan(struct camp *c, const struct var_def *v, struct var_config *cand, struct var_plan *plan,
-	      struct rt_sb *desc, char change_sha[65], char config_sha[65], struct rt_sb *log,
-	      struct rt_sb *err)
+	      struct rt_sb *desc, char change_sha[65], char config_sha[65], bool *unchanged,
+	      struct rt_sb *log, struct rt_sb *err)
 {
+	char best_sha[65] = "";
+	*unchanged = false;
 	const struct var_ops *ops = var_ops_for(v->kind);
 	struct var_ctx x;
 	camp_var_ctx(c, cand, &x);
@@ -86,7 +121,13 @@ int camp_plan(struct camp *c, const struct var_def *v, struct var_config *cand, 
 	if (!rc && !camp_touches_files(v))
 		rc = ops->apply(v, &x, plan, log, err); /* edits the candidate's config only */
 	if (!rc)
-		rc = config_fingerprint(c, plan, change_sha, cand, config_sha, err);
+		rc = config_fingerprint(c, plan, change_sha, cand, false, config_sha, err);
+	/* A patch's after bytes are unknown before it is applied: never the same. */
+	bool known = true;
+	for (size_t k = 0; k < plan->n; k++)
+		known &= plan->files[k].has_after;
+	if (!rc && known && !config_fingerprint(c, plan, change_sha, &c->cfg, true, best_sha, err))
+		*unchanged = !strcmp(best_sha, config_sha);
 	if (rc && !desc->len)
 		rt_sb_addf(desc, "%s %s", var_kind_name(v->kind), v->name);
 	return rc;

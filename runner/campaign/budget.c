@@ -81,12 +81,16 @@ int camp_budget_allows(struct camp *c, int done, bool *allowed, char **why, stru
 	*allowed = true;
 	if (o->max_iterations && done >= o->max_iterations) {
 		*allowed = false;
-		*why = xasprintf("--max-iterations %d reached", o->max_iterations);
+		*why = xasprintf("--max-iterations %d reached (this run's iterations, the baseline included)",
+				 o->max_iterations);
 		return 0;
 	}
-	if (c->s->max_iterations && c->seq > c->s->max_iterations) {
+	/* One meaning for both caps: iterations, the baseline included. The
+	 * flag counts this run's, the spec's the campaign's (over resumes). */
+	if (c->s->max_iterations && c->seq >= c->s->max_iterations) {
 		*allowed = false;
-		*why = xasprintf("the spec's max_iterations (%d) reached", c->s->max_iterations);
+		*why = xasprintf("the spec's max_iterations %d reached (the campaign's iterations, the baseline "
+				 "included)", c->s->max_iterations);
 		return 0;
 	}
 	if (!(o->deadline > 0))

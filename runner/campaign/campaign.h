@@ -59,6 +59,7 @@ struct run_recipe_result {
 	int kept;              /* kept changes in it */
 	int files;             /* files written under files/ */
 	int patches;           /* patches written under patches/ */
+	bool dockerfile;       /* a Dockerfile was written (the engine ran from a container image) */
 	char config_sha256[65]; /* the best configuration's fingerprint, "" when not recorded */
 };
 

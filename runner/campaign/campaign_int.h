@@ -116,8 +116,12 @@ struct camp {
 	const char *variant;               /* name of the change being measured, for progress */
 	int total;                         /* planned iterations, for the progress line */
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
+	int apply_streak;                  /* changes in a row that failed to apply for one reason */
+	char *apply_reason;                /* that reason (owned), NULL after anything else */
 	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
 	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
+	int noise_before;                  /* a pool worker: only iterations before this seq (its round's
+	                                      first) give the prior; 0: every one recorded */
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
 	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
@@ -217,6 +221,13 @@ void camp_jsys_fault_at(long n);
  * journal failure (the run must stop). */
 int camp_journal_move(struct db *db, int64_t cid, int64_t iter, const struct var_plan *plan,
 		      bool to_cand, size_t *moved, struct rt_sb *err);
+/* A pool's working copy (folder copy, filled from workdir) about to be
+ * refilled: every file of it the journal has touched is first moved to the
+ * workdir's bytes, journaled as a revert of iteration iter (the newest), so
+ * that each copy's files stay what their last intent says (issue 22, item
+ * 25). A failure is a journal failure. */
+int camp_journal_refill(struct db *db, int64_t cid, int64_t iter, const char *copy, const char *workdir,
+			struct rt_sb *err);
 /* A patch: intents with the before bytes are opened (ids[i] per plan file)
  * before git touches anything; camp_journal_patch_close completes them
  * with what it wrote (ok) or writes the before bytes back and closes them
@@ -232,10 +243,13 @@ void camp_var_ctx(const struct camp *c, struct var_config *cfg, struct var_ctx *
 /* false for flag and env changes: they live in the candidate's config. */
 bool camp_touches_files(const struct var_def *v);
 /* Plan, describe and fingerprint a change on top of the best, touching
- * nothing but cand (flag and env changes are applied to it here). */
+ * nothing but cand (flag and env changes are applied to it here).
+ * *unchanged: the candidate's configuration fingerprint is the best's (a
+ * flag set to the value the command already gives it, a table entry set
+ * to what it holds): there is nothing to measure. */
 int camp_plan(struct camp *c, const struct var_def *v, struct var_config *cand, struct var_plan *plan,
-	      struct rt_sb *desc, char change_sha[65], char config_sha[65], struct rt_sb *log,
-	      struct rt_sb *err);
+	      struct rt_sb *desc, char change_sha[65], char config_sha[65], bool *unchanged,
+	      struct rt_sb *log, struct rt_sb *err);
 /* Put the candidate's change in place (files journaled, build run), or the
  * best configuration back (its build re-run when files moved: a failed
  * apply is taken back the same way). A journal failure is also camp_fatal;
@@ -445,5 +459,11 @@ int camp_iter_enter(struct camp *c, struct db_iteration *it, enum db_iter_state 
 int camp_run_baseline(struct camp *c, struct rt_sb *err);
 /* One change proposed by the strategy, from plan to record. */
 int camp_run_one(struct camp *c, const struct agent_proposal *p, struct rt_sb *err);
+/* Changes in a row that fail to apply for the same reason before the run stops. */
+#define CAMP_APPLY_STREAK_MAX 3
+/* RT_EINVAL naming the reason once CAMP_APPLY_STREAK_MAX changes in a row
+ * failed to apply for it (the run stops, the campaign stays resumable);
+ * else 0. */
+int camp_apply_streak(const struct camp *c, struct rt_sb *err);
 
 #endif

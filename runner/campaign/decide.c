@@ -65,7 +65,11 @@ static int replay_noise(struct camp *c, const struct db_iteration *it, struct rt
 /* The campaign's noise from the store, once per process: after --resume,
  * every comparison decided before (in seq order) gives the next decisions
  * the prior an uninterrupted run would have given them. Interrupted
- * iterations are measured again, so they do not count. */
+ * iterations are measured again, so they do not count. A pool worker
+ * counts only the iterations before its round (c->noise_before): its
+ * siblings record theirs while it runs, and a prior that read whichever
+ * had finished made the pool's decisions depend on the workers' timing
+ * (issue 22, item 10). */
 static int load_noise(struct camp *c, struct rt_sb *why)
 {
 	c->noise_loaded = true;
@@ -75,7 +79,7 @@ static int load_noise(struct camp *c, struct rt_sb *why)
 	int rc = db_q_iters(c->db, &f, &v, &n, why);
 	for (size_t i = 0; i < n && !rc; i++)
 		if (v[i].seq > 0 && v[i].test && db_iter_state_final(v[i].state) &&
-		    v[i].state != DB_ITER_INTERRUPTED)
+		    v[i].state != DB_ITER_INTERRUPTED && (!c->noise_before || v[i].seq < c->noise_before))
 			rc = replay_noise(c, &v[i], why);
 	db_iterations_free(v, n);
 	return rc;

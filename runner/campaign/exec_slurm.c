@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <libgen.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,40 @@ static int wait_running(const char *job, struct rt_sb *err)
 	return rc;
 }
 
+/* The comment every holding job of this campaign carries: the campaign's id
+ * and creation time, so that --resume re-attaches to (or cancels) only a
+ * job that is the campaign's own (issue 22, item 13: after a cluster state
+ * reset the stored job id named another user's job, and --resume ran 7
+ * steps in it and cancelled it). Owned. */
+static char *job_comment(struct camp *c)
+{
+	struct db_campaign cp;
+	memset(&cp, 0, sizeof(cp));
+	struct rt_sb why = RT_SB_INIT;
+	int64_t at = db_campaign_get(c->db, c->cid, &cp, &why) ? 0 : cp.created_at;
+	db_campaign_release(&cp);
+	rt_sb_release(&why);
+	return xasprintf("ratchet-campaign-%lld-%lld", (long long)c->cid, (long long)at);
+}
+
+/* Is job this campaign's own: this user's, with its comment? *whose gets
+ * what squeue says ("user|comment") when it is not. */
+static bool job_ours(struct camp *c, const char *job, struct rt_sb *whose)
+{
+	struct rt_sb f = RT_SB_INIT;
+	job_field(job, "%u|%k", &f);
+	struct passwd *pw = getpwuid(getuid());
+	char *comment = job_comment(c);
+	char *want = xasprintf("%s|%s", pw ? pw->pw_name : "?", comment);
+	bool ours = f.buf && !strcmp(f.buf, want);
+	if (!ours)
+		rt_sb_addf(whose, "%s", f.len ? f.buf : "unknown to squeue");
+	free(want);
+	free(comment);
+	rt_sb_release(&f);
+	return ours;
+}
+
 /* sbatch a holding job and wait until it runs; st->job and st->node set. */
 static int submit(struct camp *c, struct slurm *st, struct rt_sb *err)
 {
@@ -235,6 +270,9 @@ static int submit(struct camp *c, struct slurm *st, struct rt_sb *err)
 	a.v[a.n++] = xstrdup("sbatch");
 	a.v[a.n++] = xstrdup("--parsable");
 	a.v[a.n++] = xasprintf("--job-name=ratchet-%s", c->s->name);
+	char *comment = job_comment(c);
+	a.v[a.n++] = xasprintf("--comment=%s", comment);
+	free(comment);
 	a.v[a.n++] = xstrdup("--output=/dev/null");
 	if (sl->partition)
 		a.v[a.n++] = xasprintf("--partition=%s", sl->partition);
@@ -271,15 +309,23 @@ static int submit(struct camp *c, struct slurm *st, struct rt_sb *err)
 }
 
 /* --resume: the newest held job still alive is taken back (its steps from
- * the killed runner cancelled); every other held job is cancelled. */
+ * the killed runner cancelled); every other held job is cancelled. A job
+ * that is not the campaign's own (job_ours) is neither: it is left alone,
+ * and its row ends "gone". */
 static int reattach(struct camp *c, struct slurm *st, struct rt_sb *err)
 {
 	struct db_slurm_job *jobs = NULL;
 	size_t n = 0;
 	int rc = db_slurm_jobs_held(c->db, c->cid, &jobs, &n, err);
 	for (size_t i = n; i-- > 0 && !rc;) {
-		struct rt_sb why = RT_SB_INIT;
-		if (!st->job && job_alive(jobs[i].job_id)) {
+		struct rt_sb why = RT_SB_INIT, whose = RT_SB_INIT;
+		bool alive = job_alive(jobs[i].job_id);
+		if (alive && !job_ours(c, jobs[i].job_id, &whose)) {
+			rt_sb_addf(&why, "slurm job %s is not this campaign's (squeue: %s): left alone, not "
+				   "re-attached", jobs[i].job_id, whose.buf);
+			rep_progress_msg(&c->prog, why.buf);
+			rc = db_slurm_job_end(c->db, jobs[i].id, "gone", why.buf, err);
+		} else if (!st->job && alive) {
 			st->job = xstrdup(jobs[i].job_id);
 			st->node = xstrdup(jobs[i].node ? jobs[i].node : "");
 			st->row = jobs[i].id;
@@ -293,13 +339,14 @@ static int reattach(struct camp *c, struct slurm *st, struct rt_sb *err)
 				free(st->node);
 				st->job = st->node = NULL;
 			}
-		} else if (job_alive(jobs[i].job_id)) {
+		} else if (alive) {
 			scancel(jobs[i].job_id, &why);
 			rc = db_slurm_job_end(c->db, jobs[i].id, "cancelled", "orphan, cancelled on --resume", err);
 		} else {
 			rc = db_slurm_job_end(c->db, jobs[i].id, "gone", "ended while the runner was away", err);
 		}
 		rt_sb_release(&why);
+		rt_sb_release(&whose);
 	}
 	db_slurm_jobs_free(jobs, n);
 	return rc;

@@ -36,6 +36,8 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "db/journal.h"
+
 /* ---- the state machine ---- */
 
 #define M(a, b) { DB_ITER_##a, DB_ITER_##b }
@@ -43,6 +45,7 @@ static const struct {
 	enum db_iter_state from, to;
 } moves[] = {
 	M(PENDING, APPLYING), M(PENDING, MEASURING), M(PENDING, FAILED), M(PENDING, INTERRUPTED),
+	M(PENDING, REVERTED), /* the change leaves the best configuration as it is: not measured */
 	M(APPLYING, APPLIED), M(APPLYING, FAILED), M(APPLYING, INTERRUPTED),
 	M(APPLIED, MEASURING), M(APPLIED, KEPT), M(APPLIED, FAILED), M(APPLIED, INTERRUPTED),
 	M(MEASURING, APPLYING), M(MEASURING, MEASURING), M(MEASURING, BASELINE), M(MEASURING, KEPT),
@@ -288,6 +291,7 @@ struct iter {
 	struct rt_sb log;               /* build output */
 	enum db_iter_state outcome;     /* the final state once known, DB_ITER_PENDING until then */
 	bool applied;                   /* the candidate's files may be in place */
+	bool apply_failed;              /* the change could not be planned or applied */
 };
 
 static bool decided(const struct iter *t)
@@ -308,6 +312,28 @@ static int enter(struct iter *t, enum db_iter_state to, const char *phase)
 	return camp_iter_enter(t->c, &t->it, to, phase, &t->why);
 }
 
+/* The change leaves the best configuration as it is (its fingerprint is
+ * the best's): an A/A test would only measure noise, and a no-op could be
+ * kept or reverted by chance. It is not measured: it is recorded as the
+ * best's observation (not kept, the best's objective on both sides, a
+ * change of 0), which is what a search learns from it. */
+static int end_unchanged(struct iter *t, const char *config_sha)
+{
+	struct camp *c = t->c;
+	struct db_iteration best;
+	memset(&best, 0, sizeof(best));
+	rt_sb_reset(&t->why);
+	if (db_iteration_get(c->db, c->best_iter, &best, &t->why))
+		return camp_fatal(c, RT_EDB);
+	t->it.obj_best = t->it.obj_cand = best.obj_cand;
+	t->it.obj_delta = 0;
+	camp_reason(&t->it, "unchanged: the configuration it gives is the best's (config sha256 %.12s, "
+		    "iteration %d): not measured, recorded as the best's observation", config_sha, best.seq);
+	db_iteration_release(&best);
+	t->outcome = DB_ITER_REVERTED;
+	return 0;
+}
+
 /* Plan, describe and fingerprint the change, touching nothing; create its row. */
 static int step_plan(struct iter *t)
 {
@@ -315,7 +341,9 @@ static int step_plan(struct iter *t)
 	const struct var_def *v = t->v;
 	char change_sha[65] = "", config_sha[65] = "";
 	struct rt_sb desc = RT_SB_INIT, perr = RT_SB_INIT;
-	int prc = camp_plan(c, v, &t->cand, &t->plan, &desc, change_sha, config_sha, &t->log, &perr);
+	bool unchanged = false;
+	int prc = camp_plan(c, v, &t->cand, &t->plan, &desc, change_sha, config_sha, &unchanged, &t->log,
+			    &perr);
 	int64_t id;
 	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, v->name, var_kind_name(v->kind),
 				     desc.buf, change_sha[0] ? change_sha : NULL,
@@ -337,7 +365,11 @@ static int step_plan(struct iter *t)
 	rt_sb_release(&perr);
 	if (rc)
 		return camp_fatal(c, rc);
-	return prc ? end_with(t, DB_ITER_FAILED, "cannot apply") : 0;
+	if (prc) {
+		t->apply_failed = true;
+		return end_with(t, DB_ITER_FAILED, "cannot apply");
+	}
+	return unchanged && t->p->fidelity >= 1 && c->best_iter ? end_unchanged(t, config_sha) : 0;
 }
 
 /* The candidate in place: applying, then applied. A failed apply may have
@@ -350,16 +382,41 @@ static int apply_cand(struct iter *t)
 		return rc;
 	t->applied = true;
 	rt_sb_reset(&t->why);
-	if (camp_to_cand(t->c, t->it.id, t->v, &t->plan, &t->cand, &t->log, &t->why))
+	if (camp_to_cand(t->c, t->it.id, t->v, &t->plan, &t->cand, &t->log, &t->why)) {
+		t->apply_failed = !t->c->fatal;
 		return t->c->fatal ? t->c->fatal : end_with(t, DB_ITER_FAILED, "apply failed");
+	}
 	return enter(t, DB_ITER_APPLIED, "apply");
+}
+
+/* The fact naming a variant whose revert failed (its value: the variant). */
+#define REVERT_FAILED_FACT "revert-failed"
+
+/* Did a revert after variant name fail in an earlier attempt? */
+static bool revert_failed_before(struct camp *c, const char *name)
+{
+	char **v = NULL;
+	size_t n = 0;
+	bool seen = false;
+	struct rt_sb why = RT_SB_INIT;
+	if (!db_fact_values(c->db, c->cid, REVERT_FAILED_FACT, &v, &n, &why))
+		for (size_t i = 0; i < n; i++) {
+			seen |= !strcmp(v[i], name);
+			free(v[i]);
+		}
+	free(v);
+	rt_sb_release(&why);
+	return seen;
 }
 
 /* The best configuration could not be put back (its build failed, why):
  * that says nothing about the change. The iteration is interrupted and the
  * run stops (returns rc); --resume puts the files back and tries the change
- * again. An iteration already interrupted (a signal, a full disk) keeps the
- * reason that says what next. */
+ * again. When the revert after the same change failed in an earlier attempt
+ * too (fact revert-failed), the change is recorded failed instead: a build
+ * that fails on the reverted tree every time once stopped every --resume
+ * at the same change, forever (issue 22, item 19). An iteration already
+ * interrupted (a signal, a full disk) keeps the reason that says what next. */
 static int revert_failed(struct iter *t, const char *why, int rc)
 {
 	struct camp *c = t->c;
@@ -367,14 +424,25 @@ static int revert_failed(struct iter *t, const char *why, int rc)
 	char where[4200]; /* a folder's path and a few words */
 	const char *texts[] = { why, t->log.buf };
 	bool again = t->outcome != DB_ITER_INTERRUPTED;
-	if (again && out_of_space(c, texts, RT_ARRAY_SIZE(texts), where, sizeof(where)))
+	bool full = again && out_of_space(c, texts, RT_ARRAY_SIZE(texts), where, sizeof(where));
+	bool before = again && !full && revert_failed_before(c, t->v->name);
+	if (full)
 		rt_sb_addf(&next, " (the disk is full: %s)", where);
-	if (again)
+	if (before)
+		rt_sb_addf(&next, ", as in an earlier attempt: the change is recorded failed, and "
+			   "`ratchet run --resume %s` goes on without it", c->s->path);
+	else if (again)
 		rt_sb_addf(&next, ": interrupted, `ratchet run --resume %s` tries it again", c->s->path);
 	camp_reason(&t->it, "%s%sthe revert to the best configuration failed: %s%s",
 		    t->it.reason ? t->it.reason : "", t->it.reason ? "; and " : "", why, next.buf);
 	rt_sb_release(&next);
-	t->outcome = DB_ITER_INTERRUPTED;
+	if (again && !full) {
+		struct rt_sb ferr = RT_SB_INIT;
+		if (db_fact_add(c->db, c->cid, t->it.id, REVERT_FAILED_FACT, t->v->name, &ferr))
+			camp_warn(c, REVERT_FAILED_FACT, &ferr);
+		rt_sb_release(&ferr);
+	}
+	t->outcome = before ? DB_ITER_FAILED : DB_ITER_INTERRUPTED;
 	return rc;
 }
 
@@ -564,6 +632,49 @@ static void adopt(struct iter *t)
 	var_config_copy(&c->cfg, &t->cand);
 }
 
+/* Count the changes in a row that failed to apply for the same reason
+ * (a misspelled table file fails every point alike): camp_apply_streak()
+ * stops the run on it. Anything else starts the count again. */
+static void apply_streak(struct iter *t)
+{
+	struct camp *c = t->c;
+	bool failed = t->apply_failed && t->outcome == DB_ITER_FAILED && t->it.reason;
+	/* The reason with the variant's name taken out: "a: build: ..." and
+	 * "b: build: ..." are the same reason. */
+	char *why = NULL;
+	if (failed) {
+		struct rt_sb sb = RT_SB_INIT;
+		size_t nl = strlen(t->v->name);
+		const char *r0 = t->it.reason;
+		for (const char *r = r0; *r;) {
+			bool word = nl && !strncmp(r, t->v->name, nl) && (r == r0 || r[-1] == ' ') &&
+				    (!r[nl] || r[nl] == ':' || r[nl] == ' ' || r[nl] == ',');
+			if (word)
+				rt_sb_adds(&sb, "<variant>"), r += nl;
+			else
+				rt_sb_addc(&sb, *r++);
+		}
+		why = rt_sb_detach(&sb, NULL);
+	}
+	if (why && c->apply_reason && !strcmp(c->apply_reason, why)) {
+		c->apply_streak++;
+		free(why);
+		return;
+	}
+	free(c->apply_reason);
+	c->apply_reason = why;
+	c->apply_streak = why ? 1 : 0;
+}
+
+int camp_apply_streak(const struct camp *c, struct rt_sb *err)
+{
+	if (c->apply_streak < CAMP_APPLY_STREAK_MAX)
+		return 0;
+	return rt_errf(err, RT_EINVAL, "%d changes in a row failed to apply for the same reason (%s): stopped, "
+		       "as every later one would too; fix it, then `ratchet run --resume %s` goes on",
+		       c->apply_streak, c->apply_reason, c->s->path);
+}
+
 /* Files back to the best unless kept; the outcome recorded with its
  * statistics. A broken journal records nothing (camp_fatal). */
 static int step_end(struct iter *t, int rc, struct rt_sb *err)
@@ -592,6 +703,7 @@ static int step_end(struct iter *t, int rc, struct rt_sb *err)
 		rt_errf(err, rc, "%s", t->it.reason);
 	if (t->it.id)
 		rep_progress_done(&c->prog, c->seq, t->it.state, c->fatal ? t->why.buf : t->it.reason);
+	apply_streak(t);
 	return rc;
 }
 

@@ -47,16 +47,17 @@ static int sys_write(const char *path, const void *data, size_t len, int mode, s
 	return rc;
 }
 
-static const struct camp_jsys jsys_default = {
-	.original = db_original_record,
-	.intent_open = db_intent_open,
-	.intent_close = db_intent_close,
-	.intent_after = db_intent_set_after,
-	.write = sys_write,
-	.remove = sys_remove,
-};
+/* One initialiser for both: C (and clang 14) does not allow a global to be
+ * initialised from another object, even a const one. */
+#define JSYS_DEFAULT                                                                               \
+	{                                                                                          \
+		.original = db_original_record, .intent_open = db_intent_open,                     \
+		.intent_close = db_intent_close, .intent_after = db_intent_set_after,              \
+		.write = sys_write, .remove = sys_remove,                                          \
+	}
+static const struct camp_jsys jsys_default = JSYS_DEFAULT;
 
-struct camp_jsys camp_jsys = jsys_default;
+struct camp_jsys camp_jsys = JSYS_DEFAULT;
 
 void camp_jsys_reset(void)
 {
@@ -317,6 +318,39 @@ int camp_journal_patch_close(struct db *db, const struct var_plan *plan, const i
 	}
 	if (rc)
 		rt_errf(err, 0, " (journaling what the patch %s)", ok ? "wrote" : "left, to undo it");
+	return rc;
+}
+
+int camp_journal_refill(struct db *db, int64_t cid, int64_t iter, const char *copy, const char *workdir,
+			struct rt_sb *err)
+{
+	struct db_original *o = NULL;
+	size_t n = 0, nc = strlen(copy);
+	int rc = db_originals_list(db, cid, &o, &n, err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (strncmp(o[i].path, copy, nc) || o[i].path[nc] != '/')
+			continue;
+		char *src = xasprintf("%s%s", workdir, o[i].path + nc);
+		struct fstate want = { 0 }, cur = { 0 };
+		want.exists = rt_read_file(src, &want.bytes, &want.len, NULL) == 0;
+		want.mode = want.exists ? mode_of(src) : 0;
+		int64_t intent = 0;
+		if (!holds(o[i].path, want.exists, want.bytes, want.len, want.mode, &cur)) {
+			rc = camp_jsys.intent_open(db, iter, "revert", o[i].path, cur.exists, cur.bytes, cur.len,
+						   cur.mode, want.exists, want.bytes, want.len, want.mode, &intent,
+						   err);
+			if (!rc)
+				rc = put_bytes(o[i].path, want.exists, want.bytes, want.len, want.mode, err);
+			if (!rc)
+				rc = camp_jsys.intent_close(db, intent, "done", err);
+			if (rc)
+				rt_errf(err, 0, " (refilling %s from %s)", o[i].path, src);
+		}
+		free(want.bytes);
+		free(cur.bytes);
+		free(src);
+	}
+	db_originals_free(o, n);
 	return rc;
 }
 

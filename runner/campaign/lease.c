@@ -37,6 +37,7 @@ void camp_lease_init(struct camp_lease *l, struct db *db, volatile sig_atomic_t 
 			     rt_proc_stat(getpid(), &ps) ? (unsigned long long)rt_wall_ms() : ps.start);
 	char *path = xasprintf("%s.lock", db_path(db));
 	l->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	l->lock_errno = l->lock_fd < 0 ? errno : 0;
 	free(path);
 	pthread_mutex_init(&l->mu, NULL);
 	pthread_condattr_t ca;
@@ -47,11 +48,14 @@ void camp_lease_init(struct camp_lease *l, struct db *db, volatile sig_atomic_t 
 }
 
 /* Lock (F_WRLCK) or unlock (F_UNLCK) one byte; wait or not. 0, or -1 with
- * errno (EAGAIN: another runner holds it). No lock file: nothing to lock. */
+ * errno (EAGAIN: another runner holds it; EBADF: no lock file, which the
+ * callers refuse first through no_lock_file). */
 static int lock_byte(struct camp_lease *l, int64_t at, short type, bool wait)
 {
-	if (l->lock_fd < 0)
-		return 0;
+	if (l->lock_fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
 	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)at, .l_len = 1 };
 	int rc;
 	do
@@ -60,17 +64,46 @@ static int lock_byte(struct camp_lease *l, int64_t at, short type, bool wait)
 	return rc;
 }
 
-void camp_lease_creating(struct camp_lease *l, bool hold)
+
+/* A lock file that could not be opened (a directory, another user's file,
+ * a read-only folder) locks nothing: two runners would both see the
+ * campaign free. That is an error, never a quiet success (issue 22, 12). */
+static int no_lock_file(const struct camp_lease *l, struct rt_sb *err)
 {
-	lock_byte(l, CREATE_BYTE, hold ? F_WRLCK : F_UNLCK, true);
+	if (l->lock_fd >= 0)
+		return 0;
+	return rt_errf(err, RT_EIO,
+		       "%s.lock: cannot open the campaign lock file: %s; one runner per campaign cannot be "
+		       "ensured without it: make it a writable regular file (or remove it)",
+		       db_path(l->db), strerror(l->lock_errno));
 }
 
-/* Does pid run this program (ratchet) now? */
-static bool runs_ratchet(int64_t pid)
+int camp_lease_creating(struct camp_lease *l, bool hold, struct rt_sb *err)
+{
+	int rc = no_lock_file(l, err);
+	if (!rc)
+		lock_byte(l, CREATE_BYTE, hold ? F_WRLCK : F_UNLCK, true);
+	return rc;
+}
+
+/* The start time a lease token names (its last '/' field), 0 when none. */
+static unsigned long long token_start(const char *token)
+{
+	const char *slash = token ? strrchr(token, '/') : NULL;
+	return slash ? strtoull(slash + 1, NULL, 10) : 0;
+}
+
+/* Does pid run this program (ratchet) now, and is it the very process that
+ * took the lease (its start time, when the token names one, is the same: a
+ * pid reused by another ratchet is not the holder; issue 22, 20)? */
+static bool runs_holder(int64_t pid, const char *token)
 {
 	struct rt_proc_stat them, us;
-	return pid > 0 && !rt_proc_stat((pid_t)pid, &them) && them.state != 'Z' &&
-	       !rt_proc_stat(getpid(), &us) && !strcmp(them.comm, us.comm);
+	if (pid <= 0 || rt_proc_stat((pid_t)pid, &them) || them.state == 'Z' ||
+	    rt_proc_stat(getpid(), &us) || strcmp(them.comm, us.comm))
+		return false;
+	unsigned long long start = token_start(token);
+	return !start || start == them.start;
 }
 
 /* Is the lease h held by a live runner? locked: another runner holds the
@@ -86,7 +119,7 @@ static bool holder_live(const struct camp_lease *l, const struct db_lease *h, bo
 		return fresh; /* another host: its heartbeat is all there is to see */
 	/* This host with the lock free: the holder died, unless its lock file
 	 * was replaced or it reached the database by another path. */
-	return fresh && runs_ratchet(h->pid);
+	return fresh && runs_holder(h->pid, h->token);
 }
 
 /* The refusal: who runs it, and what to do that is not a second runner. */
@@ -115,9 +148,13 @@ static int refuse(const struct camp_lease *l, int64_t cid, const char *name, con
 static int judge(struct camp_lease *l, int64_t cid, struct db_lease *h, bool *live, bool *locked_here,
 		 struct rt_sb *err)
 {
-	*locked_here = lock_byte(l, cid, F_WRLCK, false) == 0 && l->lock_fd >= 0;
-	bool locked_by_other = l->lock_fd >= 0 && !*locked_here;
-	int rc = db_lease_get(l->db, cid, h, err);
+	*locked_here = false;
+	int rc = no_lock_file(l, err);
+	if (rc)
+		return rc;
+	*locked_here = lock_byte(l, cid, F_WRLCK, false) == 0;
+	bool locked_by_other = !*locked_here;
+	rc = db_lease_get(l->db, cid, h, err);
 	*live = !rc && holder_live(l, h, locked_by_other);
 	return rc;
 }

@@ -13,7 +13,9 @@
  *     shared folder, a lock file removed).
  * A holder is live when it holds the lock; else, when it is on another
  * host, while its heartbeat is fresh; else (this host, the lock free) only
- * when its pid still runs ratchet and its heartbeat is fresh. A live holder
+ * when its pid still runs ratchet, started at the time its token names (not
+ * a reused pid), and its heartbeat is fresh. A lock file that cannot be
+ * opened is an error, never a free campaign. A live holder
  * is refused by name; a dead one's lease is taken over.
  */
 #ifndef RT_CAMPAIGN_LEASE_H
@@ -31,6 +33,7 @@ struct camp_lease {
 	char *token;                        /* this runner's token: host, pid and start time */
 	char host[256];                     /* this host's name */
 	int lock_fd;                        /* `<database>.lock`, -1 when it cannot be opened */
+	int lock_errno;                     /* why it could not be opened (then take and check fail) */
 	int64_t cid;                        /* the campaign held, 0 while none */
 	volatile sig_atomic_t *on_lost;     /* set to 1 when the lease is lost (stop the run) */
 	atomic_bool lost;                   /* another runner took the lease over */
@@ -45,12 +48,15 @@ struct camp_lease {
  * taken over. */
 void camp_lease_init(struct camp_lease *l, struct db *db, volatile sig_atomic_t *on_lost);
 /* Hold (or let go) the lock that makes "is a campaign of this spec running,
- * else create one" one step between runners; waits for it. */
-void camp_lease_creating(struct camp_lease *l, bool hold);
-/* RT_EBUSY, naming the holder, when a live runner holds campaign cid. */
+ * else create one" one step between runners; waits for it. RT_EIO when the
+ * lock file cannot be opened (nothing is held then). */
+int camp_lease_creating(struct camp_lease *l, bool hold, struct rt_sb *err);
+/* RT_EBUSY, naming the holder, when a live runner holds campaign cid;
+ * RT_EIO when the lock file cannot be opened. */
 int camp_lease_check(struct camp_lease *l, int64_t cid, const char *name, struct rt_sb *err);
 /* Take campaign cid's lease (a dead holder's is taken over) and start the
- * heartbeat; RT_EBUSY naming a live holder; RT_EDB. */
+ * heartbeat; RT_EBUSY naming a live holder; RT_EIO when the lock file
+ * cannot be opened; RT_EDB. */
 int camp_lease_take(struct camp_lease *l, int64_t cid, const char *name, struct rt_sb *err);
 /* The heartbeat found that another runner took the lease over: the pid and
  * host that hold it now go to err. */

@@ -304,9 +304,11 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 	const struct spec *s = c->s;
 	struct db_campaign cp;
 	memset(&cp, 0, sizeof(cp));
-	bool found;
-	camp_lease_creating(lease, true);
-	int rc = latest_campaign(c, &cp, &found, err);
+	bool found = false;
+	int rc = camp_lease_creating(lease, true, err);
+	if (rc)
+		return rc;
+	rc = latest_campaign(c, &cp, &found, err);
 	bool running = !rc && found && !strcmp(cp.state, "running");
 	bool closed = running && baseline_failed(c, cp.id) &&
 		      (!c->o->resume || strcmp(cp.spec_sha256, s->sha256));
@@ -335,7 +337,7 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 			     "starts a new one",
 			     (long long)cp.id, s->name, db_path(c->db), s->path, s->path);
 	}
-	camp_lease_creating(lease, false);
+	camp_lease_creating(lease, false, err);
 	db_campaign_release(&cp);
 	return rc;
 }
@@ -483,6 +485,8 @@ static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *e
 		c->seq++;
 		if (rc)
 			return rc;
+		if ((rc = camp_apply_streak(c, err)))
+			return rc;
 	}
 }
 
@@ -596,6 +600,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);
+	free(c.apply_reason);
 	free(c.device_id);
 	free(c.device_fact);
 	return rc;

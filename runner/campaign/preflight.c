@@ -14,6 +14,9 @@
  *   variants   table files, patch files and folders, file sources; then
  *              the kind's own plan on the current tree, so a patch must
  *              pass `git apply --check` and a table entry must fit
+ *   space      what a space binds: each table target's file, and its entry
+ *              planned as a written variant's; each template and the
+ *              program of its build
  *   gate       the GSM8K data is found (gsm8k_find's search)
  *   port       a fixed engine port is free
  *   devices    kernel benchmarks' backend and device index are visible;
@@ -36,6 +39,7 @@
 #include "runner/bench/bench_cmd.h"
 #include "runner/device/dev.h"
 #include "runner/gate/gsm8k.h"
+#include "runner/spec/spec_space.h"
 
 /* One pre-flight run. */
 struct pf {
@@ -53,6 +57,22 @@ static void problem(struct pf *p, const char *path, const char *fmt, ...)
 {
 	struct rt_pos pos;
 	spec_pos_of(p->s, path, &pos);
+	rt_sb_addf(p->out, "%s:%d:%d: %s: ", p->s->path, pos.line, pos.col, path);
+	va_list ap;
+	va_start(ap, fmt);
+	rt_sb_vaddf(p->out, fmt, ap);
+	va_end(ap);
+	rt_sb_addc(p->out, '\n');
+	p->n++;
+}
+
+/* One problem at a position the spec gave (a space's target: the first of
+ * its parameters), with the key path to name. */
+static void problem_at(struct pf *p, struct rt_pos pos, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void problem_at(struct pf *p, struct rt_pos pos, const char *path, const char *fmt, ...)
+{
 	rt_sb_addf(p->out, "%s:%d:%d: %s: ", p->s->path, pos.line, pos.col, path);
 	va_list ap;
 	va_start(ap, fmt);
@@ -253,6 +273,93 @@ static void check_variants(struct pf *p)
 	}
 }
 
+/* ---- a space's bindings ---- */
+
+/* A table target: its file exists and the entry of its first valid point
+ * fits the file as it is now (the kind's own plan, as for a written
+ * variant). */
+static void check_space_table(struct pf *p, size_t t, const char *label)
+{
+	const struct spec_target *g = &p->s->space->targets[t];
+	size_t nv;
+	uint64_t *valid = agent_space_valid(&g->space, &nv);
+	json_t *vj = NULL;
+	struct var_def def;
+	memset(&def, 0, sizeof(def));
+	struct rt_sb why = RT_SB_INIT;
+	if (nv && !spec_space_variant(p->s, t, valid[0], &vj, &why) &&
+	    !spec_variant_from_json(p->s, vj, &def, &why) && def.kind == VAR_KIND_TABLE) {
+		char *f = expand(p, def.table.file);
+		char *abs = f[0] == '/' ? xstrdup(f) : xasprintf("%s/%s", p->s->workdir, f);
+		if (!rt_file_exists(abs)) {
+			problem_at(p, g->pos, label, "table file %s does not exist; fix: create it or correct "
+				   "the path (relative paths are relative to workdir %s)", f, p->s->workdir);
+		} else {
+			struct camp c = { .s = p->s };
+			struct var_config cfg;
+			var_config_init(&cfg);
+			struct var_ctx x;
+			camp_var_ctx(&c, &cfg, &x);
+			struct var_plan pl = { 0 };
+			rt_sb_reset(&why);
+			if (var_ops_for(def.kind)->plan(&def, &x, &pl, &why)) {
+				rt_sb_trim(&why);
+				problem_at(p, g->pos, label, "%s; fix: make the entry fit the file as it is now",
+					   why.buf);
+			}
+			var_plan_release(&pl);
+			var_config_release(&cfg);
+		}
+		free(abs);
+		free(f);
+	}
+	spec_variant_release(&def);
+	json_decref(vj);
+	rt_sb_release(&why);
+	free(valid);
+}
+
+/* A template target: the template exists and its build's program resolves
+ * (the target file it replaces need not exist yet). */
+static void check_space_template(struct pf *p, const struct spec_target *g, const char *label)
+{
+	if (g->source && !rt_file_exists(g->source))
+		problem_at(p, g->pos, label, "template %s does not exist; fix: create it or correct the path "
+			   "(relative to workdir %s)", g->source, p->s->workdir);
+	size_t n = json_array_size(g->build);
+	if (!n)
+		return;
+	char **argv = xcalloc(n + 1, sizeof(*argv));
+	for (size_t i = 0; i < n; i++)
+		argv[i] = (char *)json_string_value(json_array_get(g->build, i));
+	if (argv[0]) {
+		struct rt_envmod none = { 0 };
+		char *prog = expand(p, argv[0]);
+		char *found = rt_find_program_env(prog, &none, 0, p->s->workdir);
+		if (!found)
+			problem_at(p, g->pos, label, "build program '%s' not found%s; fix: install it or "
+				   "correct the path (relative to workdir %s)", prog,
+				   strchr(prog, '/') ? "" : " on PATH", p->s->workdir);
+		free(found);
+		free(prog);
+	}
+	free(argv);
+}
+
+static void check_space(struct pf *p)
+{
+	const struct spec_space *sp = p->s->space;
+	for (size_t t = 0; sp && t < sp->n_targets; t++) {
+		const struct spec_target *g = &sp->targets[t];
+		char *label = xasprintf("space (%s)", g->label);
+		if (g->kind == SPEC_BIND_TABLE)
+			check_space_table(p, t, label);
+		else if (g->kind == SPEC_BIND_TEMPLATE)
+			check_space_template(p, g, label);
+		free(label);
+	}
+}
+
 /* ---- gate, port, strategy ---- */
 
 static void check_gate(struct pf *p)
@@ -293,7 +400,7 @@ static void check_strategy(struct pf *p)
 	const struct agent_ops *ops = agent_ops_for(p->s->strategy);
 	if (!ops || (!ops->variants && !ops->search && !ops->asks))
 		problem(p, "strategy", "strategy '%s' is not implemented yet; fix: use list, greedy, "
-			"coordinate, random, halving or model", agent_strategy_name(p->s->strategy));
+			"coordinate, random, halving, model or auto", agent_strategy_name(p->s->strategy));
 	const struct agent_llm_cfg *l = &p->s->llm;
 	if (p->s->strategy == AGENT_STRAT_LLM && l->api_key_env && !getenv(l->api_key_env))
 		problem(p, "llm.api_key_env", "the environment variable %s (the key of %s) is not set; fix: "
@@ -387,7 +494,8 @@ static const struct {
 	void (*check)(struct pf *p); /* appends its problems */
 } checks[] = {
 	{ "strategy", check_strategy }, { "programs", check_programs }, { "files", check_files },
-	{ "variants", check_variants }, { "gate", check_gate },         { "port", check_port },
+	{ "variants", check_variants }, { "space", check_space },       { "gate", check_gate },
+	{ "port", check_port },
 	{ "devices", check_devices },
 };
 

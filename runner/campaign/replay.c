@@ -199,7 +199,11 @@ static int levers_from_file(const char *path, int64_t *from, struct lever **out,
 		*slash = 0;
 	char *abs_dir = slash ? realpath(dir, NULL) : realpath(".", NULL);
 	int rc = rt_read_file(path, &text, &len, err);
+	if (rc) /* a file named on the command line that cannot be read: usage */
+		rc = rt_errf(err, RT_EUSAGE, " (--from: a campaign id or a recipe's variants.yaml)");
 	json_t *root = rc ? NULL : rt_yaml_text_json(path, text, len, err);
+	if (!rc && !root)
+		rc = RT_EUSAGE;
 	json_t *vs = json_object_get(root, "variants"), *lin = json_object_get(root, "lineage");
 	if (!rc && (!json_is_array(vs) || !json_array_size(vs)))
 		rc = rt_errf(err, RT_EUSAGE, "%s: expected variants: with at least one change", path);
@@ -244,8 +248,10 @@ static int load_levers(struct db *db, int64_t from, struct source *src, struct l
 		       struct rt_sb *err)
 {
 	int rc = db_campaign_get(db, from, &src->cp, err);
-	if (rc == RT_ENOENT)
-		return rt_errf(err, RT_EUSAGE, "; --from %lld: no such campaign in %s", (long long)from, db_path(db));
+	if (rc == RT_ENOENT) {
+		rt_sb_reset(err);
+		return rt_errf(err, RT_EUSAGE, "--from %lld: no such campaign in %s", (long long)from, db_path(db));
+	}
 	if (!rc)
 		rc = camp_stored_spec(&src->cp, &src->s, err);
 	if (!rc)

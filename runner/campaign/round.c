@@ -12,7 +12,9 @@
  *      worker per proposal, a fresh `ratchet run --pool-worker` process that
  *      pins its device, opens its own SQLite connection (WAL mode and a busy
  *      timeout make concurrent writers safe: db/open.c), and runs that one
- *      iteration from plan to record, both arms interleaved on its device;
+ *      iteration from plan to record, both arms interleaved on its device,
+ *      deciding with the noise of the iterations before the round as its
+ *      prior (never a sibling's, which would make it depend on timing);
  *   3. the runner waits for every worker of the round, reports the round,
  *      and only then asks the strategy again: the next round's proposals see
  *      every decision of this one (the history is rebuilt from the store).
@@ -105,12 +107,23 @@ static int copy_can_hold(struct camp *c, const struct var_def *v, const char *re
 	camp_var_ctx(c, &c->cfg, &x);
 	int rc = var_ops_for(v->kind)->plan(v, &x, &pl, err);
 	size_t n = strlen(c->s->workdir);
-	for (size_t i = 0; !rc && i < pl.n; i++)
-		if (strncmp(pl.files[i].path, c->s->workdir, n) || pl.files[i].path[n] != '/')
-			rc = rt_errf(err, RT_EUSAGE, "devices: variant '%s' changes %s, outside the workdir %s: a "
-				     "worker's working copy cannot hold it, and workers sharing one file would "
+	char *wd = realpath(c->s->workdir, NULL);
+	for (size_t i = 0; !rc && i < pl.n; i++) {
+		/* The path as written, and the file it reaches through links. */
+		char *real = realpath(pl.files[i].path, NULL);
+		size_t nw = wd ? strlen(wd) : 0;
+		bool out = strncmp(pl.files[i].path, c->s->workdir, n) || pl.files[i].path[n] != '/' ||
+			   (real && wd && (strncmp(real, wd, nw) || real[nw] != '/'));
+		bool link = real && strcmp(real, pl.files[i].path);
+		if (out)
+			rc = rt_errf(err, RT_EUSAGE, "devices: variant '%s' changes %s%s%s%s, outside the workdir %s: "
+				     "a worker's working copy cannot hold it, and workers sharing one file would "
 				     "measure each other's changes; run it without devices:", v->name,
-				     pl.files[i].path, c->s->workdir);
+				     pl.files[i].path, link ? " (a link to " : "", link ? real : "", link ? ")" : "",
+				     c->s->workdir);
+		free(real);
+	}
+	free(wd);
 	var_plan_release(&pl);
 	return rc;
 }
@@ -208,14 +221,15 @@ static int run_round(struct camp *c, int round, const struct agent_proposal *p, 
 		/* A space point travels as its target and code: the worker
 		 * generates the same variant from its own spec (space.c). */
 		if (p && p[i].point)
-			w[i].arg = xasprintf("%lld/%d/%d/%s/p:%zu:%llu,%s,%.17g", (long long)c->cid, w[i].seq, round,
-					     dev, p[i].target, (unsigned long long)p[i].code,
+			w[i].arg = xasprintf("%lld/%d/%d/%d/%s/p:%zu:%llu,%s,%.17g", (long long)c->cid, w[i].seq,
+					     c->seq, round, dev, p[i].target, (unsigned long long)p[i].code,
 					     db_iter_role_name(p[i].role), p[i].fidelity);
 		else if (p)
-			w[i].arg = xasprintf("%lld/%d/%d/%s/%zu,%s,%.17g", (long long)c->cid, w[i].seq, round, dev,
-					     p[i].variant, db_iter_role_name(p[i].role), p[i].fidelity);
+			w[i].arg = xasprintf("%lld/%d/%d/%d/%s/%zu,%s,%.17g", (long long)c->cid, w[i].seq, c->seq,
+					     round, dev, p[i].variant, db_iter_role_name(p[i].role), p[i].fidelity);
 		else
-			w[i].arg = xasprintf("%lld/%d/%d/%s/baseline", (long long)c->cid, w[i].seq, round, dev);
+			w[i].arg = xasprintf("%lld/%d/%d/%d/%s/baseline", (long long)c->cid, w[i].seq, c->seq, round,
+					     dev);
 		struct camp_gen *gen = NULL;
 		if (p && p[i].point)
 			rc = camp_space_gen(c, &p[i], &gen, err);
@@ -269,8 +283,8 @@ static size_t round_room(const struct camp *c, int done)
 	long room = (long)c->s->n_devices;
 	if (c->o->max_iterations && c->o->max_iterations - done < room)
 		room = c->o->max_iterations - done;
-	if (c->s->max_iterations && c->s->max_iterations - c->seq + 1 < room)
-		room = c->s->max_iterations - c->seq + 1;
+	if (c->s->max_iterations && c->s->max_iterations - c->seq < room)
+		room = c->s->max_iterations - c->seq;
 	return room < 1 ? 1 : (size_t)room;
 }
 

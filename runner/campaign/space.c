@@ -167,11 +167,134 @@ bool camp_generates(const struct spec *s)
 	return s->space || s->strategy == AGENT_STRAT_LLM;
 }
 
-/* The strategy's view of a space: each target's space, label and observations. */
+/* Does a parameter's value v (JSON) spell the text a flag or variable holds? */
+static bool value_is_text(json_t *v, const char *text)
+{
+	char *end;
+	if (json_is_string(v))
+		return !strcmp(json_string_value(v), text);
+	if (json_is_number(v)) {
+		double d = strtod(text, &end);
+		return end != text && !*end && d == json_number_value(v);
+	}
+	if (json_is_boolean(v))
+		return !strcmp(text, json_is_true(v) ? "true" : "false");
+	return false;
+}
+
+/* Equal as table values: numbers by value (64 == 64.0), else JSON equality. */
+static bool value_is_json(json_t *v, json_t *now)
+{
+	if (json_is_number(v) && json_is_number(now))
+		return json_number_value(v) == json_number_value(now);
+	return json_equal(v, now);
+}
+
+/* What parameter i of target g holds now in the best configuration: a
+ * table entry's field (*js, borrowed from entry), else a flag's or an
+ * environment variable's text (*txt, borrowed from argv or env). */
+struct now_values {
+	json_t *entry;      /* table: the entry now (owned) */
+	char **argv;        /* flag: the effective argv (owned) */
+	size_t argc;        /* entries in argv */
+	struct rt_envv env; /* env: the engine's overrides (owned) */
+};
+
+static void now_release(struct now_values *nv)
+{
+	json_decref(nv->entry);
+	rt_argv_free(nv->argv);
+	rt_envv_release(&nv->env);
+}
+
+/* Read the target's binding as the best configuration has it now; false
+ * when there is nothing to read (a template, a table that cannot be read). */
+static bool now_read(struct camp *c, const struct spec_target *g, struct now_values *nv)
+{
+	memset(nv, 0, sizeof(*nv));
+	struct var_ctx x;
+	camp_var_ctx(c, &c->cfg, &x);
+	if (g->kind == SPEC_BIND_FLAG) {
+		nv->argv = var_config_argv(&c->cfg, x.flag_argv);
+		while (nv->argv[nv->argc])
+			nv->argc++;
+		return true;
+	}
+	if (g->kind == SPEC_BIND_ENV) {
+		var_config_env(&c->cfg, x.base_env, &nv->env);
+		return true;
+	}
+	if (g->kind != SPEC_BIND_TABLE || !g->space.n_params)
+		return false;
+	/* the entry's binding, as any point's variant spells it */
+	json_t *vj = NULL;
+	struct var_def def;
+	memset(&def, 0, sizeof(def));
+	struct rt_sb err = RT_SB_INIT;
+	bool ok = !spec_space_variant(c->s, (size_t)(g - c->s->space->targets), 0, &vj, &err) &&
+		  !spec_variant_from_json(c->s, vj, &def, &err) && def.kind == VAR_KIND_TABLE &&
+		  !var_table_entry(&def, &x, &nv->entry, &err) && json_is_object(nv->entry);
+	spec_variant_release(&def);
+	json_decref(vj);
+	rt_sb_release(&err);
+	return ok;
+}
+
+/* Does value v of parameter i of target g equal what it holds now? */
+static bool now_is(const struct spec_target *g, const struct now_values *nv, size_t i, json_t *v)
+{
+	if (g->kind == SPEC_BIND_TABLE) {
+		json_t *now = json_object_get(nv->entry, g->fields[i]);
+		return now && value_is_json(v, now);
+	}
+	const char *text = NULL;
+	if (g->kind == SPEC_BIND_FLAG) {
+		text = var_argv_value(nv->argv, nv->argc, g->name, true);
+	} else {
+		bool set = false;
+		for (size_t k = 0; k < nv->env.n && !set; k++)
+			if (!strcmp(nv->env.v[k].name, g->name))
+				set = true, text = nv->env.v[k].value;
+		if (!set)
+			text = getenv(g->name);
+	}
+	return text && value_is_text(v, text);
+}
+
+/* The point of target g that the best configuration holds now (the
+ * command's flag, the table's entry, the environment), or -1 when a
+ * parameter's value is unknown or not among its values, or the point is
+ * not valid. A search starts there. */
+static int64_t now_point(struct camp *c, const struct spec_target *g)
+{
+	struct now_values nv;
+	const struct agent_space *sp = &g->space;
+	int64_t code = -1;
+	if (now_read(c, g, &nv)) {
+		uint64_t at = 0;
+		bool all = true;
+		for (size_t i = 0; i < sp->n_params && all; i++) {
+			size_t nvals = json_array_size(sp->params[i].values), j = 0;
+			while (j < nvals && !now_is(g, &nv, i, json_array_get(sp->params[i].values, j)))
+				j++;
+			all = j < nvals;
+			if (all)
+				at = agent_point_with(sp, at, i, j);
+		}
+		if (all && agent_point_valid(sp, at, NULL))
+			code = (int64_t)at;
+	}
+	now_release(&nv);
+	return code;
+}
+
+/* The strategy's view of a space: each target's space, label, observations
+ * and the point it holds now. */
 struct space_view {
 	struct obs_set o;
 	const struct agent_space **spaces;
 	const char **labels;
+	int64_t *start;
 };
 
 static int view_open(struct camp *c, struct space_view *v, struct agent_ctx *x, struct rt_sb *err)
@@ -181,13 +304,16 @@ static int view_open(struct camp *c, struct space_view *v, struct agent_ctx *x, 
 	int rc = load_obs(c, &v->o, err);
 	v->spaces = xcalloc(sp->n_targets, sizeof(*v->spaces));
 	v->labels = xcalloc(sp->n_targets, sizeof(*v->labels));
+	v->start = xcalloc(sp->n_targets, sizeof(*v->start));
 	for (size_t t = 0; t < sp->n_targets; t++) {
 		v->spaces[t] = &sp->targets[t].space;
 		v->labels[t] = sp->targets[t].label;
+		v->start[t] = now_point(c, &sp->targets[t]);
 	}
 	*x = (struct agent_ctx){ .strategy = c->s->strategy, .n_targets = sp->n_targets, .spaces = v->spaces,
 				 .labels = v->labels, .obs = (const struct agent_obs *const *)v->o.obs,
-				 .n_obs = v->o.n, .seed = c->s->seed, .min_gain = c->s->objective.min_gain };
+				 .n_obs = v->o.n, .seed = c->s->seed, .min_gain = c->s->objective.min_gain,
+				 .start = v->start };
 	return rc;
 }
 
@@ -195,6 +321,7 @@ static void view_close(const struct camp *c, struct space_view *v)
 {
 	free(v->spaces);
 	free(v->labels);
+	free(v->start);
 	obs_release(c, &v->o);
 }
 

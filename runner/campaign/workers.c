@@ -1,7 +1,7 @@
 /*
  * A device pool's worker (the other half of round.c). The runner starts
  * one worker process per device for each round: a fresh `ratchet run
- * --pool-worker CID/SEQ/ROUND/DEVICE/WHAT SPEC` (exec, not a bare fork: no
+ * --pool-worker CID/SEQ/FIRST/ROUND/DEVICE/WHAT SPEC` (exec, not a bare fork: no
  * device runtime, SQLite connection or thread of the runner is inherited).
  * A worker:
  *   - pins its device before anything else initialises a runtime, in its
@@ -14,6 +14,9 @@
  *     the pinned one;
  *   - opens its own SQLite connection (WAL, busy timeout: db/open.c), and
  *     rebuilds the best configuration from the store as the runner did;
+ *   - decides with the noise of the iterations before FIRST, its round's
+ *     first seq, as its prior: what was recorded before the round started,
+ *     never what a sibling of the round recorded meanwhile;
  *   - runs its one iteration (or the baseline) from plan to record, both
  *     arms on its device, its engine on a port of its own (picked free,
  *     the spec's engine.port is refused for a pool), and records the
@@ -26,7 +29,9 @@
  * process groups they recorded.
  *
  * The working copies: camp_copy_sync fills a worker's folder from the
- * workdir before a round whose trials touch files.
+ * workdir before a round whose trials touch files; the files of it that the
+ * journal has touched are first brought to the workdir's bytes through the
+ * journal (camp_journal_refill), so a copy always matches its intents.
  */
 #include "runner/campaign/campaign_int.h"
 #include "runner/campaign/exec.h"
@@ -71,24 +76,83 @@ static bool db_file(const char *path, const char *db)
 	return !strncmp(path, db, strlen(db));
 }
 
+/* Copy one regular file. Every failure names its own errno: a write that
+ * stops short (a full disk) is ENOSPC, never a stale errno from before
+ * (issue 22, item 22). */
 static int copy_file(const char *from, const char *to, mode_t mode, struct rt_sb *err)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 07777);
-	char buf[65536];
-	ssize_t r = 0;
-	bool ok = in >= 0 && out >= 0;
-	while (ok && (r = read(in, buf, sizeof(buf))) > 0)
-		ok = write(out, buf, (size_t)r) == r;
-	ok &= r == 0;
-	if (in >= 0)
+	if (in < 0)
+		return rt_errf(err, RT_EIO, "copy %s: cannot read it: %s", from, strerror(errno));
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 07777);
+	if (out < 0) {
+		int e = errno;
 		close(in);
-	if (out >= 0 && close(out))
-		ok = false;
-	return ok ? 0 : rt_errf(err, RT_EIO, "copy %s to %s: %s", from, to, strerror(errno));
+		return rt_errf(err, RT_EIO, "copy %s to %s: cannot create it: %s", from, to, strerror(e));
+	}
+	char buf[65536];
+	int e = 0;
+	const char *what = "read";
+	for (;;) {
+		ssize_t r = read(in, buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			e = r < 0 ? errno : 0;
+			break;
+		}
+		for (ssize_t done = 0; done < r && !e;) {
+			ssize_t w = write(out, buf + done, (size_t)(r - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				e = w < 0 ? errno : ENOSPC;
+			else
+				done += w;
+		}
+		if (e) {
+			what = "write";
+			break;
+		}
+	}
+	close(in);
+	if (close(out) && !e) {
+		e = errno;
+		what = "write";
+	}
+	return e ? rt_errf(err, RT_EIO, "copy %s to %s: %s failed: %s", from, to, what, strerror(e)) : 0;
 }
 
-static int copy_tree(const char *from, const char *to, const char *db, struct rt_sb *err)
+/* Where a working copy's walk is: the database's files are left out, and a
+ * link into the workdir is pointed at the same file of the copy. */
+struct copy_walk {
+	const char *db;      /* the database's real path (its files are not copied) */
+	const char *workdir; /* the workdir's real path */
+	const char *copy;    /* the working copy's folder */
+};
+
+/* Is path the folder dir or under it? */
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n]);
+}
+
+/* The target a copied link gets (owned): a link that reaches into the
+ * workdir (an absolute one, or a relative one through an outside folder)
+ * would have every worker's copy share that one file (issue 22, item 11),
+ * so it is pointed at the same path inside the copy; other links are kept. */
+static char *link_target(const struct copy_walk *k, const char *src, const char *target)
+{
+	char *real = realpath(src, NULL);
+	const char *in = real && under(real, k->workdir) ? real
+			 : target[0] == '/' && under(target, k->workdir) ? target : NULL;
+	char *out = in ? xasprintf("%s%s", k->copy, in + strlen(k->workdir)) : xstrdup(target);
+	free(real);
+	return out;
+}
+
+static int copy_tree(const struct copy_walk *k, const char *from, const char *to, struct rt_sb *err)
 {
 	DIR *d = opendir(from);
 	if (!d)
@@ -100,20 +164,25 @@ static int copy_tree(const char *from, const char *to, const char *db, struct rt
 			continue;
 		char *src = xasprintf("%s/%s", from, e->d_name), *dst = xasprintf("%s/%s", to, e->d_name);
 		struct stat st;
-		if (db_file(src, db) || lstat(src, &st)) {
+		if (db_file(src, k->db) || lstat(src, &st)) {
 			/* the store's files stay where they are */
 		} else if (S_ISDIR(st.st_mode)) {
 			if (mkdir(dst, st.st_mode & 07777) && errno != EEXIST)
 				rc = rt_errf(err, RT_EIO, "make folder %s: %s", dst, strerror(errno));
 			else
-				rc = copy_tree(src, dst, db, err);
+				rc = copy_tree(k, src, dst, err);
 		} else if (S_ISLNK(st.st_mode)) {
 			char target[4096];
 			ssize_t n = readlink(src, target, sizeof(target) - 1);
-			if (n >= 0)
-				target[n] = 0;
-			if (n < 0 || symlink(target, dst))
+			if (n < 0) {
 				rc = rt_errf(err, RT_EIO, "copy link %s: %s", src, strerror(errno));
+			} else {
+				target[n] = 0;
+				char *to_target = link_target(k, src, target);
+				if (symlink(to_target, dst))
+					rc = rt_errf(err, RT_EIO, "copy link %s to %s: %s", src, dst, strerror(errno));
+				free(to_target);
+			}
 		} else if (S_ISREG(st.st_mode)) {
 			rc = copy_file(src, dst, st.st_mode, err);
 		}
@@ -127,24 +196,39 @@ static int copy_tree(const char *from, const char *to, const char *db, struct rt
 int camp_copy_sync(const struct camp *c, const char *dir, struct rt_sb *err)
 {
 	char *db = realpath(db_path(c->db), NULL);
-	if (!db)
-		return rt_errf(err, RT_EIO, "%s: %s", db_path(c->db), strerror(errno));
-	int rc = rm_tree(dir, err);
+	char *wd = db ? realpath(c->s->workdir, NULL) : NULL;
+	int rc = !db ? rt_errf(err, RT_EIO, "%s: %s", db_path(c->db), strerror(errno))
+		 : !wd ? rt_errf(err, RT_EIO, "%s: %s", c->s->workdir, strerror(errno)) : 0;
+	/* The refill's intents belong to the newest iteration recorded (the
+	 * round's own are not created yet); none before the baseline. */
+	struct db_iteration last;
+	memset(&last, 0, sizeof(last));
+	struct rt_sb why = RT_SB_INIT;
+	if (!rc && c->seq > 0 && !db_iteration_get_seq(c->db, c->cid, c->seq - 1, &last, &why))
+		rc = camp_journal_refill(c->db, c->cid, last.id, dir, wd, err);
+	db_iteration_release(&last);
+	rt_sb_release(&why);
+	if (!rc)
+		rc = rm_tree(dir, err);
 	if (!rc)
 		rc = rt_mkdirs(dir, err);
-	if (!rc)
-		rc = copy_tree(c->s->workdir, dir, db, err);
+	if (!rc) {
+		struct copy_walk k = { .db = db, .workdir = wd, .copy = dir };
+		rc = copy_tree(&k, wd, dir, err);
+	}
+	free(wd);
 	free(db);
 	return rc;
 }
 
 /* ---- the worker ---- */
 
-/* CID/SEQ/ROUND/KIND:N/WHAT, WHAT "baseline", VARIANT,ROLE,FIDELITY or (a
- * space point) p:TARGET:CODE,ROLE,FIDELITY. */
+/* CID/SEQ/FIRST/ROUND/KIND:N/WHAT, WHAT "baseline", VARIANT,ROLE,FIDELITY or
+ * (a space point) p:TARGET:CODE,ROLE,FIDELITY. */
 struct worker_arg {
 	long long cid;                /* the campaign */
 	int seq;                      /* the iteration's seq */
+	int first;                    /* the first seq of its round (the prior's end) */
 	int round;                    /* its round */
 	struct spec_device dev;       /* the device */
 	char dev_name[32];            /* "cuda:1" */
@@ -156,9 +240,9 @@ static int parse_arg(const char *a, struct worker_arg *w, struct rt_sb *err)
 {
 	char dev[64], what[200];
 	memset(w, 0, sizeof(*w));
-	if (sscanf(a, "%lld/%d/%d/%63[^/]/%199s", &w->cid, &w->seq, &w->round, dev, what) != 5 ||
-	    spec_device_parse(dev, &w->dev, err))
-		return rt_errf(err, RT_EUSAGE, "--pool-worker '%s': expected CID/SEQ/ROUND/KIND:N/WHAT", a);
+	if (sscanf(a, "%lld/%d/%d/%d/%63[^/]/%199s", &w->cid, &w->seq, &w->first, &w->round, dev, what) != 6 ||
+	    w->first < 0 || w->first > w->seq || spec_device_parse(dev, &w->dev, err))
+		return rt_errf(err, RT_EUSAGE, "--pool-worker '%s': expected CID/SEQ/FIRST/ROUND/KIND:N/WHAT", a);
 	spec_device_name(&w->dev, w->dev_name, sizeof(w->dev_name));
 	if (!strcmp(what, "baseline")) {
 		w->baseline = true;
@@ -222,6 +306,7 @@ int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_s
 	c->device = w.dev_name;
 	c->device_fact = xasprintf("device@%s", w.dev_name);
 	c->round = w.round;
+	c->noise_before = w.first;
 	res->campaign_id = c->cid;
 	bool have_baseline;
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))

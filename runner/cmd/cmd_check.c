@@ -61,6 +61,8 @@ int cmd_check(int argc, char **argv, struct rt_ctx *ctx)
 		rt_sb_release(&err);
 		return RT_EXIT_USAGE;
 	}
+	if (s->warnings) /* the spec loads; what it probably did not mean is said */
+		fputs(s->warnings, stderr);
 	if (pre) {
 		struct rt_sb probs = RT_SB_INIT;
 		struct run_preflight_opts po = { .resume = false };

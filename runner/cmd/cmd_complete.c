@@ -3,8 +3,10 @@
  * generated from the command table and each command's option table (read
  * through cmd_help_describe), so a new command or option completes without
  * an edit here. Options complete everywhere; an option's value completes as
- * a file name when its placeholder names a path (FILE, DIR, PATH, SPEC);
- * `help` completes command names, `bench` its subcommand.
+ * a file name when its placeholder names a path (FILE, DIR, PATH, SPEC),
+ * or as one of the values its placeholder lists (`md|html`); `help`
+ * completes command names, `bench` and `profile` their subcommand. An
+ * internal option (rt_opt.hidden) is never offered.
  */
 #include "runner/cmd/cmd_help.h"
 
@@ -26,9 +28,10 @@ static void collect(void *arg, const struct rt_opt *opts, const struct rt_cmd_he
 	while (opts && opts[n].type != RT_OPT_END)
 		n++;
 	d->opts = xcalloc(n + 1, sizeof(*d->opts));
-	if (n)
-		memcpy(d->opts, opts, n * sizeof(*opts));
-	d->n = n;
+	d->n = 0;
+	for (size_t i = 0; i < n; i++) /* an internal option is never offered */
+		if (!opts[i].hidden)
+			d->opts[d->n++] = opts[i];
 }
 
 /* Every command's tables, and [ncmd] the global options. */
@@ -47,6 +50,20 @@ static void descs_free(struct desc *d, size_t n)
 	for (size_t i = 0; i <= n; i++)
 		free(d[i].opts);
 	free(d);
+}
+
+/* The values of an option whose placeholder lists them ("md|html"):
+ * written space-separated into out; false when it names no list. */
+static bool choices(const struct rt_opt *o, char *out, size_t n)
+{
+	const char *a = o->arg;
+	if (!a || !strchr(a, '|') || strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_-|.") != strlen(a))
+		return false;
+	snprintf(out, n, "%s", a);
+	for (char *c = out; *c; c++)
+		if (*c == '|')
+			*c = ' ';
+	return true;
 }
 
 /* ---- bash ---- */
@@ -74,7 +91,19 @@ static void bash_branch(FILE *out, const struct desc *d, const char *words)
 				fprintf(out, " -%c", o->alias);
 		}
 	}
-	fprintf(out, "'\n\t\twords='%s' ;;\n", words ? words : "");
+	fprintf(out, "'\n\t\twords='%s'\n", words ? words : "");
+	fputs("\t\tcase $prev in\n", out);
+	for (size_t i = 0; i < d->n; i++) {
+		char vals[256];
+		const struct rt_opt *o = &d->opts[i];
+		if (!choices(o, vals, sizeof(vals)))
+			continue;
+		fprintf(out, "\t\t--%s", o->name);
+		if (o->alias)
+			fprintf(out, "|-%c", o->alias);
+		fprintf(out, ") vals='%s' ;;\n", vals);
+	}
+	fputs("\t\tesac ;;\n", out);
 }
 
 static void bash_script(FILE *out, const struct rt_cmd *cmds, size_t n, const struct desc *d)
@@ -86,7 +115,7 @@ static void bash_script(FILE *out, const struct rt_cmd *cmds, size_t n, const st
 	      "# from the command and option tables; do not edit.\n"
 	      "_ratchet() {\n"
 	      "\tlocal cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-	      "\tlocal i cmd= opts= valued= paths= words=\n"
+	      "\tlocal i cmd= opts= valued= paths= words= vals=\n"
 	      "\tfor ((i = 1; i < COMP_CWORD; i++)); do\n"
 	      "\t\tcase ${COMP_WORDS[i]} in\n"
 	      "\t\t--db) ((i++)) ;;\n"
@@ -103,6 +132,10 @@ static void bash_script(FILE *out, const struct rt_cmd *cmds, size_t n, const st
 	}
 	fputs("\t*) return 0 ;;\n"
 	      "\tesac\n"
+	      "\tif [[ -n $vals ]]; then\n"
+	      "\t\tCOMPREPLY=($(compgen -W \"$vals\" -- \"$cur\"))\n"
+	      "\t\treturn 0\n"
+	      "\tfi\n"
 	      "\tif [[ \" $valued \" == *\" $prev \"* ]]; then\n"
 	      "\t\t[[ \" $paths \" == *\" $prev \"* ]] && COMPREPLY=($(compgen -f -- \"$cur\"))\n"
 	      "\t\treturn 0\n"
@@ -141,9 +174,13 @@ static void zsh_opt(FILE *out, const char *flag, const struct rt_opt *o)
 	zq(out, o->help, true, false);
 	fputc(']', out);
 	if (o->type != RT_OPT_FLAG) {
+		char vals[256];
 		fputc(':', out);
 		zq(out, o->arg ? o->arg : "value", false, true);
-		fputs(cmd_help_is_path(o->arg) ? ":_files" : ":", out);
+		if (choices(o, vals, sizeof(vals)))
+			fprintf(out, ":(%s)", vals);
+		else
+			fputs(cmd_help_is_path(o->arg) ? ":_files" : ":", out);
 	}
 	fputc('\'', out);
 }

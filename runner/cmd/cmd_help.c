@@ -19,6 +19,7 @@ static const struct {
 	const char *sub; /* the subcommand whose table and text describe it */
 } subs[] = {
 	{ "bench", "load" },
+	{ "profile", "import" },
 };
 
 const char *cmd_help_sub(const char *name)
@@ -158,7 +159,8 @@ static void man_page(void *arg, const struct rt_opt *opts, const struct rt_cmd_h
 	}
 	fputs(m->cmd ? ".SH OPTIONS\n" : ".SH GLOBAL OPTIONS\n", out);
 	for (const struct rt_opt *o = opts; o && o->type != RT_OPT_END; o++)
-		roff_opt(out, o->alias, o->name, o->arg, o->help);
+		if (!o->hidden)
+			roff_opt(out, o->alias, o->name, o->arg, o->help);
 	roff_opt(out, 'h', "help", NULL, "show this help");
 	if (help->details) {
 		fputs(".SH NOTES\n", out);

@@ -33,8 +33,23 @@ int cmd_research_env_load(const struct rt_ctx *ctx, const char *cmd, int64_t cam
 	if (campaign_id) {
 		struct db_campaign c = { 0 };
 		rc = db_campaign_get(ctx->db, campaign_id, &c, &err);
-		if (!rc)
-			rc = spec_load_text(c.spec_path, c.spec_text, strlen(c.spec_text), &env->spec, &err);
+		/* The spec as it was run, read from its folder, not from here: a
+		 * relative spec_path names it from where `ratchet run` was started,
+		 * and the campaign's workdir is that folder, absolute. */
+		char *at = NULL;
+		if (!rc) {
+			const char *base = strrchr(c.spec_path, '/') ? strrchr(c.spec_path, '/') + 1 : c.spec_path;
+			at = c.spec_path[0] == '/' || !c.workdir ? xstrdup(c.spec_path)
+								 : xasprintf("%s/%s", c.workdir, base);
+			rc = spec_load_text(at, c.spec_text, strlen(c.spec_text), &env->spec, &err);
+			/* a spec with its own relative workdir: as it was read then */
+			if (!rc && c.workdir && strcmp(env->spec->workdir, c.workdir)) {
+				spec_free(env->spec);
+				env->spec = NULL;
+				rc = spec_load_text(c.spec_path, c.spec_text, strlen(c.spec_text), &env->spec, &err);
+			}
+		}
+		free(at);
 		db_campaign_release(&c);
 	} else if (spec_path) {
 		rc = spec_load(spec_path, &env->spec, &err);

@@ -9,12 +9,18 @@ static const struct rt_cmd_help help = {
 	"Write what the campaign (default: the latest) kept into DIR, a new or empty folder:\n"
 	"files/ (the best configuration's bytes of every file a kept change touched),\n"
 	"patches/ (the kept patches, in order), apply.sh (puts files/ into a workdir and runs\n"
-	"the kept builds), run.sh (the environment and the command line with the kept flags)\n"
-	"and README.txt (the kept changes and how to use the rest).",
+	"the kept builds), run.sh (the environment and the command line with the kept flags),\n"
+	"spec.yaml (the benchmarks and gate on the best configuration), variants.yaml (the\n"
+	"kept changes with their lineage: `ratchet replay --from` reads it), a Dockerfile when\n"
+	"the engine ran from a container image, and README.txt (how to use each).",
 	"Everything comes from the database, so a recipe can be written after `ratchet restore`\n"
-	"or on another machine. `sh DIR/apply.sh WORKDIR` on a copy of the workdir as it was\n"
-	"before the campaign gives the best configuration's files; `sh DIR/run.sh` starts the\n"
-	"engine as the best was measured. README.txt names the configuration fingerprint.\n"
+	"or on another machine; stored bytes are checked against their sha256 first. Every path\n"
+	"in the scripts is relative to DIR, so they run from any folder: on a copy of the\n"
+	"workdir as it was before the campaign, `sh DIR/apply.sh COPY` puts the best's files\n"
+	"there (and spec.yaml as COPY/ratchet-recipe.yaml), `sh DIR/run.sh COPY` starts the\n"
+	"engine on COPY's files as the best was measured (both default to the current folder),\n"
+	"and `ratchet run COPY/ratchet-recipe.yaml` measures it again. README.txt names the\n"
+	"configuration fingerprint. Nothing is written outside DIR.\n"
 	"\n"
 	"exit codes: 0 written, 2 usage (no such campaign, DIR not empty), 3 runtime error.",
 };

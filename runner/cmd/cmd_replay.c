@@ -9,15 +9,16 @@
 #include <unistd.h>
 
 static const struct rt_cmd_help help = {
-	"ratchet replay --from CAMPAIGN [--order original|best-first] [--onto REV] [--resume]\n"
+	"ratchet replay --from CAMPAIGN|VARIANTS.yaml [--order original|best-first] [--onto REV] [--resume]\n"
 	"               [--junit FILE] [--summary FILE] [--max-iterations N] [--quiet] SPEC",
-	"Carry the kept changes of CAMPAIGN to the new base SPEC (another engine version,\n"
-	"model, device or machine): each becomes a lever, measured on top of the new best,\n"
-	"one per iteration, with the same decision rule and gate as any campaign. Each\n"
-	"lever's verdict is stored and printed with its gain then and now: held (kept\n"
-	"again), lost (no gain now), reversed (worse now, or the gate said no), not\n"
-	"applicable (the patch does not apply, the table entry or the flag is refused: the\n"
-	"reason says which, with git's words) or superseded (--onto only).",
+	"Carry the kept changes of CAMPAIGN (or of a recipe's variants.yaml) to the new base\n"
+	"SPEC (another engine version, model, device or machine): each becomes a lever,\n"
+	"measured on top of the new best, one per iteration, with the same decision rule and\n"
+	"gate as any campaign. Each lever's verdict is stored and printed with its gain then\n"
+	"and now: held (kept again), lost (no gain now), reversed (worse now by more than\n"
+	"min_gain, or the gate said no), not applicable (the patch does not apply, the table\n"
+	"entry or the flag is refused: the reason says which, with git's words) or superseded\n"
+	"(--onto only).",
 	"--onto REV first checks out REV (detached; the tree must be clean) in the git\n"
 	"repository of every patch lever's dir, so the baseline is the new revision alone\n"
 	"and each patch is measured on top of it; a patch that no longer helps is\n"

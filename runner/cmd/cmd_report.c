@@ -17,7 +17,7 @@ int cmd_report(int argc, char **argv, struct rt_ctx *ctx)
 		{ "campaign", 'c', RT_OPT_INT, &campaign, "ID", "campaign id (default: the latest)" },
 		{ "campaigns", 0, RT_OPT_STR, &several, "ID,ID...",
 		  "compare campaigns: which levers carried over between them" },
-		{ "format", 'f', RT_OPT_STR, &format, "md|html", "output format (default: from -o's extension, else md)" },
+		{ "format", 'f', RT_OPT_STR, &format, "md|html", "output format (default: from -o's extension .md or .html; another is refused)" },
 		{ "html", 0, RT_OPT_FLAG, &html, NULL, "same as --format html" },
 		{ "output", 'o', RT_OPT_STR, &outp, "FILE", "write here (atomically); default stdout" },
 		{ 0 },
@@ -50,9 +50,17 @@ int cmd_report(int argc, char **argv, struct rt_ctx *ctx)
 			return RT_EXIT_USAGE;
 		}
 	} else if (!html && outp) {
-		size_t n = strlen(outp);
-		if ((n > 5 && !strcmp(outp + n - 5, ".html")) || (n > 4 && !strcmp(outp + n - 4, ".htm")))
+		/* From -o's extension: .html or .htm, .md or .markdown (or none:
+		 * Markdown); anything else (x.pdf) is refused, not written as Markdown. */
+		const char *base = strrchr(outp, '/') ? strrchr(outp, '/') + 1 : outp;
+		const char *ext = strrchr(base, '.');
+		if (ext && (!strcmp(ext, ".html") || !strcmp(ext, ".htm"))) {
 			fmt = REP_HTML;
+		} else if (ext && ext != base && strcmp(ext, ".md") && strcmp(ext, ".markdown")) {
+			cmd_error(ctx, "report: -o %s: ratchet writes Markdown (.md) or HTML (.html), not '%s'; "
+				  "end the file name with .md or .html, or give --format md|html", outp, ext);
+			return RT_EXIT_USAGE;
+		}
 	}
 	struct rt_sb err = RT_SB_INIT, doc = RT_SB_INIT;
 	int64_t *ids = NULL;

@@ -73,7 +73,7 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		{ "for", 0, RT_OPT_STR, &dur, "DURATION", "stop at the last iteration boundary within this time (8h, 90m, 600s)" },
 		{ "quiet", 'q', RT_OPT_FLAG, &quiet, NULL, "no progress output" },
 		{ "devices", 0, RT_OPT_STR, &devices, "LIST", "a device pool, cuda:0,cuda:1 (replaces the spec's devices:)" },
-		{ "pool-worker", 0, RT_OPT_STR, &worker, "ARG", "internal: one worker of a device pool's round" },
+		{ "pool-worker", 0, RT_OPT_STR, &worker, "ARG", "internal: one worker of a device pool's round", true },
 		CMD_OPT_API_KEY_ENV(key_env),
 		{ 0 },
 	};
@@ -102,6 +102,8 @@ int cmd_run(int argc, char **argv, struct rt_ctx *ctx)
 		rt_sb_release(&err);
 		return rc == RT_EUSAGE || rc == RT_EPARSE || rc == RT_EINVAL ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
+	if (s->warnings)
+		fputs(s->warnings, stderr);
 	if (devices) {
 		struct spec_device *dv;
 		size_t nd;

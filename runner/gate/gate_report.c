@@ -110,10 +110,14 @@ int run_gate_write_summary(const struct run_gate_result *r, const struct spec_ga
 	rt_sb_adds(&m, "| figure | value |\n|---|---|\n");
 	rt_sb_addf(&m, "| format | %s (%s decides) |\n", gsm8k_format_name(cfg->format),
 		   cfg->extract == SPEC_EXTRACT_STRICT ? "strict-match" : "flexible-extract");
-	rt_sb_addf(&m, "| accuracy | %.4f (%d/%d) |\n", r->accuracy, r->n_correct, r->n_scored);
-	rt_sb_addf(&m, "| Wilson interval | [%.4f, %.4f] |\n", r->wilson_lo, r->wilson_hi);
-	rt_sb_addf(&m, "| strict-match / flexible-extract | %.4f / %.4f |\n", r->acc_strict,
-		   r->acc_flex);
+	if (r->n_scored) {
+		rt_sb_addf(&m, "| accuracy | %.4f (%d/%d) |\n", r->accuracy, r->n_correct, r->n_scored);
+		rt_sb_addf(&m, "| Wilson interval | [%.4f, %.4f] |\n", r->wilson_lo, r->wilson_hi);
+		rt_sb_addf(&m, "| strict-match / flexible-extract | %.4f / %.4f |\n", r->acc_strict,
+			   r->acc_flex);
+	} else { /* nothing answered: no accuracy to show, the verdict says why */
+		rt_sb_adds(&m, "| accuracy | — (no question was answered) |\n");
+	}
 	rt_sb_addf(&m, "| questions | %d planned, %d answered, %d failed%s |\n", r->n_planned,
 		   r->n_scored, r->n_failed, r->early_stop ? ", stopped early" : "");
 	rt_sb_addf(&m, "| min accuracy | %.4f%s |\n", cfg->min_accuracy,

@@ -99,6 +99,7 @@ struct run_state {
 	bool early;              /* stopped early */
 	bool too_many_failed;
 	char *early_reason;
+	char *first_error;       /* the first failed request's error (owned), NULL when none failed */
 };
 
 static bool deciding_correct(const struct spec_gate *cfg, int c_strict, int c_flex)
@@ -166,6 +167,8 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 	}
 	if (r->failed) {
 		s->failed++;
+		if (!s->first_error)
+			s->first_error = xstrdup(r->error ? r->error : "no error recorded");
 	} else {
 		sl->scored = true;
 		s->scored++;
@@ -183,10 +186,9 @@ static bool on_done(void *arg, size_t i, struct run_gate_req *r)
 											  : sl->flex);
 			s->ident += !strcmp(mine, b->norm);
 			free(mine);
-			char sha[65] = "";
-			if (r->ans.text)
-				rt_sha256_hex(r->ans.text, strlen(r->ans.text), sha);
-			s->ident_resp += sha[0] && !strcmp(sha, b->response_sha256);
+			char sha[65];
+			rt_sha256_hex(r->ans.text ? r->ans.text : "", r->ans.text ? strlen(r->ans.text) : 0, sha);
+			s->ident_resp += !strcmp(sha, b->response_sha256);
 			if (ok && b->correct)
 				s->n11++;
 			else if (ok)
@@ -509,6 +511,7 @@ static void state_release(struct run_state *s)
 	free(s->reqs);
 	free(s->base);
 	free(s->early_reason);
+	free(s->first_error);
 }
 
 /* The gate_runs row as it is created (figures come at the end). */
@@ -620,8 +623,8 @@ static void figures(struct run_gate_result *out, const struct run_state *s, int6
 static bool no_decision(const struct run_state *s, int64_t baseline_run_id, struct rt_sb *why)
 {
 	if (s->too_many_failed || (double)s->failed > s->cfg->max_failed * (double)s->n)
-		rt_sb_addf(why, "%d of %zu requests failed (more than %.1f%%)", s->failed, s->n,
-			   s->cfg->max_failed * 100);
+		rt_sb_addf(why, "%d of %zu requests failed (more than %.1f%%); the first: %s", s->failed, s->n,
+			   s->cfg->max_failed * 100, s->first_error ? s->first_error : "no error recorded");
 	else if (!s->scored)
 		rt_sb_adds(why, "no question was answered");
 	else if (s->base && !s->pairs)

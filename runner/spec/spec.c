@@ -59,6 +59,22 @@ void spec_lerr_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const
 	va_end(ap);
 }
 
+void spec_lwarn_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const char *fmt, ...)
+{
+	struct rt_sb sb = RT_SB_INIT;
+	if (ld->s->warnings)
+		rt_sb_adds(&sb, ld->s->warnings);
+	rt_sb_addf(&sb, "%s:%d:%d: %s: warning: ", ld->file, pos.line ? pos.line : 1, pos.col ? pos.col : 1,
+		   path);
+	va_list ap;
+	va_start(ap, fmt);
+	rt_sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	rt_sb_addc(&sb, '\n');
+	free(ld->s->warnings);
+	ld->s->warnings = rt_sb_detach(&sb, NULL);
+}
+
 /* "a.b", or "b" at the top. */
 char *spec_path_join(const char *path, const char *key)
 {
@@ -157,48 +173,15 @@ json_t *spec_node_json(struct spec_ld *ld, yaml_node_t *n, const char *path)
 /* ---- paths ---- */
 
 /* Lexically normalize an absolute path: drop "." and "//", fold "x/..". */
-char *spec_normalize_abs(const char *p)
-{
-	size_t n = strlen(p);
-	char *out = xmalloc(n + 2);
-	size_t len = 0;
-	const char *s = p;
-	while (*s) {
-		while (*s == '/')
-			s++;
-		if (!*s)
-			break;
-		const char *e = strchr(s, '/');
-		size_t seg = e ? (size_t)(e - s) : strlen(s);
-		if (seg == 1 && s[0] == '.') {
-			/* skip */
-		} else if (seg == 2 && s[0] == '.' && s[1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-		} else {
-			out[len++] = '/';
-			memcpy(out + len, s, seg);
-			len += seg;
-		}
-		s += seg;
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
-	return out;
-}
-
 static char *absolute(const char *p)
 {
 	if (p[0] == '/')
-		return spec_normalize_abs(p);
+		return rt_path_normalize_abs(p);
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof(cwd)))
 		strcpy(cwd, "/");
 	char *j = xasprintf("%s/%s", cwd, p);
-	char *r = spec_normalize_abs(j);
+	char *r = rt_path_normalize_abs(j);
 	free(j);
 	return r;
 }
@@ -208,7 +191,7 @@ char *spec_resolve(const struct spec *s, const char *p)
 	if (p[0] == '/' || p[0] == '{' || !s->workdir)
 		return xstrdup(p);
 	char *j = xasprintf("%s/%s", s->workdir, p);
-	char *r = spec_normalize_abs(j);
+	char *r = rt_path_normalize_abs(j);
 	free(j);
 	return r;
 }
@@ -294,7 +277,7 @@ static void load_workdir(struct spec_ld *ld, yaml_node_t *root, const char *name
 	const char *w = wd ? spec_want_scalar(ld, wd, "workdir", "a path") : NULL;
 	if (w && *w) {
 		char *j = w[0] == '/' ? xstrdup(w) : xasprintf("%s/%s", folder, w);
-		s->workdir = spec_normalize_abs(j);
+		s->workdir = rt_path_normalize_abs(j);
 		free(j);
 	}
 	if (!s->workdir)
@@ -343,6 +326,7 @@ int spec_load_text(const char *name, const char *text, size_t len, struct spec *
 		syntax_error(&ld, &pr, s->text, len);
 	}
 	yaml_parser_delete(&pr);
+	free(ld.bare_metric);
 	if (ld.dropped)
 		rt_sb_addf(ld.err, "%s: %d more error%s not shown\n", name, ld.dropped,
 			   ld.dropped == 1 ? "" : "s");

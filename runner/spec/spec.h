@@ -350,6 +350,7 @@ struct spec_constraint {
 	char *metric;
 	enum spec_op op;
 	double value;               /* in base units (seconds for durations) */
+	bool unitless;              /* the value was written without a unit (a bare number) */
 	struct rt_pos pos;
 };
 
@@ -478,6 +479,8 @@ void spec_device_name(const struct spec_device *d, char *buf, size_t n);
 int spec_devices_parse_list(const char *text, struct spec_device **out, size_t *n, struct rt_sb *err);
 
 struct spec {
+	char *warnings;             /* "file:line:col: key: warning: ..." lines, each ending in a newline,
+				     * for `check` and `run` to print (owned); NULL when none */
 	char *path;                 /* file it was loaded from */
 	char *text;                 /* the file's bytes */
 	char sha256[65];            /* of text */
@@ -531,6 +534,8 @@ void spec_dump(const struct spec *s, struct rt_sb *out);
 /* The normalized spec as JSON (same keys and values as spec_dump); caller
  * owns the reference. */
 json_t *spec_to_json(const struct spec *s);
+/* An environment as the spec writes it: {NAME: value, or null to unset}. */
+json_t *spec_envv_json(const struct rt_envv *e);
 /* What strategy llm's answers may touch (agents/agent.h, the containment
  * model): llm.kinds, files, flags and env, each defaulting to what the
  * spec's variants and space use, and the options that carry a program in a

@@ -106,6 +106,9 @@ struct spec_ld {
 	bool goal_given;        /* objective.goal was written (else it follows the metric) */
 	void *bench_names;      /* benchmark names so far (spec_item_name's tree) */
 	void *variant_names;    /* variant names so far (spec_item_name's tree) */
+	char *bare_metric;      /* objective.metric written without its benchmark (owned), for a
+				 * did-you-mean once every benchmark's metrics are known */
+	struct rt_pos bare_pos; /* where */
 };
 
 /* Bytes from "64MiB", "1GB", "4096" (spec_field.c); false when not a size. */
@@ -207,6 +210,9 @@ void spec_lerr(struct spec_ld *ld, const yaml_node_t *at, const char *path, cons
 	__attribute__((format(printf, 4, 5)));
 void spec_lerr_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A warning (not an error: the spec loads) at pos, into ld->s->warnings. */
+void spec_lwarn_at(struct spec_ld *ld, struct rt_pos pos, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 struct rt_pos spec_node_pos(const yaml_node_t *n);
 const char *spec_got(const yaml_node_t *n, char *buf, size_t len);
 yaml_node_t *spec_node(struct spec_ld *ld, int id);
@@ -220,7 +226,6 @@ bool spec_want_map(struct spec_ld *ld, yaml_node_t *v, const char *path);
 char *spec_path_join(const char *path, const char *key); /* "a.b", or "b" when path is "" */
 char *spec_path_index(const char *path, size_t i);        /* "a[i]" */
 char *spec_resolve(const struct spec *s, const char *p); /* new string */
-char *spec_normalize_abs(const char *p);                 /* new string */
 /* A node as JSON (rt_yaml's typing rule), or NULL with the error reported. */
 json_t *spec_node_json(struct spec_ld *ld, yaml_node_t *n, const char *path);
 
@@ -282,6 +287,5 @@ json_t *spec_fields_json(const void *base, const struct spec_field *tbl);
 /* A number as JSON: an integer when whole (300 seconds dumps as 300). */
 json_t *spec_json_num(double x);
 json_t *spec_strv_json(const struct rt_strv *v);  /* a list of strings */
-json_t *spec_envv_json(const struct rt_envv *e);  /* NAME: value or null */
 
 #endif

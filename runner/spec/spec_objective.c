@@ -20,6 +20,12 @@ static void parse_objective_metric(struct spec_ld *ld, yaml_node_t *v, const cha
 		return;
 	o->pos = spec_node_pos(v);
 	const char *dot = strchr(t, '.');
+	if (!dot && *t) { /* said once every benchmark's metrics are known: bare_metric() */
+		free(ld->bare_metric);
+		ld->bare_metric = xstrdup(t);
+		ld->bare_pos = o->pos;
+		return;
+	}
 	if (!dot || dot == t || !dot[1]) {
 		spec_lerr(ld, v, path, "expected benchmark.metric, got '%s'", t);
 		return;
@@ -148,6 +154,9 @@ static void parse_one_constraint(struct spec_ld *ld, yaml_node_t *it, const char
 		c->metric = xstrdup(dot + 1);
 		c->op = (enum spec_op)op;
 		c->value = val;
+		double num;
+		const char *unit = "";
+		c->unitless = !rt_split_unit(vs, &num, &unit) && !*unit;
 		c->pos = spec_node_pos(it);
 	}
 	free(vs);
@@ -238,9 +247,53 @@ static void check_ref(struct spec_ld *ld, struct rt_pos pos, const char *path, c
 		spec_lerr_at(ld, pos, path, "benchmark '%s' has no metric '%s'", bench, metric);
 }
 
+/* objective.metric written without its benchmark ("output_throughput"):
+ * the error names the benchmark that has it, or the nearest metric of
+ * any benchmark ("decode.output_throughput"). */
+static void bare_metric(struct spec_ld *ld)
+{
+	struct spec *s = ld->s;
+	const char *m = ld->bare_metric;
+	char *dym = NULL;
+	for (size_t i = 0; i < s->n_benches && !dym; i++)
+		for (size_t k = 0; k < s->benches[i].n_metric_names && !dym; k++)
+			if (!strcmp(s->benches[i].metric_names[k], m))
+				dym = xasprintf("%s.%s", s->benches[i].name, m);
+	for (size_t i = 0; i < s->n_benches && !dym; i++) {
+		const struct spec_bench *b = &s->benches[i];
+		const char *near = b->metric_names ? rt_did_you_mean(m, b->metric_names, b->n_metric_names) : NULL;
+		if (near)
+			dym = xasprintf("%s.%s", b->name, near);
+	}
+	if (dym)
+		spec_lerr_at(ld, ld->bare_pos, "objective.metric",
+			     "expected benchmark.metric, got '%s' (did you mean '%s'?)", m, dym);
+	else
+		spec_lerr_at(ld, ld->bare_pos, "objective.metric", "expected benchmark.metric, got '%s'", m);
+	free(dym);
+}
+
+/* A bare number bounding a latency means seconds: `ttft_p95 <= 500` is
+ * 500 s, not 500 ms. Said, so the author writes the unit. */
+static void unitless_latency(struct spec_ld *ld, const struct spec_constraint *c, const char *path)
+{
+	const struct spec_bench *b = spec_bench_find(ld->s, c->bench);
+	if (!c->unitless || !b || b->kind != SPEC_BENCH_LOAD)
+		return;
+	for (size_t m = 0; m < SPEC_LM_N; m++)
+		if (!strcmp(spec_load_metric_name(m), c->metric) && !strcmp(spec_load_metric_unit(m), "s")) {
+			spec_lwarn_at(ld, c->pos, path, "'%s' has no unit: %s is in seconds, so this bound is %g s; "
+				      "write the unit (%gs, %gms)", c->text, c->metric, c->value, c->value,
+				      c->value);
+			return;
+		}
+}
+
 void spec_post_validate(struct spec_ld *ld, yaml_node_t *root)
 {
 	struct spec *s = ld->s;
+	if (ld->bare_metric)
+		bare_metric(ld);
 	if (s->objective.bench) {
 		check_ref(ld, s->objective.pos, "objective.metric", s->objective.bench, s->objective.metric);
 		if (!ld->goal_given)
@@ -252,6 +305,7 @@ void spec_post_validate(struct spec_ld *ld, yaml_node_t *root)
 	for (size_t i = 0; i < s->n_constraints; i++) {
 		char *p = xasprintf("constraints[%zu]", i);
 		check_ref(ld, s->constraints[i].pos, p, s->constraints[i].bench, s->constraints[i].metric);
+		unitless_latency(ld, &s->constraints[i], p);
 		free(p);
 	}
 	if (s->repeats.min > s->repeats.max) {

@@ -435,7 +435,7 @@ void spec_space_post(struct spec_ld *ld, yaml_node_t *root)
 	else if (!searches && s->space && s->strategy != AGENT_STRAT_LLM)
 		spec_lerr(ld, spec_map_get(ld, root, "space"), "space",
 			  "strategy '%s' tries the variants one by one; a space needs coordinate, random, "
-			  "halving or model", agent_strategy_name(s->strategy));
+			  "halving, model or auto", agent_strategy_name(s->strategy));
 	else if (searches && s->n_variants)
 		spec_lerr(ld, spec_map_get(ld, root, "variants"), "variants",
 			  "strategy '%s' generates its variants from space:; leave variants: out",

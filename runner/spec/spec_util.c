@@ -80,6 +80,7 @@ void spec_free(struct spec *s)
 {
 	if (!s)
 		return;
+	free(s->warnings);
 	free(s->path);
 	free(s->text);
 	free(s->name);

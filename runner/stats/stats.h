@@ -129,7 +129,8 @@ struct run_stats_decision {
 	double centre_cand;  /* the same of the candidate's */
 	size_t n_best;       /* samples of the best looked at (pairs: min of both arms) */
 	size_t n_cand;       /* samples of the candidate looked at */
-	int outliers;        /* samples left out as outliers */
+	int outliers;        /* samples left out as outliers, at most (n - 1) / 2 of each arm */
+	bool bimodal;        /* an arm had more far samples than that: two clusters, none left out */
 	double se;           /* standard error of the mean log-ratio; NAN when unknown */
 	bool at_max;         /* decided at max_repeats by the nearer end of the zone */
 	bool inconclusive;   /* at max, reverted because the estimate was within the noise of 0 */

@@ -62,6 +62,7 @@ struct cmp {
 	double *x[2];       /* log(sample) of best [0] and candidate [1], n each */
 	size_t n;           /* pairs */
 	bool *out[2];       /* the sample was left out as an outlier */
+	bool bimodal[2];    /* the arm is two clusters: nothing of it was left out */
 	size_t k[2];        /* samples kept in each arm */
 	double mean[2];     /* mean of the kept samples */
 	double ss;          /* within-arm sum of squares of the kept samples */
@@ -116,8 +117,20 @@ static double shamos_within(const struct cmp *c)
 	return v;
 }
 
+/* The most samples of an arm of n that may be left out: fewer than half,
+ * floor((n - 1) / 2), so every arm keeps a majority and its mean exists. */
+static size_t outlier_cap(size_t n)
+{
+	return n ? (n - 1) / 2 : 0;
+}
+
 /* Leave out the samples further than K.outlier noise sds from their arm's
- * median; the noise is Shamos' scale pooled with the prior. */
+ * median; the noise is Shamos' scale pooled with the prior. An arm with
+ * more such samples than outlier_cap() allows is not one arm with slow
+ * samples but two clusters (with n even and a 2/2 split the median falls
+ * between them, and every sample is "far" from it): it is flagged bimodal
+ * in c->bimodal and keeps all its samples, so its spread shows in the
+ * standard error instead of an arbitrary half being dropped. */
 static int flag_outliers(struct cmp *c, const struct run_stats_noise *prior)
 {
 	double r = shamos_within(c), dfr = 2.0 * (double)c->n - 2;
@@ -129,6 +142,13 @@ static int flag_outliers(struct cmp *c, const struct run_stats_noise *prior)
 	int flagged = 0;
 	for (int a = 0; a < 2; a++) {
 		double med = run_stats_median(c->x[a], c->n);
+		size_t far = 0;
+		for (size_t i = 0; i < c->n; i++)
+			far += fabs(c->x[a][i] - med) > lim;
+		if (far > outlier_cap(c->n)) {
+			c->bimodal[a] = true;
+			continue;
+		}
 		for (size_t i = 0; i < c->n; i++)
 			if (fabs(c->x[a][i] - med) > lim) {
 				c->out[a][i] = true;
@@ -214,6 +234,9 @@ static void explain(struct run_stats_decision *d, const struct cmp *c, double zo
 		add_change(&sb, c->m, c->m - zc * c->se, c->m + zc * c->se, sign);
 		if (d->inconclusive)
 			rt_sb_adds(&sb, ", at repeats.max within the noise of 0");
+		else if (d->at_max && d->verdict == RUN_STATS_KEEP && !(c->m - zc * c->se > 0))
+			rt_sb_adds(&sb, ", at repeats.max nearer the zone's far end than 0, unsure: the interval "
+					"includes 0");
 		else if (d->at_max)
 			rt_sb_adds(&sb, d->verdict == RUN_STATS_KEEP
 						? ", at repeats.max nearer the zone's far end than 0"
@@ -233,6 +256,9 @@ static void explain(struct run_stats_decision *d, const struct cmp *c, double zo
 	}
 	if (d->outliers)
 		rt_sb_addf(&sb, ", %d outlier%s left out", d->outliers, d->outliers == 1 ? "" : "s");
+	if (c->bimodal[0] || c->bimodal[1])
+		rt_sb_addf(&sb, ", %s bimodal (two clusters, all samples kept)",
+			   c->bimodal[0] && c->bimodal[1] ? "both arms" : c->bimodal[0] ? "best" : "candidate");
 	snprintf(d->reason, sizeof(d->reason), "%s", sb.buf);
 	rt_sb_release(&sb);
 }
@@ -244,6 +270,8 @@ static enum run_stats_verdict verdict(const struct cmp *c, const struct run_stat
 	double mid = zone / 2, se = c->se;
 	double z95 = rt_z_two_sided(0.10), zc = rt_z_two_sided(2 * (1 - o->confidence));
 	*line = NAN;
+	if (!isfinite(c->m)) /* never decide on an undefined estimate */
+		return RUN_STATS_CONTINUE;
 	if (isfinite(se) && c->df_total > 0)
 		*line = (K.a * se * se / zone + K.b * se) * (zc / z95) * (1 + K.q / c->df_total) +
 			(outliers ? K.penalty * se : 0);
@@ -287,6 +315,7 @@ int run_stats_decide(const double *best, size_t nb, const double *cand, size_t n
 		explain(out, &c, zone, NAN, zc, sign, o->min_repeats, nb, nc);
 	} else if (!rc) {
 		out->outliers = flag_outliers(&c, &o->prior);
+		out->bimodal = c.bimodal[0] || c.bimodal[1];
 		estimate(&c, &o->prior, sign);
 		double line;
 		out->verdict = verdict(&c, o, zone, out->outliers, out, &line);

@@ -73,6 +73,59 @@ static void test_expr(void **state)
 	json_decref(t);
 }
 
+/* text made of pre repeated n times, mid, then post repeated n times (owned). */
+static char *repeat(const char *pre, size_t n, const char *mid, const char *post)
+{
+	struct rt_sb sb = RT_SB_INIT;
+	for (size_t i = 0; i < n; i++)
+		rt_sb_adds(&sb, pre);
+	rt_sb_adds(&sb, mid);
+	for (size_t i = 0; i < n; i++)
+		rt_sb_adds(&sb, post);
+	return rt_sb_detach(&sb, NULL);
+}
+
+/* Issue 22, item 15: what overflowed the stack of the recursive parser,
+ * evaluator and free is refused with an error naming the depth; nesting
+ * within the limit still compiles and evaluates. */
+static void test_expr_depth(void **state)
+{
+	(void)state;
+	const char *names[] = { "a", "b" };
+	static const struct {
+		const char *pre, *mid, *post;
+		size_t n;
+	} deep[] = {
+		{ "(", "a", ")", 40000 },       /* nested parentheses */
+		{ "-", "a", "", 100000 },       /* unary minus */
+		{ "not ", "a", "", 100000 },    /* not */
+		{ "", "a", " + a", 200000 },    /* a chain of terms */
+		{ "", "a", " and a", 200000 },  /* a chain of and */
+		{ "(", "a", ") * a", 300 },     /* just past the limit */
+	};
+	for (size_t k = 0; k < RT_ARRAY_SIZE(deep); k++) {
+		char *text = repeat(deep[k].pre, deep[k].n, deep[k].mid, deep[k].post);
+		struct rt_sb err = RT_SB_INIT;
+		assert_null(agent_expr_compile(text, names, 2, &err));
+		assert_non_null(strstr(err.buf, "nests too deeply (more than 256 levels"));
+		rt_sb_release(&err);
+		free(text);
+	}
+	char *ok = repeat("(", 100, "a + b", ")");
+	json_t *i6 = json_integer(6), *i4 = json_integer(4);
+	char *cmp = xasprintf("%s == 10", ok);
+	assert_true(eval(cmp, i6, i4));
+	free(cmp);
+	free(ok);
+	ok = repeat("-", 200, "a", "");
+	cmp = xasprintf("%s == 6", ok);
+	assert_true(eval(cmp, i6, i4));
+	free(cmp);
+	free(ok);
+	json_decref(i6);
+	json_decref(i4);
+}
+
 /* A 3-parameter space: X pow2 1..64, Y 0..9, Z categorical a/b/c; X * Y <= 256. */
 static void make_space(struct agent_space *sp)
 {
@@ -283,6 +336,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_expr),
+		cmocka_unit_test(test_expr_depth),
 		cmocka_unit_test(test_space),
 		cmocka_unit_test(test_strategies_find_the_optimum),
 		cmocka_unit_test(test_medians_over_seeds),

@@ -2,7 +2,7 @@
 # The command-benchmark format names in the docs are the ones `ratchet check`
 # accepts (issue 11: docs/variants.md said `llama-bench-json`, check knows
 # `llama-bench`): each name of docs/variants.md's format table and of the
-# README's `format` row passes `ratchet check`, and together with `none` and
+# reference's (docs/spec.md) `format` row passes `ratchet check`, and together with `none` and
 # `json` they are exactly the loader's table (runner/spec/spec_enums.c).
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
@@ -12,8 +12,8 @@ fail=0
 # docs/variants.md: the rows under "| format | reads | metrics |"
 sed -n '/^| format | reads | metrics |/,/^$/p' "$RATCHET_SRC/docs/variants.md" |
 	sed -n 's/^| `\([a-z0-9-]*\)` |.*/\1/p' > "$W/docs"
-# README: the `format` row of the command benchmark keys
-grep '^| `format` |' "$RATCHET_SRC/README.md" | head -1 | cut -d'|' -f3 | tr ',' '\n' |
+# docs/spec.md: the `format` row of the command benchmark keys
+grep '^| `format` |' "$RATCHET_SRC/docs/spec.md" | head -1 | cut -d'|' -f3 | tr ',' '\n' |
 	sed -n 's/.*`\([a-z0-9-]*\)`.*/\1/p' > "$W/readme"
 # the loader's table
 sed -n '/spec_format_names\[\] = {/,/NULL };/p' "$RATCHET_SRC/runner/spec/spec_enums.c" |
@@ -30,6 +30,6 @@ for f in $(cat "$W/docs" "$W/readme"); do
 done
 (cat "$W/docs"; echo none; echo json) | sort -u > "$W/documented"
 diff "$W/loader" "$W/documented" || { echo "FAIL: docs/variants.md's formats (+ none, json) differ from the loader's"; fail=1; }
-sort -u "$W/readme" | diff "$W/loader" - || { echo "FAIL: the README's format list differs from the loader's"; fail=1; }
+sort -u "$W/readme" | diff "$W/loader" - || { echo "FAIL: docs/spec.md's format list differs from the loader's"; fail=1; }
 [ $fail -eq 0 ] && echo PASS
 exit $fail

@@ -37,4 +37,36 @@ n=$(q "SELECT count(*) FROM measurements m JOIN iterations i ON i.id = m.iterati
 [ "$(q "SELECT count(*) FROM intents WHERE state='open'")" = 0 ] || { echo "FAIL: open intents"; exit 1; }
 "$RATCHET_BIN" --db c.db restore > /dev/null
 cmp -s table.json table.orig || { echo "FAIL: restore"; exit 1; }
+
+# Changes that all fail to apply for the same reason (issue 23, item 3): the
+# run stops after three in a row, exits non-zero and names the reason; the
+# fourth change is never tried and the campaign can be resumed.
+mkdir same && cp table.orig same/table.json && cd same
+b='build: [sh, -c, "if grep -q NEW_ table.json; then echo error: no compiler >&2; exit 1; fi"]'
+cat > spec.yaml <<Y
+name: apply-same
+benchmarks:
+  - name: fake
+    command: ["$RATCHET_BUILD/fakebench", "{workdir}/table.json"]
+    metrics: {gflops: /gflops}
+objective: {metric: fake.gflops, goal: max, min_gain: 2%}
+repeats: {min: 3, max: 8}
+variants:
+  - {name: a, table: {file: table.json, set: {NEW_A: {tile: 32}}}, $b}
+  - {name: b, table: {file: table.json, set: {NEW_B: {tile: 16}}}, $b}
+  - {name: c, table: {file: table.json, set: {NEW_C: {tile: 8}}}, $b}
+  - {name: d, table: {file: table.json, set: {NEW_D: {tile: 4}}}, $b}
+Y
+rc=0
+"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2> run.err || rc=$?
+q "SELECT seq, variant, state, reason FROM iterations ORDER BY seq"
+cat run.err
+[ $rc -eq 3 ] || { echo "FAIL: the run exited $rc, expected 3"; exit 1; }
+grep -q "3 changes in a row failed to apply for the same reason" run.err ||
+	{ echo "FAIL: the stop does not say why"; exit 1; }
+grep -q "ratchet run --resume" run.err || { echo "FAIL: the stop does not say how to go on"; exit 1; }
+[ "$(q "SELECT count(*) FROM iterations WHERE state = 'failed'")" = 3 ] || { echo "FAIL: not 3 failed"; exit 1; }
+[ "$(q "SELECT count(*) FROM iterations WHERE variant = 'd'")" = 0 ] || { echo "FAIL: d was tried"; exit 1; }
+[ "$(q "SELECT state FROM campaigns")" != finished ] || { echo "FAIL: the campaign reads finished"; exit 1; }
+cmp -s table.json ../table.orig || { echo "FAIL: a failed change was left in table.json"; exit 1; }
 echo PASS

@@ -31,6 +31,20 @@ grep -q 'not finished' for.out || { echo "FAIL: the campaign claims to be finish
 # one change (6 runs at least, 0.9 s), and --max-iterations says why it stopped
 R --resume --max-iterations 1 a/spec.yaml > max.out 2>&1 || { cat max.out; echo "FAIL: --max-iterations"; exit 1; }
 grep -q '^stopped: --max-iterations 1 reached' max.out || { cat max.out; echo "FAIL: no reason for --max-iterations"; exit 1; }
+# the spec's max_iterations counts as --max-iterations does, the baseline
+# included (issue 23: max_iterations 12 ran 13): 3 is the baseline and 2 changes
+mkdir m && cp "$RATCHET_SRC/tests/campaign/table.json" m/
+sed -e "s|@FAKEBENCH@|$RATCHET_BUILD/fakebench|" -e 's|@SLEEP_MS@|0|' \
+	"$RATCHET_SRC/tests/campaign/kill9.yaml.in" > m/spec.yaml
+echo "max_iterations: 3" >> m/spec.yaml
+"$RATCHET_BIN" --db m.db run m/spec.yaml > m.out 2>&1 || { cat m.out; echo "FAIL: max_iterations run"; exit 1; }
+n=$(sqlite3 m.db "SELECT count(*) FROM iterations")
+[ "$n" -eq 3 ] || { cat m.out; echo "FAIL: max_iterations 3 ran $n iterations"; exit 1; }
+grep -q "^stopped: the spec's max_iterations 3 reached (the campaign's iterations, the baseline included)" m.out ||
+	{ cat m.out; echo "FAIL: no reason for max_iterations"; exit 1; }
+mkdir m2 && cp "$RATCHET_SRC/tests/campaign/table.json" m2/ && grep -v '^max_iterations' m/spec.yaml > m2/spec.yaml
+"$RATCHET_BIN" --db m2.db run --max-iterations 3 m2/spec.yaml > m2.out 2>&1 || { cat m2.out; echo "FAIL: --max-iterations 3"; exit 1; }
+[ "$(sqlite3 m2.db "SELECT count(*) FROM iterations")" -eq 3 ] || { echo "FAIL: --max-iterations 3 and max_iterations 3 differ"; exit 1; }
 # --for 500ms: the longest finished iteration does not fit, nothing starts
 R --resume --for 500ms a/spec.yaml > half.out 2>&1 || { cat half.out; echo "FAIL: --for 500ms"; exit 1; }
 grep -q '^stopped: --for 500ms: the next iteration would take about .* (the longest of 1 finished iteration)' half.out ||

@@ -6,7 +6,11 @@
 #     rename is undone and `git status` is clean;
 #   - a patch whose dir is a subfolder of a larger work tree: git names
 #     "sub/k.c", ratchet joined it to dir ("sub/sub/k.c"), so the revert
-#     never happened and the best arm ran on the patched code.
+#     never happened and the best arm ran on the patched code;
+#   - the same with the patch's paths written relative to dir (`git diff
+#     --relative`): git apply skipped every file with exit 0, and the patch
+#     was measured as a no-op, "reverted -0.0%" (issue 22, item 18); it is
+#     refused, naming the skipped file.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v git >/dev/null || { echo "git missing"; exit 1; }
@@ -81,4 +85,26 @@ best=$(q "SELECT group_concat(DISTINCT m.value) FROM measurements m JOIN iterati
 "$RATCHET_BIN" --db c.db restore > /dev/null
 st=$(git status --porcelain -- sub)
 [ -z "$st" ] || { echo "FAIL: git status after restore:"; echo "$st"; exit 1; }
+
+# ---- paths relative to dir, in a "diff --git" patch: git skips them all ----
+echo 130 > sub/speed.txt
+(cd sub && git diff --relative > ../relative.diff) # names k.c, speed.txt
+git checkout -q .
+grep -q '^diff --git a/speed.txt' relative.diff || { echo "FAIL: the test patch is not relative"; exit 1; }
+rm -f c.db*
+patch_spec patch-relative sub/built.txt <<'Y'
+  - name: relative
+    patch: {file: relative.diff, dir: sub}
+    build: [sh, -c, "cp speed.txt built.txt"]
+Y
+rc=0
+"$RATCHET_BIN" --db c.db run --quiet spec.yaml > run.out 2>&1 || rc=$?
+cat run.out
+q "SELECT seq, variant, state, reason FROM iterations ORDER BY seq"
+[ "$(q "SELECT count(*) FROM iterations WHERE variant = 'relative' AND state IN ('reverted', 'kept')")" = 0 ] ||
+	{ echo "FAIL: a patch git skipped was measured"; exit 1; }
+{ grep -q "relative.diff: git apply skips 'speed.txt'" run.out ||
+	q "SELECT reason FROM iterations WHERE variant = 'relative'" | grep -q "git apply skips 'speed.txt'"; } ||
+	{ echo "FAIL: the refusal does not name the skipped file (exit $rc)"; exit 1; }
+[ "$(cat sub/speed.txt)" = 100 ] || { echo "FAIL: sub/speed.txt changed"; exit 1; }
 echo PASS

@@ -4,7 +4,8 @@
 # patch file, file-variant source, benchmark program, script, load dataset
 # or kernel module; a program not on PATH (engine, benchmark, build); a
 # patch that fails `git apply --check`; missing GSM8K data; a taken engine
-# port; a device that is not visible. Each is reported as
+# port; a device that is not visible; what a space binds (a table file, a
+# template, a template's build program). Each is reported as
 # file:line:col: key.path: problem; fix, on the line that names the thing;
 # `run` exits 2 with the same line, its engine never started (a wrapper
 # script would leave a file) and nothing recorded (no campaign row). Several
@@ -147,6 +148,24 @@ $(echo "$KB" | sed -e 's/device: 7/device: 0/' -e 's/module: vadd.c/module: nova
 else
 	echo "skip: no C compiler for the host kernel cases"
 fi
+
+# what a space binds (issue 23, item 3): a misspelled table file, a
+# template that is not there, a build program that is not on PATH
+space() { # PARAMS
+	spec "$ENG" "$BENCH" '  - {name: t, table: {file: table.json, set: {A: {v: 2}}}}'
+	sed -i '/^variants:/,$d' spec.yaml
+	printf 'strategy: coordinate\nspace:\n  parameters:\n%s\n' "$1" >> spec.yaml
+}
+space '    - {name: V, values: [1, 2], table: {file: tabel.json, key: A, field: v}}'
+expect space-table tabel.json 'space \(table tabel\.json[^)]*\): table file .*tabel\.json does not exist'
+space '    - {name: V, values: [1, 2], template: {source: nokernel.cu.in, target: kernel.cu}}'
+expect space-template nokernel.cu.in 'space \([^)]*\): template .*nokernel\.cu\.in does not exist'
+echo 'x {{V}}' > k.in
+space '    - {name: V, values: [1, 2], template: {source: k.in, target: k.out, build: [no-such-cc]}}'
+expect space-build no-such-cc "space \([^)]*\): build program 'no-such-cc' not found on PATH"
+space '    - {name: V, values: [1, 2], table: {file: table.json, key: A, field: v}}'
+"$RATCHET_BIN" check --preflight spec.yaml > /dev/null 2> check.err && ok "a good space passes" ||
+	{ no "a good space passes"; cat check.err; }
 
 # every problem is listed, not only the first
 spec "$ENG" '  - {name: b, command: [no-such-bench-prog], metrics: {x: /x}}' \

@@ -73,7 +73,7 @@ sed "s|^exec |exec '$RATCHET_BUILD/recipe_fp' |" rec/run.sh > fp.sh
 names=$(sed -n 's/^\(export\|unset\) \([A-Za-z_][A-Za-z0-9_]*\).*/\2/p' rec/run.sh | tr '\n' ' ')
 [ "$names" = "SIMSERVE_MAX_GRAPH_BS " ] || { echo "FAIL: run.sh sets '$names'"; exit 1; }
 files=$(q "SELECT DISTINCT i.path FROM intents i JOIN iterations t ON t.id = i.iteration_id WHERE t.campaign_id = 1 AND t.seq <= (SELECT seq FROM iterations WHERE id = (SELECT best_iteration FROM campaigns WHERE id = 1))")
-got=$(RECIPE_FP_FILES="$files" RECIPE_FP_ENV="$names" sh fp.sh)
+got=$(cd "$D" && RECIPE_FP_FILES="$files" RECIPE_FP_ENV="$names" sh "$W/fp.sh")
 [ "$got" = "$best" ] || { echo "FAIL: the recipe's configuration is $got, the campaign's best $best"; exit 1; }
 echo "fingerprint: $got (the campaign's best)"
 # from the store alone: after restore, the same recipe

@@ -108,7 +108,7 @@ unset SIMSERVE_DECODE_US_PER_STEP
 # ---- llama-server: 503 while loading, then its shapes ----
 : > "$T/m.gguf"
 export SIMSERVE_SLOW_START=1
-start "server is listening on http://" llama-server -m "$T/m.gguf" --port 0 \
+start "llama_server: listening on http://" llama-server -m "$T/m.gguf" --port 0 \
 	-np 3 -c 12288 -a g27
 unset SIMSERVE_SLOW_START
 [ "$(get /health)" = 503 ] || fail "llama-server /health is not 503 while loading"
@@ -119,6 +119,7 @@ has "$T/out" '{"status":"ok"}'
 get /props > /dev/null
 has "$T/out" '"total_slots":3'
 has "$T/out" '"n_ctx":4096'
+has "$T/log" "load_model: initializing, n_slots = 3, n_ctx_slot = 4096, kv_unified = 'false'"
 get /v1/models > /dev/null
 has "$T/out" '"id":"g27","object":"model"'
 has "$T/out" '"owned_by":"llamacpp","meta":'

@@ -305,7 +305,7 @@ static void test_sse_scan_matches_jansson(void **state)
 		"{\"n\":\"\\u12\"}",
 		"{\"n\":\"tab\there\"}",
 		"{\"choices\":[{\"text\":\"abcdefghijklmnop\\\"qrstuvwxyz0123456789 \u00e9\u00e8 \u4e2d\u6587 end\"}]}",
-		"{\"choices\":[{\"text\":\"abcdefghijklmnopqrstu\x01" "vwxyz\"}]}",
+		("{\"choices\":[{\"text\":\"abcdefghijklmnopqrstu\x01" "vwxyz\"}]}"), /* one literal: \x01 then v */
 		"{\"choices\":[{\"text\":\"abcdefgh\\\\\"}],\"id\":\"0123456789abcdef0123456789\"}",
 		"{\"choices\":[{\"text\":\"0123456789abcdef\"}],\"usage\":{\"completion_tokens\":12345678901234567}}",
 		"[1,2]",

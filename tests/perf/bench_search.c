@@ -320,9 +320,30 @@ static double pct(double *v, size_t n, double p)
 	return v[(size_t)ceil(p * (double)n) - 1];
 }
 
-/* The strategies replayed, random first (the yardstick). */
-static const enum agent_strategy ks[] = { AGENT_STRAT_RANDOM, AGENT_STRAT_COORDINATE, AGENT_STRAT_HALVING,
-					  AGENT_STRAT_MODEL, AGENT_STRAT_AUTO };
+/* The strategies replayed: every space strategy of the ops table, random
+ * first (the yardstick); BENCH_STRATS (comma-separated names) keeps fewer. */
+static enum agent_strategy ks[16];
+static size_t n_ks;
+
+static void pick_strategies(void)
+{
+	const char *only = getenv("BENCH_STRATS");
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; agent_strategy_names[k] && n_ks < RT_ARRAY_SIZE(ks); k++) {
+			const char *name = agent_strategy_names[k];
+			bool random = !strcmp(name, "random");
+			if (!agent_searches_space((enum agent_strategy)k) || random != (pass == 0))
+				continue;
+			if (only && !random && !strstr(only, name))
+				continue;
+			ks[n_ks++] = (enum agent_strategy)k;
+		}
+}
+
+static bool named(enum agent_strategy k, const char *name)
+{
+	return !strcmp(agent_strategy_name(k), name);
+}
 
 /* One space's summary line, printed again after every space. */
 struct summary {
@@ -363,7 +384,10 @@ static double bench_strategy(const struct sweep *w, enum agent_strategy k, size_
 		cpu += r.cpu;
 		cpu_max = fmax(cpu_max, r.cpu_max);
 		props += r.n + (r.n < cap);
-		/* left to its own stop (a live campaign cannot tell it has reached) */
+		/* left to its own stop (a live campaign cannot tell it has reached);
+		 * BENCH_OWN_STOP=0 leaves it out */
+		if (getenv("BENCH_OWN_STOP") && !strcmp(getenv("BENCH_OWN_STOP"), "0"))
+			continue;
 		replay(w, k, seed, true, true, cap, &r);
 		stop_at[seed - 1] = r.stopped ? (double)r.stopped : (double)cap;
 		nstop += r.stopped > 0;
@@ -381,7 +405,10 @@ static double bench_strategy(const struct sweep *w, enum agent_strategy k, size_
 	       agent_strategy_name(k), med, pct(ev, seeds, 0.9), pct(co, seeds, 0.5), pct(co, seeds, 0.9), seeds - ok,
 	       seeds, rand_med > 0 ? med / rand_med : 1.0, 100 * med / (double)w->n_valid, *tenth_ok, seeds,
 	       1e3 * cpu / (double)(props ? props : 1), 1e3 * cpu_max);
-	printf("search %-10s   own stop: median %5.0f  p90 %5.0f  stopped %2zu/%zu before the cap %zu, reached 2%% "
+	if (getenv("BENCH_OWN_STOP") && !strcmp(getenv("BENCH_OWN_STOP"), "0"))
+		printf("search %-10s   own stop: not run (BENCH_OWN_STOP=0)\n", agent_strategy_name(k));
+	else
+		printf("search %-10s   own stop: median %5.0f  p90 %5.0f  stopped %2zu/%zu before the cap %zu, reached 2%% "
 	       "%2zu/%zu, keeps a point within 2%% %2zu/%zu  [%.1f s]\n",
 	       agent_strategy_name(k), pct(stop_at, seeds, 0.5), pct(stop_at, seeds, 0.9), nstop, seeds, cap, stop_ok,
 	       seeds, kept, seeds, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
@@ -395,33 +422,34 @@ static double bench_strategy(const struct sweep *w, enum agent_strategy k, size_
 /* The figures of one space; returns 0 when the targets held. */
 static int bench_space(const struct sweep *w, size_t seeds, struct summary *sum)
 {
-	double med[RT_ARRAY_SIZE(ks)];
-	size_t tenth[RT_ARRAY_SIZE(ks)], cap = run_cap(w);
+	double med[RT_ARRAY_SIZE(ks)] = { 0 };
+	size_t tenth[RT_ARRAY_SIZE(ks)] = { 0 }, cap = run_cap(w);
 	printf("space: %s: %zu valid points, best %.5g, %zu within 2%%; %zu seeds, each run capped at %zu "
 	       "evaluations\n",
 	       w->name, w->n_valid, w->best * (w->minimize ? -1 : 1), w->n_near, seeds, cap);
 	fflush(stdout);
-	for (size_t s = 0; s < RT_ARRAY_SIZE(ks); s++)
+	for (size_t s = 0; s < n_ks; s++)
 		med[s] = bench_strategy(w, ks[s], seeds, cap, s ? med[0] : 0, &tenth[s]);
 	/* the best single strategy (auto aside), and the best of model and auto */
-	size_t b = 0, ia = 0;
-	for (size_t s = 0; s < RT_ARRAY_SIZE(ks); s++) {
-		if (ks[s] == AGENT_STRAT_AUTO)
+	size_t b = 0, ia = n_ks; /* n_ks: no auto in this build */
+	for (size_t s = 0; s < n_ks; s++) {
+		if (named(ks[s], "auto"))
 			ia = s;
 		else if (med[s] < med[b])
 			b = s;
 	}
 	size_t best_tenth = 0;
-	for (size_t s = 0; s < RT_ARRAY_SIZE(ks); s++)
-		if ((ks[s] == AGENT_STRAT_MODEL || ks[s] == AGENT_STRAT_AUTO) && tenth[s] > best_tenth)
+	for (size_t s = 0; s < n_ks; s++)
+		if ((named(ks[s], "model") || named(ks[s], "auto")) && tenth[s] > best_tenth)
 			best_tenth = tenth[s];
-	bool ninety = 10 * best_tenth >= 9 * seeds, close = med[ia] <= 1.5 * med[b];
+	bool ninety = 10 * best_tenth >= 9 * seeds, close = ia == n_ks || med[ia] <= 1.5 * med[b];
+	double auto_med = ia < n_ks ? med[ia] : NAN;
 	snprintf(sum->line, sizeof(sum->line),
 		 "search best on %s: %s, median %.0f evaluations = %.2f of random's %.0f, %.1f%% of the space; "
 		 "best of model and auto within 10%% of the space on %zu/%zu seeds (target >= 90%%: %s); auto's "
 		 "median %.0f = %.2fx the best single (target <= 1.5x: %s)",
 		 w->name, agent_strategy_name(ks[b]), med[b], med[b] / med[0], med[0], 100 * med[b] / (double)w->n_valid,
-		 best_tenth, seeds, ninety ? "met" : "NOT met", med[ia], med[ia] / med[b], close ? "met" : "NOT met");
+		 best_tenth, seeds, ninety ? "met" : "NOT met", auto_med, auto_med / med[b], close ? "met" : "NOT met");
 	printf("%s\n", sum->line);
 	fflush(stdout);
 	return ninety && close ? 0 : 1;
@@ -483,6 +511,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	pick_strategies();
 	int fails = 0;
 	struct summary *sum = xcalloc(n + 1, sizeof(*sum));
 	for (size_t i = 0; i < n; i++) {

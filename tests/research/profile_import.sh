@@ -2,7 +2,8 @@
 # `ratchet profile import` on each profiler's fixture (tests/agents/fixtures,
 # each naming its source): the format is detected, and the stored per-op
 # shares, calls per step and per-shape rows are the ones checked by hand in
-# the fixtures' comments. Errors are usage errors (exit 2) naming the file.
+# the fixtures' comments. Errors are usage errors (exit 2) naming the file;
+# importing the same bytes into one campaign twice is one.
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -143,5 +144,43 @@ nid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
 [ "$(sqlite3 p.db "SELECT format || ':' || launches || ':' || printf('%.2f', total_us) || ':' || ifnull(wall_us, 'null') FROM profiles WHERE id = $nid")" = "ncu:7:701.53:null" ] &&
 	ok "an ncu --csv export imports (7 kernels, 701.53 us, no wall time)" || no "ncu row"
 want "$nid" "gemm=74.3 attention=16.1 norm=6.9 activation=2.6" "ncu shares"
+
+# the same bytes into one campaign twice are refused by their sha256, not
+# stored twice with their findings (issue 23); other bytes of the trace import
+cat > mini.yaml <<'Y'
+name: mini
+benchmarks:
+  - name: b
+    command: [sh, -c, 'echo "{\"x\": 1}"']
+    metrics: {x: /x}
+objective: {metric: b.x, goal: max}
+repeats: {min: 2, max: 2}
+variants:
+  - {name: v1, env: {A: "1"}}
+strategy: list
+Y
+R run --quiet mini.yaml > mini.out 2>&1 || { cat mini.out; no "a campaign to import into"; }
+cid=$(sqlite3 p.db "SELECT max(id) FROM campaigns")
+R profile import --campaign "$cid" "$F/kineto_vllm_decode.json" > c1.out 2>&1 || { cat c1.out; no "import into the campaign"; }
+pid=$(sqlite3 p.db "SELECT max(id) FROM profiles")
+nf=$(sqlite3 p.db "SELECT count(*) FROM findings")
+rc=0; R profile import --campaign "$cid" "$F/kineto_vllm_decode.json" > d.out 2>&1 || rc=$?
+[ $rc -eq 2 ] && grep -q "already imported as profile $pid (the same sha256" d.out &&
+	[ "$(sqlite3 p.db "SELECT count(*) FROM findings")" = "$nf" ] &&
+	ok "the same profile twice into one campaign is refused, no finding added" ||
+	{ cat d.out; no "a duplicate import (exit $rc)"; }
+{ cat "$F/kineto_vllm_decode.json"; echo; } > k2.json
+R profile import --campaign "$cid" k2.json > c2.out 2>&1 && ok "other bytes import" || { cat c2.out; no "k2.json"; }
+
+# observe reads the campaign's tables from its workdir, wherever it is run
+# (issue 23: `observe --campaign 1` from another folder failed on tiles.json)
+mkdir sub && echo '{"A": {"v": 1}}' > sub/table.json
+sed -e 's/^name: mini/name: sub/' -e 's/  - {name: v1, env: {A: "1"}}/  - {name: t, table: {file: table.json, set: {A: {v: 2}}}}/' \
+	mini.yaml > sub/spec.yaml
+R run --quiet sub/spec.yaml > sub.out 2>&1 || { cat sub.out; no "the sub campaign"; }
+sid=$(sqlite3 p.db "SELECT max(id) FROM campaigns")
+mkdir elsewhere
+(cd elsewhere && "$RATCHET_BIN" --db ../p.db observe --campaign "$sid" "$F/kineto_vllm_decode.json") > obs.out 2>&1 &&
+	ok "observe from another folder finds the campaign's table" || { cat obs.out; no "observe from another folder"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]

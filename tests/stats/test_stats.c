@@ -230,6 +230,118 @@ static void test_decide_outlier(void **state)
 	NEAR(d.effect, 0, 0.005);
 }
 
+/* Issue 23's case: on a quiet host (a pooled noise of 4e-8) the best arm's
+ * four samples fall in two clusters 3% apart, the median lies between them
+ * and every sample is "far" from it. The rule left out all four, its mean
+ * became NaN and a +66% candidate was reverted at repeats.max with "no
+ * samples yet". An arm keeps a majority; two clusters are said, not cut. */
+static void test_decide_bimodal(void **state)
+{
+	double best[] = { 993.7, 993.8, 964.0, 964.1 };
+	double cand[4];
+	for (int i = 0; i < 4; i++)
+		cand[i] = 1.66 * 978.9 * (1 + 1e-4 * i);
+	struct run_stats_decide_opts o = { .minimize = false, .min_gain = 0.03, .confidence = 0.95,
+					   .min_repeats = 3, .max_repeats = 4,
+					   .prior = { 4e-8, 4 } };
+	struct run_stats_decision d;
+	assert_int_equal(run_stats_decide(best, 4, cand, 4, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(isfinite(d.centre_best) && isfinite(d.centre_cand) && isfinite(d.se));
+	NEAR(d.effect, 0.66, 0.01);
+	assert_int_equal(d.outliers, 0);
+	assert_true(d.bimodal);
+	assert_null(strstr(d.reason, "no samples yet"));
+	assert_non_null(strstr(d.reason, "best bimodal (two clusters, all samples kept)"));
+	/* the same best against itself: a clear, finite revert, never a keep */
+	assert_int_equal(run_stats_decide(best, 4, best, 4, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_REVERT);
+	NEAR(d.effect, 0, 1e-12);
+	/* one slow sample among three is still left out (at most (n - 1) / 2) */
+	double one[] = { 993.7, 993.8, 964.0, 993.75 };
+	assert_int_equal(run_stats_decide(one, 4, cand, 4, &o, &d), 0);
+	assert_int_equal(d.outliers, 1);
+	assert_false(d.bimodal);
+}
+
+/* A keep at repeats.max whose interval includes 0 says it is unsure (issue
+ * 23: the CPU demo kept +14.3% [-7.2, +40.7] with no caveat); one whose
+ * interval excludes 0 does not. */
+static void test_decide_unsure_keep(void **state)
+{
+	double best[] = { 100, 130, 77, 115, 87, 100, 125, 80, 110, 90 };
+	double sh[] = { 90, 110, 125, 80, 100, 87, 115, 77, 130, 100 }, cand[10];
+	for (int i = 0; i < 10; i++)
+		cand[i] = sh[i] * 1.12;
+	struct run_stats_decide_opts o = opts(false);
+	struct run_stats_decision d;
+	assert_int_equal(run_stats_decide(best, 10, cand, 10, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(d.at_max && d.lo < 0);
+	assert_non_null(strstr(d.reason, ", unsure: the interval includes 0"));
+	double b2[] = { 100, 104, 96, 102, 98, 101, 99, 103, 97, 100 }, c2[10];
+	for (int i = 0; i < 10; i++)
+		c2[i] = b2[i] * 1.03;
+	assert_int_equal(run_stats_decide(b2, 10, c2, 10, &o, &d), 0);
+	assert_int_equal(d.verdict, RUN_STATS_KEEP);
+	assert_true(d.at_max && d.lo > 0);
+	assert_null(strstr(d.reason, "unsure"));
+}
+
+/* One arm of n samples of a random shape: constants, ties from a few
+ * values, two clusters, or lognormal noise, with an occasional slow one. */
+static void random_arm(struct rt_rand *r, double *x, int n, double centre)
+{
+	int shape = (int)rt_rand_below(r, 4);
+	double gap = 0.01 + 0.3 * rt_rand_uniform(r);
+	for (int i = 0; i < n; i++) {
+		switch (shape) {
+		case 0: x[i] = centre; break;
+		case 1: x[i] = centre * (1 + 0.01 * (double)rt_rand_below(r, 3)); break;
+		case 2: x[i] = centre * (rt_rand_below(r, 2) ? 1 + gap : 1) * (1 + 1e-5 * rt_rand_normal(r)); break;
+		default: x[i] = centre * exp(0.03 * rt_rand_normal(r)); break;
+		}
+		if (rt_rand_below(r, 10) == 0)
+			x[i] /= 1.3;
+	}
+}
+
+/* A property over random small samples (n 2..10): no arm is ever emptied,
+ * at most (n - 1) / 2 samples of an arm are left out, every verdict has a
+ * finite estimate, a keep has a finite standard error, and repeats.max
+ * always ends with a verdict. */
+static void test_decide_property(void **state)
+{
+	struct rt_rand r;
+	rt_rand_seed(&r, 23);
+	static const struct run_stats_noise priors[] = { { 0, 0 }, { 4e-8, 4 }, { 40 * 9e-4, 40 } };
+	for (int t = 0; t < 4000; t++) {
+		int max = 2 + (int)rt_rand_below(&r, 9);
+		struct run_stats_decide_opts o = {
+			.minimize = rt_rand_below(&r, 2), .min_gain = 0.01 * (double)rt_rand_below(&r, 6),
+			.confidence = 0.95, .min_repeats = 1 + (int)rt_rand_below(&r, (uint64_t)max),
+			.max_repeats = max, .prior = priors[rt_rand_below(&r, 3)] };
+		double best[10], cand[10];
+		random_arm(&r, best, max, 100);
+		random_arm(&r, cand, max, 100 * (0.8 + 0.5 * rt_rand_uniform(&r)));
+		for (int n = 1; n <= max; n++) {
+			struct run_stats_decision d;
+			assert_int_equal(run_stats_decide(best, (size_t)n, cand, (size_t)n, &o, &d), 0);
+			assert_true(isfinite(d.centre_best) && isfinite(d.centre_cand));
+			assert_true(d.outliers <= 2 * ((n - 1) / 2));
+			assert_null(strstr(d.reason, "no samples yet"));
+			if (d.verdict != RUN_STATS_CONTINUE)
+				assert_true(isfinite(d.effect));
+			if (d.verdict == RUN_STATS_KEEP)
+				assert_true(isfinite(d.se) && isfinite(d.lo) && isfinite(d.hi) && d.effect > 0);
+			if (n == max)
+				assert_int_not_equal(d.verdict, RUN_STATS_CONTINUE);
+			if (d.bimodal)
+				assert_non_null(strstr(d.reason, "bimodal"));
+		}
+	}
+}
+
 /* The campaign's noise so far narrows the lines of a comparison with few
  * samples, unless this comparison is plainly noisier. */
 static void test_decide_prior(void **state)
@@ -337,6 +449,9 @@ int main(void)
 		cmocka_unit_test(test_decide_keep),
 		cmocka_unit_test(test_decide_continue_and_max),
 		cmocka_unit_test(test_decide_outlier),
+		cmocka_unit_test(test_decide_bimodal),
+		cmocka_unit_test(test_decide_property),
+		cmocka_unit_test(test_decide_unsure_keep),
 		cmocka_unit_test(test_decide_prior),
 		cmocka_unit_test(test_decide_every_pair),
 		cmocka_unit_test(test_regression),
@@ -356,6 +471,11 @@ int main(void)
  *   test_decide_continue_and_max          min repeats, between the lines, the nearer end at max,
  *                                         within the noise at max, no samples, bad input
  *   test_decide_outlier                   a 30% slow sample left out (either arm), said in the reason
+ *   test_decide_bimodal                   issue 23: a 2/2 split best on a quiet host keeps its samples,
+ *                                         says "bimodal", and a +66% candidate is kept
+ *   test_decide_property                  random small samples (constants, ties, two clusters, noise):
+ *                                         no arm emptied, every verdict on a finite estimate
+ *   test_decide_unsure_keep               a keep at repeats.max with 0 in its interval says "unsure"
  *   test_decide_prior                     the campaign's noise narrows the lines; a quieter prior is
  *                                         set aside; run_stats_noise_add's cap
  *   test_decide_every_pair                seeded simulation: error rates and repeats looking after

@@ -1,0 +1,271 @@
+/*
+ * Unit tests of search v2 (issue 28): the model finds the single narrow
+ * optimum of the synthetic needle (an irregular ordered parameter, a cliff
+ * beside it) within a budget; on the synthetic 100k-point space (80%
+ * infeasible) it proposes points beyond any fixed 20k prefix and finds the
+ * optimum that the old prefix hid, each proposal under 0.25 s of CPU;
+ * halving falls back to full fidelity when cheap measurements rank points
+ * unlike full ones, and says so; auto is a pure function of the history
+ * and names its arm.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agents/agent.h"
+#include "agents/space.h"
+#include "search_synth.h"
+
+/* Both generators are for bench_search; the values above are used here. */
+static void (*const unused_generators[])(FILE *) __attribute__((unused)) = { synth_needle, synth_large };
+
+/* A parameter of n values v0, v0 + step, ... (or powers of two from v0). */
+static void param(struct agent_param *p, const char *name, enum agent_param_kind k, int n, int v0, bool pow2)
+{
+	p->name = xstrdup(name);
+	p->kind = k;
+	p->values = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(p->values, json_integer(pow2 ? v0 << i : v0 + i));
+}
+
+/* The needle of tests/perf/search_synth.h as a space. */
+static void needle_space(struct agent_space *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->n_params = 5;
+	sp->params = xcalloc(5, sizeof(*sp->params));
+	param(&sp->params[0], "tile", AGENT_PARAM_ORDERED, 8, 1, true);
+	param(&sp->params[1], "warps", AGENT_PARAM_ORDERED, 4, 1, true);
+	param(&sp->params[2], "unroll", AGENT_PARAM_ORDERED, 16, 1, false);
+	sp->params[3] = (struct agent_param){ xstrdup("layout"), AGENT_PARAM_CHOICE, json_pack("[ssss]", "a", "b", "c", "d") };
+	param(&sp->params[4], "vec", AGENT_PARAM_ORDERED, 4, 1, true);
+	const char *names[] = { "tile", "warps", "unroll", "layout", "vec" };
+	sp->n_restr = 1;
+	sp->restr = xcalloc(1, sizeof(*sp->restr));
+	sp->restr_text = xcalloc(1, sizeof(*sp->restr_text));
+	sp->restr_text[0] = xstrdup("tile * warps <= 512");
+	sp->restr[0] = agent_expr_compile(sp->restr_text[0], names, 5, NULL);
+}
+
+static double needle_value(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	(void)fidelity;
+	int i[5];
+	for (size_t k = 0; k < 5; k++)
+		i[k] = (int)agent_point_index(sp, c, k);
+	uint64_t code = (uint64_t)((((i[0] * 4 + i[1]) * 16 + i[2]) * 4 + i[3]) * 4 + i[4]);
+	bool opt = i[0] == 5 && i[1] == 2 && i[2] == 13 && i[3] == 1 && i[4] == 1;
+	if (!opt && synth_u(code, 1) < 0.15)
+		return NAN;
+	return synth_needle_value(i[0], i[1], i[2], i[3], i[4]);
+}
+
+static void large_space(struct agent_space *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->n_params = 5;
+	sp->params = xcalloc(5, sizeof(*sp->params));
+	for (size_t k = 0; k < 5; k++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%zu", k);
+		param(&sp->params[k], name, AGENT_PARAM_RANGE, 10, 0, false);
+	}
+}
+
+static double large_value(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	(void)fidelity;
+	int x[5];
+	for (size_t k = 0; k < 5; k++)
+		x[k] = (int)agent_point_index(sp, c, k);
+	return synth_large_value(x, c);
+}
+
+typedef double (*value_fn)(const struct agent_space *sp, uint64_t c, double fidelity);
+
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Run fn on the space from seed for at most budget proposals; returns the
+ * proposal at which the value first reached at least goal in full (0:
+ * never); *cpu_max the longest proposal; last the last reason. */
+static size_t run(const struct agent_space *sp, agent_search_fn fn, value_fn val, uint64_t seed, size_t budget,
+		  double goal, struct agent_obs *obs, size_t *n, double *cpu_max, char *last, size_t lastn)
+{
+	size_t nv, found = 0;
+	uint64_t *valid = agent_space_valid(sp, &nv);
+	*n = 0;
+	*cpu_max = 0;
+	for (size_t it = 0; it < budget; it++) {
+		struct agent_search q = { .sp = sp, .valid = valid, .n_valid = nv, .obs = obs, .n_obs = *n, .seed = seed,
+					  .min_gain = 0.01 };
+		struct agent_pick pk;
+		memset(&pk, 0, sizeof(pk));
+		double t0 = cpu_now();
+		int rc = fn(&q, &pk);
+		*cpu_max = fmax(*cpu_max, cpu_now() - t0);
+		snprintf(last, lastn, "%s", pk.reason);
+		if (rc != 1)
+			break;
+		double v = val(sp, pk.code, pk.fidelity);
+		if (getenv("SEARCH_TRACE")) /* every proposal, while tuning a strategy */
+			printf("%3zu %8.3f %s %s\n", *n + 1, v, pk.reason, pk.state);
+		obs[(*n)++] = (struct agent_obs){ pk.code, v, pk.fidelity };
+		if (!found && pk.fidelity >= 1 && v >= goal)
+			found = *n;
+	}
+	free(valid);
+	return found;
+}
+
+static void test_model_finds_the_needle(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	needle_space(&sp);
+	struct agent_obs *obs = xcalloc(800, sizeof(*obs));
+	size_t n;
+	double cpu;
+	char last[200];
+	size_t found = run(&sp, agent_search_model, needle_value, 1, 200, 99.9, obs, &n, &cpu, last, sizeof(last));
+	printf("needle: the optimum after %zu proposals (budget 200 of 7,936 valid points); longest proposal %.3f s\n",
+	       found, cpu);
+	assert_true(found > 0);
+	free(obs);
+	agent_space_release(&sp);
+}
+
+/* The optimum of the large space, where the old fixed prefix (the first
+ * 20,000 points of the seeded shuffle with salt 2) did not reach. */
+static void test_model_beyond_the_prefix(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	large_space(&sp);
+	size_t nv;
+	uint64_t *valid = agent_space_valid(&sp, &nv);
+	uint64_t opt = 7 + 10 * 2 + 100 * 8 + 1000 * 5 + 10000 * 3;
+	uint64_t seed = 0;
+	for (uint64_t s = 1; s < 50 && !seed; s++) {
+		struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .seed = s };
+		uint64_t *perm = agent_shuffled(&q, 2);
+		size_t at = 0;
+		while (perm[at] != opt)
+			at++;
+		if (at >= 20000)
+			seed = s;
+		free(perm);
+	}
+	assert_true(seed > 0);
+	struct agent_obs *obs = xcalloc(800, sizeof(*obs));
+	size_t n, beyond = 0;
+	double cpu;
+	char last[200];
+	size_t found = run(&sp, agent_search_model, large_value, seed, 300, 49.99, obs, &n, &cpu, last, sizeof(last));
+	struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .seed = seed };
+	uint64_t *perm = agent_shuffled(&q, 2);
+	for (size_t i = 0; i < n; i++) {
+		bool in = false;
+		for (size_t k = 0; k < 20000 && !in; k++)
+			in = perm[k] == obs[i].code;
+		beyond += !in;
+	}
+	printf("large: seed %llu, the optimum after %zu proposals; %zu of %zu proposals beyond the old prefix; "
+	       "longest proposal %.3f s\n", (unsigned long long)seed, found, beyond, n, cpu);
+	assert_true(found > 0);
+	assert_true(beyond > 0);
+#if !defined(__SANITIZE_ADDRESS__)
+	assert_true(cpu < 0.25);
+#endif
+	free(perm);
+	free(obs);
+	free(valid);
+	agent_space_release(&sp);
+}
+
+/* A dense landscape over the large space (every point feasible). */
+static double dense(const struct agent_space *sp, uint64_t c)
+{
+	static const int best[5] = { 7, 2, 8, 5, 3 };
+	double v = 100;
+	for (size_t k = 0; k < 5; k++)
+		v -= (double)(k + 1) * fabs((double)agent_point_index(sp, c, k) - best[k]);
+	return v;
+}
+
+/* Measurements at the cheapest fidelity rank points backwards. */
+static double lying(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	return fidelity < 0.2 ? 200 - dense(sp, c) : dense(sp, c);
+}
+
+static double honest(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	(void)fidelity;
+	return dense(sp, c);
+}
+
+static void test_halving_falls_back(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	large_space(&sp);
+	struct agent_obs *obs = xcalloc(200, sizeof(*obs));
+	size_t n;
+	double cpu;
+	char last[200];
+	run(&sp, agent_search_halving, lying, 3, 60, 1e9, obs, &n, &cpu, last, sizeof(last));
+	printf("halving, cheap measurements reversed: %s\n", last);
+	assert_non_null(strstr(last, "fidelities disagree"));
+	assert_true(obs[n - 1].fidelity == 1);
+	run(&sp, agent_search_halving, honest, 3, 60, 1e9, obs, &n, &cpu, last, sizeof(last));
+	printf("halving, honest cheap measurements: %s\n", last);
+	assert_null(strstr(last, "fidelities disagree"));
+	free(obs);
+	agent_space_release(&sp);
+}
+
+static void test_auto(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	needle_space(&sp);
+	struct agent_obs *a = xcalloc(100, sizeof(*a)), *b = xcalloc(100, sizeof(*b));
+	size_t na, nb;
+	double cpu;
+	char last[200];
+	run(&sp, agent_search_auto, needle_value, 2, 40, 1e9, a, &na, &cpu, last, sizeof(last));
+	printf("auto: %s\n", last);
+	assert_true(strncmp(last, "auto: ", 6) == 0);
+	run(&sp, agent_search_auto, needle_value, 2, 40, 1e9, b, &nb, &cpu, last, sizeof(last));
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++)
+		assert_true(a[i].code == b[i].code);
+	free(a);
+	free(b);
+	agent_space_release(&sp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_finds_the_needle),
+		cmocka_unit_test(test_model_beyond_the_prefix),
+		cmocka_unit_test(test_halving_falls_back),
+		cmocka_unit_test(test_auto),
+	};
+	return cmocka_run_group_tests_name("search_v2", tests, NULL, NULL);
+}
