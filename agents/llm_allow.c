@@ -426,9 +426,12 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 	size_t len = strcspn(line, "\n");
 	while (len && (line[len - 1] == ' ' || line[len - 1] == '\r'))
 		len--;
-	bool mode_line = !strncmp(line, "new ", 4) || !strncmp(line, "old ", 4) || !strncmp(line, "index ", 6) ||
-			 !strncmp(line, "deleted ", 8);
-	if (mode_line && len > 7 && !memcmp(line + len - 7, " 120000", 7))
+	static const char *const mode_lines[] = { "new file mode ", "new mode ", "old mode ", "deleted file mode " };
+	bool link = !strncmp(line, "index ", 6) && len > 7 && !memcmp(line + len - 7, " 120000", 7);
+	for (size_t i = 0; i < RT_ARRAY_SIZE(mode_lines) && !link; i++) /* "120000x" too: refuse what is near */
+		link = !strncmp(line, mode_lines[i], strlen(mode_lines[i])) &&
+		       !strncmp(line + strlen(mode_lines[i]), "120000", 6);
+	if (link)
 		return rt_errf(err, RT_EINVAL, "patch: a symbolic link ('%.*s'): an answer never creates or "
 			       "changes links", (int)len, line);
 	return 0;
