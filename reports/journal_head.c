@@ -210,7 +210,7 @@ void rep_j_objective(struct rep_writer *w, const struct journal *j)
 	/* A run stopped by a signal or a crash leaves the campaign running with
 	 * its last iteration interrupted: say how it goes on. */
 	if (j->n && j->it[j->n - 1].state == DB_ITER_INTERRUPTED && !j->c.finished_at)
-		o->text(w, " (stopped: its last iteration was interrupted; ratchet run --resume continues)");
+		o->text(w, ": its last iteration was interrupted; ratchet run --resume continues");
 	rep_w_textf(w, ". Started %s", t0);
 	if (j->c.finished_at) {
 		rt_iso8601(j->c.finished_at, t1);

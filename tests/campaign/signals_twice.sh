@@ -82,7 +82,7 @@ n=$(q "SELECT count(*) FROM iterations WHERE state IN ('pending','applying','app
 [ "$n" -eq 0 ] || { echo "FAIL: $n iterations left unfinished"; exit 1; }
 # the report of the stopped campaign says how it goes on
 "$RATCHET_BIN" --db c.db report --format md -o stopped.md > /dev/null
-grep -q "running (stopped: its last iteration was interrupted; ratchet run --resume continues)" stopped.md ||
+grep -q "stopped (resumable): its last iteration was interrupted; ratchet run --resume continues" stopped.md ||
 	{ head -5 stopped.md; echo "FAIL: the report does not say the campaign was stopped"; exit 1; }
 
 rm slow
