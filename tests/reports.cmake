@@ -28,4 +28,4 @@ rt_add_bench(rep SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_rep.c LIBS ${REP_L
 rt_add_test(rep_compare_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/compare_e2e.sh TIMEOUT 240
             LABELS rep e2e)
 # log's change column and a stopped campaign's state; report -o's extension.
-rt_add_test(rep_out COMMAND sh ${CMAKE_SOURCE_DIR}/tests/rep/report_out.sh TIMEOUT 60 LABELS e2e)
+rt_add_test(rep_out COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/report_out.sh TIMEOUT 60 LABELS e2e)
