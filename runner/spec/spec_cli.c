@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 static const struct spec_field *section_table(enum spec_section sec)
@@ -196,14 +197,18 @@ static int add_map(yaml_document_t *doc, const char *key, const char *text, stru
 			return -1;
 		}
 		*eq = 0;
+		/* the pair's index, not a pointer: adding a node below may move
+		 * the document's node array (libyaml reallocs it) */
 		yaml_node_t *m = yaml_document_get_node(doc, map);
-		yaml_node_pair_t *p = m->data.mapping.pairs.start;
-		for (; p < m->data.mapping.pairs.top; p++)
-			if (!strcmp((const char *)yaml_document_get_node(doc, p->key)->data.scalar.value, tok))
+		ptrdiff_t n = m->data.mapping.pairs.top - m->data.mapping.pairs.start, at = 0;
+		for (; at < n; at++) {
+			int k = m->data.mapping.pairs.start[at].key;
+			if (!strcmp((const char *)yaml_document_get_node(doc, k)->data.scalar.value, tok))
 				break;
+		}
 		int v = scalar(doc, eq + 1, strlen(eq + 1));
-		if (p < m->data.mapping.pairs.top)
-			p->value = v;
+		if (at < n)
+			yaml_document_get_node(doc, map)->data.mapping.pairs.start[at].value = v;
 		else
 			yaml_document_append_mapping_pair(doc, map, scalar(doc, tok, strlen(tok)), v);
 	}
