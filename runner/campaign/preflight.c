@@ -53,17 +53,23 @@ struct pf {
 static void problem(struct pf *p, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The one writer of a problem line: FILE:LINE:COL: PATH: message. */
+static void vproblem_at(struct pf *p, struct rt_pos pos, const char *path, const char *fmt, va_list ap)
+{
+	rt_sb_addf(p->out, "%s:%d:%d: %s: ", p->s->path, pos.line, pos.col, path);
+	rt_sb_vaddf(p->out, fmt, ap);
+	rt_sb_addc(p->out, '\n');
+	p->n++;
+}
+
 static void problem(struct pf *p, const char *path, const char *fmt, ...)
 {
 	struct rt_pos pos;
 	spec_pos_of(p->s, path, &pos);
-	rt_sb_addf(p->out, "%s:%d:%d: %s: ", p->s->path, pos.line, pos.col, path);
 	va_list ap;
 	va_start(ap, fmt);
-	rt_sb_vaddf(p->out, fmt, ap);
+	vproblem_at(p, pos, path, fmt, ap);
 	va_end(ap);
-	rt_sb_addc(p->out, '\n');
-	p->n++;
 }
 
 /* One problem at a position the spec gave (a space's target: the first of
@@ -73,13 +79,10 @@ static void problem_at(struct pf *p, struct rt_pos pos, const char *path, const 
 
 static void problem_at(struct pf *p, struct rt_pos pos, const char *path, const char *fmt, ...)
 {
-	rt_sb_addf(p->out, "%s:%d:%d: %s: ", p->s->path, pos.line, pos.col, path);
 	va_list ap;
 	va_start(ap, fmt);
-	rt_sb_vaddf(p->out, fmt, ap);
+	vproblem_at(p, pos, path, fmt, ap);
 	va_end(ap);
-	rt_sb_addc(p->out, '\n');
-	p->n++;
 }
 
 /* A template expanded as at a launch (port and nonce not known yet). */
