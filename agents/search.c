@@ -237,21 +237,45 @@ static int local_step(struct coord *k, int run, struct agent_pick *pk)
 	return pattern_move(k, b, pk) || neighbours(k, k->q->obs[b].code, pk);
 }
 
-int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
+/* The runs so far: an observation made when the run before it had
+ * converged started a new one. Returns the run now (0: the first);
+ * *first: the observations after which the first run had converged
+ * (SIZE_MAX: it has not). */
+static int replay_runs(struct coord *k, size_t *first)
 {
-	/* The runs so far: an observation made when the run before it had
-	 * converged started a new one. */
-	struct coord k;
-	coord_init(&k, q);
 	int run = 0;
 	struct agent_pick tmp;
-	for (k.n = 1; k.n < q->n_obs; k.n++) {
-		if (!local_step(&k, run, &tmp)) {
-			k.from = k.n;
+	*first = SIZE_MAX;
+	for (k->n = 1; k->n < k->q->n_obs; k->n++) {
+		if (!local_step(k, run, &tmp)) {
+			*first = run ? *first : k->n;
+			k->from = k->n;
 			run++;
 		}
 	}
-	k.n = q->n_obs;
+	k->n = k->q->n_obs;
+	return run;
+}
+
+size_t agent_coordinate_converged(const struct agent_search *q)
+{
+	struct coord k;
+	size_t first;
+	coord_init(&k, q);
+	int run = replay_runs(&k, &first);
+	struct agent_pick tmp;
+	if (!run && q->n_obs && !local_step(&k, run, &tmp))
+		first = q->n_obs;
+	coord_release(&k);
+	return first;
+}
+
+int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
+{
+	struct coord k;
+	size_t first;
+	coord_init(&k, q);
+	int run = replay_runs(&k, &first);
 	long gb = agent_best_obs(q);
 	snprintf(pk->state, sizeof(pk->state), "{\"run\":%d,\"run_from\":%zu,\"best\":%lld}", run + 1, k.from,
 		 gb < 0 ? -1LL : (long long)q->obs[gb].code);
