@@ -115,23 +115,27 @@ struct camp {
 	struct rep_progress prog;          /* progress output */
 	int seq;                           /* next iteration sequence number */
 	const char *variant;               /* name of the change being measured, for progress */
-	int total;                         /* planned iterations, for the progress line */
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
-	int apply_streak;                  /* changes in a row that failed to apply for one reason */
-	char *apply_reason;                /* that reason (owned), NULL after anything else */
-	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
-	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
-	int noise_before;                  /* a pool worker: only iterations before this seq (its round's
-	                                      first) give the prior; 0: every one recorded */
+	struct {
+		int n;                     /* changes in a row that failed to apply for one reason */
+		char *reason;              /* that reason (owned), NULL after anything else */
+	} streak;
+	struct {
+		struct run_stats_noise noise; /* the objective's noise over the decided comparisons so far */
+		bool loaded;               /* noise holds the store's earlier comparisons (read once) */
+		int before;                /* a pool worker: only iterations before this seq (its round's
+		                              first) give the prior; 0: every one recorded */
+	} prior;                           /* the decision rule's prior (decide.c) */
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
-	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
 	struct camp_exec *exec;            /* where measurements run (exec.h); NULL before it is opened */
-	struct camp_gen *gen;              /* the current point's generated variant, NULL for list/greedy */
+	struct camp_gen *gen;              /* the current proposal's generated variant, NULL for the spec's own */
 	struct camp_tel_dev tel;           /* the telemetry sampler's device */
-	int round;                         /* a pool worker: the round of its iteration, -1: no pool */
-	const char *device;                /* a pool worker: its device ("cuda:1"), NULL: no pool */
-	char *device_fact;                 /* fact naming the device's identity: "device", a worker's "device@cuda:1" */
+	struct {
+		int round;                 /* the round of its iteration, -1: no pool */
+		const char *device;        /* its device ("cuda:1"), NULL: no pool */
+		char *device_fact;         /* fact naming the device's identity: NULL "device", else "device@cuda:1" */
+	} worker;                          /* a pool worker's seat (workers.c) */
 	bool profile_failed;               /* the profile step failed in this run: not tried again */
 };
 
@@ -350,7 +354,7 @@ int camp_decide_objective(struct camp *c, const char *variant, struct series *se
 /* The verdict of a decided comparison: the rule, then every constraint on
  * the candidate's medians; a greedy trial that passes is reverted with
  * passed = 1. Fills it's statistics and reason, adds the comparison's noise
- * to c->noise (the next decisions' prior); returns KEPT or REVERTED. */
+ * to c->prior.noise (the next decisions' prior); returns KEPT or REVERTED. */
 enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 				const struct run_stats_decision *d, struct series *ser, size_t nser,
 				bool paired, struct db_iteration *it);
@@ -404,18 +408,14 @@ bool camp_generates(const struct spec *s);
 int camp_propose(struct camp *c, size_t max, bool rounds, struct agent_proposal *out, size_t *n, int *last,
 		 struct rt_sb *err);
 
-/* ---- space.c: the space row ---- */
-int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
-int camp_space_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
-		       struct rt_sb *err);
-/* The generated variant of a point proposal (p->target, p->code). */
-int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
+/* The rows that live with their source (propose.c holds the variants row). */
+extern const struct camp_proposer camp_proposer_space; /* space.c */
+extern const struct camp_proposer camp_proposer_chat;  /* llm.c */
+
+/* ---- space.c: generated changes and their proposals rows ---- */
 /* The proposals row of a generated change (a point, an llm answer: g->target -1). */
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		      struct rt_sb *err);
-int camp_space_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
-json_t *camp_space_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
-			  const struct db_iteration *it, struct rt_sb *err);
 void camp_gen_free(struct camp_gen *g);
 /* Replay a generated variant (JSON, as stored) of iteration iter onto
  * c->cfg: its flags and environment (files are the journal's business). */
@@ -425,24 +425,6 @@ int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt
 char *camp_proposal_variant(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err);
 /* text (owned, freed) as JSON, named as it; NULL with err when missing. */
 json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it, struct rt_sb *err);
-
-/* ---- llm.c: the chat row ---- */
-int camp_llm_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
-/* Up to max answers (a pool round's confirmation first): recorded answers
- * never measured, then new ones; 0 when the budget is spent (note says
- * so), 2 after a failed proposal (two refused answers, recorded). An
- * accepted answer whose iteration ended is never asked for or measured
- * again. */
-int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
-		     struct rt_sb *err);
-/* The generated variant of the accepted answer p->code (its exchange's id). */
-int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
-/* Its exchanges linked to iteration iter, and its proposals row. */
-int camp_llm_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
-		    struct rt_sb *err);
-int camp_llm_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
-json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
-			const struct db_iteration *it, struct rt_sb *err);
 
 /* ---- llm_chat.c: strategy llm's one request, through runner/oai ---- */
 /* What one chat request brought back. */

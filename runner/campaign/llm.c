@@ -575,10 +575,14 @@ int camp_llm_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb
 	return rc;
 }
 
-json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+static json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
 			const struct db_iteration *it, struct rt_sb *err)
 {
 	(void)s;
 	(void)spec_json;
 	return camp_stored_named(stored_text(db, cid, it->id, err), cid, it, err);
 }
+
+/* The chat row of the proposer table (propose.c). */
+const struct camp_proposer camp_proposer_chat = { "a chat model's answers", camp_llm_history, camp_llm_propose,
+						  camp_llm_make, camp_llm_record, camp_llm_rebuild, camp_llm_stored };

@@ -23,7 +23,6 @@
 #include "runner/base/cancel.h"
 #include "runner/bench/bench_cmd.h"
 
-volatile sig_atomic_t camp_stop_requested;
 
 /*
  * SIGINT and SIGTERM. The first is acknowledged at once and stops the run
@@ -87,31 +86,6 @@ static void sigbus_arm(const char *db, const char *spec)
 			    "on a full disk?); the campaign stopped as after a crash: make that file "
 			    "writable again, then `ratchet run --resume %s` recovers it\n", db, spec);
 	bus_len = strlen(bus_msg);
-}
-
-int camp_fatal(struct camp *c, int rc)
-{
-	if (!c->fatal)
-		c->fatal = rc;
-	return rc;
-}
-
-void camp_warn(struct camp *c, const char *what, const struct rt_sb *why)
-{
-	char *msg = xasprintf("warning: %s: %s (not stored; the campaign goes on)", what, why->buf);
-	if (c->o->quiet)
-		fprintf(stderr, "ratchet: %s\n", msg);
-	else
-		rep_progress_msg(&c->prog, msg);
-	free(msg);
-}
-
-uint64_t camp_hash_seed(uint64_t seed, const char *s)
-{
-	uint64_t h = 1469598103934665603ULL ^ seed;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
 }
 
 /* ---- environment facts: they describe the run, a failure only warns ---- */
@@ -343,43 +317,6 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 	return rc;
 }
 
-/* The current best from the store; *have_baseline: a finished baseline. */
-int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
-{
-	struct db_iteration *its = NULL;
-	size_t nits = 0;
-	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
-	*have_baseline = false;
-	for (size_t i = 0; i < nits && !rc; i++) {
-		if (its[i].seq >= c->seq)
-			c->seq = its[i].seq + 1;
-		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE) {
-			*have_baseline = true;
-			c->best_iter = its[i].id;
-			c->baseline_gate = its[i].gate_run_id;
-		}
-		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
-			rc = camp_proposer_of(c->s)->rebuild(c, &its[i], err);
-			c->best_iter = its[i].id;
-		}
-	}
-	db_iterations_free(its, nits);
-	/* The device of the baseline's kernel benchmarks, if any: a resumed
-	 * campaign must not compare measurements from another device. */
-	char **dev = NULL;
-	size_t nd = 0;
-	if (!rc)
-		rc = db_fact_values(c->db, c->cid, c->device_fact ? c->device_fact : "device", &dev, &nd, err);
-	for (size_t i = 0; i < nd; i++) {
-		if (!i)
-			c->device_id = dev[i];
-		else
-			free(dev[i]);
-	}
-	free(dev);
-	return rc;
-}
-
 /* ---- the scheduler ---- */
 
 /* A search that stopped by itself says why, on the screen and in the store. */
@@ -508,8 +445,8 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
 		return rc;
 	/* planned iterations, when the strategy knows them (list: one per variant) */
-	c->total = agent_ops_for(c->s->strategy)->counts_total ? (int)c->s->n_variants + 1 : 0;
-	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
+	int total = agent_ops_for(c->s->strategy)->counts_total ? (int)c->s->n_variants + 1 : 0;
+	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, total);
 	c->prog.campaign_id = c->cid;
 	if ((rc = camp_exec_open(c, err)))
 		return rc;
@@ -558,7 +495,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	camp_jsys_fault_at(o->fault_journal);
 	struct camp_lease lease;
 	camp_lease_init(&lease, db, &camp_stop_requested);
-	c.round = -1;
+	c.worker.round = -1;
 	int rc = 0;
 	if (o->worker) /* a pool's worker: the runner holds the lease and checked the machine */
 		rc = camp_worker_run(&c, res, err);
@@ -577,8 +514,8 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);
-	free(c.apply_reason);
+	free(c.streak.reason);
 	free(c.device_id);
-	free(c.device_fact);
+	free(c.worker.device_fact);
 	return rc;
 }

@@ -17,12 +17,16 @@
  * how it is recorded beside its iteration, how a kept one is put back on
  * --resume, and the variant a kept iteration applied (replay, recipes).
  * The scheduler (loop.c) calls camp_propose and the row's make; a pool's
- * worker (workers.c) calls make on the proposal it was handed.
+ * worker (workers.c) calls make on the proposal it was handed; both rebuild
+ * the best configuration from the store through the rows' rebuild
+ * (camp_rebuild_best).
  */
 #include "runner/campaign/campaign_int.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "db/journal.h"
 
 /* ---- variants: list, greedy ---- */
 
@@ -106,19 +110,20 @@ static json_t *variants_stored(struct db *db, const struct spec *s, const json_t
 
 /* ---- the table ---- */
 
-static const struct camp_proposer rows[] = {
-	[AGENT_FROM_VARIANTS] = { "the spec's variants", variants_history, variants_next, variants_make, NULL,
-				  variants_rebuild, variants_stored },
-	[AGENT_FROM_SPACE] = { "points of the spec's space", camp_space_history, camp_space_propose, camp_space_gen,
-			       camp_space_record, camp_space_rebuild, camp_space_stored },
-	[AGENT_FROM_CHAT] = { "a chat model's answers", camp_llm_history, camp_llm_propose, camp_llm_make,
-			      camp_llm_record, camp_llm_rebuild, camp_llm_stored },
+static const struct camp_proposer variants_row = { "the spec's variants", variants_history, variants_next,
+						   variants_make, NULL, variants_rebuild, variants_stored };
+
+/* One row per source, by agents' enum agent_source. */
+static const struct camp_proposer *const rows[] = {
+	[AGENT_FROM_VARIANTS] = &variants_row,
+	[AGENT_FROM_SPACE] = &camp_proposer_space,
+	[AGENT_FROM_CHAT] = &camp_proposer_chat,
 };
 
 const struct camp_proposer *camp_proposer_of(const struct spec *s)
 {
 	enum agent_source from = agent_strategy_source(s->strategy);
-	return (unsigned)from < RT_ARRAY_SIZE(rows) ? &rows[from] : &rows[AGENT_FROM_VARIANTS];
+	return (unsigned)from < RT_ARRAY_SIZE(rows) ? rows[from] : rows[AGENT_FROM_VARIANTS];
 }
 
 bool camp_generates(const struct spec *s)
@@ -145,3 +150,41 @@ int camp_propose(struct camp *c, size_t max, bool rounds, struct agent_proposal 
 	free(hist);
 	return r;
 }
+
+/* The current best from the store; *have_baseline: a finished baseline. */
+int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
+{
+	struct db_iteration *its = NULL;
+	size_t nits = 0;
+	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
+	*have_baseline = false;
+	for (size_t i = 0; i < nits && !rc; i++) {
+		if (its[i].seq >= c->seq)
+			c->seq = its[i].seq + 1;
+		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE) {
+			*have_baseline = true;
+			c->best_iter = its[i].id;
+			c->baseline_gate = its[i].gate_run_id;
+		}
+		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
+			rc = camp_proposer_of(c->s)->rebuild(c, &its[i], err);
+			c->best_iter = its[i].id;
+		}
+	}
+	db_iterations_free(its, nits);
+	/* The device of the baseline's kernel benchmarks, if any: a resumed
+	 * campaign must not compare measurements from another device. */
+	char **dev = NULL;
+	size_t nd = 0;
+	if (!rc)
+		rc = db_fact_values(c->db, c->cid, c->worker.device_fact ? c->worker.device_fact : "device", &dev, &nd, err);
+	for (size_t i = 0; i < nd; i++) {
+		if (!i)
+			c->device_id = dev[i];
+		else
+			free(dev[i]);
+	}
+	free(dev);
+	return rc;
+}
+

@@ -436,10 +436,15 @@ json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it
 	return v;
 }
 
-json_t *camp_space_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+static json_t *camp_space_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
 			  const struct db_iteration *it, struct rt_sb *err)
 {
 	(void)s;
 	(void)spec_json;
 	return camp_stored_named(camp_proposal_variant(db, cid, it->id, err), cid, it, err);
 }
+
+/* The space row of the proposer table (propose.c). */
+const struct camp_proposer camp_proposer_space = { "points of the spec's space", camp_space_history,
+						   camp_space_propose, camp_space_gen, camp_space_record,
+						   camp_space_rebuild, camp_space_stored };

@@ -303,10 +303,10 @@ int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_s
 	for (size_t b = 0; b < s->n_benches; b++)
 		s->benches[b].kernel.device = 0;
 	c->cid = w.cid;
-	c->device = w.dev_name;
-	c->device_fact = xasprintf("device@%s", w.dev_name);
-	c->round = w.round;
-	c->noise_before = w.first;
+	c->worker.device = w.dev_name;
+	c->worker.device_fact = xasprintf("device@%s", w.dev_name);
+	c->worker.round = w.round;
+	c->prior.before = w.first;
 	res->campaign_id = c->cid;
 	bool have_baseline;
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
