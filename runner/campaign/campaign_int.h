@@ -423,6 +423,11 @@ int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt
 /* The variant JSON of iteration iter's proposals row (owned), NULL when none
  * (err set only when the store could not be read). */
 char *camp_proposal_variant(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err);
+/* Where a generated change's stored variant is read (owned; NULL when none,
+ * err set only when the store could not be read). */
+typedef char *(*camp_text_fn)(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err);
+/* A kept generated change put back: its stored variant replayed (camp_gen_replay). */
+int camp_gen_rebuild(struct camp *c, const struct db_iteration *it, camp_text_fn text_of, struct rt_sb *err);
 /* text (owned, freed) as JSON, named as it; NULL with err when missing. */
 json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it, struct rt_sb *err);
 
