@@ -86,7 +86,7 @@
  * stop to fire after a median 236 of simserve's 348 points and 365 of the
  * H200 SGEMM's 583. Measured side by side (bench_search, 30 seeds, the 5
  * sweeps of at most 4,096 points): 1.0 stopped short of 2% on 6 seeds of
- * 150, 1.25 on 1 of 90, 1.5 on none. That holds where the stop's scan sees
+ * 150, 1.25 on 1 of 150, 1.5 on none. That holds where the stop's scan sees
  * every untried point; above MODEL_STOP_SCAN valid points it sees a sample,
  * and on the synthetic 100k space 1.5 stopped short on 3 seeds of 10
  * (test_search_v2) against 1 with 2.0, so a large space keeps 2.0. */
