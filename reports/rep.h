@@ -100,7 +100,8 @@ int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb
 struct rep_show_opts {
 	bool json;  /* one JSON document instead of text (llm exchanges whole) */
 	bool color; /* ANSI colours */
-	bool full;  /* text: llm prompts and responses whole, not cut short */
+	bool full;  /* text: everything (samples, environment, provenance, llm exchanges
+	            * whole), not the summary */
 };
 int rep_show(struct db *db, FILE *out, int64_t id, const struct rep_show_opts *o, struct rt_sb *err);
 struct rep_regr_opts {

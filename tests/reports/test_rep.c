@@ -99,7 +99,8 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-/* The text of `log` (log set) or of `show show_id` (caller frees). */
+/* The text of `log` (log set) or of `show --full show_id` (caller frees);
+ * show's summary is in the golden files. */
 /* noinline: inlined, gcc -O2's -Wdangling-pointer takes the returned
  * memstream buffer for the local that held its address (gcc 12) */
 __attribute__((noinline)) static char *capture(struct db *db, const struct rep_log_opts *log,
@@ -109,7 +110,7 @@ __attribute__((noinline)) static char *capture(struct db *db, const struct rep_l
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct rt_sb err = RT_SB_INIT;
-	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, &(struct rep_show_opts){ .json = json }, &err);
+	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, &(struct rep_show_opts){ .json = json, .full = true }, &err);
 	fclose(m);
 	rt_sb_release(&err);
 	return buf;
