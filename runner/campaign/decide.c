@@ -14,7 +14,7 @@
 
 /* Said, in its reason, of a greedy trial that passed. Words for people only:
  * the strategy reads iterations.passed. */
-#define RUN_TRIAL_PASSED "greedy trial passed: the round's best is applied again at its end"
+#define RUN_TRIAL_PASSED "trial passed: the round's best is confirmed by a round of its own"
 
 void camp_reason(struct db_iteration *it, const char *fmt, ...)
 {

@@ -352,8 +352,8 @@ static int step_plan(struct iter *t)
 		rc = db_iteration_set_pool(c->db, id, c->round, c->device, &t->why);
 	if (!rc)
 		rc = db_iteration_get(c->db, id, &t->it, &t->why);
-	if (!rc && c->gen)
-		rc = camp_space_record(c, id, t->p, c->gen, &t->why);
+	if (!rc && c->gen && camp_proposer_of(c->s)->record)
+		rc = camp_proposer_of(c->s)->record(c, id, t->p, c->gen, &t->why);
 	if (!rc) {
 		free(t->it.objective);
 		t->it.objective = xasprintf("%s.%s", c->s->objective.bench, c->s->objective.metric);

@@ -315,10 +315,10 @@ int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_s
 	rep_progress_init(&c->prog, c->o->out, false, true, 0);
 	if ((rc = camp_exec_open(c, err)))
 		return rc;
-	if (!w.baseline && !w.p.point && w.p.variant >= s->n_variants)
-		return rt_errf(err, RT_EUSAGE, "--pool-worker: no variant %zu", w.p.variant);
-	if (w.p.point && (!s->space || (rc = camp_space_gen(c, &w.p, &c->gen, err))))
-		return rc ? rc : rt_errf(err, RT_EUSAGE, "--pool-worker: a point, and the spec has no space:");
+	/* The change the runner proposed, made from this worker's own spec
+	 * and the store (a generated point or answer: propose.c). */
+	if (!w.baseline && (rc = camp_proposer_of(s)->make(c, &w.p, &c->gen, err)))
+		return rc;
 	/* The strategy's note and state, handed over by the runner (round.c). */
 	const char *note = getenv("RATCHET_POOL_NOTE"), *state = getenv("RATCHET_POOL_STATE");
 	snprintf(w.p.note, sizeof(w.p.note), "%s", note ? note : "");
