@@ -80,7 +80,7 @@
 #define MODEL_STOP_PI 0.01
 /* The stop asks the model with its uncertainty widened this much: a GP
  * fitted on a few noisy points is overconfident. Model v1 (raw values, no
- * jump term) needed 2.0 (docs/search.md has its figures of 1.0 to 2.0);
+ * jump term) needed 2.0 (docs/figures.md has its figures of 1.0 to 2.0);
  * v2's kernel carries more of the uncertainty itself (a value that differs
  * may jump, the log compresses the best), and 2.0 on top of it left the
  * stop to fire after a median 236 of simserve's 348 points and 365 of the

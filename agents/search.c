@@ -57,7 +57,7 @@ static bool ordered(const struct agent_param *p)
  * slots a power of two at least twice the observations), and the seeded
  * order of the later runs' starts (shuffled on first use). Rebuilding that
  * order at every replayed step was 95% of a proposal's CPU on 100,000
- * points (docs/search.md, "Cost of a proposal"). */
+ * points (docs/figures.md, "Search v2, second pass"). */
 struct coord {
 	const struct agent_search *q; /* the whole history */
 	size_t from;                  /* the run's first observation */

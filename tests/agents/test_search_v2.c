@@ -162,7 +162,7 @@ static void test_model_finds_the_needle(void **state)
  * 2%), at the model's own stop, or after LARGE_BUDGET proposals (0.5% of
  * the space). Measured: 7 of 10 (seeds 4, 10 and 11 circle the second
  * basin, at 90% of the optimum, for all 500 proposals), so the test holds
- * that level and the issue's 9 of 10 is still open (docs/search.md). */
+ * that level and the issue's 9 of 10 is still open (docs/figures.md). */
 #define LARGE_SEEDS 10
 #define LARGE_BUDGET 500
 
