@@ -12,7 +12,7 @@
  * arm is retired and the model (which explores on its own when it stalls)
  * takes every later turn. `random` is no arm: on the repository's spaces
  * each of its turns was an evaluation the other two would have spent
- * better (docs/figures.md, "Search v2, second pass", has the figures before and after).
+ * better (docs/figures.md, "Search v2, second pass": before and after).
  *
  * The bandit is OpenTuner's AUC bandit (J. Ansel et al., "OpenTuner: An
  * Extensible Framework for Program Autotuning", PACT 2014, section 4.2; the
