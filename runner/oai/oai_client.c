@@ -39,6 +39,8 @@ struct oai_xfer {
 	void *ud;                       /* the caller's, handed to every callback */
 	bool busy;                      /* in the multi handle */
 	struct curl_slist *headers;     /* the list CURLOPT_HTTPHEADER points at now */
+	bool renew;                     /* reset the handle before its next start (see
+					 * xfer_renew: libcurl's retry budget) */
 	long status;                    /* HTTP status once the body starts, else 0 */
 	struct rt_sb errbody;           /* start of a non-200 body */
 	char curl_err[CURL_ERROR_SIZE]; /* libcurl's detail for a failed transfer */
@@ -237,17 +239,9 @@ static bool no_proxy_env(void)
 	return true;
 }
 
-struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
+/* Every option of x's handle (after curl_easy_init or curl_easy_reset). */
+static void xfer_setup(struct oai_client *c, struct oai_xfer *x)
 {
-	struct oai_xfer *x = xcalloc(1, sizeof(*x));
-	x->c = c;
-	x->ud = ud;
-	rt_sb_init(&x->errbody, OAI_ERRBODY_CAP);
-	x->easy = curl_easy_init();
-	if (!x->easy) {
-		fprintf(stderr, "ratchet: curl_easy_init failed\n");
-		abort();
-	}
 	CURL *e = x->easy;
 	if (c->curlu)
 		curl_easy_setopt(e, CURLOPT_CURLU, c->curlu);
@@ -271,13 +265,53 @@ struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+}
+
+struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
+{
+	struct oai_xfer *x = xcalloc(1, sizeof(*x));
+	x->c = c;
+	x->ud = ud;
+	rt_sb_init(&x->errbody, OAI_ERRBODY_CAP);
+	x->easy = curl_easy_init();
+	if (!x->easy) {
+		fprintf(stderr, "ratchet: curl_easy_init failed\n");
+		abort();
+	}
+	xfer_setup(c, x);
 	c->xfers = xrealloc(c->xfers, (c->n_xfers + 1) * sizeof(*c->xfers));
 	c->xfers[c->n_xfers++] = x;
 	return x;
 }
 
+/*
+ * A server may close a kept-alive connection just as a request is sent on it
+ * (llama-server's cpp-httplib does, between two streamed responses). libcurl
+ * then resends the request on a fresh connection by itself, when nothing of
+ * the response had arrived, and gives up after 5 such retries with
+ * "Connection died, tried 5 times before giving up". But libcurl (7.88 here)
+ * counts those retries per easy handle, not per request: the counter
+ * (state.retrycount, lib/transfer.c Curl_retry_request; checked in 7.88) is
+ * cleared only when it gives up or by curl_easy_reset, so a handle reused for
+ * many requests fails a request after its 5th retry in all, whatever the
+ * request (the cause named in curl/curl pull request #19066, October 2025).
+ * 39 of 1,000 streamed requests against llama-server failed this way. So a
+ * handle whose last transfer opened a connection (a retry always does) or
+ * failed is reset before its next start, which gives each request libcurl's
+ * whole budget; a handle that kept its connection is not (nothing to clear,
+ * and the reset costs every option again).
+ */
+static void xfer_renew(struct oai_client *c, struct oai_xfer *x)
+{
+	curl_easy_reset(x->easy);
+	xfer_setup(c, x);
+	x->renew = false;
+}
+
 void oai_xfer_start(struct oai_client *c, struct oai_xfer *x, const char *body, size_t len)
 {
+	if (x->renew)
+		xfer_renew(c, x);
 	x->status = 0;
 	rt_sb_reset(&x->errbody);
 	x->curl_err[0] = 0;
@@ -322,6 +356,10 @@ static void end(struct oai_client *c, struct oai_xfer *x, CURLcode cc, bool canc
 	c->in_flight--;
 	if (!x->status)
 		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+	long connects = 0;
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
+	if (cc != CURLE_OK || connects > 0)
+		x->renew = true;
 	struct oai_done d = {
 		.outcome = cancelled ? OAI_CANCELLED : outcome_of(cc),
 		.status = x->status,
