@@ -258,8 +258,9 @@ static size_t md_cells(const char *line, size_t n, char cells[16][64])
  * host). After its rows it always prints an empty line (and, on stderr,
  * llama_perf_context_print's lines): output that ends at a row, or inside
  * one, lost its end. Taking the last row that arrived would then read another
- * row than the one meant, so such output is refused, saying why. last is the
- * last row read ("PP,TG,B"), "" when none.
+ * row than the one meant, so such output is refused, saying why, unless the
+ * row asked for by format_row arrived whole. last is the last row read
+ * ("PP,TG,B"), "" when none.
  */
 static int lbb_cut_short(struct rt_sb *err, const char *what, const char *last)
 {
@@ -316,7 +317,7 @@ int run_bcmd_llama_batched_table(const char *text, size_t len, const char *row,
 		memcpy(vals, v, sizeof(v));
 		got = true;
 	}
-	if (header && !ended)
+	if (header && !ended && !(row && got))
 		return lbb_cut_short(err, "", last);
 	if (!header) {
 		rt_errf(err, RT_EPARSE, "llama-batched-bench: no table with columns PP, TG, B, N_KV, "
@@ -371,7 +372,7 @@ int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
 		memcpy(vals, v, sizeof(v));
 		got = true;
 	}
-	if (!ended)
+	if (!ended && !(row && got))
 		return lbb_cut_short(err, " jsonl", last);
 	if (!got)
 		return none_found(err, text, len, "llama-batched-bench jsonl: no line %s%s", row ? row : "",
