@@ -477,7 +477,7 @@ static int ask_batch(struct camp *c, struct seen *w, bool rounds, size_t max, st
 	return *n ? 1 : 0;
 }
 
-int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+static int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
 		     struct rt_sb *err)
 {
 	*n = 0;
@@ -494,7 +494,7 @@ int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, struct age
 	return rc;
 }
 
-int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+static int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
 	*gen = NULL;
 	struct db_llm_exchange *xs = NULL;
@@ -516,14 +516,14 @@ int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct camp_ge
 	return rc;
 }
 
-int camp_llm_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
+static int camp_llm_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		    struct rt_sb *err)
 {
 	int rc = db_llm_link(c->db, c->cid, g->round, iter, err);
 	return rc ? rc : camp_space_record(c, iter, p, g, err);
 }
 
-int camp_llm_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+static int camp_llm_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
 {
 	struct db_proposal *ps = NULL;
 	struct db_iteration *its = NULL;
@@ -565,14 +565,9 @@ static char *stored_text(struct db *db, int64_t cid, int64_t iter, struct rt_sb 
 	return text;
 }
 
-int camp_llm_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+static int camp_llm_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
 {
-	struct rt_sb lerr = RT_SB_INIT;
-	char *text = stored_text(c->db, c->cid, it->id, &lerr);
-	int rc = lerr.len ? rt_errf(err, RT_EDB, "%s", lerr.buf) : text ? camp_gen_replay(c, it->id, text, err) : 0;
-	free(text);
-	rt_sb_release(&lerr);
-	return rc;
+	return camp_gen_rebuild(c, it, stored_text, err);
 }
 
 static json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,

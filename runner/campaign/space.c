@@ -210,14 +210,13 @@ static bool now_read(struct camp *c, const struct spec_target *g, struct now_val
 	memset(nv, 0, sizeof(*nv));
 	struct var_ctx x;
 	camp_var_ctx(c, &c->cfg, &x);
-	if (g->kind == SPEC_BIND_FLAG) {
-		nv->argv = var_config_argv(&c->cfg, x.flag_argv);
+	if (g->kind == SPEC_BIND_FLAG || g->kind == SPEC_BIND_ENV) {
+		struct camp_cmdline cl;
+		camp_cmdline(c, &c->cfg, &cl);
+		nv->argv = cl.argv;
+		nv->env = cl.env;
 		while (nv->argv[nv->argc])
 			nv->argc++;
-		return true;
-	}
-	if (g->kind == SPEC_BIND_ENV) {
-		var_config_env(&c->cfg, x.base_env, &nv->env);
 		return true;
 	}
 	if (g->kind != SPEC_BIND_TABLE || !g->space.n_params)
@@ -321,7 +320,7 @@ static void view_close(const struct camp *c, struct space_view *v)
 	obs_release(c, &v->o);
 }
 
-int camp_space_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+static int camp_space_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
 		       struct rt_sb *err)
 {
 	struct space_view v;
@@ -337,7 +336,7 @@ int camp_space_propose(struct camp *c, struct agent_ctx *x, size_t max, struct a
 	return rc;
 }
 
-int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+static int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
 	*gen = NULL;
 	if (p->target >= c->s->space->n_targets)
@@ -345,7 +344,7 @@ int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_g
 	return make_gen(c, p, gen, err);
 }
 
-int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+static int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
 {
 	struct store_rows r;
 	int rc = rows_load(c, &r, err);
@@ -414,14 +413,19 @@ char *camp_proposal_variant(struct db *db, int64_t cid, int64_t iter, struct rt_
 	return text;
 }
 
-int camp_space_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+int camp_gen_rebuild(struct camp *c, const struct db_iteration *it, camp_text_fn text_of, struct rt_sb *err)
 {
 	struct rt_sb lerr = RT_SB_INIT;
-	char *text = camp_proposal_variant(c->db, c->cid, it->id, &lerr);
+	char *text = text_of(c->db, c->cid, it->id, &lerr);
 	int rc = lerr.len ? rt_errf(err, RT_EDB, "%s", lerr.buf) : text ? camp_gen_replay(c, it->id, text, err) : 0;
 	free(text);
 	rt_sb_release(&lerr);
 	return rc;
+}
+
+static int camp_space_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+{
+	return camp_gen_rebuild(c, it, camp_proposal_variant, err);
 }
 
 json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it, struct rt_sb *err)
