@@ -71,7 +71,7 @@ n=$(q "SELECT count(*) FROM launches WHERE differs LIKE '%provenance output%torc
 grep -q "differs from the campaign's first" run.out || { cat run.out; echo "FAIL: the run did not say so"; exit 1; }
 it=$(q "SELECT iteration_id FROM launches WHERE differs IS NOT NULL LIMIT 1")
 seq=$(q "SELECT seq FROM iterations WHERE id = $it")
-"$RATCHET_BIN" --db c.db show "1:$seq" > show.out
+"$RATCHET_BIN" --db c.db show --full "1:$seq" > show.out
 grep -q "DIFFERS from the campaign's first launch" show.out || { cat show.out; echo "FAIL: show does not flag it"; exit 1; }
 grep -q "image digest *vllm/vllm-openai@sha256:0123456789abcdef" show.out || { echo "FAIL: show has no digest"; exit 1; }
 # no `image inspect`: the reference alone, and why

@@ -51,6 +51,6 @@ n=$(q "SELECT count(DISTINCT exe_sha256) FROM launches")
 [ "$n" = 1 ] || { echo "FAIL: the executable changed too ($n)"; exit 1; }
 it=$(q "SELECT iteration_id FROM launches WHERE differs IS NOT NULL LIMIT 1")
 seq=$(q "SELECT seq FROM iterations WHERE id = $it")
-"$RATCHET_BIN" --db c.db show "1:$seq" > show.out
+"$RATCHET_BIN" --db c.db show --full "1:$seq" > show.out
 grep -q "libraries.*$name" show.out || { cat show.out; echo "FAIL: show does not list the libraries"; exit 1; }
 echo PASS
