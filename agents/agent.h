@@ -115,21 +115,36 @@ struct agent_ctx {
 	double min_gain;                      /* the objective's min_gain */
 	const int64_t *start;                 /* each target's point the configuration holds now (its
 					       * flag, table entry or variable), -1 unknown; NULL: none */
+	bool rounds;                          /* a device pool's rounds (batch.c): trials, then the
+					       * round's winner confirmed; false: one change at a time */
+};
+
+/* Where a strategy's proposals come from: which row of the campaign's
+ * proposer table (runner/campaign/propose.c) serves it. */
+enum agent_source {
+	AGENT_FROM_VARIANTS, /* the spec's variants, by index (list, greedy) */
+	AGENT_FROM_SPACE,    /* points of the spec's space: (coordinate, ...) */
+	AGENT_FROM_CHAT,     /* a chat model's answers (llm): the campaign asks */
 };
 
 /* One row of the strategies' ops table. */
 struct agent_ops {
 	const char *help;   /* what it does, in one line */
+	enum agent_source source; /* where its proposals come from */
 	/* list, greedy: next variant from the history; 1, or 0 when done */
 	int (*variants)(size_t nv, const struct agent_attempt *h, size_t n, struct agent_proposal *p);
 	agent_search_fn search; /* space strategies: next point of one target */
-	bool asks;          /* llm: the campaign asks a chat model (runner/campaign/llm.c) */
+	bool confirms_rounds; /* a pool round's trials are confirmed by a round of one (list, spaces,
+			       * llm); false: the strategy confirms by itself (greedy) */
+	bool counts_total;  /* the campaign's length is known: one iteration per variant (list) */
 };
 
 /* The ops of a strategy; a row with neither function is not implemented. */
 const struct agent_ops *agent_ops_for(enum agent_strategy k);
 /* Does the strategy search a space (rather than try the variants)? */
 bool agent_searches_space(enum agent_strategy k);
+/* Where the strategy's proposals come from (its row's source). */
+enum agent_source agent_strategy_source(enum agent_strategy k);
 
 /* Propose the next change. Returns 1 with *p filled, 0 when the strategy is
  * done (p->note says why), RT_ENOTSUP for a strategy that is not
@@ -231,16 +246,24 @@ int agent_llm_patch_ok(const struct var_def *v, const char *diff, const struct a
  * RT_EINVAL naming what is not allowed. */
 int agent_llm_allowed(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err);
 
-/* Batch mode for a device pool's round (batch.c): up to max distinct
+/* The next proposals (batch.c). One change at a time (x->rounds false):
+ * agent_next's, *n 1. A device pool's round (x->rounds): up to max distinct
  * proposals against the same best into out[0..*n), trials measured at once;
  * a proposal that keeps (a change, a confirmation) comes alone. Returns 1
  * with *n >= 1, 0 when the strategy is done (out[0].note says why), or an
- * error. Deterministic from the history (hist's round fields) and the seed. */
+ * error. Deterministic from the history (hist's round fields) and the seed.
+ * A chat model's strategy is asked by the campaign: only its confirmations
+ * come from here (agent_round_confirm). */
 int agent_next_batch(const struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
 		     struct rt_sb *err);
 /* The last pool round's winner, to confirm (list and space strategies): 1
  * with *win (index into h) when that round's trials are all decided, none
  * was confirmed and one passed; else 0. */
 int agent_round_winner(const struct agent_attempt *h, size_t n, size_t *win);
+/* A pool round's winner to confirm, when the strategy confirms its rounds
+ * (its row's confirms_rounds) and agent_round_winner finds one: 1 with *p
+ * the confirmation (the winner's variant, or its point: target and code),
+ * else 0. */
+int agent_round_confirm(const struct agent_ctx *x, struct agent_proposal *p);
 
 #endif

@@ -80,6 +80,16 @@ static void confirm_of(const struct agent_ctx *x, size_t win, struct agent_propo
 		 w->effect * 100);
 }
 
+int agent_round_confirm(const struct agent_ctx *x, struct agent_proposal *p)
+{
+	const struct agent_ops *o = agent_ops_for(x->strategy);
+	size_t win;
+	if (!o || !o->confirms_rounds || !agent_round_winner(x->hist, x->n_hist, &win))
+		return 0;
+	confirm_of(x, win, p);
+	return 1;
+}
+
 static int batch_variants(const struct agent_ctx *x, const struct agent_ops *o, size_t max,
 			  struct agent_proposal *out, size_t *n)
 {
@@ -97,10 +107,12 @@ static int batch_variants(const struct agent_ctx *x, const struct agent_ops *o, 
 				out[0] = p; /* its note says why it is done */
 			break;
 		}
-		bool keeps = p.role != DB_ROLE_TRIAL && x->strategy != AGENT_STRAT_LIST;
+		/* A strategy that confirms its rounds proposes trials; one that
+		 * confirms by itself (greedy) says which proposal keeps. */
+		bool keeps = p.role != DB_ROLE_TRIAL && !o->confirms_rounds;
 		if (keeps && *n)
 			break; /* a keep runs alone, after this round */
-		if (x->strategy == AGENT_STRAT_LIST) {
+		if (o->confirms_rounds) {
 			p.role = DB_ROLE_TRIAL;
 			snprintf(p.note, sizeof(p.note), "list in a pool round: %s variant %zu of %zu as a trial",
 				 "next untried", p.variant + 1, x->n_variants);
@@ -168,9 +180,12 @@ int agent_next_batch(const struct agent_ctx *x, size_t max, struct agent_proposa
 	memset(out, 0, sizeof(*out));
 	if (!max)
 		return 0;
-	size_t win;
-	if (x->strategy != AGENT_STRAT_GREEDY && agent_round_winner(x->hist, x->n_hist, &win)) {
-		confirm_of(x, win, out);
+	if (!x->rounds) { /* one change at a time */
+		int r = agent_next(x, out, err);
+		*n = r == 1;
+		return r;
+	}
+	if (agent_round_confirm(x, out)) {
 		*n = 1;
 		return 1;
 	}

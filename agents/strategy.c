@@ -117,14 +117,22 @@ const char *const agent_strategy_names[] = {
 
 /* The ops table, by enum value (AGENT_STRATEGIES gives the names). */
 static const struct agent_ops ops[] = {
-	[AGENT_STRAT_LIST] = { "the variants one by one, in order", next_list, NULL },
-	[AGENT_STRAT_GREEDY] = { "rounds of every variant, the best confirmed and kept", next_greedy, NULL },
-	[AGENT_STRAT_COORDINATE] = { "one parameter of the space at a time", NULL, agent_search_coordinate },
-	[AGENT_STRAT_HALVING] = { "successive halving over brackets of points", NULL, agent_search_halving },
-	[AGENT_STRAT_LLM] = { "a chat model proposes each change", NULL, NULL, .asks = true }, /* runner/campaign/llm.c asks */
-	[AGENT_STRAT_RANDOM] = { "seeded random points of the space", NULL, agent_search_random },
-	[AGENT_STRAT_MODEL] = { "a model of the measured points picks the next", NULL, agent_search_model },
-	[AGENT_STRAT_AUTO] = { "a bandit over model, coordinate and random", NULL, agent_search_auto },
+	[AGENT_STRAT_LIST] = { "the variants one by one, in order", AGENT_FROM_VARIANTS, next_list, NULL,
+			       .confirms_rounds = true, .counts_total = true },
+	[AGENT_STRAT_GREEDY] = { "rounds of every variant, the best confirmed and kept", AGENT_FROM_VARIANTS,
+				 next_greedy, NULL },
+	[AGENT_STRAT_COORDINATE] = { "one parameter of the space at a time", AGENT_FROM_SPACE, NULL,
+				     agent_search_coordinate, .confirms_rounds = true },
+	[AGENT_STRAT_HALVING] = { "successive halving over brackets of points", AGENT_FROM_SPACE, NULL,
+				  agent_search_halving, .confirms_rounds = true },
+	/* runner/campaign/llm.c asks the model */
+	[AGENT_STRAT_LLM] = { "a chat model proposes each change", AGENT_FROM_CHAT, NULL, NULL, .confirms_rounds = true },
+	[AGENT_STRAT_RANDOM] = { "seeded random points of the space", AGENT_FROM_SPACE, NULL, agent_search_random,
+				 .confirms_rounds = true },
+	[AGENT_STRAT_MODEL] = { "a model of the measured points picks the next", AGENT_FROM_SPACE, NULL,
+				agent_search_model, .confirms_rounds = true },
+	[AGENT_STRAT_AUTO] = { "a bandit over model, coordinate and random", AGENT_FROM_SPACE, NULL,
+			       agent_search_auto, .confirms_rounds = true },
 };
 _Static_assert(RT_ARRAY_SIZE(ops) == AGENT_STRAT_N, "one ops row per strategy");
 
@@ -163,6 +171,12 @@ bool agent_searches_space(enum agent_strategy k)
 {
 	const struct agent_ops *o = agent_ops_for(k);
 	return o && o->search;
+}
+
+enum agent_source agent_strategy_source(enum agent_strategy k)
+{
+	const struct agent_ops *o = agent_ops_for(k);
+	return o ? o->source : AGENT_FROM_VARIANTS;
 }
 
 /* The space strategies: the first target whose search is not done. */
@@ -209,7 +223,7 @@ int agent_next(const struct agent_ctx *x, struct agent_proposal *p, struct rt_sb
 		return o->variants(x->n_variants, x->hist, x->n_hist, p);
 	if (o && o->search)
 		return next_point(x, o->search, p);
-	if (o && o->asks) /* the campaign asks the model: camp_llm_next, not here */
+	if (o && o->source == AGENT_FROM_CHAT) /* the campaign asks the model (runner/campaign/llm.c) */
 		return rt_errf(err, RT_ENOTSUP, "strategy '%s' is asked by the campaign (runner/campaign/llm.c), "
 			       "not through agent_next", agent_strategy_name(x->strategy));
 	struct rt_sb names = RT_SB_INIT;

@@ -16,7 +16,7 @@ const char *db_llm_verdict_name(enum db_llm_verdict v)
 	return (unsigned)v < RT_ARRAY_SIZE(verdicts) ? verdicts[v] : "unknown";
 }
 
-int db_llm_add(struct db *db, int64_t campaign_id, const struct db_llm_exchange *x, struct rt_sb *err)
+int db_llm_add(struct db *db, int64_t campaign_id, struct db_llm_exchange *x, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"INSERT INTO llm_exchanges (campaign_id, seq, attempt, iteration_id, request, response, verdict, "
@@ -39,13 +39,15 @@ int db_llm_add(struct db *db, int64_t campaign_id, const struct db_llm_exchange 
 	db_bind_count(st, 13, x->completion_tokens);
 	db_bind_real(st, 14, x->latency_ms);
 	sqlite3_bind_int64(st, 15, rt_wall_ms());
-	return db_step_done(db, st, err, "insert into llm_exchanges");
+	return db_step_insert(db, st, &x->id, err, "insert into llm_exchanges");
 }
 
 int db_llm_link(struct db *db, int64_t campaign_id, int seq, int64_t iteration_id, struct rt_sb *err)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"UPDATE llm_exchanges SET iteration_id = ?3 WHERE campaign_id = ?1 AND seq = ?2", err);
+		"UPDATE llm_exchanges SET iteration_id = ?3 WHERE campaign_id = ?1 AND seq = ?2 AND "
+		"(iteration_id IS NULL OR iteration_id IN (SELECT id FROM iterations WHERE state = 'interrupted'))",
+		err);
 	if (!st)
 		return RT_EDB;
 	db_bind_id(st, 1, campaign_id);

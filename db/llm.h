@@ -46,9 +46,13 @@ struct db_llm_exchange {
 	int64_t created_at;      /* ms since the epoch (read back; written as now) */
 };
 
-/* Record one exchange of campaign_id: 0 or RT_EDB. */
-int db_llm_add(struct db *db, int64_t campaign_id, const struct db_llm_exchange *x, struct rt_sb *err);
-/* The round of iteration number seq is the iteration iteration_id's. */
+/* Record one exchange of campaign_id (x->id set): 0 or RT_EDB. */
+int db_llm_add(struct db *db, int64_t campaign_id, struct db_llm_exchange *x, struct rt_sb *err);
+/* The round of iteration number seq is the iteration iteration_id's: its
+ * exchanges that no iteration took yet, or an interrupted one took (its
+ * answer measured again), are linked to iteration_id. Those a finished
+ * iteration took stay (a pool's confirmation measures its trial's answer
+ * again). */
 int db_llm_link(struct db *db, int64_t campaign_id, int seq, int64_t iteration_id, struct rt_sb *err);
 /* Every exchange of a campaign in the order made; free with db_llm_free. */
 int db_llm_list(struct db *db, int64_t campaign_id, struct db_llm_exchange **out, size_t *n,

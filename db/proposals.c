@@ -14,7 +14,7 @@ int db_proposal_add(struct db *db, int64_t campaign_id, const struct db_proposal
 	db_bind_id(st, 1, campaign_id);
 	db_bind_id(st, 2, p->iteration_id);
 	db_bind_text(st, 3, p->strategy);
-	db_bind_count(st, 4, p->target);
+	sqlite3_bind_int(st, 4, p->target); /* -1: an llm answer (runner/campaign/llm.c) */
 	db_bind_text(st, 5, p->point);
 	db_bind_text(st, 6, p->fingerprint);
 	db_bind_real(st, 7, p->fidelity);
@@ -29,7 +29,7 @@ static void proposal_read(sqlite3_stmt *st, void *row)
 	struct db_proposal *p = row;
 	p->iteration_id = sqlite3_column_int64(st, 0);
 	p->strategy = db_col_text(st, 1);
-	p->target = db_col_count(st, 2);
+	p->target = sqlite3_column_int(st, 2);
 	p->point = db_col_text(st, 3);
 	p->fingerprint = db_col_text(st, 4);
 	p->fidelity = db_col_real(st, 5);

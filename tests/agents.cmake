@@ -83,6 +83,12 @@ if(MHD_FOUND)
   rt_add_test(test_llm_contain COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_contain.sh TIMEOUT 300 LABELS e2e)
   set_tests_properties(test_llm_contain PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+# strategy llm on a device pool of four simulated devices: N distinct answers
+# a round, the winner's stored answer confirmed, kill -9 then --resume.
+if(MHD_FOUND)
+  rt_add_test(test_pool_llm COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/pool_llm.sh TIMEOUT 400 LABELS e2e)
+  set_tests_properties(test_pool_llm PROPERTIES SKIP_RETURN_CODE 77)
+endif()
 if(MHD_FOUND)
   rt_add_test(test_llm_answers COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_answers.sh TIMEOUT 60 LABELS e2e)
   set_tests_properties(test_llm_answers PROPERTIES SKIP_RETURN_CODE 77)

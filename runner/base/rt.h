@@ -235,6 +235,8 @@ struct rt_envv {
 
 /* Free every string and the array; leaves v empty. */
 void rt_strv_release(struct rt_strv *v);
+/* Append a copy of s (v stays NULL-terminated); returns the copy. */
+char *rt_strv_push(struct rt_strv *v, const char *s);
 /* Free every name and value and the array; leaves e empty. */
 void rt_envv_release(struct rt_envv *e);
 /* Free a NULL-terminated argv and its strings (NULL is fine). */

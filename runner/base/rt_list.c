@@ -15,6 +15,14 @@ void rt_strv_release(struct rt_strv *v)
 	v->n = 0;
 }
 
+char *rt_strv_push(struct rt_strv *v, const char *s)
+{
+	v->v = xrealloc(v->v, (v->n + 2) * sizeof(*v->v));
+	v->v[v->n] = xstrdup(s);
+	v->v[v->n + 1] = NULL;
+	return v->v[v->n++];
+}
+
 void rt_envv_release(struct rt_envv *e)
 {
 	for (size_t i = 0; i < e->n; i++) {

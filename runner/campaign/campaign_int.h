@@ -115,23 +115,27 @@ struct camp {
 	struct rep_progress prog;          /* progress output */
 	int seq;                           /* next iteration sequence number */
 	const char *variant;               /* name of the change being measured, for progress */
-	int total;                         /* planned iterations, for the progress line */
 	int fatal;                         /* the error that broke the journal or the store, 0 if none */
-	int apply_streak;                  /* changes in a row that failed to apply for one reason */
-	char *apply_reason;                /* that reason (owned), NULL after anything else */
-	struct run_stats_noise noise;      /* the objective's noise over the decided comparisons so far */
-	bool noise_loaded;                 /* noise holds the store's earlier comparisons (read once) */
-	int noise_before;                  /* a pool worker: only iterations before this seq (its round's
-	                                      first) give the prior; 0: every one recorded */
+	struct {
+		int n;                     /* changes in a row that failed to apply for one reason */
+		char *reason;              /* that reason (owned), NULL after anything else */
+	} streak;
+	struct {
+		struct run_stats_noise noise; /* the objective's noise over the decided comparisons so far */
+		bool loaded;               /* noise holds the store's earlier comparisons (read once) */
+		int before;                /* a pool worker: only iterations before this seq (its round's
+		                              first) give the prior; 0: every one recorded */
+	} prior;                           /* the decision rule's prior (decide.c) */
 	struct camp_pool pool;             /* engines kept up between samples */
 	bool devmem_said;                  /* why device memory is unavailable was recorded */
-	int64_t first_launch;              /* the campaign's first launch (provenance reference), 0 until known */
 	struct camp_exec *exec;            /* where measurements run (exec.h); NULL before it is opened */
-	struct camp_gen *gen;              /* the current point's generated variant, NULL for list/greedy */
+	struct camp_gen *gen;              /* the current proposal's generated variant, NULL for the spec's own */
 	struct camp_tel_dev tel;           /* the telemetry sampler's device */
-	int round;                         /* a pool worker: the round of its iteration, -1: no pool */
-	const char *device;                /* a pool worker: its device ("cuda:1"), NULL: no pool */
-	char *device_fact;                 /* fact naming the device's identity: "device", a worker's "device@cuda:1" */
+	struct {
+		int round;                 /* the round of its iteration, -1: no pool */
+		const char *device;        /* its device ("cuda:1"), NULL: no pool */
+		char *device_fact;         /* fact naming the device's identity: NULL "device", else "device@cuda:1" */
+	} worker;                          /* a pool worker's seat (workers.c) */
 	bool profile_failed;               /* the profile step failed in this run: not tried again */
 };
 
@@ -151,9 +155,6 @@ int camp_fatal(struct camp *c, int rc);
 /* A warning line on stderr (even with --quiet): a best-effort write failed. */
 void camp_warn(struct camp *c, const char *what, const struct rt_sb *why);
 uint64_t camp_hash_seed(uint64_t seed, const char *s);
-/* Mark variant kept in c->kept and replay it onto c->cfg when it is a flag
- * or env change (its files are the journal's business). */
-int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
 
 /* ---- recipe.c ---- */
 /* The spec campaign cp ran, loaded from its stored text with its paths
@@ -353,7 +354,7 @@ int camp_decide_objective(struct camp *c, const char *variant, struct series *se
 /* The verdict of a decided comparison: the rule, then every constraint on
  * the candidate's medians; a greedy trial that passes is reverted with
  * passed = 1. Fills it's statistics and reason, adds the comparison's noise
- * to c->noise (the next decisions' prior); returns KEPT or REVERTED. */
+ * to c->prior.noise (the next decisions' prior); returns KEPT or REVERTED. */
 enum db_iter_state camp_verdict(struct camp *c, enum db_iter_role role,
 				const struct run_stats_decision *d, struct series *ser, size_t nser,
 				bool paired, struct db_iteration *it);
@@ -367,46 +368,68 @@ int camp_gate(struct camp *c, int64_t iter, const struct var_config *cfg,
 int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state state,
 		struct series *ser, size_t nser, bool stats, struct rt_sb *err);
 
-/* ---- space.c ---- */
-/* A space strategy's next proposal (1, with *gen its generated variant), 0
- * when the search is done (p->note says why), 2 when proposing recorded an
- * iteration of its own and there is nothing to run (strategy llm: two
- * refused answers, a failed proposal; ask again within the budget), or an
- * error. */
-int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
-/* Record the proposal of iteration iter (a failure is the journal's: the
- * caller makes it camp_fatal). */
+/* ---- propose.c: the proposer table ---- */
+/* How a strategy's proposals reach the campaign: one row per source
+ * (agents' enum agent_source: the spec's variants, the space, a chat
+ * model). Nothing outside the rows asks which strategy runs. */
+struct camp_proposer {
+	const char *what; /* "the spec's variants", for messages */
+	/* The strategy's view of the history: every attempt, with its round
+	 * (and a generated change's point: target and code). */
+	int (*history)(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
+	/* Up to max distinct proposals into out[0..*n) (x: the strategy's
+	 * context, its history and x->rounds). Returns as agent_next_batch,
+	 * and 2 when proposing recorded an iteration of its own (c->seq
+	 * taken) and there is nothing to run. */
+	int (*next)(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+		    struct rt_sb *err);
+	/* The change a proposal makes: *gen, its generated variant, or NULL
+	 * for the spec's own variant p->variant. */
+	int (*make)(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
+	/* Record a generated change beside its iteration (NULL: nothing to
+	 * record); a failure is the journal's (camp_fatal). */
+	int (*record)(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
+		      struct rt_sb *err);
+	/* A kept iteration put back on --resume: its flags and environment
+	 * into c->cfg (files are the journal's business). */
+	int (*rebuild)(struct camp *c, const struct db_iteration *it, struct rt_sb *err);
+	/* The variant a kept iteration applied, as the spec would write it,
+	 * named as the iteration (replay, recipes); NULL with err. */
+	json_t *(*stored)(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			  const struct db_iteration *it, struct rt_sb *err);
+};
+/* The row serving the spec's strategy. */
+const struct camp_proposer *camp_proposer_of(const struct spec *s);
+/* Does the strategy generate its variants (not the spec's own)? */
+bool camp_generates(const struct spec *s);
+/* The next proposals, up to max: the history read, the row asked (rounds:
+ * a device pool's round of trials); *last is the latest round recorded.
+ * Returns as the row's next. */
+int camp_propose(struct camp *c, size_t max, bool rounds, struct agent_proposal *out, size_t *n, int *last,
+		 struct rt_sb *err);
+
+/* The rows that live with their source (propose.c holds the variants row). */
+extern const struct camp_proposer camp_proposer_space; /* space.c */
+extern const struct camp_proposer camp_proposer_chat;  /* llm.c */
+
+/* ---- space.c: generated changes and their proposals rows ---- */
+/* The proposals row of a generated change (a point, an llm answer: g->target -1). */
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		      struct rt_sb *err);
-/* A device pool's round of a space strategy (agents/batch.c): up to max
- * distinct points against the same best, or the last round's winner to
- * confirm; hist from camp_space_history. Returns as agent_next_batch. */
-int camp_space_batch(struct camp *c, const struct agent_attempt *hist, size_t nh, size_t max,
-		     struct agent_proposal *out, size_t *n, struct rt_sb *err);
-/* The generated variant of a point proposal (p->target, p->code). */
-int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
-/* A space campaign's attempts, each with its point and round (a pool's rounds). */
-int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
-/* A kept point of iteration iter: its flags and environment back into c->cfg. */
-int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
 void camp_gen_free(struct camp_gen *g);
 /* Replay a generated variant (JSON, as stored) of iteration iter onto
  * c->cfg: its flags and environment (files are the journal's business). */
 int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt_sb *err);
-/* Does the strategy generate its variants (a space strategy, llm)? */
-bool camp_generates(const struct spec *s);
-
-/* ---- llm.c ---- */
-/* strategy llm's next change: 1 with *gen, 0 when the budget is spent
- * (p->note says so), 2 after a round of two refused answers (recorded as a
- * failed iteration; nothing to run), or an error (a failed request, a
- * failed write). An accepted answer whose iteration ended (a failed apply
- * included) is never asked for or measured again. */
-int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);
-/* A kept llm answer of iteration iter: its flags and environment back into c->cfg. */
-int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err);
-/* The round g was answered in is iteration iter's (llm_exchanges.iteration_id). */
-int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err);
+/* The variant JSON of iteration iter's proposals row (owned), NULL when none
+ * (err set only when the store could not be read). */
+char *camp_proposal_variant(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err);
+/* Where a generated change's stored variant is read (owned; NULL when none,
+ * err set only when the store could not be read). */
+typedef char *(*camp_text_fn)(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err);
+/* A kept generated change put back: its stored variant replayed (camp_gen_replay). */
+int camp_gen_rebuild(struct camp *c, const struct db_iteration *it, camp_text_fn text_of, struct rt_sb *err);
+/* text (owned, freed) as JSON, named as it; NULL with err when missing. */
+json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it, struct rt_sb *err);
 
 /* ---- llm_chat.c: strategy llm's one request, through runner/oai ---- */
 /* What one chat request brought back. */
@@ -426,18 +449,28 @@ int camp_llm_chat(const struct agent_llm_cfg *cfg, const char *key, const json_t
 		  const json_t *format, struct camp_llm_reply *r, struct rt_sb *err);
 void camp_llm_reply_release(struct camp_llm_reply *r);
 
-/* ---- round.c, workers.c: the local device pool ---- */
-/* Rebuild the best configuration from the store (loop.c); *have_baseline:
- * a finished baseline. */
+/* ---- the scheduler (loop.c) and where a proposal runs ---- */
+/* Rebuild the best configuration from the store; *have_baseline: a
+ * finished baseline. */
 int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err);
-/* A search that stopped by itself says why, on the screen and in the store (loop.c). */
-void camp_search_done(struct camp *c, const char *why);
-/* The strategy's view of the history (loop.c), with each attempt's round. */
-int camp_load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
-/* A pool's loop (round.c): the baseline, then rounds of up to one trial per
- * device measured at once by worker processes, each round decided and
- * recorded before the next. Replaces loop.c's serial loop. */
-int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *res, struct rt_sb *err);
+/* Where the one scheduling loop (loop.c) runs what the proposer table
+ * proposes: in the runner itself, one change at a time (loop.c), or as a
+ * device pool's rounds of trials, one worker process per device (round.c).
+ * A serial run is the same loop with rooms of one. */
+struct camp_runner {
+	const char *name;  /* "here", "pool", for messages */
+	bool rounds;       /* proposals come as rounds of trials, the winner confirmed (agent_ctx.rounds) */
+	bool profiles;     /* the spec's profile: step runs between iterations */
+	/* What it cannot run, said before anything is measured (NULL: nothing). */
+	int (*check)(struct camp *c, struct rt_sb *err);
+	/* The baseline, measured (its iteration is c->seq). */
+	int (*baseline)(struct camp *c, struct rt_sb *err);
+	/* How many proposals the next round may hold, done iterations run so far (>= 1). */
+	size_t (*room)(const struct camp *c, int done);
+	/* Run p[0..n) as iterations c->seq .. c->seq+n-1 of round. */
+	int (*run)(struct camp *c, int round, const struct agent_proposal *p, size_t n, struct rt_sb *err);
+};
+extern const struct camp_runner camp_runner_pool; /* round.c */
 /* A pool worker's whole run (workers.c): pinned to its device, its one
  * iteration (or the baseline) run and recorded; run_campaign's body when
  * run_campaign_opts.worker is set. */

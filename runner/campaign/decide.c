@@ -14,7 +14,7 @@
 
 /* Said, in its reason, of a greedy trial that passed. Words for people only:
  * the strategy reads iterations.passed. */
-#define RUN_TRIAL_PASSED "greedy trial passed: the round's best is applied again at its end"
+#define RUN_TRIAL_PASSED "trial passed: the round's best is confirmed by a round of its own"
 
 void camp_reason(struct db_iteration *it, const char *fmt, ...)
 {
@@ -37,11 +37,11 @@ static struct run_stats_decide_opts decide_opts(const struct camp *c)
 		.confidence = c->s->repeats.confidence,
 		.min_repeats = c->s->repeats.min,
 		.max_repeats = c->s->repeats.max,
-		.prior = c->noise,
+		.prior = c->prior.noise,
 	};
 }
 
-/* One stored comparison's noise added to c->noise, as camp_verdict added
+/* One stored comparison's noise added to c->prior.noise, as camp_verdict added
  * it when it was decided: the rule again on its valid objective samples
  * (the rule's noise depends on the samples, not on their order). */
 static int replay_noise(struct camp *c, const struct db_iteration *it, struct rt_sb *why)
@@ -57,7 +57,7 @@ static int replay_noise(struct camp *c, const struct db_iteration *it, struct rt
 	struct run_stats_decide_opts o = decide_opts(c);
 	struct run_stats_decision d;
 	if (!rc && arm[0] && arm[1] && !run_stats_decide(arm[0]->v, arm[0]->n, arm[1]->v, arm[1]->n, &o, &d))
-		run_stats_noise_add(&c->noise, &d.noise);
+		run_stats_noise_add(&c->prior.noise, &d.noise);
 	db_q_series_free(v, n);
 	return rc;
 }
@@ -66,20 +66,20 @@ static int replay_noise(struct camp *c, const struct db_iteration *it, struct rt
  * every comparison decided before (in seq order) gives the next decisions
  * the prior an uninterrupted run would have given them. Interrupted
  * iterations are measured again, so they do not count. A pool worker
- * counts only the iterations before its round (c->noise_before): its
+ * counts only the iterations before its round (c->prior.before): its
  * siblings record theirs while it runs, and a prior that read whichever
  * had finished made the pool's decisions depend on the workers' timing
  * (issue 22, item 10). */
 static int load_noise(struct camp *c, struct rt_sb *why)
 {
-	c->noise_loaded = true;
+	c->prior.loaded = true;
 	struct db_q_iter_filter f = { .campaign_id = c->cid };
 	struct db_iteration *v = NULL;
 	size_t n = 0;
 	int rc = db_q_iters(c->db, &f, &v, &n, why);
 	for (size_t i = 0; i < n && !rc; i++)
 		if (v[i].seq > 0 && v[i].test && db_iter_state_final(v[i].state) &&
-		    v[i].state != DB_ITER_INTERRUPTED && (!c->noise_before || v[i].seq < c->noise_before))
+		    v[i].state != DB_ITER_INTERRUPTED && (!c->prior.before || v[i].seq < c->prior.before))
 			rc = replay_noise(c, &v[i], why);
 	db_iterations_free(v, n);
 	return rc;
@@ -92,7 +92,7 @@ int camp_decide_objective(struct camp *c, const char *variant, struct series *se
 	struct series *obj = camp_series_find(ser, nser, ob->bench, ob->metric);
 	if (!obj || !obj->n[0] || !obj->n[1])
 		return rt_errf(why, RT_EINVAL, "objective %s.%s was not measured", ob->bench, ob->metric);
-	if (!c->noise_loaded && load_noise(c, why))
+	if (!c->prior.loaded && load_noise(c, why))
 		return RT_EINVAL;
 	struct run_stats_decide_opts dopt = decide_opts(c);
 	if (run_stats_decide(obj->v[0], obj->n[0], obj->v[1], obj->n[1], &dopt, d))
@@ -125,7 +125,7 @@ static enum db_iter_state verdict(struct camp *c, enum db_iter_role role,
 				  bool paired, struct db_iteration *it)
 {
 	/* The objective's noise, for the comparisons still to come. */
-	run_stats_noise_add(&c->noise, &d->noise);
+	run_stats_noise_add(&c->prior.noise, &d->noise);
 	it->obj_best = d->centre_best;
 	it->obj_cand = d->centre_cand;
 	it->obj_delta = d->effect;

@@ -38,29 +38,7 @@
 
 #include "db/journal.h"
 
-/* ---- the state machine ---- */
-
-#define M(a, b) { DB_ITER_##a, DB_ITER_##b }
-static const struct {
-	enum db_iter_state from, to;
-} moves[] = {
-	M(PENDING, APPLYING), M(PENDING, MEASURING), M(PENDING, FAILED), M(PENDING, INTERRUPTED),
-	M(PENDING, REVERTED), /* the change leaves the best configuration as it is: not measured */
-	M(APPLYING, APPLIED), M(APPLYING, FAILED), M(APPLYING, INTERRUPTED),
-	M(APPLIED, MEASURING), M(APPLIED, KEPT), M(APPLIED, FAILED), M(APPLIED, INTERRUPTED),
-	M(MEASURING, APPLYING), M(MEASURING, MEASURING), M(MEASURING, BASELINE), M(MEASURING, KEPT),
-	M(MEASURING, REVERTED), M(MEASURING, GATED), M(MEASURING, FAILED), M(MEASURING, INVALID),
-	M(MEASURING, INTERRUPTED),
-};
-#undef M
-
-bool camp_state_allowed(enum db_iter_state from, enum db_iter_state to)
-{
-	for (size_t i = 0; i < RT_ARRAY_SIZE(moves); i++)
-		if (moves[i].from == from && moves[i].to == to)
-			return true;
-	return false;
-}
+/* ---- moving an iteration (the moves allowed: state.c) ---- */
 
 int camp_iter_enter(struct camp *c, struct db_iteration *it, enum db_iter_state to, const char *phase,
 		    struct rt_sb *err)
@@ -228,8 +206,8 @@ int camp_run_baseline(struct camp *c, struct rt_sb *err)
 	/* seq 0, unless an earlier baseline attempt was interrupted */
 	int rc = db_iteration_create(c->db, c->cid, c->seq, 0, "baseline", "baseline", "", NULL, NULL,
 				     "baseline", DB_ROLE_CHANGE, &id, &why);
-	if (!rc && c->device)
-		rc = db_iteration_set_pool(c->db, id, c->round, c->device, &why);
+	if (!rc && c->worker.device)
+		rc = db_iteration_set_pool(c->db, id, c->worker.round, c->worker.device, &why);
 	if (!rc)
 		rc = db_iteration_get(c->db, id, &it, &why);
 	if (rc)
@@ -348,12 +326,12 @@ static int step_plan(struct iter *t)
 	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, v->name, var_kind_name(v->kind),
 				     desc.buf, change_sha[0] ? change_sha : NULL,
 				     config_sha[0] ? config_sha : NULL, t->p->note, t->p->role, &id, &t->why);
-	if (!rc && c->device) /* a pool's worker: its round and device */
-		rc = db_iteration_set_pool(c->db, id, c->round, c->device, &t->why);
+	if (!rc && c->worker.device) /* a pool's worker: its round and device */
+		rc = db_iteration_set_pool(c->db, id, c->worker.round, c->worker.device, &t->why);
 	if (!rc)
 		rc = db_iteration_get(c->db, id, &t->it, &t->why);
-	if (!rc && c->gen)
-		rc = camp_space_record(c, id, t->p, c->gen, &t->why);
+	if (!rc && c->gen && camp_proposer_of(c->s)->record)
+		rc = camp_proposer_of(c->s)->record(c, id, t->p, c->gen, &t->why);
 	if (!rc) {
 		free(t->it.objective);
 		t->it.objective = xasprintf("%s.%s", c->s->objective.bench, c->s->objective.metric);
@@ -656,23 +634,23 @@ static void apply_streak(struct iter *t)
 		}
 		why = rt_sb_detach(&sb, NULL);
 	}
-	if (why && c->apply_reason && !strcmp(c->apply_reason, why)) {
-		c->apply_streak++;
+	if (why && c->streak.reason && !strcmp(c->streak.reason, why)) {
+		c->streak.n++;
 		free(why);
 		return;
 	}
-	free(c->apply_reason);
-	c->apply_reason = why;
-	c->apply_streak = why ? 1 : 0;
+	free(c->streak.reason);
+	c->streak.reason = why;
+	c->streak.n = why ? 1 : 0;
 }
 
 int camp_apply_streak(const struct camp *c, struct rt_sb *err)
 {
-	if (c->apply_streak < CAMP_APPLY_STREAK_MAX)
+	if (c->streak.n < CAMP_APPLY_STREAK_MAX)
 		return 0;
 	return rt_errf(err, RT_EINVAL, "%d changes in a row failed to apply for the same reason (%s): stopped, "
 		       "as every later one would too; fix it, then `ratchet run --resume %s` goes on",
-		       c->apply_streak, c->apply_reason, c->s->path);
+		       c->streak.n, c->streak.reason, c->s->path);
 }
 
 /* Files back to the best unless kept; the outcome recorded with its

@@ -10,7 +10,15 @@
  *
  * A round: ask; a refused answer (invalid, disallowed, duplicate) is asked
  * again once, the follow-up naming the error; a second refusal records the
- * iteration as a failed proposal and the next round starts. The budget
+ * iteration as a failed proposal and the next round starts. The chat row of
+ * the proposer table (propose.c): on a device pool, one round asks for up
+ * to N distinct answers, each told the ones already taken for the round
+ * (a repeat is refused as a duplicate); a refusal ends the batch (or, with
+ * nothing taken, is the failed proposal); the round's winning trial is
+ * confirmed by measuring its stored answer again (agent_round_confirm).
+ * Each accepted answer is recorded in `proposals` too (target -1, point
+ * {"answer": its exchange's id}), so that a worker, a confirmation and
+ * --resume read the same stored answer. The budget
  * (llm.max_calls, llm.max_tokens from the responses' usage) ends the
  * search. An accepted answer whose change has not been measured to an end
  * (killed mid-iteration) is reused on --resume, never asked again. The key
@@ -23,6 +31,7 @@
 #include <string.h>
 
 #include "db/llm.h"
+#include "db/proposals.h"
 #include "db/profiles.h"
 #include "runner/base/rt_json.h"
 #include "runner/spec/spec_space.h"
@@ -34,7 +43,6 @@
 struct spent {
 	int calls;        /* requests made */
 	uint64_t tokens;  /* prompt + completion tokens the server counted */
-	const struct db_llm_exchange *pending; /* an accepted answer not yet measured, or NULL */
 };
 
 /* ---- what the model sees ---- */
@@ -49,6 +57,8 @@ struct seen {
 	json_t *spec;                 /* the spec as JSON (space, variants), secrets redacted */
 	struct agent_llm_allow allow; /* what an answer may touch */
 	char *objective;              /* the objective, for people */
+	struct rt_strv taken;         /* fingerprints of the answers taken for the round being asked */
+	struct rt_strv held;          /* strings the journal's taken steps borrow */
 	struct agent_llm_view view;   /* the prompt's input */
 };
 
@@ -61,6 +71,8 @@ static void seen_release(struct seen *w)
 	free(w->findings);
 	json_decref(w->spec);
 	free(w->objective);
+	rt_strv_release(&w->taken);
+	rt_strv_release(&w->held);
 	agent_llm_allow_release(&w->allow);
 }
 
@@ -93,11 +105,12 @@ static int load_findings(struct camp *c, struct seen *w, struct rt_sb *err)
 	return rc;
 }
 
-static int load_seen(struct camp *c, struct seen *w, struct rt_sb *err)
+/* What the model sees, with room in the journal for the max answers a round takes. */
+static int load_seen(struct camp *c, struct seen *w, size_t max, struct rt_sb *err)
 {
 	const struct spec *s = c->s;
 	int rc = db_iterations_list(c->db, c->cid, &w->its, &w->n_its, err);
-	w->steps = xcalloc(w->n_its + 1, sizeof(*w->steps));
+	w->steps = xcalloc(w->n_its + max + 1, sizeof(*w->steps));
 	for (size_t i = 0; i < w->n_its && !rc; i++) {
 		const struct db_iteration *it = &w->its[i];
 		w->steps[i] = (struct agent_llm_step){ .seq = it->seq, .variant = it->variant, .kind = it->kind,
@@ -124,6 +137,15 @@ static int load_seen(struct camp *c, struct seen *w, struct rt_sb *err)
 
 /* ---- one answer ---- */
 
+/* Was a change with fingerprint fp taken for the round being asked? */
+static bool taken(const struct seen *w, const char *fp)
+{
+	for (size_t i = 0; i < w->taken.n; i++)
+		if (!strcmp(w->taken.v[i], fp))
+			return true;
+	return false;
+}
+
 /* Was a change with fingerprint fp measured to an end in this campaign? */
 static bool measured(const struct seen *w, const char *fp)
 {
@@ -144,14 +166,15 @@ static int change_fp(struct camp *c, const struct var_def *d, char fp[65], struc
 	return var_ops_for(d->kind)->fingerprint(d, &x, fp, err);
 }
 
-/* The generated variant of an accepted answer. */
-static struct camp_gen *gen_new(struct var_def *d, json_t *variant, const char *rationale, const char *fp, int round)
+/* The generated variant of the accepted answer of exchange id. */
+static struct camp_gen *gen_new(struct var_def *d, json_t *variant, int64_t id, const char *rationale, const char *fp,
+				int round)
 {
 	struct camp_gen *g = xcalloc(1, sizeof(*g));
 	g->def = *d;
 	memset(d, 0, sizeof(*d));
 	g->variant = json_incref(variant);
-	g->point = json_pack("{s:s}", "rationale", rationale ? rationale : "");
+	g->point = json_pack("{s:I,s:s}", "answer", (json_int_t)id, "rationale", rationale ? rationale : "");
 	snprintf(g->fp, sizeof(g->fp), "%s", fp);
 	g->target = -1;
 	g->round = round;
@@ -166,10 +189,9 @@ static void redact(char **s)
 	*s = r;
 }
 
-/* Judge an answer: the verdict, and on acceptance *gen. x gets what is
- * stored (variant, fingerprint, rationale, error). */
-static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const char *text, struct db_llm_exchange *x,
-				 struct camp_gen **gen)
+/* Judge an answer: the verdict. x gets what is stored (variant,
+ * fingerprint, rationale, error). */
+static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const char *text, struct db_llm_exchange *x)
 {
 	struct rt_sb why = RT_SB_INIT;
 	json_t *vj = NULL;
@@ -186,12 +208,14 @@ static enum db_llm_verdict judge(struct camp *c, const struct seen *w, const cha
 	else if (measured(w, fp) && rt_errf(&why, RT_EINVAL, "this change (%s) was already measured in this "
 					    "campaign: propose a different one", d.name))
 		v = DB_LLM_DUPLICATE;
+	else if (taken(w, fp) && rt_errf(&why, RT_EINVAL, "this change (%s) is already being measured in this "
+					 "round: propose a different one", d.name))
+		v = DB_LLM_DUPLICATE;
 	else
 		v = DB_LLM_ACCEPTED;
 	if (v == DB_LLM_ACCEPTED) {
 		x->variant = json_dumps(vj, JSON_COMPACT | JSON_SORT_KEYS);
 		x->fingerprint = xstrdup(fp);
-		*gen = gen_new(&d, vj, x->rationale, fp, x->seq);
 	} else {
 		rt_sb_trim(&why);
 		rt_redact_secrets(&why);
@@ -222,18 +246,22 @@ static bool tried(const struct seen *w, int64_t iter)
 	return false;
 }
 
-static void tally(const struct db_llm_exchange *x, size_t n, const struct seen *w, struct spent *sp)
+/* The calls and tokens spent so far. */
+static void tally(const struct db_llm_exchange *x, size_t n, struct spent *sp)
 {
 	memset(sp, 0, sizeof(*sp));
 	for (size_t i = 0; i < n; i++) {
 		sp->calls++;
 		sp->tokens += tokens_of(x[i].prompt_tokens, x[i].completion_tokens);
-		if (x[i].verdict == DB_LLM_ACCEPTED)
-			sp->pending = x[i].fingerprint && !measured(w, x[i].fingerprint) &&
-						      !tried(w, x[i].iteration_id)
-					      ? &x[i]
-					      : NULL;
 	}
+}
+
+/* An accepted answer not measured to an end (killed mid-iteration, or a
+ * pool round's trial that never ran): measured again, never asked again. */
+static bool pending(const struct db_llm_exchange *x, const struct seen *w)
+{
+	return x->verdict == DB_LLM_ACCEPTED && x->fingerprint && !measured(w, x->fingerprint) &&
+	       !taken(w, x->fingerprint) && !tried(w, x->iteration_id);
 }
 
 /* Is the budget spent? note says so. */
@@ -251,31 +279,13 @@ static bool spent_out(const struct agent_llm_cfg *l, const struct spent *sp, str
 	return false;
 }
 
-/* The recorded accepted answer, measured again after a kill. */
-static int reuse(struct camp *c, const struct db_llm_exchange *x, struct agent_proposal *p, struct camp_gen **gen,
-		 struct rt_sb *err)
-{
-	json_t *vj = json_loads(x->variant, 0, NULL);
-	struct var_def d;
-	memset(&d, 0, sizeof(d));
-	int rc = vj ? spec_variant_from_json(c->s, vj, &d, err)
-		    : rt_errf(err, RT_EPARSE, "llm answer %lld: its stored variant is not JSON", (long long)x->id);
-	if (!rc) {
-		*gen = gen_new(&d, vj, x->rationale, x->fingerprint, x->seq);
-		snprintf(p->note, sizeof(p->note), "llm (the answer recorded for iteration %d): %s", x->seq,
-			 x->rationale ? x->rationale : "");
-	}
-	spec_variant_release(&d);
-	json_decref(vj);
-	return rc;
-}
-
 /* ---- a round ---- */
 
-/* One request and its record. *gen set when accepted. Returns the verdict
- * (>= 0), or an error: the request failed (recorded) or a write did. */
-static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, struct spent *sp,
-	       struct camp_gen **gen, char **answer, char **error, struct rt_sb *err)
+/* One request and its record. *id is the exchange's when accepted (else
+ * 0). Returns the verdict (>= 0), or an error: the request failed
+ * (recorded) or a write did. */
+static int ask(struct camp *c, const struct seen *w, json_t *msgs, int seq, int attempt, struct spent *sp,
+	       int64_t *id, char **answer, char **error, struct rt_sb *err)
 {
 	const struct agent_llm_cfg *l = &c->s->llm;
 	const char *key = l->api_key_env ? getenv(l->api_key_env) : NULL;
@@ -288,24 +298,24 @@ static int ask(struct camp *c, const struct seen *w, json_t *msgs, int attempt, 
 	rt_redact_secrets(&why); /* a 401 body may echo the key */
 	char *req = json_dumps(msgs, JSON_COMPACT);
 	char *resp = rt_redacted(r.body);
-	struct db_llm_exchange x = { .seq = c->seq, .attempt = attempt, .request = req, .response = resp,
+	struct db_llm_exchange x = { .seq = seq, .attempt = attempt, .request = req, .response = resp,
 				     .prompt_tokens = r.prompt_tokens, .completion_tokens = r.completion_tokens,
 				     .latency_ms = r.latency_ms, .verdict = DB_LLM_FAILED };
 	int v = hrc;
+	*id = 0;
 	if (hrc)
 		x.error = xstrdup(why.buf);
 	else
-		v = (int)(x.verdict = judge(c, w, r.content, &x, gen));
+		v = (int)(x.verdict = judge(c, w, r.content, &x));
 	sp->calls++;
 	sp->tokens += tokens_of(r.prompt_tokens, r.completion_tokens);
 	int rc = db_llm_add(c->db, c->cid, &x, err);
-	if (rc) {
-		camp_gen_free(*gen);
-		*gen = NULL;
+	if (rc)
 		v = camp_fatal(c, rc);
-	} else if (hrc) {
+	else if (hrc)
 		v = rt_errf(err, hrc, "llm: %s", why.buf);
-	}
+	else if (x.verdict == DB_LLM_ACCEPTED)
+		*id = x.id;
 	*answer = r.content ? xstrdup(r.content) : NULL;
 	*error = x.error ? xstrdup(x.error) : NULL;
 	free(req);
@@ -346,82 +356,228 @@ static int failed_proposal(struct camp *c, const char *error, struct rt_sb *err)
 	return rc;
 }
 
-/* One round for iteration c->seq: 1 with *gen, 0 when it failed (recorded),
- * or an error. */
-static int round_of(struct camp *c, struct seen *w, struct spent *sp, struct agent_proposal *p,
-		    struct camp_gen **gen, struct rt_sb *err)
+/* One round of at most two requests for iteration number seq: 1 with *id
+ * the accepted exchange, 0 when both answers were refused (*error: the
+ * last refusal's) or the budget ran out before the re-ask, or an error. */
+static int round_of(struct camp *c, struct seen *w, struct spent *sp, int seq, struct agent_proposal *p,
+		    int64_t *id, char **error, struct rt_sb *err)
 {
 	json_t *msgs = agent_llm_messages(&w->view);
-	char *answer = NULL, *error = NULL;
+	char *answer = NULL;
 	int v = DB_LLM_INVALID;
-	for (int attempt = 1; attempt <= 2 && !*gen && v >= 0; attempt++) {
+	*id = 0;
+	for (int attempt = 1; attempt <= 2 && !*id && v >= 0; attempt++) {
 		if (attempt == 2) {
 			if (spent_out(&c->s->llm, sp, p))
 				break; /* the refusal stands: a failed proposal, then the search ends */
-			agent_llm_reask(msgs, answer, error);
+			agent_llm_reask(msgs, answer, *error);
 		}
 		char *a = NULL, *e = NULL;
-		v = ask(c, w, msgs, attempt, sp, gen, &a, &e, err);
+		v = ask(c, w, msgs, seq, attempt, sp, id, &a, &e, err);
 		free(answer);
-		free(error);
+		free(*error);
 		answer = a;
-		error = e;
+		*error = e;
 	}
 	json_decref(msgs);
-	int rc = v < 0 ? v : 0;
-	if (!rc && *gen) {
-		const char *why = json_string_value(json_object_get((*gen)->point, "rationale"));
-		snprintf(p->note, sizeof(p->note), "llm: %s", why ? why : "");
-		rc = 1;
-	} else if (!rc) {
-		rc = failed_proposal(c, error, err);
-	}
 	free(answer);
-	free(error);
-	return rc;
+	return v < 0 ? v : *id ? 1 : 0;
 }
 
-int camp_llm_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+/* The proposal of accepted exchange x (its answer, by id). */
+static void answer_proposal(const struct db_llm_exchange *x, enum db_iter_role role, bool reused,
+			    struct agent_proposal *p)
 {
-	*gen = NULL;
+	memset(p, 0, sizeof(*p));
 	p->point = true; /* a generated variant, never an index into the spec's */
-	p->role = DB_ROLE_CHANGE;
+	p->code = (uint64_t)x->id;
+	p->role = role;
 	p->fidelity = 1;
-	struct seen w;
-	memset(&w, 0, sizeof(w));
+	snprintf(p->state, sizeof(p->state), "{}");
+	if (reused)
+		snprintf(p->note, sizeof(p->note), "llm (the answer recorded for iteration %d): %s", x->seq,
+			 x->rationale ? x->rationale : "");
+	else
+		snprintf(p->note, sizeof(p->note), "llm: %s", x->rationale ? x->rationale : "");
+}
+
+/* An answer taken for the round: the next request sees it in the journal,
+ * and an answer repeating it is refused as a duplicate. */
+static void take(struct seen *w, const struct db_llm_exchange *x)
+{
+	rt_strv_push(&w->taken, x->fingerprint);
+	json_t *vj = x->variant ? json_loads(x->variant, 0, NULL) : NULL;
+	const char *name = json_string_value(json_object_get(vj, "name"));
+	w->steps[w->view.n_journal++] = (struct agent_llm_step){
+		.seq = x->seq, .variant = rt_strv_push(&w->held, name ? name : "?"), .kind = "llm",
+		.state = "taken for this round (being measured)", .effect = NAN,
+		.reason = x->rationale ? rt_strv_push(&w->held, x->rationale) : NULL };
+	json_decref(vj);
+}
+
+/* The exchange of id among xs, or NULL. */
+static const struct db_llm_exchange *exchange_of(const struct db_llm_exchange *xs, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (xs[i].id == id)
+			return &xs[i];
+	return NULL;
+}
+
+/* The answers of a round: those recorded and not measured first, then new
+ * ones, up to max. */
+static int ask_batch(struct camp *c, struct seen *w, bool rounds, size_t max, struct agent_proposal *out,
+		     size_t *n, struct rt_sb *err)
+{
+	enum db_iter_role role = rounds ? DB_ROLE_TRIAL : DB_ROLE_CHANGE;
 	struct db_llm_exchange *xs = NULL;
 	size_t nx = 0;
 	struct spent sp;
-	int rc = load_seen(c, &w, err);
-	if (!rc)
-		rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
-	if (!rc) {
-		tally(xs, nx, &w, &sp);
-		if (sp.pending)
-			rc = (rc = reuse(c, sp.pending, p, gen, err)) ? rc : 1;
-		else if (!spent_out(&c->s->llm, &sp, p))
-			rc = round_of(c, &w, &sp, p, gen, err);
-		if (rc == 0 && !p->note[0])
-			rc = 2; /* a failed proposal, recorded: the next round, within the budget */
+	int rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
+	tally(xs, rc ? 0 : nx, &sp);
+	for (size_t i = 0; !rc && i < nx && *n < max; i++)
+		if (pending(&xs[i], w)) {
+			answer_proposal(&xs[i], role, true, &out[*n]);
+			take(w, &xs[i]);
+			++*n;
+		}
+	while (!rc && *n < max) {
+		int64_t id = 0;
+		char *error = NULL;
+		if (spent_out(&c->s->llm, &sp, &out[*n])) {
+			if (*n)
+				out[*n].note[0] = 0;
+			break;
+		}
+		rc = round_of(c, w, &sp, c->seq + (int)*n, &out[*n], &id, &error, err);
+		bool stop = rc != 1; /* an error, or a refusal: the round holds what it took */
+		if (rc == 1) {
+			db_llm_free(xs, nx);
+			rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
+			const struct db_llm_exchange *x = rc ? NULL : exchange_of(xs, nx, id);
+			if (x) {
+				answer_proposal(x, role, false, &out[*n]);
+				take(w, x);
+				++*n;
+			}
+		} else if (rc == 0 && !*n) {
+			/* recorded: nothing to run; the next round within the budget, or
+			 * (the budget ran out before the re-ask: out[0].note) the end */
+			bool done = out[0].note[0];
+			rc = failed_proposal(c, error, err);
+			rc = rc ? rc : done ? 0 : 2;
+		}
+		free(error);
+		if (stop || rc)
+			break;
 	}
 	db_llm_free(xs, nx);
+	if (rc < 0 || rc == 2)
+		return rc;
+	return *n ? 1 : 0;
+}
+
+static int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+		     struct rt_sb *err)
+{
+	*n = 0;
+	if (x->rounds && agent_round_confirm(x, out)) {
+		*n = 1;
+		return 1;
+	}
+	struct seen w;
+	memset(&w, 0, sizeof(w));
+	int rc = load_seen(c, &w, max, err);
+	if (!rc)
+		rc = ask_batch(c, &w, x->rounds, max, out, n, err);
 	seen_release(&w);
 	return rc;
 }
 
-int camp_llm_link(struct camp *c, const struct camp_gen *g, int64_t iter, struct rt_sb *err)
+static int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
-	return db_llm_link(c->db, c->cid, g->round, iter, err);
-}
-
-int camp_llm_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
-{
-	struct db_llm_exchange *x = NULL;
-	size_t n = 0;
-	int rc = db_llm_of_iteration(c->db, iter, &x, &n, err);
-	for (size_t i = 0; i < n && !rc; i++)
-		if (x[i].verdict == DB_LLM_ACCEPTED)
-			rc = camp_gen_replay(c, iter, x[i].variant, err);
-	db_llm_free(x, n);
+	*gen = NULL;
+	struct db_llm_exchange *xs = NULL;
+	size_t nx = 0;
+	int rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
+	const struct db_llm_exchange *x = rc ? NULL : exchange_of(xs, nx, (int64_t)p->code);
+	json_t *vj = x && x->verdict == DB_LLM_ACCEPTED && x->variant ? json_loads(x->variant, 0, NULL) : NULL;
+	struct var_def d;
+	memset(&d, 0, sizeof(d));
+	if (!rc)
+		rc = vj ? spec_variant_from_json(c->s, vj, &d, err)
+			: rt_errf(err, RT_ENOENT, "llm answer %llu: no accepted answer with its variant is stored",
+				  (unsigned long long)p->code);
+	if (!rc)
+		*gen = gen_new(&d, vj, x->id, x->rationale, x->fingerprint, x->seq);
+	spec_variant_release(&d);
+	json_decref(vj);
+	db_llm_free(xs, nx);
 	return rc;
 }
+
+static int camp_llm_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
+		    struct rt_sb *err)
+{
+	int rc = db_llm_link(c->db, c->cid, g->round, iter, err);
+	return rc ? rc : camp_space_record(c, iter, p, g, err);
+}
+
+static int camp_llm_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+{
+	struct db_proposal *ps = NULL;
+	struct db_iteration *its = NULL;
+	size_t np = 0, ni = 0, m = 0;
+	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
+	if (!rc)
+		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
+	struct agent_attempt *h = xcalloc(np + 1, sizeof(*h));
+	for (size_t i = 0; i < np && !rc; i++) {
+		json_t *pj = ps[i].target == -1 ? json_loads(ps[i].point, 0, NULL) : NULL;
+		json_int_t answer = json_integer_value(json_object_get(pj, "answer"));
+		json_decref(pj);
+		for (size_t k = 0; answer > 0 && k < ni; k++)
+			if (its[k].id == ps[i].iteration_id)
+				h[m++] = (struct agent_attempt){ .state = its[k].state, .role = its[k].role,
+								 .effect = its[k].obj_delta, .passed = its[k].passed == 1,
+								 .round = its[k].round > 0 ? its[k].round : 0,
+								 .point = true, .code = (uint64_t)answer };
+	}
+	db_proposals_free(ps, np);
+	db_iterations_free(its, ni);
+	*out = h;
+	*n = m;
+	return rc;
+}
+
+/* The stored variant of a kept llm iteration: its proposals row, else (a
+ * store from before answers were recorded there) its accepted exchange. */
+static char *stored_text(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err)
+{
+	char *text = camp_proposal_variant(db, cid, iter, err);
+	struct db_llm_exchange *x = NULL;
+	size_t n = 0;
+	if (!text && !err->len && !db_llm_of_iteration(db, iter, &x, &n, err))
+		for (size_t i = 0; i < n && !text; i++)
+			if (x[i].verdict == DB_LLM_ACCEPTED && x[i].variant)
+				text = xstrdup(x[i].variant);
+	db_llm_free(x, n);
+	return text;
+}
+
+static int camp_llm_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+{
+	return camp_gen_rebuild(c, it, stored_text, err);
+}
+
+static json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			const struct db_iteration *it, struct rt_sb *err)
+{
+	(void)s;
+	(void)spec_json;
+	return camp_stored_named(stored_text(db, cid, it->id, err), cid, it, err);
+}
+
+/* The chat row of the proposer table (propose.c). */
+const struct camp_proposer camp_proposer_chat = { "a chat model's answers", camp_llm_history, camp_llm_propose,
+						  camp_llm_make, camp_llm_record, camp_llm_rebuild, camp_llm_stored };

@@ -2,9 +2,10 @@
  * The campaign loop, `ratchet run` (see campaign.h): open a new campaign or
  * resume the interrupted one (recovery first: journal.c), rebuild the best
  * configuration from the store, measure the baseline if there is none,
- * then ask the strategy for one change at a time until it is done, the
- * iteration cap is reached, a signal arrives or a write the journal
- * depends on fails. Unfinished iterations become `interrupted` on resume
+ * then the one scheduling loop: the proposer table (propose.c) asked for
+ * the next proposals, run in this process one at a time or by a device
+ * pool's workers (round.c), until the strategy is done, the iteration cap
+ * is reached, a signal arrives or a write the journal depends on fails. Unfinished iterations become `interrupted` on resume
  * and their variant is tried again, so a resumed campaign decides exactly
  * what an uninterrupted one would.
  */
@@ -22,7 +23,6 @@
 #include "runner/base/cancel.h"
 #include "runner/bench/bench_cmd.h"
 
-volatile sig_atomic_t camp_stop_requested;
 
 /*
  * SIGINT and SIGTERM. The first is acknowledged at once and stops the run
@@ -86,31 +86,6 @@ static void sigbus_arm(const char *db, const char *spec)
 			    "on a full disk?); the campaign stopped as after a crash: make that file "
 			    "writable again, then `ratchet run --resume %s` recovers it\n", db, spec);
 	bus_len = strlen(bus_msg);
-}
-
-int camp_fatal(struct camp *c, int rc)
-{
-	if (!c->fatal)
-		c->fatal = rc;
-	return rc;
-}
-
-void camp_warn(struct camp *c, const char *what, const struct rt_sb *why)
-{
-	char *msg = xasprintf("warning: %s: %s (not stored; the campaign goes on)", what, why->buf);
-	if (c->o->quiet)
-		fprintf(stderr, "ratchet: %s\n", msg);
-	else
-		rep_progress_msg(&c->prog, msg);
-	free(msg);
-}
-
-uint64_t camp_hash_seed(uint64_t seed, const char *s)
-{
-	uint64_t h = 1469598103934665603ULL ^ seed;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
 }
 
 /* ---- environment facts: they describe the run, a failure only warns ---- */
@@ -342,97 +317,10 @@ static int open_campaign(struct camp *c, struct camp_lease *lease, struct rt_sb 
 	return rc;
 }
 
-/* The strategy's view of the history: every attempt at a variant. */
-int camp_load_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
-{
-	struct db_iteration *its = NULL;
-	size_t nits = 0;
-	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
-	struct agent_attempt *h = xcalloc(nits + 1, sizeof(*h));
-	size_t k = 0;
-	for (size_t i = 0; i < nits && !rc; i++) {
-		const struct db_iteration *it = &its[i];
-		for (size_t j = 0; j < c->s->n_variants; j++) {
-			if (strcmp(it->kind, "baseline") && !strcmp(c->s->variants[j].name, it->variant)) {
-				h[k++] = (struct agent_attempt){ .variant = j, .state = it->state, .role = it->role,
-								 .effect = it->obj_delta, .passed = it->passed == 1,
-								 .round = it->round > 0 ? it->round : 0 };
-				break;
-			}
-		}
-	}
-	db_iterations_free(its, nits);
-	*out = h;
-	*n = k;
-	return rc;
-}
-
-/* A kept variant: flag and env changes live in the config, replayed here
- * (a space strategy's point from its stored proposal). */
-int camp_rebuild_kept(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
-{
-	const char *variant = it->variant;
-	if (camp_generates(c->s))
-		return camp_space_rebuild(c, it->id, err);
-	for (size_t j = 0; j < c->s->n_variants; j++) {
-		const struct var_def *v = &c->s->variants[j];
-		if (strcmp(v->name, variant))
-			continue;
-		c->kept[j] = true;
-		if (camp_touches_files(v))
-			continue;
-		struct var_ctx x;
-		struct var_plan pl = { 0 };
-		camp_var_ctx(c, &c->cfg, &x);
-		int rc = var_ops_for(v->kind)->apply(v, &x, &pl, NULL, err);
-		var_plan_release(&pl);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* The current best from the store; *have_baseline: a finished baseline. */
-int camp_rebuild_best(struct camp *c, bool *have_baseline, struct rt_sb *err)
-{
-	struct db_iteration *its = NULL;
-	size_t nits = 0;
-	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
-	*have_baseline = false;
-	for (size_t i = 0; i < nits && !rc; i++) {
-		if (its[i].seq >= c->seq)
-			c->seq = its[i].seq + 1;
-		if (!strcmp(its[i].kind, "baseline") && its[i].state == DB_ITER_BASELINE) {
-			*have_baseline = true;
-			c->best_iter = its[i].id;
-			c->baseline_gate = its[i].gate_run_id;
-		}
-		if (its[i].state == DB_ITER_KEPT && !its[i].invalidated) {
-			rc = camp_rebuild_kept(c, &its[i], err);
-			c->best_iter = its[i].id;
-		}
-	}
-	db_iterations_free(its, nits);
-	/* The device of the baseline's kernel benchmarks, if any: a resumed
-	 * campaign must not compare measurements from another device. */
-	char **dev = NULL;
-	size_t nd = 0;
-	if (!rc)
-		rc = db_fact_values(c->db, c->cid, c->device_fact ? c->device_fact : "device", &dev, &nd, err);
-	for (size_t i = 0; i < nd; i++) {
-		if (!i)
-			c->device_id = dev[i];
-		else
-			free(dev[i]);
-	}
-	free(dev);
-	return rc;
-}
-
-/* ---- the loop ---- */
+/* ---- the scheduler ---- */
 
 /* A search that stopped by itself says why, on the screen and in the store. */
-void camp_search_done(struct camp *c, const char *why)
+static void search_done(struct camp *c, const char *why)
 {
 	char *msg = xasprintf("search done: %s", why);
 	if (!c->o->quiet)
@@ -441,53 +329,86 @@ void camp_search_done(struct camp *c, const char *why)
 	free(msg);
 }
 
-/* One change at a time until the strategy is done, the cap, a signal or
- * an error. */
-static int loop(struct camp *c, struct run_campaign_result *res, struct rt_sb *err)
+/* The runner itself: one change at a time, in this process. */
+static int here_baseline(struct camp *c, struct rt_sb *err)
 {
-	const struct spec *s = c->s;
-	for (;;) {
-		if (camp_stop_requested)
-			return RT_EINTR;
-		int pr = camp_profile_step(c, err);
-		if (pr)
-			return pr;
-		bool go;
-		int b = camp_budget_allows(c, res->iterations, &go, &res->stopped, err);
-		if (b || !go)
-			return b;
-		struct agent_attempt *hist = NULL;
-		size_t nh = 0;
-		struct agent_proposal p;
-		memset(&p, 0, sizeof(p));
-		int r = 0, seq0 = c->seq;
-		if (camp_generates(s)) {
-			r = camp_space_next(c, &p, &c->gen, err);
-			res->iterations += c->seq - seq0; /* recorded while proposing (llm's failed proposals) */
-			if (r == 2)
-				continue; /* nothing to run; the budget is checked again */
-		} else if (!(r = camp_load_history(c, &hist, &nh, err))) {
-			struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
-					       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
-			r = agent_next(&x, &p, err);
-		}
-		free(hist);
-		if (r <= 0) {
-			res->finished = r == 0;
-			if (r == 0 && p.note[0])
-				camp_search_done(c, p.note);
-			return r;
-		}
-		int rc = camp_run_one(c, &p, err);
-		camp_gen_free(c->gen);
-		c->gen = NULL;
+	return camp_run_baseline(c, err);
+}
+
+static size_t here_room(const struct camp *c, int done)
+{
+	(void)c;
+	(void)done;
+	return 1;
+}
+
+static int here_run(struct camp *c, int round, const struct agent_proposal *p, size_t n, struct rt_sb *err)
+{
+	(void)round;
+	(void)n; /* a room of one */
+	int rc = camp_proposer_of(c->s)->make(c, p, &c->gen, err);
+	if (!rc)
+		rc = camp_run_one(c, p, err);
+	camp_gen_free(c->gen);
+	c->gen = NULL;
+	return rc;
+}
+
+static const struct camp_runner runner_here = { "here", false, true, NULL, here_baseline, here_room, here_run };
+
+/*
+ * The one scheduling loop: the baseline when there is none, then rounds
+ * until the strategy is done, the budget or the iteration cap is reached, a
+ * signal arrives or a write the journal depends on fails. Each round asks
+ * the proposer table for as many proposals as the runner has room for (one
+ * here, one per device in a pool) and runs them; the next round's history
+ * is read from the store, so it sees every decision of this one.
+ */
+static int schedule(struct camp *c, const struct camp_runner *x, bool have_baseline,
+		    struct run_campaign_result *res, struct rt_sb *err)
+{
+	int rc = x->check ? x->check(c, err) : 0;
+	if (!rc && !have_baseline) {
+		/* An interrupted baseline is simply measured again, under the next seq. */
+		rc = x->baseline(c, err);
 		res->iterations++;
 		c->seq++;
-		if (rc)
-			return rc;
-		if ((rc = camp_apply_streak(c, err)))
-			return rc;
 	}
+	size_t cap = x->room(c, 0);
+	struct agent_proposal *p = xcalloc(cap + 1, sizeof(*p));
+	while (!rc) {
+		if (camp_stop_requested) {
+			rc = RT_EINTR;
+			break;
+		}
+		if (x->profiles && (rc = camp_profile_step(c, err)))
+			break;
+		bool go;
+		if ((rc = camp_budget_allows(c, res->iterations, &go, &res->stopped, err)) || !go)
+			break;
+		size_t n = 0, room = x->room(c, res->iterations);
+		int last = 0, seq0 = c->seq;
+		int r = camp_propose(c, room < cap ? room : cap, x->rounds, p, &n, &last, err);
+		res->iterations += c->seq - seq0; /* recorded while proposing (llm's failed proposals) */
+		if (r == 2)
+			continue; /* nothing to run; the budget is checked again */
+		if (r <= 0) {
+			res->finished = r == 0;
+			if (r == 0 && p[0].note[0])
+				search_done(c, p[0].note);
+			rc = r;
+			break;
+		}
+		/* A round's confirmation belongs to that round; anything else starts one. */
+		bool confirm = n == 1 && p[0].role == DB_ROLE_CONFIRM && agent_ops_for(c->s->strategy)->confirms_rounds;
+		rc = x->run(c, confirm ? last : last + 1, p, n, err);
+		res->iterations += (int)n;
+		c->seq += (int)n;
+		if (!rc)
+			rc = camp_apply_streak(c, err);
+	}
+	free(p);
+	return rc;
 }
 
 /* Summary figures. Best-effort: they only decorate the output. */
@@ -523,21 +444,14 @@ static int campaign(struct camp *c, struct camp_lease *lease, struct run_campaig
 	record_host_facts(c);
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
 		return rc;
-	c->total = c->s->strategy == AGENT_STRAT_LIST ? (int)c->s->n_variants + 1 : 0; /* greedy: unknown */
-	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, c->total);
+	/* planned iterations, when the strategy knows them (list: one per variant) */
+	int total = agent_ops_for(c->s->strategy)->counts_total ? (int)c->s->n_variants + 1 : 0;
+	rep_progress_init(&c->prog, c->o->out, c->o->tty, c->o->quiet, total);
 	c->prog.campaign_id = c->cid;
 	if ((rc = camp_exec_open(c, err)))
 		return rc;
-	if (c->s->n_devices) /* a device pool: rounds of workers (round.c) */
-		rc = camp_rounds(c, have_baseline, res, err);
-	else if (!have_baseline) {
-		/* An interrupted baseline is simply measured again, under the next seq. */
-		rc = camp_run_baseline(c, err);
-		res->iterations++;
-		c->seq++;
-	}
-	if (!rc && !c->s->n_devices)
-		rc = loop(c, res, err);
+	/* a device pool: rounds of workers (round.c); else the runner itself */
+	rc = schedule(c, c->s->n_devices ? &camp_runner_pool : &runner_here, have_baseline, res, err);
 	if (rc == RT_EINTR && camp_lease_lost(lease, err))
 		rc = RT_EBUSY;
 	else if (rc == RT_EINTR)
@@ -581,7 +495,7 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	camp_jsys_fault_at(o->fault_journal);
 	struct camp_lease lease;
 	camp_lease_init(&lease, db, &camp_stop_requested);
-	c.round = -1;
+	c.worker.round = -1;
 	int rc = 0;
 	if (o->worker) /* a pool's worker: the runner holds the lease and checked the machine */
 		rc = camp_worker_run(&c, res, err);
@@ -600,8 +514,8 @@ int run_campaign(struct db *db, const struct spec *s, const struct run_campaign_
 	var_config_release(&c.cfg);
 	free(c.kept);
 	free(c.baseline_model);
-	free(c.apply_reason);
+	free(c.streak.reason);
 	free(c.device_id);
-	free(c.device_fact);
+	free(c.worker.device_fact);
 	return rc;
 }

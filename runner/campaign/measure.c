@@ -348,7 +348,7 @@ static int check_device(struct camp *c, int64_t iter, const struct sample *sm, s
 			continue;
 		if (!c->device_id) {
 			/* A pool's worker records its own device (workers.c). */
-			int rc = db_fact_add(c->db, c->cid, iter, c->device_fact ? c->device_fact : "device", dev, err);
+			int rc = db_fact_add(c->db, c->cid, iter, c->worker.device_fact ? c->worker.device_fact : "device", dev, err);
 			if (rc)
 				return camp_fatal(c, rc);
 			c->device_id = xstrdup(dev);

@@ -401,7 +401,7 @@ static void check_port(struct pf *p)
 static void check_strategy(struct pf *p)
 {
 	const struct agent_ops *ops = agent_ops_for(p->s->strategy);
-	if (!ops || (!ops->variants && !ops->search && !ops->asks)) {
+	if (!ops || (!ops->variants && !ops->search && ops->source != AGENT_FROM_CHAT)) {
 		struct rt_sb names = RT_SB_INIT;
 		agent_strategy_list(AGENT_SET_PROPOSE, &names);
 		problem(p, "strategy", "strategy '%s' is not implemented yet; fix: use %s",
@@ -409,7 +409,7 @@ static void check_strategy(struct pf *p)
 		rt_sb_release(&names);
 	}
 	const struct agent_llm_cfg *l = &p->s->llm;
-	if (p->s->strategy == AGENT_STRAT_LLM && l->api_key_env && !getenv(l->api_key_env))
+	if (ops && ops->source == AGENT_FROM_CHAT && l->api_key_env && !getenv(l->api_key_env))
 		problem(p, "llm.api_key_env", "the environment variable %s (the key of %s) is not set; fix: "
 			"export %s, or leave api_key_env out for a server without a key", l->api_key_env,
 			l->endpoint, l->api_key_env);

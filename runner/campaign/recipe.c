@@ -138,7 +138,7 @@ static int load(struct recipe *r, int64_t id, struct rt_sb *err)
 	r->c.kept = xcalloc(r->s->n_variants + 1, sizeof(bool));
 	for (size_t i = 0; i < r->n && !rc; i++)
 		if (recipe_kept(r, &r->its[i])) {
-			rc = camp_rebuild_kept(&r->c, &r->its[i], err);
+			rc = camp_proposer_of(r->s)->rebuild(&r->c, &r->its[i], err);
 			r->res->kept++;
 		}
 	return rc;

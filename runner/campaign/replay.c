@@ -71,56 +71,10 @@ static int best_seq(const struct source *src)
 	return 0;
 }
 
-/* The variant JSON a generated change (space point, llm answer) was stored as. */
-static json_t *generated_variant(struct db *db, const struct spec *s, int64_t cid, const struct db_iteration *it,
-				 struct rt_sb *err)
-{
-	char *text = NULL;
-	int rc = 0;
-	if (s->strategy == AGENT_STRAT_LLM) {
-		struct db_llm_exchange *x = NULL;
-		size_t n = 0;
-		rc = db_llm_of_iteration(db, it->id, &x, &n, err);
-		for (size_t i = 0; i < n && !rc; i++)
-			if (x[i].verdict == DB_LLM_ACCEPTED && x[i].variant && !text)
-				text = xstrdup(x[i].variant);
-		db_llm_free(x, n);
-	} else {
-		struct db_proposal *ps = NULL;
-		size_t n = 0;
-		rc = db_proposals_list(db, cid, &ps, &n, err);
-		for (size_t i = 0; i < n && !rc; i++)
-			if (ps[i].iteration_id == it->id && ps[i].variant && !text)
-				text = xstrdup(ps[i].variant);
-		db_proposals_free(ps, n);
-	}
-	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
-	free(text);
-	if (!v && !rc)
-		rt_errf(err, RT_ENOENT, "campaign %lld iteration %d (%s): its generated change is not stored",
-			(long long)cid, it->seq, it->variant);
-	return v;
-}
-
 json_t *camp_kept_variant(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
 			  const struct db_iteration *it, struct rt_sb *err)
 {
-	if (camp_generates(s)) {
-		json_t *v = generated_variant(db, s, cid, it, err);
-		if (v)
-			json_object_set_new(v, "name", json_string(it->variant));
-		return v;
-	}
-	json_t *vs = json_object_get(spec_json, "variants"), *v;
-	size_t i;
-	json_array_foreach(vs, i, v) {
-		const char *n = json_string_value(json_object_get(v, "name"));
-		if (n && !strcmp(n, it->variant))
-			return json_deep_copy(v);
-	}
-	rt_errf(err, RT_ENOENT, "campaign %lld: kept change '%s' is not among its spec's variants",
-		(long long)cid, it->variant);
-	return NULL;
+	return camp_proposer_of(s)->stored(db, s, spec_json, cid, it, err);
 }
 
 void camp_place_paths(json_t *v, const char *src_wd, const char *bytes_dir)

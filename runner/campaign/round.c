@@ -68,8 +68,12 @@ struct worker {
 	int status;              /* waitpid's status */
 };
 
-/* What a pool can not do, said before anything is measured. */
-static int pool_check(const struct camp *c, struct rt_sb *err)
+static char *spec_in_workdir(const struct spec *s);
+static int copy_can_hold(struct camp *c, const struct var_def *v, const char *rel_spec, struct rt_sb *err);
+
+/* What a pool can not do, said before anything is measured: the refusals
+ * that remain (every strategy runs on a pool). */
+static int pool_check(struct camp *c, struct rt_sb *err)
 {
 	const struct spec *s = c->s;
 	if (s->exec.kind != SPEC_EXEC_LOCAL)
@@ -79,10 +83,15 @@ static int pool_check(const struct camp *c, struct rt_sb *err)
 		return rt_errf(err, RT_EUSAGE, "devices: each worker's engine needs a port of its own: remove "
 			       "engine.port (%d) so that each picks a free one, and write {port} in its command",
 			       s->engine.port);
-	if (camp_generates(s) && !agent_searches_space(s->strategy))
-		return rt_errf(err, RT_ENOTSUP, "devices: strategy '%s' has no pool rounds (it asks for one "
-			       "change at a time); run it without devices:", agent_strategy_name(s->strategy));
-	return 0;
+	/* Every change a round of several could hold (the spec's own variants;
+	 * a generated one is checked when it is proposed). */
+	char *rel = s->n_devices > 1 ? spec_in_workdir(s) : NULL;
+	int rc = 0;
+	for (size_t v = 0; !rc && s->n_devices > 1 && v < s->n_variants; v++)
+		if (camp_touches_files(&s->variants[v]))
+			rc = copy_can_hold((struct camp *)c, &s->variants[v], rel, err);
+	free(rel);
+	return rc;
 }
 
 /* The spec's path relative to the workdir (owned), or NULL when it lives elsewhere. */
@@ -231,8 +240,8 @@ static int run_round(struct camp *c, int round, const struct agent_proposal *p, 
 			w[i].arg = xasprintf("%lld/%d/%d/%d/%s/baseline", (long long)c->cid, w[i].seq, c->seq, round,
 					     dev);
 		struct camp_gen *gen = NULL;
-		if (p && p[i].point)
-			rc = camp_space_gen(c, &p[i], &gen, err);
+		if (p)
+			rc = camp_proposer_of(s)->make(c, &p[i], &gen, err);
 		const struct var_def *v = !p || rc ? NULL : gen ? &gen->def : &s->variants[p[i].variant];
 		if (n > 1 && v && camp_touches_files(v) && !(rc = copy_can_hold(c, v, rel, err))) {
 			char *dir = xasprintf("%s.pool/%zu", db, i);
@@ -288,76 +297,17 @@ static size_t round_room(const struct camp *c, int done)
 	return room < 1 ? 1 : (size_t)room;
 }
 
-/* The strategy's next round: up to max proposals into p (agent_next_batch;
- * a space strategy's through space.c, which adds its points' observations),
- * *last the latest round recorded. Returns as agent_next_batch. */
-static int next_batch(struct camp *c, size_t max, struct agent_proposal *p, size_t *n, int *last,
-		      struct rt_sb *err)
+/* The baseline is measured by a worker too: the runner never opens a device. */
+static int pool_baseline(struct camp *c, struct rt_sb *err)
 {
-	const struct spec *s = c->s;
-	bool space = agent_searches_space(s->strategy);
-	struct agent_attempt *hist = NULL;
-	size_t nh = 0;
-	int r = space ? camp_space_history(c, &hist, &nh, err) : camp_load_history(c, &hist, &nh, err);
-	for (size_t i = 0; !r && i < nh; i++)
-		*last = hist[i].round > *last ? hist[i].round : *last;
-	struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist,
-			       .n_hist = nh, .seed = s->seed, .min_gain = s->objective.min_gain };
-	if (!r)
-		r = space ? camp_space_batch(c, hist, nh, max, p, n, err) : agent_next_batch(&x, max, p, n, err);
-	free(hist);
-	return r;
-}
-
-int camp_rounds(struct camp *c, bool have_baseline, struct run_campaign_result *res, struct rt_sb *err)
-{
-	const struct spec *s = c->s;
-	int rc = pool_check(c, err);
-	/* Every change a round of several could hold, checked before anything is measured. */
-	char *rel = s->n_devices > 1 ? spec_in_workdir(s) : NULL;
-	for (size_t v = 0; !rc && s->n_devices > 1 && v < s->n_variants; v++)
-		if (camp_touches_files(&s->variants[v]))
-			rc = copy_can_hold(c, &s->variants[v], rel, err);
-	free(rel);
-	if (!rc && !have_baseline) {
-		/* The baseline is measured by a worker too: the runner never opens a device. */
-		rc = run_round(c, 0, NULL, 1, err);
-		res->iterations++;
-		c->seq++;
-		struct db_iteration it;
-		memset(&it, 0, sizeof(it));
-		if (!rc && !(rc = db_iteration_get_seq(c->db, c->cid, c->seq - 1, &it, err)) &&
-		    it.state != DB_ITER_BASELINE)
-			rc = rt_errf(err, RT_EPROC, "the baseline on %s was %s: %s", it.device ? it.device : "?",
-				     db_iter_state_name(it.state), it.reason ? it.reason : "");
-		db_iteration_release(&it);
-	}
-	struct agent_proposal *p = xcalloc(s->n_devices, sizeof(*p));
-	while (!rc) {
-		if (camp_stop_requested) {
-			rc = RT_EINTR;
-			break;
-		}
-		bool go;
-		if ((rc = camp_budget_allows(c, res->iterations, &go, &res->stopped, err)) || !go)
-			break;
-		size_t n = 0;
-		int last = 0;
-		int r = next_batch(c, round_room(c, res->iterations), p, &n, &last, err);
-		if (r <= 0) {
-			res->finished = r == 0;
-			if (r == 0 && p[0].note[0])
-				camp_search_done(c, p[0].note);
-			rc = r;
-			break;
-		}
-		/* A round's confirmation (list, spaces) belongs to that round; anything else starts one. */
-		int round = n == 1 && p[0].role == DB_ROLE_CONFIRM && s->strategy != AGENT_STRAT_GREEDY ? last
-													 : last + 1;
-		rc = run_round(c, round, p, n, err);
-		res->iterations += (int)n;
-		c->seq += (int)n;
-	}
-	free(p);
+	int rc = run_round(c, 0, NULL, 1, err);
+	struct db_iteration it;
+	memset(&it, 0, sizeof(it));
+	if (!rc && !(rc = db_iteration_get_seq(c->db, c->cid, c->seq, &it, err)) && it.state != DB_ITER_BASELINE)
+		rc = rt_errf(err, RT_EPROC, "the baseline on %s was %s: %s", it.device ? it.device : "?",
+			     db_iter_state_name(it.state), it.reason ? it.reason : "");
+	db_iteration_release(&it);
 	return rc;
 }
+
+const struct camp_runner camp_runner_pool = { "pool", true, false, pool_check, pool_baseline, round_room, run_round };

@@ -4,8 +4,9 @@
  * their iterations' outcomes), the strategy asked for the next point, the
  * point turned into a variant through the spec's own variant parser, the
  * proposal recorded beside its iteration, and a kept point's flags and
- * environment put back on --resume. strategy llm's answers (llm.c) go the
- * same way from camp_space_next on, recorded in llm_exchanges instead.
+ * environment put back on --resume: the space row of the proposer table
+ * (propose.c). The `proposals` rows written here also hold strategy llm's
+ * accepted answers (llm.c), target -1.
  */
 #include "runner/campaign/campaign_int.h"
 
@@ -160,11 +161,6 @@ static int make_gen(struct camp *c, const struct agent_proposal *p, struct camp_
 	}
 	*out = gen;
 	return 0;
-}
-
-bool camp_generates(const struct spec *s)
-{
-	return s->space || s->strategy == AGENT_STRAT_LLM;
 }
 
 /* Does a parameter's value v (JSON) spell the text a flag or variable holds? */
@@ -325,38 +321,23 @@ static void view_close(const struct camp *c, struct space_view *v)
 	obs_release(c, &v->o);
 }
 
-int camp_space_next(struct camp *c, struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
-{
-	if (c->s->strategy == AGENT_STRAT_LLM)
-		return camp_llm_next(c, p, gen, err);
-	struct space_view v;
-	struct agent_ctx x;
-	*gen = NULL;
-	int rc = view_open(c, &v, &x, err);
-	if (!rc)
-		rc = agent_next(&x, p, err);
-	if (rc == 1 && (rc = make_gen(c, p, gen, err)) == 0)
-		rc = 1;
-	view_close(c, &v);
-	return rc;
-}
-
-int camp_space_batch(struct camp *c, const struct agent_attempt *hist, size_t nh, size_t max,
-		     struct agent_proposal *out, size_t *n, struct rt_sb *err)
+static int camp_space_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
+		       struct rt_sb *err)
 {
 	struct space_view v;
-	struct agent_ctx x;
+	struct agent_ctx y;
 	*n = 0;
-	int rc = view_open(c, &v, &x, err);
-	x.hist = hist;
-	x.n_hist = nh;
+	int rc = view_open(c, &v, &y, err);
+	y.hist = x->hist;
+	y.n_hist = x->n_hist;
+	y.rounds = x->rounds;
 	if (!rc)
-		rc = agent_next_batch(&x, max, out, n, err);
+		rc = agent_next_batch(&y, max, out, n, err);
 	view_close(c, &v);
 	return rc;
 }
 
-int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+static int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
 	*gen = NULL;
 	if (p->target >= c->s->space->n_targets)
@@ -364,7 +345,7 @@ int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_g
 	return make_gen(c, p, gen, err);
 }
 
-int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+static int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
 {
 	struct store_rows r;
 	int rc = rows_load(c, &r, err);
@@ -389,8 +370,6 @@ int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, st
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
 		      struct rt_sb *err)
 {
-	if (g->target < 0) /* an llm answer: its exchanges hold the variant */
-		return camp_llm_link(c, g, iter, err);
 	char *point = json_dumps(g->point, JSON_COMPACT);
 	char *variant = json_dumps(g->variant, JSON_COMPACT);
 	struct db_proposal row = { .iteration_id = iter, .strategy = (char *)agent_strategy_name(c->s->strategy),
@@ -422,16 +401,55 @@ int camp_gen_replay(struct camp *c, int64_t iter, const char *variant, struct rt
 	return rc;
 }
 
-int camp_space_rebuild(struct camp *c, int64_t iter, struct rt_sb *err)
+char *camp_proposal_variant(struct db *db, int64_t cid, int64_t iter, struct rt_sb *err)
 {
-	if (c->s->strategy == AGENT_STRAT_LLM)
-		return camp_llm_rebuild(c, iter, err);
 	struct db_proposal *ps = NULL;
 	size_t np = 0;
-	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
-	for (size_t i = 0; i < np && !rc; i++)
-		if (ps[i].iteration_id == iter)
-			rc = camp_gen_replay(c, iter, ps[i].variant, err);
+	char *text = NULL;
+	int rc = db_proposals_list(db, cid, &ps, &np, err);
+	for (size_t i = 0; i < np && !rc && !text; i++)
+		if (ps[i].iteration_id == iter && ps[i].variant)
+			text = xstrdup(ps[i].variant);
 	db_proposals_free(ps, np);
+	return text;
+}
+
+int camp_gen_rebuild(struct camp *c, const struct db_iteration *it, camp_text_fn text_of, struct rt_sb *err)
+{
+	struct rt_sb lerr = RT_SB_INIT;
+	char *text = text_of(c->db, c->cid, it->id, &lerr);
+	int rc = lerr.len ? rt_errf(err, RT_EDB, "%s", lerr.buf) : text ? camp_gen_replay(c, it->id, text, err) : 0;
+	free(text);
+	rt_sb_release(&lerr);
 	return rc;
 }
+
+static int camp_space_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+{
+	return camp_gen_rebuild(c, it, camp_proposal_variant, err);
+}
+
+json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it, struct rt_sb *err)
+{
+	json_t *v = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	if (v)
+		json_object_set_new(v, "name", json_string(it->variant));
+	else if (!err->len)
+		rt_errf(err, RT_ENOENT, "campaign %lld iteration %d (%s): its generated change is not stored",
+			(long long)cid, it->seq, it->variant);
+	return v;
+}
+
+static json_t *camp_space_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			  const struct db_iteration *it, struct rt_sb *err)
+{
+	(void)s;
+	(void)spec_json;
+	return camp_stored_named(camp_proposal_variant(db, cid, it->id, err), cid, it, err);
+}
+
+/* The space row of the proposer table (propose.c). */
+const struct camp_proposer camp_proposer_space = { "points of the spec's space", camp_space_history,
+						   camp_space_propose, camp_space_gen, camp_space_record,
+						   camp_space_rebuild, camp_space_stored };

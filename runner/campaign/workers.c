@@ -303,10 +303,10 @@ int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_s
 	for (size_t b = 0; b < s->n_benches; b++)
 		s->benches[b].kernel.device = 0;
 	c->cid = w.cid;
-	c->device = w.dev_name;
-	c->device_fact = xasprintf("device@%s", w.dev_name);
-	c->round = w.round;
-	c->noise_before = w.first;
+	c->worker.device = w.dev_name;
+	c->worker.device_fact = xasprintf("device@%s", w.dev_name);
+	c->worker.round = w.round;
+	c->prior.before = w.first;
 	res->campaign_id = c->cid;
 	bool have_baseline;
 	if ((rc = camp_rebuild_best(c, &have_baseline, err)))
@@ -315,10 +315,10 @@ int camp_worker_run(struct camp *c, struct run_campaign_result *res, struct rt_s
 	rep_progress_init(&c->prog, c->o->out, false, true, 0);
 	if ((rc = camp_exec_open(c, err)))
 		return rc;
-	if (!w.baseline && !w.p.point && w.p.variant >= s->n_variants)
-		return rt_errf(err, RT_EUSAGE, "--pool-worker: no variant %zu", w.p.variant);
-	if (w.p.point && (!s->space || (rc = camp_space_gen(c, &w.p, &c->gen, err))))
-		return rc ? rc : rt_errf(err, RT_EUSAGE, "--pool-worker: a point, and the spec has no space:");
+	/* The change the runner proposed, made from this worker's own spec
+	 * and the store (a generated point or answer: propose.c). */
+	if (!w.baseline && (rc = camp_proposer_of(s)->make(c, &w.p, &c->gen, err)))
+		return rc;
 	/* The strategy's note and state, handed over by the runner (round.c). */
 	const char *note = getenv("RATCHET_POOL_NOTE"), *state = getenv("RATCHET_POOL_STATE");
 	snprintf(w.p.note, sizeof(w.p.note), "%s", note ? note : "");

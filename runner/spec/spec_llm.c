@@ -151,7 +151,7 @@ static void measured_script_opts(const struct spec *s, struct rt_strv *out)
 void spec_llm_post(struct spec_ld *ld, yaml_node_t *root)
 {
 	struct spec *s = ld->s;
-	bool llm = s->strategy == AGENT_STRAT_LLM;
+	bool llm = agent_strategy_source(s->strategy) == AGENT_FROM_CHAT;
 	if (llm && !s->llm.present) {
 		yaml_node_t *sn = spec_map_get(ld, root, "strategy");
 		spec_lerr(ld, sn ? sn : root, "strategy",
@@ -203,9 +203,7 @@ static void add_once(struct rt_strv *v, const char *s)
 	for (size_t i = 0; i < v->n; i++)
 		if (!strcmp(v->v[i], s))
 			return;
-	v->v = xrealloc(v->v, (v->n + 2) * sizeof(*v->v));
-	v->v[v->n++] = xstrdup(s);
-	v->v[v->n] = NULL;
+	rt_strv_push(v, s);
 }
 
 /* What one of the spec's own variants touches, allowed by default. */

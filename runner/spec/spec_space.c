@@ -426,13 +426,13 @@ void spec_parse_space(struct spec_ld *ld, yaml_node_t *v, const char *path, void
 void spec_space_post(struct spec_ld *ld, yaml_node_t *root)
 {
 	struct spec *s = ld->s;
-	bool searches = s->strategy != AGENT_STRAT_LIST && s->strategy != AGENT_STRAT_GREEDY &&
-			s->strategy != AGENT_STRAT_LLM;
+	enum agent_source from = agent_strategy_source(s->strategy);
+	bool searches = from == AGENT_FROM_SPACE;
 	yaml_node_t *sn = spec_map_get(ld, root, "strategy");
 	if (searches && !s->space)
 		spec_lerr(ld, sn ? sn : root, "strategy", "strategy '%s' searches a space: declare space: "
 			  "with its parameters", agent_strategy_name(s->strategy));
-	else if (!searches && s->space && s->strategy != AGENT_STRAT_LLM) {
+	else if (from == AGENT_FROM_VARIANTS && s->space) {
 		struct rt_sb names = RT_SB_INIT;
 		agent_strategy_list(AGENT_SET_SPACE, &names);
 		spec_lerr(ld, spec_map_get(ld, root, "space"), "space",

@@ -29,7 +29,7 @@ static struct agent_attempt att(size_t v, enum db_iter_state st, enum db_iter_ro
 static size_t batch(enum agent_strategy k, size_t nv, const struct agent_attempt *h, size_t nh, size_t max,
 		    struct agent_proposal *out)
 {
-	struct agent_ctx x = { .strategy = k, .n_variants = nv, .hist = h, .n_hist = nh, .seed = 1 };
+	struct agent_ctx x = { .strategy = k, .n_variants = nv, .hist = h, .n_hist = nh, .seed = 1, .rounds = true };
 	size_t n = 99;
 	int r = agent_next_batch(&x, max, out, &n, NULL);
 	assert_true(r == 0 || r == 1);
@@ -62,7 +62,7 @@ static void test_greedy(void **state)
 	assert_int_equal(p[0].role, DB_ROLE_CONFIRM);
 	assert_int_equal(p[0].variant, 1);
 	/* One device: the same sequence of proposals as agent_next. */
-	struct agent_ctx x = { .strategy = AGENT_STRAT_GREEDY, .n_variants = 5, .hist = h, .n_hist = 3 };
+	struct agent_ctx x = { .strategy = AGENT_STRAT_GREEDY, .n_variants = 5, .hist = h, .n_hist = 3, .rounds = true };
 	struct agent_proposal one;
 	memset(&one, 0, sizeof(one));
 	assert_int_equal(agent_next(&x, &one, NULL), 1);
@@ -117,7 +117,7 @@ static size_t points(enum agent_strategy k, const struct agent_space *sp, uint64
 	const struct agent_obs *op[] = { NULL };
 	size_t nobs[] = { 0 };
 	struct agent_ctx x = { .strategy = k, .n_targets = 1, .spaces = spaces, .labels = labels, .obs = op,
-			       .n_obs = nobs, .seed = seed, .min_gain = 0.01 };
+			       .n_obs = nobs, .seed = seed, .min_gain = 0.01, .rounds = true };
 	size_t n = 0;
 	struct rt_sb err = RT_SB_INIT;
 	int r = agent_next_batch(&x, max, out, &n, &err);
