@@ -46,6 +46,8 @@ int agent_round_winner(const struct agent_attempt *h, size_t n, size_t *win)
 	for (size_t i = 0; i < n; i++) {
 		if (h[i].round != r)
 			continue;
+		if (h[i].role == DB_ROLE_CONFIRM && h[i].state == DB_ITER_INTERRUPTED)
+			continue; /* a confirmation a kill cut short: confirmed again */
 		if (h[i].role != DB_ROLE_TRIAL || h[i].state == DB_ITER_INTERRUPTED)
 			return 0; /* confirmed already, or a trial to measure again */
 		if (h[i].passed && h[i].effect > best) {

@@ -55,6 +55,7 @@ int db_artifact_add(struct db *db, int64_t campaign_id, int64_t iteration_id, co
 static void kv_read(sqlite3_stmt *st, void *row)
 {
 	struct db_q_kv *k = row;
+	k->id = sqlite3_column_int64(st, 6);
 	k->key = db_col_text(st, 0);
 	k->value = db_col_text(st, 1);
 	k->sha256 = db_col_text(st, 2);
@@ -67,6 +68,7 @@ static void kv_release(void *row)
 {
 	struct db_q_kv *k = row;
 	free(k->key);
+	free(k->stored);
 	free(k->value);
 	free(k->sha256);
 }
@@ -86,7 +88,7 @@ void db_q_kvs_free(struct db_q_kv *v, size_t n)
 /* The iteration's own facts, then campaign-wide facts whose key it did not
  * record; the latest value of each key wins. */
 static const char SQL_FACTS[] =
-	"SELECT key, value, NULL, 0, 0, iteration_id IS NULL FROM env_facts f"
+	"SELECT key, value, NULL, 0, 0, iteration_id IS NULL, id FROM env_facts f"
 	" WHERE (f.iteration_id = ?2 OR (f.iteration_id IS NULL AND f.campaign_id = ?1"
 	"   AND NOT EXISTS (SELECT 1 FROM env_facts g WHERE g.iteration_id = ?2 AND g.key = f.key)))"
 	" AND f.id = (SELECT max(h.id) FROM env_facts h WHERE h.key = f.key"
@@ -108,8 +110,41 @@ int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 }
 
 static const char SQL_ARTIFACTS[] =
-	"SELECT name, kind, sha256, size, truncated, 0 FROM artifacts WHERE iteration_id = ?1"
+	"SELECT name, kind, sha256, size, truncated, 0, id FROM artifacts WHERE iteration_id = ?1"
 	" ORDER BY id";
+
+/* NAME numbered k: STEM-k.EXT (engine-cand.log -> engine-cand-2.log), or
+ * NAME-k when it has no extension. */
+static char *numbered(const char *name, size_t k)
+{
+	const char *dot = strrchr(name, '.');
+	if (!dot || dot == name)
+		return xasprintf("%s-%zu", name, k);
+	return xasprintf("%.*s-%zu%s", (int)(dot - name), name, k, dot);
+}
+
+/* Several artifacts stored under one name (an engine log per launch) get
+ * numbered names, in the order they were stored. */
+static void unique_names(struct db_q_kv *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].stored)
+			continue;
+		size_t same = 0;
+		for (size_t j = i; j < n; j++)
+			same += !a[j].stored && !strcmp(a[j].key, a[i].key);
+		if (same < 2)
+			continue;
+		char *name = xstrdup(a[i].key);
+		for (size_t j = i, k = 1; j < n; j++) {
+			if (a[j].stored || strcmp(a[j].key, name))
+				continue;
+			a[j].stored = a[j].key;
+			a[j].key = numbered(name, k++);
+		}
+		free(name);
+	}
+}
 
 int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, size_t *n,
 		   struct rt_sb *err)
@@ -120,22 +155,50 @@ int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, si
 	void *v;
 	int rc = db_rows_list(db, st, &artifact_rows, &v, n, err);
 	*out = v;
+	if (!rc)
+		unique_names(*out, *n);
+	return rc;
+}
+
+/* The id of the artifact called name, or the error that says why none. */
+static int artifact_pick(const struct db_q_kv *a, size_t n, const char *name, int64_t *id,
+			 struct rt_sb *err)
+{
+	struct rt_sb also = RT_SB_INIT;
+	size_t same = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(a[i].key, name)) {
+			*id = a[i].id;
+			rt_sb_release(&also);
+			return 0;
+		}
+		if (a[i].stored && !strcmp(a[i].stored, name))
+			rt_sb_addf(&also, "%s%s", same++ ? ", " : "", a[i].key);
+	}
+	int rc = same ? rt_errf(err, RT_EINVAL, "'%s' names %zu artifacts: %s (pick one)", name,
+				same, also.buf)
+		      : rt_errf(err, RT_ENOENT, "db: no artifact '%s'", name);
+	rt_sb_release(&also);
 	return rc;
 }
 
 int db_q_artifact_content(struct db *db, int64_t iteration_id, const char *name, void **content,
 			  size_t *len, struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT content FROM artifacts WHERE iteration_id = ?1 AND name = ?2 ORDER BY id DESC",
-		err);
+	struct db_q_kv *a;
+	size_t n;
+	int64_t id = 0;
+	int rc = db_q_artifacts(db, iteration_id, &a, &n, err);
+	if (!rc)
+		rc = artifact_pick(a, n, name, &id, err);
+	db_q_kvs_free(a, n);
+	if (rc)
+		return rc;
+	sqlite3_stmt *st = db_prepare(db, "SELECT content FROM artifacts WHERE id = ?1", err);
 	if (!st)
 		return RT_EDB;
-	sqlite3_bind_int64(st, 1, iteration_id);
-	db_bind_text(st, 2, name);
-	int rc = db_step_row(db, st, err, "read artifacts");
-	if (rc == RT_ENOENT)
-		return rt_errf(err, RT_ENOENT, "db: no artifact '%s'", name);
+	sqlite3_bind_int64(st, 1, id);
+	rc = db_step_row(db, st, err, "read artifacts");
 	if (rc)
 		return rc;
 	const void *p = sqlite3_column_blob(st, 0);

@@ -93,7 +93,10 @@ int db_q_regrs(struct db *db, int64_t campaign_id, int64_t iteration_id, struct 
 	       size_t *n, struct rt_sb *err);
 
 struct db_q_kv {
-	char *key;               /* fact key, or artifact name */
+	int64_t id;              /* artifacts only: the row's id */
+	char *key;               /* fact key, or artifact name (unique in its iteration) */
+	char *stored;            /* artifacts only: the name as stored when several
+	                          * share it (key then numbers them), else NULL */
 	char *value;             /* fact value, or artifact kind */
 	char *sha256;            /* artifacts only */
 	int64_t size;            /* artifacts only: bytes */
@@ -104,11 +107,15 @@ void db_q_kvs_free(struct db_q_kv *v, size_t n);
 /* Facts of the iteration, then the campaign-wide ones not overridden. */
 int db_q_facts(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_q_kv **out,
 	       size_t *n, struct rt_sb *err);
+/* The iteration's artifacts in the order they were stored, each named
+ * uniquely: n artifacts stored under one name (one engine log per launch)
+ * read as STEM-1.EXT .. STEM-n.EXT, in order; a name stored once is kept. */
 int db_q_artifacts(struct db *db, int64_t iteration_id, struct db_q_kv **out, size_t *n,
 		   struct rt_sb *err);
-/* The stored bytes of the iteration's artifact called name (the latest, when
- * it has two), NUL-terminated for convenience; the caller frees *content.
- * RT_ENOENT when there is none. */
+/* The stored bytes of the iteration's artifact called name (its unique name
+ * from db_q_artifacts), NUL-terminated for convenience; the caller frees
+ * *content. RT_ENOENT when there is none; RT_EINVAL, with the candidates'
+ * names in err, when name is one that several artifacts were stored under. */
 int db_q_artifact_content(struct db *db, int64_t iteration_id, const char *name, void **content,
 			  size_t *len, struct rt_sb *err);
 

@@ -532,16 +532,27 @@ static void regression_item(struct rep_writer *w, const struct journal *j, const
 	o->item_end(w);
 }
 
+/* The group of regression r: 0 of a kept change, 1 of a client self-metric,
+ * 2 of a change not kept. */
+static int regression_group(const struct db_q_regr *r)
+{
+	return rep_self_metric(r->metric) ? 1 : r->kept ? 0 : 2;
+}
+
 /* Regressions by what they mean: of kept changes (shipped), of the
- * client's self-metrics (not the engine's), of changes not kept. */
+ * client's self-metrics (not the engine's), of changes not kept. Only the
+ * first group is open: the other two are folded (HTML <details>), as the
+ * metric tables are, since none of them is in the final configuration's
+ * engine. */
 static void regressions(struct rep_writer *w, const struct journal *j)
 {
 	static const char *const intro[3] = {
 		"Of kept changes (these shipped, unless invalidated):",
-		("Of the client's self-metrics (send lag, a kernel's rsd and samples: they measure the "
-		 "client, not the engine):"),
-		"Of changes not kept (not in the final configuration):",
+		("of the client's self-metrics (send lag, a kernel's rsd and samples: they measure the "
+		 "client, not the engine)"),
+		"of changes not kept (not in the final configuration)",
 	};
+	static const char *const id[3] = { NULL, "regressions-client", "regressions-not-kept" };
 	const struct rep_writer_ops *o = w->ops;
 	o->heading(w, 2, "regressions", "Regressions");
 	if (!j->nregr) {
@@ -552,21 +563,27 @@ static void regressions(struct rep_writer *w, const struct journal *j)
 	}
 	for (int g = 0; g < 3; g++) {
 		size_t cnt = 0;
-		for (size_t i = 0; i < j->nregr; i++) {
-			const struct db_q_regr *r = &j->regr[i];
-			int rg = rep_self_metric(r->metric) ? 1 : r->kept ? 0 : 2;
-			if (rg != g)
-				continue;
-			if (!cnt++) {
-				o->para_begin(w, NULL);
-				o->text(w, intro[g]);
-				o->para_end(w);
-				o->list_begin(w, false, NULL);
-			}
-			regression_item(w, j, r);
+		for (size_t i = 0; i < j->nregr; i++)
+			cnt += regression_group(&j->regr[i]) == g;
+		if (!cnt)
+			continue;
+		char *sum = NULL;
+		if (g == 0) {
+			o->para_begin(w, NULL);
+			o->text(w, intro[g]);
+			o->para_end(w);
+		} else {
+			sum = xasprintf("%zu regression%s %s", cnt, cnt == 1 ? "" : "s", intro[g]);
+			o->details_begin(w, id[g], sum);
 		}
-		if (cnt)
-			o->list_end(w, false);
+		o->list_begin(w, false, NULL);
+		for (size_t i = 0; i < j->nregr; i++)
+			if (regression_group(&j->regr[i]) == g)
+				regression_item(w, j, &j->regr[i]);
+		o->list_end(w, false);
+		if (g)
+			o->details_end(w);
+		free(sum);
 	}
 }
 

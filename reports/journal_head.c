@@ -328,6 +328,7 @@ static char mark(const struct db_iteration *it)
 	if (it->invalidated)
 		return 'i';
 	switch (it->state) {
+	case DB_ITER_INVALID: return 'i';
 	case DB_ITER_BASELINE: return 'b';
 	case DB_ITER_KEPT: return 'k';
 	case DB_ITER_REVERTED: return 'r';
@@ -354,6 +355,7 @@ static void chart_points(struct chart_data *d, const struct journal *j)
 		q->lo = known && !isnan(lo) ? it->obj_best * (1 + lo) : NAN;
 		q->hi = known && !isnan(hi) ? it->obj_best * (1 + hi) : NAN;
 		q->mark = mark(it);
+		q->best = q->mark == 'b' ? it->obj_cand : it->obj_best;
 		if (q->mark == 'k' && known) /* the same numbers as rep_kept_compound */
 			d->g[d->ng++] = (struct rep_gain){ it->variant, it->seq, c, better };
 	}
@@ -399,8 +401,10 @@ void rep_j_charts(struct rep_writer *w, const struct journal *j)
 	if (d.np)
 		c[n++] = (struct rep_chart){ draw_objective, &d,
 			"Candidate median per iteration with its confidence interval. Filled: kept (green) "
-			"or baseline (blue); hollow: reverted or invalidated; red: gated. The dashed step "
-			"line is the best configuration so far." };
+			"or baseline (blue); hollow circle: reverted; hollow square: invalid or invalidated; "
+			"red: gated. The dashed step line is the best configuration so far, as measured "
+			"beside each candidate in the same iteration: a candidate below it lost, a reverted "
+			"one above it gained too little to keep." };
 	if (j->ngates)
 		c[n++] = (struct rep_chart){ draw_gate, &d,
 			"GSM8K accuracy of every gate run, with its Wilson interval; the dashed line is the "

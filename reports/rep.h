@@ -100,7 +100,8 @@ int rep_log(struct db *db, FILE *out, const struct rep_log_opts *o, struct rt_sb
 struct rep_show_opts {
 	bool json;  /* one JSON document instead of text (llm exchanges whole) */
 	bool color; /* ANSI colours */
-	bool full;  /* text: llm prompts and responses whole, not cut short */
+	bool full;  /* text: everything (samples, environment, provenance, llm exchanges
+	            * whole), not the summary */
 };
 int rep_show(struct db *db, FILE *out, int64_t id, const struct rep_show_opts *o, struct rt_sb *err);
 struct rep_regr_opts {
@@ -169,9 +170,14 @@ struct rep_obj_pt {
 	double value;     /* candidate median of the objective, absolute */
 	double lo, hi;    /* CI in absolute units, NAN when unknown */
 	char mark;        /* 'b' baseline, 'k' kept, 'r' reverted, 'g' gated, 'i' invalid, 'o' other */
+	double best;      /* the best configuration's median measured in the same iteration
+			   * (its A arm; the baseline: value), NAN when unknown */
 };
-/* Objective per iteration with CI bars, markers by decision and the running
- * best (kept, valid points) as a step line. id "chart-objective". */
+/* Objective per iteration with CI bars, markers by decision (reverted a
+ * hollow circle, invalid a hollow square) and the best configuration's
+ * median as measured beside each candidate as a step line (a candidate
+ * below it lost against the best of its own iteration, whatever the host
+ * did between iterations). id "chart-objective". */
 void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n,
 		       const char *metric, const char *unit);
 

@@ -55,4 +55,11 @@ struct db_llm_exchange;
 json_t *rep_llm_json(const struct db_llm_exchange *xs, size_t n);
 void rep_llm_text(const struct db_llm_exchange *xs, size_t n, struct rt_sb *sb, bool full);
 
+/* launch.c: the engines an iteration started, as JSON (a new array) and as
+ * the text under show's "engine launches" heading (identical launches as one
+ * block; full: each launch and all of its provenance). */
+struct db_launch;
+json_t *rep_launches_json(const struct db_launch *v, size_t n);
+void rep_launches_text(const struct db_launch *v, size_t n, struct rt_sb *sb, bool color, bool full);
+
 #endif

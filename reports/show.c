@@ -4,10 +4,11 @@
  * min, max), the statistics used for the decision, the gate run with its
  * flips against the baseline run, regressions, environment facts, log-event
  * counts, the engine launches with their provenance (flagged when one
- * differs from the campaign's first), artifacts, notes, and the corrections and invalidations linked both
- * ways ("corrected by M" on N, "corrects N" on M). Under strategy llm, the
- * round of chat exchanges that proposed the iteration (show_llm.c). Text
- * or one JSON document.
+ * differs from the campaign's first; identical launches are one block),
+ * artifacts by unique names, notes, and the corrections and invalidations
+ * linked both ways ("corrected by M" on N, "corrects N" on M). Under
+ * strategy llm, the round of chat exchanges that proposed the iteration
+ * (show_llm.c). Text, a summary unless full, or one JSON document.
  */
 #include "reports/rep_int.h"
 
@@ -275,18 +276,7 @@ static json_t *show_json(const struct show *s)
 						    (json_int_t)s->arts[i].size, "sha256",
 						    s->arts[i].sha256, "truncated", s->arts[i].truncated));
 	json_object_set_new(doc, "artifacts", ar);
-	json_t *la = json_array();
-	for (size_t i = 0; i < s->nlaunches; i++) {
-		const struct db_launch *l = &s->launches[i];
-		json_array_append_new(la, json_pack("{s:s?,s:I,s:o,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
-						    "arm", l->arm, "port", (json_int_t)l->port, "ready_s",
-						    isnan(l->ready_s) ? json_null() : json_real(l->ready_s),
-						    "version", l->version, "exe", l->exe_path, "exe_sha256",
-						    l->exe_sha256, "image", l->image_ref, "image_digest",
-						    l->image_digest, "repos", l->repos, "provenance", l->extra, "note", l->note,
-						    "differs", l->differs, "libs", l->libs));
-	}
-	json_object_set_new(doc, "launches", la);
+	json_object_set_new(doc, "launches", rep_launches_json(s->launches, s->nlaunches));
 	notes_json(s, doc);
 	json_object_set_new(doc, "llm_exchanges", rep_llm_json(s->llm, s->nllm));
 	return doc;
@@ -478,26 +468,59 @@ static void text_series(const struct show *s, struct rt_sb *sb, bool color, bool
 	}
 }
 
-static void text_stats(const struct show *s, struct rt_sb *sb, bool color)
+/* 1 when higher is better, -1 when lower is, 0 when unknown. */
+static int stat_better(const struct db_metric_stat *m)
+{
+	return !m->better ? 0 : !strcmp(m->better, "higher") ? 1 : -1;
+}
+
+static void stat_row(const struct db_metric_stat *m, struct rt_sb *sb)
+{
+	rt_sb_adds(sb, "  ");
+	rep_pad_metric(sb, m->benchmark, m->metric, 24);
+	rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
+	rep_fmt_num(sb, m->best_median);
+	rt_sb_adds(sb, " -> ");
+	rep_fmt_num(sb, m->cand_median);
+	rt_sb_adds(sb, "  ");
+	rep_fmt_change(sb, m->ratio - 1, m->ci_lo - 1, m->ci_hi - 1, stat_better(m));
+	if (!isnan(m->p_value))
+		rt_sb_addf(sb, "  p = %.3g", m->p_value);
+	rt_sb_addf(sb, "  n = %d + %d\n", m->n_cand, m->n_best);
+}
+
+/* Whether row m is the objective's metric ("bench.metric"). */
+static bool is_objective(const struct db_iteration *it, const struct db_metric_stat *m)
+{
+	size_t lb = strlen(m->benchmark);
+	return it->objective && !strncmp(it->objective, m->benchmark, lb) &&
+	       it->objective[lb] == '.' && !strcmp(it->objective + lb + 1, m->metric);
+}
+
+/* Every metric's change (full), or the objective's and a count of the others
+ * by the side of 0 their interval lies on (summary). */
+static void text_stats(const struct show *s, struct rt_sb *sb, bool color, bool full)
 {
 	if (!s->nms)
 		return;
 	head(sb, color, "statistics (candidate vs best)");
+	size_t others = 0, up = 0, down = 0;
 	for (size_t i = 0; i < s->nms; i++) {
 		const struct db_metric_stat *m = &s->ms[i];
-		rt_sb_adds(sb, "  ");
-		rep_pad_metric(sb, m->benchmark, m->metric, 24);
-		rt_sb_addf(sb, " %-6s ", m->better ? m->better : "?");
-		rep_fmt_num(sb, m->best_median);
-		rt_sb_adds(sb, " -> ");
-		rep_fmt_num(sb, m->cand_median);
-		rt_sb_adds(sb, "  ");
-		int better = !m->better ? 0 : !strcmp(m->better, "higher") ? 1 : -1;
-		rep_fmt_change(sb, m->ratio - 1, m->ci_lo - 1, m->ci_hi - 1, better);
-		if (!isnan(m->p_value))
-			rt_sb_addf(sb, "  p = %.3g", m->p_value);
-		rt_sb_addf(sb, "  n = %d + %d\n", m->n_cand, m->n_best);
+		if (full || is_objective(&s->it, m)) {
+			stat_row(m, sb);
+			continue;
+		}
+		others++;
+		int better = stat_better(m);
+		int side = m->ci_lo > 1 ? 1 : m->ci_hi < 1 ? -1 : 0;
+		up += side && side == better;
+		down += side && side == -better;
 	}
+	if (others)
+		rt_sb_addf(sb, "  %s%zu other metrics: %zu better, %zu worse, %zu with 0 in their interval "
+			   "(--full lists them)%s\n", rep_ansi(color, "dim"), others, up, down,
+			   others - up - down, rep_ansi(color, "reset"));
 }
 
 /* The paired comparison with the gate's baseline run, and its flips. */
@@ -583,8 +606,7 @@ static void text_regressions(const struct show *s, struct rt_sb *sb, bool color)
 	}
 }
 
-/* Environment facts, then artifacts. */
-static void text_env(const struct show *s, struct rt_sb *sb, bool color)
+static void text_facts(const struct show *s, struct rt_sb *sb, bool color)
 {
 	if (s->nfacts)
 		head(sb, color, "environment");
@@ -595,58 +617,27 @@ static void text_env(const struct show *s, struct rt_sb *sb, bool color)
 		rep_term_escape(sb, s->facts[i].value);
 		rt_sb_adds(sb, s->facts[i].campaign_wide ? "\n" : "  (this iteration)\n");
 	}
+}
+
+/* The artifacts by their unique names (what --artifact takes); their
+ * sha256 in the full view. */
+static void text_artifacts(const struct show *s, struct rt_sb *sb, bool color, bool full)
+{
 	if (s->narts)
-		head(sb, color, "artifacts");
+		head(sb, color, "artifacts (show --artifact NAME prints one)");
 	for (size_t i = 0; i < s->narts; i++) {
 		const struct db_q_kv *a = &s->arts[i];
 		rt_sb_adds(sb, "  ");
-		rep_pad(sb, a->key, 20);
+		rep_pad(sb, a->key, 28);
 		struct rt_sb kind = RT_SB_INIT;
 		rep_term_escape(&kind, a->value);
-		rt_sb_addf(sb, " %-12s %8lld B  sha256 ", kind.buf, (long long)a->size);
+		rt_sb_addf(sb, " %-12s %8lld B", kind.buf, (long long)a->size);
 		rt_sb_release(&kind);
-		rep_term_escape(sb, a->sha256 ? a->sha256 : "?");
-		rt_sb_adds(sb, a->truncated ? "  (truncated)\n" : "\n");
-	}
-}
-
-/* One provenance line, when there is something to say. */
-static void prov_line(struct rt_sb *sb, const char *what, const char *v)
-{
-	if (!v)
-		return;
-	rt_sb_addf(sb, "    %-13s", what);
-	rep_term_escape(sb, v);
-	rt_sb_adds(sb, "\n");
-}
-
-/* The engines the iteration started, each with its provenance. */
-static void text_launches(const struct show *s, struct rt_sb *sb, bool color)
-{
-	if (s->nlaunches)
-		head(sb, color, "engine launches");
-	for (size_t i = 0; i < s->nlaunches; i++) {
-		const struct db_launch *l = &s->launches[i];
-		rt_sb_addf(sb, "  %s, port %d", l->arm, l->port);
-		if (!isnan(l->ready_s))
-			rt_sb_addf(sb, ", ready in %.2fs", l->ready_s);
-		rt_sb_adds(sb, "\n");
-		if (l->differs) {
-			rt_sb_addf(sb, "    %sDIFFERS from the campaign's first launch:%s ", rep_ansi(color, "red"),
-				   rep_ansi(color, "reset"));
-			rep_term_escape(sb, l->differs);
-			rt_sb_adds(sb, "\n");
+		if (full) {
+			rt_sb_adds(sb, "  sha256 ");
+			rep_term_escape(sb, a->sha256 ? a->sha256 : "?");
 		}
-		prov_line(sb, "version", l->version ? l->version : "(the engine did not say)");
-		prov_line(sb, "executable", l->exe_path);
-		prov_line(sb, "sha256", l->exe_sha256);
-		prov_line(sb, "image", l->image_ref);
-		prov_line(sb, "image digest", l->image_digest);
-		prov_line(sb, "repositories", l->repos);
-		prov_line(sb, "libraries", l->libs);
-		prov_line(sb, "not recorded", l->note);
-		if (l->extra)
-			rt_sb_addf(sb, "    %-13s%zu bytes (show --json)\n", "provenance", strlen(l->extra));
+		rt_sb_adds(sb, a->truncated ? "  (truncated)\n" : "\n");
 	}
 }
 
@@ -681,23 +672,64 @@ static void text_notes(const struct show *s, struct rt_sb *sb, bool color)
 	}
 }
 
+/* What the summary leaves out, for its last line; empty when nothing. */
+static void left_out(const struct show *s, struct rt_sb *what)
+{
+	const char *parts[5];
+	size_t n = 0;
+	bool logs = false;
+	for (size_t i = 0; i < s->nser; i++)
+		logs |= !strcmp(s->ser[i].benchmark, "log");
+	if (s->nms > 1)
+		parts[n++] = "every metric";
+	if (s->nser)
+		parts[n++] = logs ? "the samples per arm, log events" : "the samples per arm";
+	if (s->nfacts)
+		parts[n++] = "the environment";
+	if (s->nlaunches)
+		parts[n++] = "each launch's provenance";
+	if (s->nllm)
+		parts[n++] = "the chat exchanges whole";
+	for (size_t i = 0; i < n; i++)
+		rt_sb_addf(what, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " and ", parts[i]);
+}
+
+/* The summary: what was tried, the decision and its statistics, the gate,
+ * regressions, launches and artifacts in short, notes. The full view adds
+ * the samples per arm, log events, environment and provenance. */
 static void show_text(const struct show *s, struct rt_sb *sb, bool color, bool full)
 {
 	text_header(s, sb, color);
 	text_objective(&s->it, sb);
 	text_change(&s->it, sb, color);
-	text_series(s, sb, color, false);
-	text_series(s, sb, color, true);
-	text_stats(s, sb, color);
+	if (full) {
+		text_series(s, sb, color, false);
+		text_series(s, sb, color, true);
+	}
+	text_stats(s, sb, color, full);
 	text_gate(s, sb, color);
 	text_regressions(s, sb, color);
-	text_env(s, sb, color);
-	text_launches(s, sb, color);
+	if (full)
+		text_facts(s, sb, color);
+	if (s->nlaunches) {
+		head(sb, color, "engine launches");
+		rep_launches_text(s->launches, s->nlaunches, sb, color, full);
+	}
+	text_artifacts(s, sb, color, full);
 	text_notes(s, sb, color);
 	if (s->nllm) {
 		head(sb, color, "llm exchanges (strategy llm: the model's answers that led to this iteration)");
 		rep_llm_text(s->llm, s->nllm, sb, full);
 	}
+	struct rt_sb what = RT_SB_INIT;
+	if (!full)
+		left_out(s, &what);
+	if (what.len) {
+		rt_sb_addf(sb, "\n%s(a summary; show ", rep_ansi(color, "dim"));
+		rep_ref(sb, s->it.campaign_id, s->it.seq);
+		rt_sb_addf(sb, " --full adds %s)%s\n", what.buf, rep_ansi(color, "reset"));
+	}
+	rt_sb_release(&what);
 }
 
 int rep_show(struct db *db, FILE *out, int64_t id, const struct rep_show_opts *o, struct rt_sb *err)

@@ -11,12 +11,17 @@
 #include <float.h>
 #include <string.h>
 
+/* The layout leaves room for the text at a phone's size: report.css draws
+ * it at 20 units under 600 px, so that a chart scaled to 390 px keeps its
+ * text at 10 px or more; the legend has rows of its own and the y axis's
+ * label sits above the plot, so nothing collides at that size. */
 #define W 720.0  /* viewBox width */
-#define H 340.0  /* viewBox height */
-#define ML 70.0  /* left margin: y tick labels and axis label */
+#define H 368.0  /* viewBox height */
+#define ML 92.0  /* left margin: y tick labels */
 #define MR 20.0
-#define MT 44.0  /* top: title and legend */
-#define MB 54.0  /* bottom: x ticks and axis label */
+#define MT 88.0  /* top: title, one legend row, the y axis's label */
+#define MB 62.0  /* bottom: x ticks and axis label */
+#define X_TICK_GAP 96.0 /* the least room a numeric x tick label gets */
 
 #define C_KEPT "#2e7d32"
 #define C_REV "#757575"
@@ -83,7 +88,7 @@ static void begin(struct chart *c, struct rt_sb *sb, const char *id, const char 
 	rep_html_escape(sb, desc);
 	rt_sb_adds(sb, "</desc>");
 	rt_sb_addf(sb, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>", w, h);
-	rt_sb_addf(sb, "<text x=\"%.0f\" y=\"18\" class=\"ctitle\" font-weight=\"600\" font-size=\"14\">", ML);
+	rt_sb_addf(sb, "<text x=\"%.0f\" y=\"20\" class=\"ctitle\" font-weight=\"600\" font-size=\"14\">", ML);
 	rep_html_escape(sb, title);
 	rt_sb_adds(sb, "</text>");
 }
@@ -115,7 +120,7 @@ static void axes(struct chart *c, double x0, double x1, double y0, double y1, do
 		text(sb, x0 - 6, py + 4, "end", "tick", lab);
 	}
 	if (x_int) {
-		double xs = rep_nice_step(ceil(dx0), floor(dx1), 12, &first);
+		double xs = rep_nice_step(ceil(dx0), floor(dx1), (int)((x1 - x0) / 56) + 1, &first);
 		if (xs < 1)
 			xs = 1, first = ceil(dx0);
 		for (double v = first; v <= dx1; v += xs) {
@@ -124,40 +129,74 @@ static void axes(struct chart *c, double x0, double x1, double y0, double y1, do
 			snprintf(lab, sizeof(lab), "%.0f", v + 0.0 == 0 ? 0.0 : v);
 			rt_sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
 				   px, px, y0, y0 + 4, C_AXIS);
-			text(sb, px, y0 + 17, "middle", "tick", lab);
+			text(sb, px, y0 + 22, "middle", "tick", lab);
 		}
 	} else if (dx1 > dx0 && xlabel) { /* categorical axes (no label) draw their own */
-		step = rep_nice_step(dx0, dx1, 6, &first);
+		int most = (int)((x1 - x0) / X_TICK_GAP) + 1;
+		step = rep_nice_step(dx0, dx1, most < 3 ? 3 : most, &first);
 		for (double v = first; v <= dx1 + step * 1e-6; v += step) {
 			double px = rep_scale_map(&c->x, v);
 			struct rt_sb t = RT_SB_INIT;
 			rep_fmt_num(&t, fabs(v) < step * 1e-6 ? 0 : v);
 			rt_sb_addf(sb, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>",
 				   px, px, y1, y0, C_GRID);
-			text(sb, px, y0 + 17, "middle", "tick", t.buf);
+			text(sb, px, y0 + 22, "middle", "tick", t.buf);
 			rt_sb_release(&t);
 		}
 	}
 	rt_sb_addf(sb, "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"%s\"/>", x0, y1, y0,
 		   x1, C_AXIS);
 	if (xlabel)
-		text(sb, (x0 + x1) / 2, y0 + 38, "middle", "axis", xlabel);
-	if (ylabel) {
-		rt_sb_addf(sb, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\" "
-			   "class=\"axis\">", (y0 + y1) / 2);
-		rep_html_escape(sb, ylabel);
-		rt_sb_adds(sb, "</text>");
-	}
+		text(sb, (x0 + x1) / 2, y0 + 50, "middle", "axis", xlabel);
+	if (ylabel) /* above the plot, level: beside it, it met the tick labels */
+		text(sb, x0 - 6, y1 - 12, "start", "axis", ylabel);
 }
 
-/* Legend entry i (left to right, top right of the chart). */
+/* A marker: a circle, or a square when square (invalid points). */
+static void marker(struct rt_sb *sb, const char *cls, double x, double y, double r, bool square,
+		   const char *fill, const char *color)
+{
+	if (square)
+		rt_sb_addf(sb, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			   "fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"", cls, x - r, y - r, 2 * r, 2 * r,
+			   fill, color);
+	else
+		rt_sb_addf(sb, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
+			   "stroke=\"%s\" stroke-width=\"2\"", cls, x, y, r, fill, color);
+}
+
+/* Legend entries sit in rows under the title, LEGEND_COLS to a row, each
+ * LEGEND_W wide: room for a label at the phone's larger text (report.css). */
+#define LEGEND_COLS 3
+#define LEGEND_W 200.0
+#define LEGEND_ROW 28.0
+
+/* The y of legend row r. */
+static double legend_y(int r)
+{
+	return 44 + r * LEGEND_ROW;
+}
+
+/* Legend entry i of n: its marker (a dashed line when line) and label. */
+static void legend_shape(struct rt_sb *sb, int i, const char *color, bool hollow, bool square,
+			 bool line, const char *lab)
+{
+	double x = ML + 6 + (i % LEGEND_COLS) * LEGEND_W, y = legend_y(i / LEGEND_COLS);
+	if (line)
+		rt_sb_addf(sb, "<path class=\"lg\" d=\"M%.1f %.1fh18\" stroke=\"%s\" stroke-dasharray=\"5 3\" "
+			   "stroke-width=\"1.5\"/>", x - 6, y, color);
+	else {
+		marker(sb, "lg", x, y, 5, square, hollow ? "#fff" : color, color);
+		rt_sb_adds(sb, "/>");
+	}
+	text(sb, x + (line ? 18 : 10), y + 4, "start", "legend", lab);
+}
+
 static void legend(struct rt_sb *sb, double w, int i, int n, const char *color, bool hollow,
 		   const char *lab)
 {
-	double x = w - MR - (n - i) * 96.0;
-	rt_sb_addf(sb, "<circle cx=\"%.1f\" cy=\"32\" r=\"5\" fill=\"%s\" stroke=\"%s\" stroke-width=\"2\"/>",
-		   x, hollow ? "#fff" : color, color);
-	text(sb, x + 9, 36, "start", "legend", lab);
+	(void)w, (void)n;
+	legend_shape(sb, i, color, hollow, false, false, lab);
 }
 
 static void end(struct rt_sb *sb)
@@ -219,8 +258,9 @@ static void objective_dots(struct rt_sb *sb, const struct chart *c, const struct
 				continue;
 			if (!any)
 				rt_sb_addf(sb, "<path class=\"pts %s\" stroke=\"%s\" stroke-width=\"5\" "
-					   "stroke-linecap=\"round\" fill=\"none\" d=\"",
-					   mark_name(marks[m]), mark_color(marks[m]));
+					   "stroke-linecap=\"%s\" fill=\"none\" d=\"",
+					   mark_name(marks[m]), mark_color(marks[m]),
+					   marks[m] == 'i' ? "square" : "round");
 			any = true;
 			rt_sb_addf(sb, "M%.1f %.1fh0", rep_scale_map(&c->x, p[i].seq),
 				   rep_scale_map(&c->y, p[i].value));
@@ -228,6 +268,35 @@ static void objective_dots(struct rt_sb *sb, const struct chart *c, const struct
 		if (any)
 			rt_sb_adds(sb, "\"/>");
 	}
+}
+
+/* The best so far: at each point, the best configuration's median measured
+ * in that iteration (the baseline's own value), a step half a seq either
+ * side. A candidate is compared with the best of its own iteration, so a
+ * reverted one that lost sits below the line even when the host was faster
+ * then than when the best was kept. */
+static void best_line(struct rt_sb *sb, const struct chart *c, const struct rep_obj_pt *p, size_t n,
+		      size_t cap)
+{
+	rt_sb_adds(sb, "<path class=\"best\" fill=\"none\" stroke=\"" C_KEPT "\" "
+		   "stroke-width=\"1.5\" stroke-dasharray=\"5 3\" d=\"");
+	bool started = false;
+	double last = NAN, end = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(p[i].best) || !keep_point(i, n, p[i].mark, cap))
+			continue; /* a large campaign's line follows the points drawn */
+		double xa = rep_scale_map(&c->x, p[i].seq - 0.5);
+		double py = round(rep_scale_map(&c->y, p[i].best) * 10) / 10;
+		end = rep_scale_map(&c->x, p[i].seq + 0.5);
+		if (started && py == last)
+			continue; /* the same level: the next step or the end extends it */
+		rt_sb_addf(sb, started ? "H%.1fV%.1f" : "M%.1f %.1f", xa, py);
+		started = true;
+		last = py;
+	}
+	if (started)
+		rt_sb_addf(sb, "H%.1f", end);
+	rt_sb_adds(sb, "\"/>");
 }
 
 void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, const char *metric,
@@ -242,6 +311,8 @@ void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, c
 		double b = isnan(p[i].hi) ? p[i].value : p[i].hi;
 		lo = fmin(lo, fmin(a, p[i].value));
 		hi = fmax(hi, fmax(b, p[i].value));
+		if (!isnan(p[i].best))
+			lo = fmin(lo, p[i].best), hi = fmax(hi, p[i].best);
 		maxseq = p[i].seq > maxseq ? p[i].seq : maxseq;
 		shown += keep_point(i, n, p[i].mark, cap);
 	}
@@ -254,34 +325,17 @@ void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, c
 	rt_sb_addf(&yl, "%s%s%s%s", metric ? metric : "objective", unit ? " (" : "", unit ? unit : "",
 		   unit ? ")" : "");
 	struct chart c;
-	begin(&c, sb, "chart-objective", title.buf, desc.buf, W, H);
+	/* two legend rows: the chart is one row taller */
+	const double h = H + LEGEND_ROW, top = MT + LEGEND_ROW;
+	begin(&c, sb, "chart-objective", title.buf, desc.buf, W, h);
 	if (!n) {
-		axes(&c, ML, W - MR, H - MB, MT, 0, 1, 0, 1, true, NULL, "iteration (seq)", yl.buf);
+		axes(&c, ML, W - MR, h - MB, top, 0, 1, 0, 1, true, NULL, "iteration (seq)", yl.buf);
 		empty_note(&c, "no measured iterations yet");
 	} else {
 		double pad = (hi - lo) * 0.08 + fabs(hi) * 1e-3;
-		axes(&c, ML, W - MR, H - MB, MT, -0.5, maxseq + 0.5, lo - pad, hi + pad, true, NULL,
+		axes(&c, ML, W - MR, h - MB, top, -0.5, maxseq + 0.5, lo - pad, hi + pad, true, NULL,
 		     "iteration (seq)", yl.buf);
-		/* running best: a step line through the baseline and each kept point */
-		rt_sb_adds(sb, "<path class=\"best\" fill=\"none\" stroke=\"" C_KEPT "\" "
-			   "stroke-width=\"1.5\" stroke-dasharray=\"5 3\" d=\"");
-		bool started = false;
-		double last_y = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (p[i].mark != 'b' && p[i].mark != 'k')
-				continue;
-			double px = rep_scale_map(&c.x, p[i].seq), py = rep_scale_map(&c.y, p[i].value);
-			if (!started)
-				rt_sb_addf(sb, "M%.1f %.1f", px, py);
-			else
-				rt_sb_addf(sb, "H%.1fV%.1f", px, py);
-			started = true;
-			last_y = py;
-		}
-		if (started)
-			rt_sb_addf(sb, "H%.1f", rep_scale_map(&c.x, maxseq + 0.5));
-		(void)last_y;
-		rt_sb_adds(sb, "\"/>");
+		best_line(sb, &c, p, n, cap);
 		if (n > cap) {
 			objective_dots(sb, &c, p, n, cap);
 		} else {
@@ -297,24 +351,24 @@ void rep_svg_objective(struct rt_sb *sb, const struct rep_obj_pt *p, size_t n, c
 						   rep_scale_map(&c.y, p[i].lo), px - 4,
 						   rep_scale_map(&c.y, p[i].hi), col);
 				bool hollow = p[i].mark == 'r' || p[i].mark == 'i';
-				rt_sb_addf(sb, "<circle class=\"pt %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" "
-					   "stroke=\"%s\" stroke-width=\"2\"><title>seq %d: ",
-					   mark_name(p[i].mark), px, py, n > 200 ? "2.5" : "5",
-					   hollow ? "#fff" : col, col, p[i].seq);
+				char cls[32];
+				snprintf(cls, sizeof(cls), "pt %s", mark_name(p[i].mark));
+				marker(sb, cls, px, py, n > 200 ? 2.5 : 5, p[i].mark == 'i', hollow ? "#fff" : col,
+				       col);
+				rt_sb_addf(sb, "><title>seq %d: ", p[i].seq);
 				struct rt_sb t = RT_SB_INIT;
 				rep_fmt_num(&t, p[i].value);
-				rt_sb_addf(sb, "%s (%s)</title></circle>", t.buf, mark_name(p[i].mark));
+				rt_sb_addf(sb, "%s (%s)</title></%s>", t.buf, mark_name(p[i].mark),
+					   p[i].mark == 'i' ? "rect" : "circle");
 				rt_sb_release(&t);
 			}
 		}
 	}
 	static const char marks[] = { 'b', 'k', 'r', 'g', 'i' };
 	for (int i = 0; i < 5; i++)
-		legend(sb, W, i, 6, mark_color(marks[i]), marks[i] == 'r' || marks[i] == 'i',
-		       mark_name(marks[i]));
-	rt_sb_addf(sb, "<path d=\"M%.1f 32h18\" stroke=\"%s\" stroke-dasharray=\"5 3\" stroke-width=\"1.5\"/>",
-		   W - MR - 96 + 0 - 5, C_KEPT);
-	text(sb, W - MR - 96 + 18, 36, "start", "legend", "best so far");
+		legend_shape(sb, i, mark_color(marks[i]), marks[i] == 'r' || marks[i] == 'i',
+			     marks[i] == 'i', false, mark_name(marks[i]));
+	legend_shape(sb, 5, C_KEPT, false, false, true, "best so far");
 	end(sb);
 	rt_sb_release(&desc);
 	rt_sb_release(&yl);
@@ -422,8 +476,10 @@ static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size
 		lo = fmin(lo, cum);
 		hi = fmax(hi, cum);
 	}
-	double pad = fmax((hi - lo) * 0.15, 0.01);
-	double dlo = lo - pad * 2, dhi = hi + pad;
+	/* the axis starts at 0: a bar's height is its share of the baseline,
+	 * never a zoom that makes +3% look like a doubling */
+	(void)lo;
+	double dlo = 0, dhi = hi * 1.08;
 	struct rt_sb desc = RT_SB_INIT;
 	rt_sb_addf(&desc, "Objective relative to the baseline (100%%) after each of the %zu %s, "
 		   "compounded; the last bar is the final configuration (%+.1f%%).", n,
@@ -432,9 +488,11 @@ static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size
 		rt_sb_addf(&desc, " Each bar compounds %zu consecutive kept changes (the last bar "
 			   "the rest).", per_bar);
 	struct chart c;
-	begin(&c, sb, "chart-waterfall", "Waterfall of the kept changes", desc.buf, W, H + 40);
+	/* room under the bars for their slanted names at a phone's text size */
+	const double h = H + 80;
+	begin(&c, sb, "chart-waterfall", "Waterfall of the kept changes", desc.buf, W, h);
 	size_t bars = n + 2;
-	axes(&c, ML, W - MR, H + 40 - MB - 40, MT, 0, (double)bars, dlo, dhi, false, "pct", NULL,
+	axes(&c, ML, W - MR, h - 130, MT, 0, (double)bars, dlo, dhi, false, "pct", NULL,
 	     "objective vs baseline (%)");
 	double bw = (c.x1 - c.x0) / bars * 0.6;
 	double prev = 1;
@@ -465,7 +523,11 @@ static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size
 			   "fill=\"%s\"><title>", cls, cx - bw / 2, ya, bw, fmax(yb - ya, 1), col);
 		rep_html_escape(sb, lab);
 		rt_sb_addf(sb, ": %s</title></rect>", val);
-		text(sb, cx, ya - 4, "middle", "val", val);
+		if ((c.x1 - c.x0) / bars < 80) /* narrow bars: the value stands upright */
+			rt_sb_addf(sb, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" "
+				   "text-anchor=\"start\" class=\"val\">%s</text>", cx + 5, ya - 4, val);
+		else
+			text(sb, cx, ya - 4, "middle", "val", val);
 		if (b > 0 && b < bars - 1) /* connector to the next bar */
 			rt_sb_addf(sb, "<path d=\"M%.1f %.1fh%.1f\" stroke=\"%s\" stroke-dasharray=\"2 2\"/>",
 				   cx - bw / 2 - (c.x1 - c.x0) / bars * 0.4, rep_scale_map(&c.y, from),
@@ -473,7 +535,7 @@ static void waterfall(struct rt_sb *sb, const struct rep_gain *g, size_t n, size
 		char cut[40];
 		snprintf(cut, sizeof(cut), "%.18s%s", lab, strlen(lab) > 18 ? "…" : "");
 		rt_sb_addf(sb, "<text transform=\"translate(%.1f %.1f) rotate(-30)\" text-anchor=\"end\" "
-			   "class=\"tick\">", cx + 4, c.y0 + 14);
+			   "class=\"tick\">", cx + 4, c.y0 + 20);
 		rep_html_escape(sb, cut);
 		rt_sb_adds(sb, "</text>");
 	}

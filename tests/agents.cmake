@@ -93,3 +93,7 @@ if(MHD_FOUND)
   rt_add_test(test_llm_answers COMMAND sh ${CMAKE_SOURCE_DIR}/tests/agents/llm_answers.sh TIMEOUT 60 LABELS e2e)
   set_tests_properties(test_llm_answers PROPERTIES SKIP_RETURN_CODE 77)
 endif()
+# propose on a space's table: the searched entry is no hole, findings' id is
+# what propose takes, a variant already tried says so (issue 23).
+rt_add_test(test_propose_space COMMAND sh ${CMAKE_SOURCE_DIR}/tests/research/propose_space.sh TIMEOUT 120
+            LABELS e2e)

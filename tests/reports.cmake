@@ -29,3 +29,6 @@ rt_add_test(rep_compare_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/compare
             LABELS rep e2e)
 # log's change column and a stopped campaign's state; report -o's extension.
 rt_add_test(rep_out COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/report_out.sh TIMEOUT 60 LABELS e2e)
+# show's summary and --full, identical launches as one block, unique artifact
+# names and an ambiguous --artifact refused, on a real simserve campaign.
+rt_add_test(rep_show_e2e COMMAND sh ${CMAKE_SOURCE_DIR}/tests/reports/show_e2e.sh TIMEOUT 120 LABELS rep e2e)

@@ -175,7 +175,20 @@ struct find_ctx {
 	size_t added;                     /* findings recorded */
 	char **hole_shapes;               /* shapes reported as holes (fallbacks skip them) */
 	size_t n_hole_shapes;
+	const struct research_table *tables; /* the tables checked for holes */
+	size_t n_tables;
 };
+
+/* The table whose space-searched entries include key, or NULL. */
+static const struct research_table *searched_by(const struct research_table *t, size_t n,
+						const char *key)
+{
+	for (size_t i = 0; key && i < n; i++)
+		for (size_t j = 0; j < t[i].n_searched; j++)
+			if (!strcmp(t[i].searched[j], key))
+				return &t[i];
+	return NULL;
+}
 
 static int put(struct find_ctx *c, enum research_finding_kind kind, const char *subject,
 	       double share, const char *detail, const char *evidence, const char *variant,
@@ -347,6 +360,8 @@ static int table_holes(struct find_ctx *c, const struct research_table *t, struc
 		const struct research_hole *x = &h.v[i];
 		if (x->nearest && !same_family(x->key, x->nearest))
 			continue; /* a shape of another table (another op's) */
+		if (searched_by(t, 1, x->key))
+			continue; /* the space's search fills it: not a hole */
 		double share = c->prof.total_us > 0 ? x->weight / c->prof.total_us : 0;
 		struct rt_sb ev = RT_SB_INIT;
 		hole_evidence(c, t, x, h.csv, &ev);
@@ -376,10 +391,16 @@ static int fallbacks(struct find_ctx *c, struct rt_sb *err)
 		const struct db_profile_kernel *k = &c->k[j];
 		if (!k->fallback || is_hole(c, k->shape))
 			continue;
+		const struct research_table *t = searched_by(c->tables, c->n_tables, k->shape);
 		char *ev = xasprintf("%.0f us over %ld launches (%.1f%% of kernel time)%s%s: the name says "
-				     "a default kernel ran, no tuned config matched", k->us, k->calls,
-				     k->share * 100, k->shape ? " on shape " : "", k->shape ? k->shape : "");
-		char *detail = xasprintf("%s fell back to a default kernel", k->op);
+				     "a default kernel ran, %s%s%s", k->us, k->calls, k->share * 100,
+				     k->shape ? " on shape " : "", k->shape ? k->shape : "",
+				     t ? "in a configuration without the entry that the space searches in " :
+					 "no tuned config matched",
+				     t ? t->file : "", t ? " (the search sets it: not a hole)" : "");
+		char *detail = t ? xasprintf("%s ran a default kernel on %s, an entry the space searches",
+					     k->op, k->shape)
+				 : xasprintf("%s fell back to a default kernel", k->op);
 		rc = put(c, RESEARCH_FIND_FALLBACK, k->name, k->share, detail, ev, NULL, err);
 		free(ev);
 		free(detail);
@@ -478,7 +499,8 @@ int research_find(struct db *db, int64_t profile_id, const struct research_table
 		  size_t n_tables, int64_t campaign_id, int64_t iteration_id, size_t *n,
 		  struct rt_sb *err)
 {
-	struct find_ctx c = { .db = db, .campaign_id = campaign_id, .iteration_id = iteration_id };
+	struct find_ctx c = { .db = db, .campaign_id = campaign_id, .iteration_id = iteration_id,
+			      .tables = tables, .n_tables = n_tables };
 	int rc = db_profile_get(db, profile_id, &c.prof, err);
 	if (rc == RT_ENOENT)
 		return rt_errf(err, RT_ENOENT, "no profile %lld", (long long)profile_id);

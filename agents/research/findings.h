@@ -63,6 +63,9 @@ struct research_table {
 	const char *path;                /* the file to read */
 	const char *const *key_columns;  /* CSV: the key columns */
 	size_t n_key_columns;
+	const char *const *searched;     /* entries the campaign's space searches: its shapes
+					  * are the search's to fill, not holes */
+	size_t n_searched;
 };
 /* Record the findings of a stored profile: hot ops, holes in each table,
  * fallbacks, ungraphed steps. *n gets how many were recorded. */

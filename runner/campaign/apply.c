@@ -31,13 +31,19 @@ bool camp_touches_files(const struct var_def *v)
 	return v->kind != VAR_KIND_FLAG && v->kind != VAR_KIND_ENV;
 }
 
-/* The argv a flag change edits: the engine's command, else the first
- * command benchmark's (as camp_var_ctx gives the variant ops). */
-static char *const *flag_base(const struct camp *c)
+void camp_cmdline(const struct camp *c, const struct var_config *cfg, struct camp_cmdline *out)
 {
 	struct var_ctx x;
 	camp_var_ctx(c, NULL, &x);
-	return x.flag_argv;
+	out->argv = var_config_argv(cfg, x.flag_argv);
+	var_config_env(cfg, x.base_env, &out->env);
+}
+
+void camp_cmdline_release(struct camp_cmdline *l)
+{
+	rt_argv_free(l->argv);
+	rt_envv_release(&l->env);
+	l->argv = NULL;
 }
 
 /* Drop the overrides that change nothing: a variable the engine's env does
@@ -88,14 +94,11 @@ static int config_fingerprint(struct camp *c, const struct var_plan *plan, const
 	}
 	for (size_t i = 0; i < no; i++)
 		files[n++] = (struct var_fp_file){ orig[i].path, NULL };
-	const struct rt_envv *benv = c->s->engine.present ? &c->s->engine.env : NULL;
-	char **argv = var_config_argv(cand, flag_base(c));
-	struct rt_envv env = { 0 };
-	var_config_env(cand, benv, &env);
-	env_effective(benv, &env);
-	rc = var_config_fingerprint(files, n, argv, &env, out, err);
-	rt_envv_release(&env);
-	rt_argv_free(argv);
+	struct camp_cmdline cl;
+	camp_cmdline(c, cand, &cl);
+	env_effective(c->s->engine.present ? &c->s->engine.env : NULL, &cl.env);
+	rc = var_config_fingerprint(files, n, cl.argv, &cl.env, out, err);
+	camp_cmdline_release(&cl);
 	free(sha);
 	free(files);
 	db_originals_free(orig, no);

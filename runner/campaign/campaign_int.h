@@ -242,6 +242,17 @@ int camp_journal_patch_close(struct db *db, const struct var_plan *plan, const i
 /* ---- apply.c ---- */
 /* The context the variant ops get for a configuration. */
 void camp_var_ctx(const struct camp *c, struct var_config *cfg, struct var_ctx *x);
+/* A configuration as it runs, before placeholders: the argv its flag
+ * changes edit (the engine's command, else the first command benchmark's)
+ * and its environment (the engine's env, else none, with the overrides).
+ * The one place both are built from a var_config (apply, measure, the
+ * engine pool, a space's start, recipes). */
+struct camp_cmdline {
+	char **argv;        /* NULL-terminated (owned) */
+	struct rt_envv env; /* sorted by name (owned) */
+};
+void camp_cmdline(const struct camp *c, const struct var_config *cfg, struct camp_cmdline *out);
+void camp_cmdline_release(struct camp_cmdline *l);
 /* false for flag and env changes: they live in the candidate's config. */
 bool camp_touches_files(const struct var_def *v);
 /* Plan, describe and fingerprint a change on top of the best, touching

@@ -40,19 +40,17 @@ static void config_key(struct camp *c, int64_t key_iter, const struct var_config
 {
 	struct rt_sb sb = RT_SB_INIT;
 	rt_sb_addf(&sb, "%lld", (long long)key_iter);
-	char **argv = var_config_argv(cfg, c->s->engine.command.v);
-	for (size_t i = 0; argv[i]; i++) {
+	struct camp_cmdline cl;
+	camp_cmdline(c, cfg, &cl);
+	for (size_t i = 0; cl.argv[i]; i++) {
 		rt_sb_addc(&sb, 0);
-		rt_sb_adds(&sb, argv[i]);
+		rt_sb_adds(&sb, cl.argv[i]);
 	}
-	rt_argv_free(argv);
-	struct rt_envv env = { 0 };
-	var_config_env(cfg, &c->s->engine.env, &env);
-	for (size_t i = 0; i < env.n; i++) {
-		rt_sb_addf(&sb, "%c%s=%c", 0, env.v[i].name, env.v[i].value ? 1 : 0);
-		rt_sb_adds(&sb, env.v[i].value ? env.v[i].value : "");
+	for (size_t i = 0; i < cl.env.n; i++) {
+		rt_sb_addf(&sb, "%c%s=%c", 0, cl.env.v[i].name, cl.env.v[i].value ? 1 : 0);
+		rt_sb_adds(&sb, cl.env.v[i].value ? cl.env.v[i].value : "");
 	}
-	rt_envv_release(&env);
+	camp_cmdline_release(&cl);
 	rt_sha256_hex(sb.buf, sb.len, out);
 	rt_sb_release(&sb);
 }

@@ -164,22 +164,20 @@ void camp_launch_release(struct camp_launch *l)
 static void launch_prepare(struct camp *c, const struct var_config *cfg, struct camp_launch *l)
 {
 	const struct spec_engine *en = &c->s->engine;
-	char **base = var_config_argv(cfg, en->command.v);
+	struct camp_cmdline cl;
+	camp_cmdline(c, cfg, &cl);
 	size_t n = 0;
-	while (base[n])
+	while (cl.argv[n])
 		n++;
 	l->argv = xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++)
-		l->argv[i] = spec_expand(base[i], &l->vars);
-	rt_argv_free(base);
-	struct rt_envv env = { 0 };
-	var_config_env(cfg, &en->env, &env);
-	l->env = xcalloc(env.n + 1, sizeof(*l->env));
-	for (size_t i = 0; i < env.n; i++, l->n_env++) {
-		l->env[l->n_env].name = xstrdup(env.v[i].name);
-		l->env[l->n_env].value = env.v[i].value ? spec_expand(env.v[i].value, &l->vars) : NULL;
+		l->argv[i] = spec_expand(cl.argv[i], &l->vars);
+	l->env = xcalloc(cl.env.n + 1, sizeof(*l->env));
+	for (size_t i = 0; i < cl.env.n; i++, l->n_env++) {
+		l->env[l->n_env].name = xstrdup(cl.env.v[i].name);
+		l->env[l->n_env].value = cl.env.v[i].value ? spec_expand(cl.env.v[i].value, &l->vars) : NULL;
 	}
-	rt_envv_release(&env);
+	camp_cmdline_release(&cl);
 	l->ready_path = spec_expand(en->ready_http, &l->vars);
 	l->identity_path = en->identity_http ? spec_expand(en->identity_http, &l->vars) : NULL;
 	l->model = en->model ? spec_expand(en->model, &l->vars) : NULL;
@@ -292,9 +290,11 @@ static int run_benches(struct camp *c, int64_t iter, int arm, int rep, const str
 		       struct camp_launch *l, struct series *ser, size_t nser, struct sample *sm,
 		       struct rt_sb *err)
 {
-	struct rt_envv venv = { 0 };
+	/* Without an engine the configuration's environment is every benchmark's. */
+	struct camp_cmdline cl = { 0 };
 	if (!c->s->engine.present)
-		var_config_env(cfg, NULL, &venv);
+		camp_cmdline(c, cfg, &cl);
+	struct rt_envv venv = cl.env;
 	struct rt_envmod *envm = xcalloc(venv.n + 1, sizeof(*envm));
 	for (size_t i = 0; i < venv.n; i++) {
 		envm[i].name = venv.v[i].name;
@@ -333,7 +333,7 @@ static int run_benches(struct camp *c, int64_t iter, int arm, int rep, const str
 			rc = rt_errf(err, RT_EPROC, "engine %s during benchmark %s",
 				     run_engine_exit_text(l->eng), sb->name);
 	}
-	rt_envv_release(&venv);
+	camp_cmdline_release(&cl);
 	free(envm);
 	return rc;
 }

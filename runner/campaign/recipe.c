@@ -352,8 +352,9 @@ static int write_run_sh(struct recipe *r, struct rt_sb *err)
 {
 	const struct spec *s = r->s;
 	struct rt_sb sh = RT_SB_INIT;
-	struct rt_envv env = { 0 };
-	var_config_env(&r->c.cfg, s->engine.present ? &s->engine.env : NULL, &env);
+	struct camp_cmdline cl; /* its environment: the spec's engine.env and the kept env changes */
+	camp_cmdline(&r->c, &r->c.cfg, &cl);
+	const struct rt_envv *env = &cl.env;
 	rt_sb_addf(&sh, "#!/bin/sh\n# The best configuration of ratchet campaign %lld '", (long long)r->cp.id);
 	recipe_comment_text(&sh, r->cp.name);
 	rt_sb_addf(&sh, "' (iteration %lld:%d):\n"
@@ -368,17 +369,17 @@ static int write_run_sh(struct recipe *r, struct rt_sb *err)
 		   s->engine.port ? s->engine.port : 8000,
 		   s->engine.port ? "" : " (ratchet picked a free port per launch)");
 	int rc = 0;
-	for (size_t i = 0; i < env.n && !rc; i++) {
-		if (!env_name_ok(env.v[i].name)) {
+	for (size_t i = 0; i < env->n && !rc; i++) {
+		if (!env_name_ok(env->v[i].name)) {
 			rc = rt_errf(err, RT_EINVAL, "the kept environment names a variable no shell can set: '%s'",
-				     env.v[i].name);
+				     env->v[i].name);
 			break;
 		}
-		rt_sb_adds(&sh, env.v[i].value ? "export " : "unset ");
-		rt_sb_adds(&sh, env.v[i].name);
-		if (env.v[i].value) {
+		rt_sb_adds(&sh, env->v[i].value ? "export " : "unset ");
+		rt_sb_adds(&sh, env->v[i].name);
+		if (env->v[i].value) {
 			rt_sb_addc(&sh, '=');
-			rt_sb_add_shq(&sh, env.v[i].value);
+			rt_sb_add_shq(&sh, env->v[i].value);
 		}
 		rt_sb_addc(&sh, '\n');
 	}
@@ -394,7 +395,7 @@ static int write_run_sh(struct recipe *r, struct rt_sb *err)
 		}
 	if (!rc)
 		rc = recipe_write(r, "run.sh", sh.buf, sh.len, 0755, err);
-	rt_envv_release(&env);
+	camp_cmdline_release(&cl);
 	rt_sb_release(&sh);
 	return rc;
 }

@@ -96,13 +96,11 @@ int recipe_write_spec(struct recipe *r, struct rt_sb *err)
 	json_object_del(j, "llm");
 	json_t *eng = json_object_get(j, "engine");
 	if (s->engine.present && eng) {
-		char **argv = recipe_final_argv(r, s->engine.command.v);
-		json_object_set_new(eng, "command", argv_json(argv));
-		rt_argv_free(argv);
-		struct rt_envv env = { 0 };
-		var_config_env(&r->c.cfg, &s->engine.env, &env);
-		json_object_set_new(eng, "env", spec_envv_json(&env));
-		rt_envv_release(&env);
+		struct camp_cmdline cl; /* the engine's command and env, the kept changes applied */
+		camp_cmdline(&r->c, &r->c.cfg, &cl);
+		json_object_set_new(eng, "command", argv_json(cl.argv));
+		json_object_set_new(eng, "env", spec_envv_json(&cl.env));
+		camp_cmdline_release(&cl);
 	}
 	json_t *benches = json_object_get(j, "benchmarks");
 	for (size_t b = 0; !s->engine.present && b < s->n_benches && b < json_array_size(benches); b++)
@@ -236,17 +234,17 @@ int recipe_write_dockerfile(struct recipe *r, struct rt_sb *err)
 		rt_sb_adds(&d, "COPY files/ /ratchet/workdir/\n");
 	if (r->res->patches)
 		rt_sb_adds(&d, "COPY patches/ /ratchet/patches/\n");
-	struct rt_envv env = { 0 };
-	var_config_env(&r->c.cfg, &s->engine.env, &env);
-	for (size_t i = 0; i < env.n; i++)
-		if (env.v[i].value) {
+	struct camp_cmdline cl;
+	camp_cmdline(&r->c, &r->c.cfg, &cl);
+	for (size_t i = 0; i < cl.env.n; i++)
+		if (cl.env.v[i].value) {
 			rt_sb_adds(&d, "ENV ");
-			recipe_comment_text(&d, env.v[i].name);
+			recipe_comment_text(&d, cl.env.v[i].name);
 			rt_sb_addc(&d, '=');
-			add_jstr(&d, env.v[i].value);
+			add_jstr(&d, cl.env.v[i].value);
 			rt_sb_addc(&d, '\n');
 		}
-	rt_envv_release(&env);
+	camp_cmdline_release(&cl);
 	rt_sb_adds(&d, "WORKDIR /ratchet/workdir\nCMD [");
 	size_t k = 0;
 	while (argv[k] && argv[k] != img)

@@ -210,14 +210,13 @@ static bool now_read(struct camp *c, const struct spec_target *g, struct now_val
 	memset(nv, 0, sizeof(*nv));
 	struct var_ctx x;
 	camp_var_ctx(c, &c->cfg, &x);
-	if (g->kind == SPEC_BIND_FLAG) {
-		nv->argv = var_config_argv(&c->cfg, x.flag_argv);
+	if (g->kind == SPEC_BIND_FLAG || g->kind == SPEC_BIND_ENV) {
+		struct camp_cmdline cl;
+		camp_cmdline(c, &c->cfg, &cl);
+		nv->argv = cl.argv;
+		nv->env = cl.env;
 		while (nv->argv[nv->argc])
 			nv->argc++;
-		return true;
-	}
-	if (g->kind == SPEC_BIND_ENV) {
-		var_config_env(&c->cfg, x.base_env, &nv->env);
 		return true;
 	}
 	if (g->kind != SPEC_BIND_TABLE || !g->space.n_params)

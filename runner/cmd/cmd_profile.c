@@ -111,17 +111,19 @@ void cmd_findings_print(const struct rt_ctx *ctx, const struct db_finding *f, si
 		cmd_print_json(a);
 		return;
 	}
-	printf("  %-4s %7s  %-22s %-16s %s\n", "rank", "bound", "share x speedup", "kind", "finding");
+	/* the id is what `ratchet propose FINDING` takes; the rank is the order */
+	printf("  %-4s %-5s %7s  %-22s %-16s %s\n", "rank", "id", "bound", "share x speedup", "kind",
+	       "finding");
 	for (size_t i = 0; i < shown; i++) {
 		char sk[32] = "-";
 		if (!isnan(f[i].share) && !isnan(f[i].speedup))
 			snprintf(sk, sizeof(sk), "%.1f%% x %.2g", f[i].share * 100, f[i].speedup);
-		printf("  %-4zu %6.1f%%  %-22s %-16s %s%s%s\n", i + 1,
+		printf("  %-4zu %-5lld %6.1f%%  %-22s %-16s %s%s%s\n", i + 1, (long long)f[i].id,
 		       isnan(f[i].potential) ? 0 : f[i].potential * 100, sk, f[i].kind,
 		       f[i].detail ? f[i].detail : f[i].subject, f[i].variant ? "  [variant]" : "",
 		       "");
 		if (f[i].evidence)
-			printf("       %s%s%s\n", cmd_color(ctx, "dim"), f[i].evidence, cmd_color(ctx, "reset"));
+			printf("             %s%s%s\n", cmd_color(ctx, "dim"), f[i].evidence, cmd_color(ctx, "reset"));
 	}
 	if (shown < n)
 		printf("  ... %zu more (--top %zu)\n", n - shown, n);

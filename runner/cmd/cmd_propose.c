@@ -1,7 +1,11 @@
 /*
- * `ratchet propose`: the top findings that carry a variant, as entries of a
+ * `ratchet propose [FINDING...]`: the top findings that carry a variant (or
+ * the findings named by the id `ratchet findings` prints), as entries of a
  * spec's variants: list (YAML to paste, or to feed a strategy), best bound
- * first, each under a comment naming its finding and its bound.
+ * first, each under a comment naming its finding and its bound. A variant
+ * the finding's campaign already measured (the same change fingerprint, as
+ * the campaign stores it, or the same name) says so in its comment: "already
+ * tried in iteration 1:3: reverted, -2.1%".
  */
 #include "runner/cmd/cmd_profile.h"
 
@@ -9,19 +13,145 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db/profiles.h"
 #include "runner/base/rt_yaml.h"
+#include "runner/spec/spec_space.h"
+#include "variants/var.h"
 
 static const struct rt_cmd_help help = {
-	"ratchet propose [--campaign ID] [--top N] [--json]",
+	"ratchet propose [FINDING...] [--campaign ID] [--top N] [--json]",
 	"Turn the top findings into variants in the spec's schema: a hole becomes a table entry\n"
 	"copied from the nearest existing one (shape columns compared numerically, measured columns\n"
 	"never copied), an upstream ref a patch. Printed as YAML for the spec's variants: list, best\n"
 	"Amdahl bound first; --json prints the variants as a JSON array.",
-	"Findings without a concrete change (hot ops, storms) are listed as comments. Measure before\n"
-	"trusting: the bound is a ceiling. Exit codes: 0 variants proposed, 1 none, 3 runtime error.",
+	"FINDING is a finding's id, the id column of `ratchet findings`: only those are proposed.\n"
+	"A variant the finding's campaign already measured says so in its comment (\"already tried\n"
+	"in iteration 1:3: reverted, -2.1%\"). Findings without a concrete change (hot ops, storms)\n"
+	"are listed as comments. Measure before trusting: the bound is a ceiling. Exit codes: 0\n"
+	"variants proposed, 1 none, 2 an unknown FINDING, 3 runtime error.",
 };
+
+/* One campaign's history, loaded once: its spec (to read a variant as the
+ * campaign would) and its iterations. */
+struct history {
+	int64_t cid;                    /* the campaign */
+	struct cmd_research_env env;    /* its spec, NULL when it could not be read */
+	struct db_iteration *its;       /* its iterations, in seq order */
+	size_t n;
+};
+
+struct histories {
+	struct history *v;
+	size_t n;
+};
+
+static struct history *history_of(const struct rt_ctx *ctx, struct histories *h, int64_t cid)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (h->v[i].cid == cid)
+			return &h->v[i];
+	h->v = xrealloc(h->v, (h->n + 1) * sizeof(*h->v));
+	struct history *y = &h->v[h->n++];
+	memset(y, 0, sizeof(*y));
+	y->cid = cid;
+	/* a spec that no longer reads (said on stderr) loses only the fingerprint match */
+	if (cmd_research_env_load(ctx, "propose", cid, NULL, &y->env))
+		memset(&y->env, 0, sizeof(y->env));
+	if (db_iterations_list(ctx->db, cid, &y->its, &y->n, NULL))
+		y->n = 0;
+	return y;
+}
+
+static void histories_release(struct histories *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		cmd_research_env_release(&h->v[i].env);
+		db_iterations_free(h->v[i].its, h->v[i].n);
+	}
+	free(h->v);
+}
+
+/* The change fingerprint of variant v as the campaign of y stores it
+ * (iterations.change_sha256); false when it cannot be computed. */
+static bool change_fp(const struct history *y, json_t *v, char fp[65])
+{
+	if (!y->env.spec)
+		return false;
+	struct var_def d;
+	struct rt_sb err = RT_SB_INIT;
+	bool ok = !spec_variant_from_json(y->env.spec, v, &d, &err);
+	if (ok) {
+		struct var_ctx x = { .workdir = y->env.spec->workdir };
+		ok = !var_ops_for(d.kind)->fingerprint(&d, &x, fp, &err);
+		spec_variant_release(&d);
+	}
+	rt_sb_release(&err);
+	return ok;
+}
+
+/* "already tried in iteration 1:3: reverted, -2.1%" when the campaign of y
+ * measured variant v to an end (the latest such iteration). */
+static void tried_note(const struct history *y, json_t *v, struct rt_sb *out)
+{
+	char fp[65];
+	bool have_fp = change_fp(y, v, fp);
+	const char *name = json_string_value(json_object_get(v, "name"));
+	const struct db_iteration *hit = NULL;
+	for (size_t i = 0; i < y->n; i++) {
+		const struct db_iteration *it = &y->its[i];
+		if (it->seq == 0 || !db_iter_state_final(it->state) || it->state == DB_ITER_INTERRUPTED ||
+		    it->state == DB_ITER_OBSERVED)
+			continue;
+		if ((have_fp && it->change_sha256 && !strcmp(it->change_sha256, fp)) ||
+		    (name && it->variant && !strcmp(it->variant, name)))
+			hit = it;
+	}
+	if (!hit)
+		return;
+	rt_sb_addf(out, "# already tried in iteration %lld:%d: %s", (long long)hit->campaign_id, hit->seq,
+		   db_iter_state_name(hit->state));
+	if (!isnan(hit->obj_delta))
+		rt_sb_addf(out, ", %+.1f%%", hit->obj_delta * 100);
+	rt_sb_adds(out, hit->state == DB_ITER_KEPT ? " (kept: it is in the best already)\n" : "\n");
+}
+
+/* Which of f[0..n) the command line names by id (*named, caller frees);
+ * RT_ENOENT naming the first unknown id. */
+static int pick_ids(char **ids, int nids, const struct db_finding *f, size_t n, bool **named,
+		    struct rt_sb *err)
+{
+	*named = xcalloc(n + 1, sizeof(**named));
+	for (int i = 0; i < nids; i++) {
+		char *end;
+		long long v = strtoll(ids[i], &end, 10);
+		bool found = false;
+		for (size_t j = 0; *end == 0 && v > 0 && j < n; j++)
+			if (f[j].id == v)
+				found = (*named)[j] = true;
+		if (!found)
+			return rt_errf(err, RT_ENOENT, "no finding %s (the id column of `ratchet findings`)",
+				       ids[i]);
+	}
+	return 0;
+}
+
+/* One finding's variant: its comment, what the campaign did with it, the YAML. */
+static void propose_one(const struct rt_ctx *ctx, struct histories *h, const struct db_finding *f,
+			json_t *v, size_t rank, struct rt_sb *out, struct rt_sb *err)
+{
+	double bound = isnan(f->potential) ? 0 : f->potential * 100;
+	rt_sb_addf(out, "# finding %lld (rank %zu, %s, bound %.1f%% = %.1f%% x (1 - 1/%.2g)): %s\n",
+		   (long long)f->id, rank, f->kind, bound, f->share * 100, f->speedup,
+		   f->detail ? f->detail : f->subject);
+	if (f->campaign_id)
+		tried_note(history_of(ctx, h, f->campaign_id), v, out);
+	json_t *one = json_pack("[O]", v);
+	if (rt_yaml_from_json(one, out, err))
+		rt_sb_addf(out, "# %s\n", err->buf);
+	json_decref(one);
+}
 
 int cmd_propose(int argc, char **argv, struct rt_ctx *ctx)
 {
@@ -34,39 +164,40 @@ int cmd_propose(int argc, char **argv, struct rt_ctx *ctx)
 	int npos, code;
 	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))
 		return code;
-	if (npos) {
-		cmd_error(ctx, "propose: unexpected argument '%s'", argv[1]);
-		return RT_EXIT_USAGE;
-	}
 	struct db_finding *f = NULL;
 	size_t n = 0;
 	struct rt_sb err = RT_SB_INIT;
-	if (db_findings_list(ctx->db, campaign, &f, &n, &err)) {
+	bool *named = NULL;
+	int rc = db_findings_list(ctx->db, campaign, &f, &n, &err);
+	if (!rc && npos)
+		rc = pick_ids(argv + 1, npos, f, n, &named, &err);
+	if (rc) {
 		cmd_error(ctx, "propose: %s", cmd_plain(&err));
 		rt_sb_release(&err);
-		return RT_EXIT_RUNTIME;
+		db_findings_free(f, n);
+		free(named);
+		return rc == RT_ENOENT ? RT_EXIT_USAGE : RT_EXIT_RUNTIME;
 	}
+	size_t want = npos ? n : top > 0 ? (size_t)top : n;
 	json_t *all = json_array();
 	struct rt_sb out = RT_SB_INIT;
-	long proposed = 0;
-	for (size_t i = 0; i < n && proposed < (top > 0 ? top : (long)n); i++) {
-		double bound = isnan(f[i].potential) ? 0 : f[i].potential * 100;
+	struct histories h = { 0 };
+	size_t proposed = 0;
+	for (size_t i = 0; i < n && proposed < want; i++) {
+		if (named && !named[i])
+			continue;
 		json_t *v = f[i].variant ? json_loads(f[i].variant, 0, NULL) : NULL;
 		if (!v) {
-			if (!ctx->json && i < (size_t)(top > 0 ? top : (long)n))
-				rt_sb_addf(&out, "# finding %lld (%s, bound %.1f%%): %s: no variant to propose\n",
-					   (long long)f[i].id, f[i].kind, bound, f[i].detail ? f[i].detail : f[i].subject);
+			if (!ctx->json && i < want)
+				rt_sb_addf(&out, "# finding %lld (rank %zu, %s, bound %.1f%%): %s: no variant to propose\n",
+					   (long long)f[i].id, i + 1, f[i].kind,
+					   isnan(f[i].potential) ? 0 : f[i].potential * 100,
+					   f[i].detail ? f[i].detail : f[i].subject);
 			continue;
 		}
 		proposed++;
 		json_array_append(all, v);
-		rt_sb_addf(&out, "# finding %lld (%s, bound %.1f%% = %.1f%% x (1 - 1/%.2g)): %s\n",
-			   (long long)f[i].id, f[i].kind, bound, f[i].share * 100, f[i].speedup,
-			   f[i].detail ? f[i].detail : f[i].subject);
-		json_t *one = json_pack("[O]", v);
-		if (rt_yaml_from_json(one, &out, &err))
-			rt_sb_addf(&out, "# %s\n", err.buf);
-		json_decref(one);
+		propose_one(ctx, &h, &f[i], v, i + 1, &out, &err);
 		json_decref(v);
 	}
 	if (ctx->json) {
@@ -78,6 +209,8 @@ int cmd_propose(int argc, char **argv, struct rt_ctx *ctx)
 		printf("%sno finding carries a variant%s\n", out.buf, n ? "" : " (no findings)");
 	}
 	json_decref(all);
+	histories_release(&h);
+	free(named);
 	rt_sb_release(&out);
 	rt_sb_release(&err);
 	db_findings_free(f, n);

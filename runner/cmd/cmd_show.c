@@ -1,9 +1,10 @@
 /*
- * `ratchet show ITERATION`: everything about one iteration (reports/show.c);
- * with --artifact NAME, the bytes of one of its stored artifacts (an engine
- * or build log) on stdout instead. Under strategy llm, the round of chat
- * exchanges that proposed it follows the decision (reports/show.c), cut
- * short unless --full.
+ * `ratchet show ITERATION`: one iteration in summary, everything with --full
+ * (reports/show.c); with --artifact NAME, the bytes of one of its stored
+ * artifacts (an engine or build log) on stdout instead. A name several
+ * artifacts were stored under (one engine log per launch) is refused with
+ * their unique names. Under strategy llm, the round of chat exchanges that
+ * proposed it follows the decision, cut short unless --full.
  */
 #include "runner/cmd/cmd.h"
 #include "db/query.h"
@@ -38,6 +39,9 @@ static int show_artifact(struct rt_ctx *ctx, const char *ref, int64_t id, const 
 			  names.len ? "it has: " : "it has none", names.buf);
 		rt_sb_release(&names);
 		code = RT_EXIT_USAGE;
+	} else if (rc == RT_EINVAL) {
+		cmd_error(ctx, "show: iteration %s: %s", ref, err.buf);
+		code = RT_EXIT_USAGE;
 	} else if (rc) {
 		cmd_error(ctx, "show: %s", err.buf);
 		code = RT_EXIT_RUNTIME;
@@ -58,17 +62,20 @@ int cmd_show(int argc, char **argv, struct rt_ctx *ctx)
 		{ "artifact", 0, RT_OPT_STR, &artifact, "NAME",
 		  "print this stored artifact (an engine or build log) instead" },
 		{ "full", 0, RT_OPT_FLAG, &full, NULL,
-		  "strategy llm: print the prompts and responses whole, not cut short" },
+		  "everything, not the summary: samples, environment, provenance, llm text whole" },
 		{ 0 },
 	};
 	const struct rt_cmd_help help = {
 		"ratchet show ITERATION [--artifact NAME] [--full] [--json]",
-		"everything about one iteration: change, measurements, statistics, gate and flips,\n"
-		"regressions, environment, log events, artifacts, notes, corrections, and under\n"
-		"strategy llm the chat exchanges that proposed it",
+		"one iteration in summary: change, decision and statistics, gate and flips,\n"
+		"regressions, engine launches (identical ones as one block), artifacts, notes,\n"
+		"corrections, and under strategy llm the chat exchanges that proposed it;\n"
+		"--full adds the samples per arm, log events, environment and provenance",
 		"ITERATION is CAMPAIGN:SEQ as `ratchet log` prints it (3:5), or the global id\n"
 		"(the id column). --artifact prints one of the artifacts listed under\n"
-		"\"artifacts\" byte for byte, e.g. engine-start-failure.log.",
+		"\"artifacts\" byte for byte, e.g. engine-start-failure.log. Several logs of\n"
+		"one kind (one per engine launch) are numbered: engine-cand-1.log,\n"
+		"engine-cand-2.log; the bare engine-cand.log is then refused with the list.",
 	};
 	int npos, code;
 	if (cmd_parse(ctx, opts, &help, argc, argv, &npos, &code))

@@ -535,9 +535,10 @@ void spec_free(struct spec *s);
 /* The op map a spec's profile: section asks for (s NULL: the defaults);
  * out borrows s's strings. */
 void spec_profile_def(const struct spec *s, struct research_opmap_def *out);
-/* The files its table variants edit, once each, as the research side checks
- * profiles against them: *tables (borrowing s) and their absolute *paths
- * (owned, each freed by the caller); returns how many. */
+/* The files its table variants edit and its space binds, once each, as the
+ * research side checks profiles against them, each with the entries the
+ * space searches: *tables (one allocation, borrowing s) and their absolute
+ * *paths (owned, each freed by the caller); returns how many. */
 size_t spec_research_tables(const struct spec *s, struct research_table **tables, char ***paths);
 
 /* Print the normalized spec (YAML, units in base form, defaults filled in). */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/spec/spec_space.h"
 #include "variants/var.h"
 
 static const struct spec_field profile_fields[];
@@ -263,22 +264,102 @@ void spec_profile_def(const struct spec *s, struct research_opmap_def *out)
 	}
 }
 
+/* The index of the table shown as file in tables[0..n), or n. */
+static size_t table_index(const struct research_table *t, size_t n, const char *file)
+{
+	size_t j = 0;
+	while (j < n && strcmp(t[j].file, file))
+		j++;
+	return j;
+}
+
+/* Pointers the tables of a space borrow (searched keys, key columns), laid
+ * out after the tables in their one allocation. */
+struct borrowed {
+	const char **next; /* the next free slot */
+};
+
+/* The key columns of a space's table binding ({key_columns: [...]}) into
+ * slots of b; *n gets how many. */
+static const char *const *space_key_columns(json_t *table, struct borrowed *b, size_t *n)
+{
+	json_t *kc = json_object_get(table, "key_columns"), *v;
+	size_t i;
+	const char **first = b->next;
+	*n = 0;
+	json_array_foreach(kc, i, v)
+		if (json_is_string(v)) {
+			*b->next++ = json_string_value(v);
+			(*n)++;
+		}
+	return first;
+}
+
+/* Add the tables a space's targets bind (a file no variant names), then
+ * give each table the entries the space searches: a profile's shape that
+ * one of them covers is the search's to fill, not a hole. */
+static size_t space_tables(const struct spec *s, struct var_ctx *vc, struct research_table *t,
+			   char **paths, size_t n, struct borrowed *b)
+{
+	const struct spec_space *sp = s->space;
+	for (size_t i = 0; sp && i < sp->n_targets; i++) {
+		const struct spec_target *g = &sp->targets[i];
+		if (g->kind != SPEC_BIND_TABLE)
+			continue;
+		char *path = var_path(vc, json_string_value(json_object_get(g->table, "file")));
+		const char *shown = var_display_path(vc, path);
+		if (table_index(t, n, shown) < n) {
+			free(path);
+			continue;
+		}
+		paths[n] = path;
+		t[n] = (struct research_table){ shown, path, NULL, 0 };
+		t[n].key_columns = space_key_columns(g->table, b, &t[n].n_key_columns);
+		n++;
+	}
+	for (size_t j = 0; sp && j < n; j++) {
+		t[j].searched = b->next;
+		for (size_t i = 0; i < sp->n_targets; i++) {
+			const struct spec_target *g = &sp->targets[i];
+			if (g->kind != SPEC_BIND_TABLE)
+				continue;
+			char *path = var_path(vc, json_string_value(json_object_get(g->table, "file")));
+			if (!strcmp(path, t[j].path))
+				*b->next++ = g->key;
+			free(path);
+		}
+		t[j].n_searched = (size_t)(b->next - t[j].searched);
+	}
+	return n;
+}
+
+/* Slots for the pointers a space's tables borrow: a searched key and the
+ * key columns per target. */
+static size_t space_slots(const struct spec *s)
+{
+	size_t n = 0;
+	for (size_t i = 0; s->space && i < s->space->n_targets; i++) {
+		const struct spec_target *g = &s->space->targets[i];
+		n += 1 + json_array_size(json_object_get(g->table, "key_columns"));
+	}
+	return n;
+}
+
 size_t spec_research_tables(const struct spec *s, struct research_table **tables, char ***paths)
 {
 	/* the spec holds each file absolute; variants name it as written */
 	struct var_ctx vc = { .workdir = s->workdir };
-	size_t n = 0;
-	*tables = xcalloc(s->n_variants + 1, sizeof(**tables));
-	*paths = xcalloc(s->n_variants + 1, sizeof(char *));
+	size_t n = 0, nt = s->space ? s->space->n_targets : 0;
+	size_t room = (s->n_variants + nt + 1) * sizeof(**tables);
+	*tables = xcalloc(1, room + (space_slots(s) + 1) * sizeof(char *));
+	*paths = xcalloc(s->n_variants + nt + 1, sizeof(char *));
+	struct borrowed b = { (const char **)((char *)*tables + room) };
 	for (size_t i = 0; i < s->n_variants; i++) {
 		const struct var_def *v = &s->variants[i];
 		if (v->kind != VAR_KIND_TABLE)
 			continue;
 		const char *shown = var_display_path(&vc, v->table.file);
-		bool seen = false;
-		for (size_t j = 0; j < n && !seen; j++)
-			seen = !strcmp((*tables)[j].file, shown);
-		if (seen)
+		if (table_index(*tables, n, shown) < n)
 			continue;
 		(*paths)[n] = var_path(&vc, v->table.file);
 		(*tables)[n] = (struct research_table){ shown, (*paths)[n],
@@ -286,5 +367,5 @@ size_t spec_research_tables(const struct spec *s, struct research_table **tables
 							v->table.key_columns.n };
 		n++;
 	}
-	return n;
+	return space_tables(s, &vc, *tables, *paths, n, &b);
 }

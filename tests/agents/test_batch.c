@@ -88,6 +88,11 @@ static void test_list(void **state)
 	assert_int_equal(batch(AGENT_STRAT_LIST, 6, h, 4, 4, p), 1);
 	assert_int_equal(p[0].role, DB_ROLE_CONFIRM);
 	assert_int_equal(p[0].variant, 1);
+	/* a confirmation a kill cut short is proposed again, alone */
+	h[4] = att(1, DB_ITER_INTERRUPTED, DB_ROLE_CONFIRM, NAN, false, 1);
+	assert_int_equal(batch(AGENT_STRAT_LIST, 6, h, 5, 4, p), 1);
+	assert_int_equal(p[0].role, DB_ROLE_CONFIRM);
+	assert_int_equal(p[0].variant, 1);
 	h[4] = att(1, DB_ITER_KEPT, DB_ROLE_CONFIRM, 0.06, true, 1);
 	assert_int_equal(batch(AGENT_STRAT_LIST, 6, h, 5, 4, p), 2); /* the rest, a new round */
 	assert_int_equal(p[0].variant, 4);

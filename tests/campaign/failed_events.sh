@@ -38,6 +38,6 @@ q "SELECT i.seq, m.arm, m.rep, m.metric, m.value, m.valid FROM measurements m JO
 n=$(q "SELECT count(*) FROM measurements m JOIN iterations i ON i.id = m.iteration_id WHERE i.variant = 'breaks' AND m.arm = 'cand' AND m.benchmark = 'log' AND m.metric = 'started' AND m.value = 1")
 [ "$n" -ge 1 ] || { echo "FAIL: the failed candidate's log events are not recorded"; exit 1; }
 seq=$(q "SELECT seq FROM iterations WHERE variant = 'breaks'")
-"$RATCHET_BIN" --db c.db show "1:$seq" > show.out
+"$RATCHET_BIN" --db c.db show --full "1:$seq" > show.out
 grep -A3 "log events" show.out | grep -q "started *cand" || { cat show.out; echo "FAIL: show does not list the candidate's count"; exit 1; }
 echo PASS

@@ -26,7 +26,7 @@ strategy: list
 Y
 "$RATCHET_BIN" --db c.db run spec.yaml > out.txt 2>&1 || { cat out.txt; echo "FAIL: run"; exit 1; }
 "$RATCHET_BIN" --db c.db log >> out.txt 2>&1
-for id in 1 2 3; do "$RATCHET_BIN" --db c.db show "$id" >> out.txt 2>&1; done
+for id in 1 2 3; do "$RATCHET_BIN" --db c.db show --full "$id" >> out.txt 2>&1; done
 "$RATCHET_BIN" --db c.db report > report.md 2>> out.txt
 "$RATCHET_BIN" --db c.db report --format html > report.html 2>> out.txt
 "$RATCHET_BIN" --db c.db export --format json -o - > export.json 2>> out.txt

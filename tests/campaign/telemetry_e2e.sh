@@ -96,6 +96,6 @@ st=$(q "SELECT state FROM iterations WHERE variant='cool-fast'")
 q "SELECT reason FROM iterations WHERE variant='cool-fast'" | grep -q "no sample was throttled" || fail "cool reason"
 
 # show lists the telemetry metrics like any other.
-"$RATCHET_BIN" --db c.db show 1:1 > show.out
+"$RATCHET_BIN" --db c.db show --full 1:1 > show.out
 grep -q "telemetry.temp_c" show.out || { cat show.out; fail "show has no telemetry.temp_c"; }
 echo "ok: $samples samples with telemetry, hot-fast rejected by telemetry.temp_c, throttling reported"

@@ -55,7 +55,7 @@ bad=$(q "SELECT count(*) FROM measurements a JOIN measurements b ON a.iteration_
 [ "$bad" -eq "$n" ] || fail "$bad of $n samples have the held-clock percentage at twice the nominal one"
 t=$(q "SELECT count(*) FROM measurements WHERE benchmark='telemetry' AND metric='sm_clock_mhz' AND value=990")
 [ "$t" -eq "$n" ] || fail "$t of $n samples with the held clock"
-"$RATCHET_BIN" --db c.db show 1:1 > show.out
+"$RATCHET_BIN" --db c.db show --full 1:1 > show.out
 grep -q "vadd.pct_peak_flops .*% of peak at the nominal clock" show.out || { cat show.out; fail "show: nominal"; }
 grep -q "vadd.pct_peak_flops_held .*% of peak at the SM clock held" show.out || { cat show.out; fail "show: held"; }
 grep "pct_peak" show.out

@@ -84,7 +84,7 @@ m=$(sqlite3 concurrent.db "SELECT max(c) FROM (SELECT count(*) c FROM launches G
 sha=$(sha256sum "$RATCHET_BUILD/simserve" | cut -d' ' -f1)
 n=$(sqlite3 switch.db "SELECT count(*) FROM launches WHERE exe_sha256 != '$sha' OR differs IS NOT NULL")
 [ "$n" -eq 0 ] || { echo "FAIL: $n launches with another sha256 or flagged"; exit 1; }
-"$RATCHET_BIN" --db switch.db show 1 > show.out
+"$RATCHET_BIN" --db switch.db show --full 1 > show.out
 grep -q "engine launches" show.out || { cat show.out; echo "FAIL: show lists no launches"; exit 1; }
 grep -q "$sha" show.out || { echo "FAIL: show does not give the sha256"; exit 1; }
 grep -q "the engine did not say" show.out || { echo "FAIL: show does not say the version is unknown"; exit 1; }

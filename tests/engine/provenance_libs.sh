@@ -27,6 +27,6 @@ n=$(q "SELECT count(*) FROM launches WHERE differs LIKE '%library $W/lib/$name s
 [ "$n" -ge 1 ] || { echo "FAIL: a launch with another library is not flagged"; exit 1; }
 n=$(q "SELECT count(DISTINCT exe_sha256) FROM launches")
 [ "$n" = 1 ] || { echo "FAIL: the executable changed too ($n)"; exit 1; }
-prov_show_flagged
+prov_show_flagged --full
 grep -q "libraries.*$name" show.out || { cat show.out; echo "FAIL: show does not list the libraries"; exit 1; }
 echo PASS

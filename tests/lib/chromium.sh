@@ -43,8 +43,10 @@ phone_frame() {
 }
 
 # phone_probe PAGE (a file in $W): prints "390:ok" when, with every <details>
-# open, the page, each chart and each table (.tw) fit 390 px and no code in a
-# table cell may break mid-word; else "390:" and what did not fit. The probe
+# open, the page, each chart and each table (.tw) fit 390 px, no code in a
+# table cell may break mid-word, every chart's text is drawn at 9.5 px or
+# more and no two of a chart's legend, axis and title texts overlap; else
+# "390:" and what did not fit. The probe
 # runs in a copy of the page inside the 390 px frame and posts what it
 # measured to the wrapper.
 phone_probe() {
@@ -53,6 +55,9 @@ if(document.documentElement.scrollWidth>W)bad.push("page "+document.documentElem
 document.querySelectorAll("svg.chart").forEach(function(s){var r=s.getBoundingClientRect();if(r.right>W+0.5)bad.push(s.id+" "+r.right)});
 document.querySelectorAll(".tw").forEach(function(t,i){if(t.scrollWidth>t.clientWidth)bad.push("table "+i+" "+t.scrollWidth+">"+t.clientWidth)});
 document.querySelectorAll("td code").forEach(function(c){var w=getComputedStyle(c).overflowWrap;if(w!=="normal")bad.push("td code "+w)});
+document.querySelectorAll("svg.chart").forEach(function(s){var k=s.getBoundingClientRect().width/s.viewBox.baseVal.width,b=[];
+s.querySelectorAll("text").forEach(function(t){var px=parseFloat(getComputedStyle(t).fontSize)*k;if(px<9.5)bad.push(s.id+" text "+px.toFixed(1)+"px: "+t.textContent)});
+s.querySelectorAll("text.legend,text.axis,text.ctitle").forEach(function(t){var r=t.getBoundingClientRect();b.forEach(function(q){if(r.left<q.r.right&&q.r.left<r.right&&r.top<q.r.bottom&&q.r.top<r.bottom)bad.push(s.id+" overlap: "+q.t+" / "+t.textContent)});b.push({r:r,t:t.textContent})})});
 parent.postMessage(W+":"+(bad.length?bad.join(";"):"ok"),"*")})()</script>'
 	sed 's/<details id=/<details open id=/g' "$W/$1" >"$W/probe-$1"
 	printf '%s\n' "$probe" >>"$W/probe-$1"

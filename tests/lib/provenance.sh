@@ -10,7 +10,7 @@
 #                               provenance; YAML indented by 2), BUMP the shell line the
 #                               bump benchmark runs with $n its runs before this one
 #   prov_first_agree            the first launches (at least 2) are not flagged
-#   prov_show_flagged           `show` of the first flagged launch's iteration, in show.out
+#   prov_show_flagged [OPT...]  `show OPT...` of the first flagged launch's iteration, in show.out
 prov_workdir() {
 	set -eu
 	: "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
@@ -50,5 +50,5 @@ prov_first_agree() {
 prov_show_flagged() {
 	it=$(q "SELECT iteration_id FROM launches WHERE differs IS NOT NULL LIMIT 1")
 	seq=$(q "SELECT seq FROM iterations WHERE id = $it")
-	"$RATCHET_BIN" --db c.db show "1:$seq" > show.out
+	"$RATCHET_BIN" --db c.db show "$@" "1:$seq" > show.out
 }

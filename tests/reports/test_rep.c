@@ -99,7 +99,8 @@ static int fx_teardown(void **state)
 	return 0;
 }
 
-/* The text of `log` (log set) or of `show show_id` (caller frees). */
+/* The text of `log` (log set) or of `show --full show_id` (caller frees);
+ * show's summary is in the golden files. */
 /* noinline: inlined, gcc -O2's -Wdangling-pointer takes the returned
  * memstream buffer for the local that held its address (gcc 12) */
 __attribute__((noinline)) static char *capture(struct db *db, const struct rep_log_opts *log,
@@ -109,7 +110,7 @@ __attribute__((noinline)) static char *capture(struct db *db, const struct rep_l
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	struct rt_sb err = RT_SB_INIT;
-	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, &(struct rep_show_opts){ .json = json }, &err);
+	*rc = log ? rep_log(db, m, log, &err) : rep_show(db, m, show_id, &(struct rep_show_opts){ .json = json, .full = true }, &err);
 	fclose(m);
 	rt_sb_release(&err);
 	return buf;
@@ -256,15 +257,16 @@ static void test_svg_objective(void **state)
 {
 	(void)state;
 	struct rep_obj_pt p[] = {
-		{ 0, 1000, NAN, NAN, 'b' }, { 1, 1061, 1040, 1083, 'k' }, { 2, 1139, 1110, 1160, 'g' },
-		{ 3, 1065, 1049, 1082, 'r' }, { 4, 1095, 1084, 1107, 'k' },
+		{ 0, 1000, NAN, NAN, 'b', 1000 }, { 1, 1061, 1040, 1083, 'k', 1002 },
+		{ 2, 1139, 1110, 1160, 'g', 1060 }, { 3, 1065, 1049, 1082, 'r', 1058 },
+		{ 4, 1095, 1084, 1107, 'k', 1063 },
 	};
 	struct rt_sb sb = RT_SB_INIT;
 	rep_svg_objective(&sb, p, 5, "serve.tok_s", "tok/s");
 	assert_int_equal(svg_points(sb.buf, "chart-objective"), 5);
 	assert_int_equal(count(sb.buf, "class=\"ci\""), 4);
 	assert_int_equal(count(sb.buf, "class=\"pt kept\""), 2);
-	assert_non_null(strstr(sb.buf, "viewBox=\"0 0 720 340\""));
+	assert_non_null(strstr(sb.buf, "viewBox=\"0 0 720 396\""));
 	assert_non_null(strstr(sb.buf, "serve.tok_s (tok/s)"));
 	/* running best: M baseline, then one step per kept point */
 	const char *best = strstr(sb.buf, "class=\"best\"");
@@ -276,7 +278,7 @@ static void test_svg_objective(void **state)
 	struct rep_obj_pt *m = xcalloc(n, sizeof(*m));
 	for (size_t i = 0; i < n; i++)
 		m[i] = (struct rep_obj_pt){ (int)i, 1000 + (double)(i % 7), NAN, NAN,
-					    i % 1000 == 1 ? 'k' : 'r' };
+					    i % 1000 == 1 ? 'k' : 'r', 1000 };
 	rep_svg_objective(&sb, m, n, "x.y", NULL);
 	/* past the cap, each point is a dot "Mx yh0" in one path per decision */
 	size_t pts = count(sb.buf, "h0");
@@ -288,6 +290,89 @@ static void test_svg_objective(void **state)
 	free(kd);
 	assert_non_null(strstr(sb.buf, "of 10000 points"));
 	free(m);
+	rt_sb_release(&sb);
+}
+
+/* The y of the best line's horizontal segment over x, in a path of M, H and
+ * V commands (NAN when none spans x). */
+static double line_y_at(const char *d, double x)
+{
+	double cx = 0, cy = 0;
+	while (*d && *d != '"') {
+		char op = *d++;
+		char *end;
+		double a = strtod(d, &end), b = 0;
+		d = end;
+		if (op == 'M') {
+			b = strtod(d, &end);
+			d = end;
+			cx = a, cy = b;
+		} else if (op == 'H') {
+			if ((cx <= x && x <= a) || (a <= x && x <= cx))
+				return cy;
+			cx = a;
+		} else if (op == 'V') {
+			cy = a;
+		}
+	}
+	return NAN;
+}
+
+/* The cx and cy (or a square's centre) of the first point of class cls. */
+static void point_at(const char *svg, const char *cls, double *x, double *y)
+{
+	char key[48];
+	snprintf(key, sizeof(key), "class=\"pt %s\"", cls);
+	const char *at = strstr(svg, key);
+	assert_non_null(at);
+	const char *cxs = strstr(at, " cx=\""), *xs = strstr(at, " x=\"");
+	if (cxs && (!xs || cxs < xs)) {
+		*x = strtod(cxs + 5, NULL);
+		*y = strtod(strstr(at, " cy=\"") + 5, NULL);
+	} else {
+		double w = strtod(strstr(at, " width=\"") + 8, NULL);
+		*x = strtod(xs + 4, NULL) + w / 2;
+		*y = strtod(strstr(at, " y=\"") + 4, NULL) + w / 2;
+	}
+}
+
+/* Issue 23: the best-so-far line is the best's median measured beside each
+ * candidate, so a reverted candidate that lost sits below it even when the
+ * host was faster than when the best was kept (the old line, the kept
+ * candidate's own median, ran under it); reverted and invalid points have
+ * their own markers and legend entries; the legend's rows do not overlap. */
+static void test_svg_objective_best(void **state)
+{
+	(void)state;
+	struct rep_obj_pt p[] = {
+		{ 0, 1000, NAN, NAN, 'b', 1000 }, { 1, 1061, 1040, 1083, 'k', 1001 },
+		{ 2, 1080, 1070, 1090, 'r', 1095 }, /* the host faster: both arms above 1061 */
+		{ 3, 1050, 1040, 1060, 'i', 1060 },
+	};
+	struct rt_sb sb = RT_SB_INIT;
+	rep_svg_objective(&sb, p, 4, "serve.tok_s", "tok/s");
+	const char *best = strstr(sb.buf, "class=\"best\"");
+	assert_non_null(best);
+	best = strstr(best, "d=\"") + 3;
+	double x, y;
+	point_at(sb.buf, "reverted", &x, &y);
+	double ly = line_y_at(best, x);
+	assert_false(isnan(ly));
+	assert_true(y > ly); /* SVG y grows downwards: the point is below the line */
+	point_at(sb.buf, "kept", &x, &y);
+	assert_true(y < line_y_at(best, x)); /* the kept one gained on its own best */
+	/* distinct markers: reverted a circle, invalid a square, each in the legend */
+	assert_non_null(strstr(sb.buf, "<circle class=\"pt reverted\""));
+	assert_non_null(strstr(sb.buf, "<rect class=\"pt invalid\""));
+	assert_non_null(strstr(sb.buf, "<rect class=\"lg\""));
+	assert_non_null(strstr(sb.buf, ">invalid</text>"));
+	assert_non_null(strstr(sb.buf, ">reverted</text>"));
+	assert_non_null(strstr(sb.buf, ">best so far</text>"));
+	/* six legend entries, three to a row, 200 apart and 28 down: no two share
+	 * a spot at a phone's text size (tests/lib/chromium.sh measures it) */
+	assert_int_equal(count(sb.buf, "class=\"legend\""), 6);
+	assert_non_null(strstr(sb.buf, "<text x=\"308.0\" y=\"48.0\""));
+	assert_non_null(strstr(sb.buf, "<text x=\"108.0\" y=\"76.0\""));
 	rt_sb_release(&sb);
 }
 
@@ -333,6 +418,8 @@ static void test_svg_waterfall(void **state)
 	assert_non_null(strstr(sb.buf, "&lt;b&gt;x&lt;/b&gt;"));
 	/* compounded: 1.061 * 1.032 * 0.99 = 1.0840 */
 	assert_non_null(strstr(sb.buf, "108.4%"));
+	/* the axis starts at 0% (issue 23: it started near 88%) */
+	assert_non_null(strstr(sb.buf, "class=\"tick\">0%</text>"));
 	/* 1000 kept changes of +0.1%: 30 bars of 34 (the last of 14), still compounded */
 	struct rep_gain *m = xcalloc(1000, sizeof(*m));
 	for (int i = 0; i < 1000; i++)
@@ -801,6 +888,13 @@ static void test_html(void **state)
 	assert_non_null(strstr(out.buf, "&lt;script&gt;alert(1)&lt;/script&gt;"));
 	assert_non_null(strstr(out.buf, "<del>"));
 	assert_non_null(strstr(out.buf, "@media print"));
+	/* the regressions of changes not kept are folded, those of kept ones not */
+	const char *fold = strstr(out.buf, "<details id=\"regressions-not-kept\"");
+	assert_non_null(fold);
+	assert_non_null(strstr(fold, "1 regression of changes not kept (not in the final configuration)"));
+	const char *open = strstr(out.buf, "Of kept changes (these shipped");
+	assert_true(open && open < fold);
+	assert_null(strstr(open, "<details id=\"regressions-kept"));
 	rt_sb_release(&out);
 }
 
@@ -870,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_since),
 		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_svg_objective),
+		cmocka_unit_test(test_svg_objective_best),
 		cmocka_unit_test(test_svg_gate),
 		cmocka_unit_test(test_svg_waterfall),
 		cmocka_unit_test(test_svg_latency),

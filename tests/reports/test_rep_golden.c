@@ -85,7 +85,7 @@ struct golden {
 	enum { MD, HTML, LOG, SHOW, REGR } view;
 	int64_t id;       /* SHOW: the iteration */
 	bool color;       /* ANSI colours (LOG, SHOW, REGR) */
-	bool all;         /* REGR: --all */
+	bool all;         /* REGR: --all; SHOW: --full */
 };
 
 /* The HTML names the ratchet version; the golden file says VERSION instead. */
@@ -115,7 +115,7 @@ static void test_golden(void **state)
 	int rc = g->view == MD ? rep_report(db, 0, REP_MD, &out, NULL)
 		 : g->view == HTML ? rep_report(db, 0, REP_HTML, &out, NULL)
 		 : g->view == LOG ? rep_log(db, m, &o, NULL)
-		 : g->view == SHOW ? rep_show(db, m, g->id, &(struct rep_show_opts){ .color = g->color }, NULL)
+		 : g->view == SHOW ? rep_show(db, m, g->id, &(struct rep_show_opts){ .color = g->color, .full = g->all }, NULL)
 				   : rep_regressions(db, m, &ro, NULL);
 	fclose(m);
 	assert_int_equal(rc, 0);
@@ -133,6 +133,7 @@ static const struct golden cases[] = {
 	{ "log.txt", LOG, 0, false },
 	{ "log.color.txt", LOG, 0, true },
 	{ "show_4.txt", SHOW, 4, false },  /* corrected by iteration 9 */
+	{ "show_4.full.txt", SHOW, 4, false, true },
 	{ "show_9.txt", SHOW, 9, false },  /* corrects iteration 4 */
 	{ "show_4.color.txt", SHOW, 4, true },
 	{ "regressions.txt", REGR, 0, false },

@@ -80,7 +80,7 @@ R findings --campaign 1 > findings.out
 cat findings.out
 sed -n 2p findings.out | grep -q 'hole .*tiles.json has no entry for prefill.T_LE_512' &&
 	ok "the top finding is the missing prefill.T_LE_512 entry" || no "top finding: $(sed -n 2p findings.out)"
-sed -n 2p findings.out | grep -Eq '^  1 +[0-9.]+%  [0-9.]+% x 1.5' && ok "its bound is printed" || no "bound"
+sed -n 2p findings.out | grep -Eq '^  1 +[0-9]+ +[0-9.]+%  [0-9.]+% x 1.5' && ok "its bound is printed" || no "bound"
 grep -q 'hot_op' findings.out && grep -q 'recompile_storm' findings.out && grep -q 'default kernel ran' findings.out &&
 	ok "hot op, recompile storm and the default kernel in the evidence" || no "other findings"
 tune=$(q "SELECT seq FROM iterations WHERE variant = 'tune-gt512'")
