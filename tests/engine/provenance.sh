@@ -48,13 +48,7 @@ prov_first_agree
 n=$(q "SELECT count(*) FROM launches WHERE differs LIKE '%provenance output%torch==2.6.0%'")
 [ "$n" -ge 1 ] || { echo "FAIL: the changed package set is not flagged"; exit 1; }
 grep -q "differs from the campaign's first" run.out || { cat run.out; echo "FAIL: the run did not say so"; exit 1; }
-<<<<<<< HEAD
-prov_show_flagged
-=======
-it=$(q "SELECT iteration_id FROM launches WHERE differs IS NOT NULL LIMIT 1")
-seq=$(q "SELECT seq FROM iterations WHERE id = $it")
-"$RATCHET_BIN" --db c.db show --full "1:$seq" > show.out
->>>>>>> main
+prov_show_flagged --full
 grep -q "DIFFERS from the campaign's first launch" show.out || { cat show.out; echo "FAIL: show does not flag it"; exit 1; }
 grep -q "image digest *vllm/vllm-openai@sha256:0123456789abcdef" show.out || { echo "FAIL: show has no digest"; exit 1; }
 # no `image inspect`: the reference alone, and why
