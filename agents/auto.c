@@ -2,9 +2,17 @@
  * `auto`: a portfolio of the space strategies run by a multi-armed bandit,
  * so that a user need not know the space to choose one. The arms are
  * `coordinate` (first: its start at the middle of every parameter is a
- * strong first guess), `model` and `random`; each proposal goes to one arm, which
+ * strong first guess) and `model`; each proposal goes to one arm, which
  * sees the whole history (every arm's points), so the model is fitted on
  * what coordinate found and coordinate walks from the model's best.
+ *
+ * Early elimination: once coordinate's first local search has converged
+ * (every neighbour of its best measured, none better), its next points
+ * would be restarts from the seeded order, random points in effect, so the
+ * arm is retired and the model (which explores on its own when it stalls)
+ * takes every later turn. `random` is no arm: on the repository's spaces
+ * each of its turns was an evaluation the other two would have spent
+ * better (docs/figures.md, "Search v2, second pass": before and after).
  *
  * The bandit is OpenTuner's AUC bandit (J. Ansel et al., "OpenTuner: An
  * Extensible Framework for Program Autotuning", PACT 2014, section 4.2; the
@@ -20,10 +28,11 @@
  * here is AUTO_WINDOW (its C is kept).
  *
  * The arms' order of use is not stored: it is recomputed from the history
- * (each step's arm is the bandit's choice given the uses before it), so the
+ * (each step's arm is the bandit's choice given the uses before it, and
+ * coordinate's retirement is a function of the history's prefix), so the
  * choice stays a pure function of the history and the seed. Only the model
  * may stop the search early (its stop is the honest one, agents/model.c);
- * coordinate and random run on without their own early stop.
+ * coordinate runs on without its own early stop.
  */
 #include "agents/space.h"
 
@@ -43,16 +52,21 @@ static const struct {
 } arms[] = {
 	{ "coordinate", agent_search_coordinate, false },
 	{ "model", agent_search_model, true },
-	{ "random", agent_search_random, false },
 };
 #define N_ARMS RT_ARRAY_SIZE(arms)
+#define ARM_COORDINATE 0
 
 /* The bandit's choice given the arms' uses so far (arm[i], hit[i] for the
- * window's uses, oldest first); *score gets each arm's credit. */
-static size_t choose(const size_t *arm, const bool *hit, size_t n, double *score)
+ * window's uses, oldest first), among the arms not off; *score gets each
+ * arm's credit (-INFINITY: off). The model is never off. */
+static size_t choose(const size_t *arm, const bool *hit, size_t n, double *score, const bool *off)
 {
-	size_t from = n > AUTO_WINDOW ? n - AUTO_WINDOW : 0, w = n - from, best = 0;
+	size_t from = n > AUTO_WINDOW ? n - AUTO_WINDOW : 0, w = n - from, best = N_ARMS;
 	for (size_t t = 0; t < N_ARMS; t++) {
+		if (off[t]) {
+			score[t] = -INFINITY;
+			continue;
+		}
 		double num = 0;
 		size_t k = 0;
 		for (size_t i = from; i < n; i++)
@@ -60,33 +74,44 @@ static size_t choose(const size_t *arm, const bool *hit, size_t n, double *score
 				num += (double)++k * hit[i];
 		score[t] = k ? 2 * num / ((double)k * (double)(k + 1)) + AUTO_C * sqrt(2 * log((double)w) / (double)k)
 			     : INFINITY;
-		if (score[t] > score[best])
+		if (best == N_ARMS || score[t] > score[best])
 			best = t;
 	}
 	return best;
 }
 
 /* The arms' uses, recomputed: observation i was the bandit's choice given
- * the uses before it; it is a hit when it beats every full feasible value
- * before it. Returns the arm for the next proposal. */
+ * the uses before it (coordinate off from the observation after which its
+ * first local search had converged); it is a hit when it beats every full
+ * feasible value before it. Returns the arm for the next proposal. */
 static size_t replay_arms(const struct agent_search *q, double *score, size_t *uses)
 {
 	size_t *arm = xcalloc(q->n_obs + 1, sizeof(*arm));
 	bool *hit = xcalloc(q->n_obs + 1, sizeof(*hit));
 	double best = -INFINITY;
+	size_t conv = agent_coordinate_converged(q);
+	bool off[N_ARMS] = { false };
 	memset(uses, 0, N_ARMS * sizeof(*uses));
 	for (size_t i = 0; i < q->n_obs; i++) {
-		arm[i] = choose(arm, hit, i, score);
+		off[ARM_COORDINATE] = i >= conv;
+		arm[i] = choose(arm, hit, i, score, off);
 		uses[arm[i]]++;
 		double v = q->obs[i].value;
 		hit[i] = q->obs[i].fidelity >= 1 && !isnan(v) && v > best;
 		if (hit[i])
 			best = v;
 	}
-	size_t next = choose(arm, hit, q->n_obs, score);
+	off[ARM_COORDINATE] = q->n_obs >= conv;
+	size_t next = choose(arm, hit, q->n_obs, score, off);
 	free(arm);
 	free(hit);
 	return next;
+}
+
+/* An arm's credit for the record: -1 when off or not yet used. */
+static double credit(double score)
+{
+	return isinf(score) ? -1 : score;
 }
 
 int agent_search_auto(const struct agent_search *q, struct agent_pick *pk)
@@ -100,10 +125,12 @@ int agent_search_auto(const struct agent_search *q, struct agent_pick *pk)
 	memset(&p, 0, sizeof(p));
 	int rc = arms[a].fn(&sub, &p);
 	*pk = p;
-	snprintf(pk->reason, sizeof(pk->reason), "auto: %s (AUC bandit credit %.2f, %zu of %zu uses): %.140s",
-		 arms[a].name, isinf(score[a]) ? 0.0 : score[a], uses[a], q->n_obs, p.reason);
-	snprintf(pk->state, sizeof(pk->state), "{\"arm\":\"%s\",\"credit\":[%.3f,%.3f,%.3f],\"uses\":[%zu,%zu,%zu]}",
-		 arms[a].name, isinf(score[0]) ? -1 : score[0], isinf(score[1]) ? -1 : score[1],
-		 isinf(score[2]) ? -1 : score[2], uses[0], uses[1], uses[2]);
+	bool retired = isinf(score[ARM_COORDINATE]) && score[ARM_COORDINATE] < 0;
+	snprintf(pk->reason, sizeof(pk->reason), "auto: %s (AUC bandit credit %.2f, %zu of %zu uses%s): %.120s",
+		 arms[a].name, credit(score[a]) < 0 ? 0.0 : score[a], uses[a], q->n_obs,
+		 retired ? "; coordinate retired: converged" : "", p.reason);
+	snprintf(pk->state, sizeof(pk->state),
+		 "{\"arm\":\"%s\",\"credit\":[%.3f,%.3f],\"uses\":[%zu,%zu],\"coordinate_retired\":%s}", arms[a].name,
+		 credit(score[0]), credit(score[1]), uses[0], uses[1], retired ? "true" : "false");
 	return rc;
 }

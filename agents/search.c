@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/base/rand.h"
+
 /* ---- random ---- */
 
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk)
@@ -48,18 +50,64 @@ static bool ordered(const struct agent_param *p)
 }
 
 /* One local search as of step n: its observations are [from, n); a point
- * counts as measured when any of the first n observations measured it. */
+ * counts as measured when any of the first n observations measured it.
+ * agent_search_coordinate replays every step of the history, so what each
+ * step would recompute is built once per proposal: for each point, the
+ * first observation that measured it in full (an open-addressing table,
+ * slots a power of two at least twice the observations), and the seeded
+ * order of the later runs' starts (shuffled on first use). Rebuilding that
+ * order at every replayed step was 95% of a proposal's CPU on 100,000
+ * points (docs/figures.md, "Search v2, second pass"). */
 struct coord {
 	const struct agent_search *q; /* the whole history */
 	size_t from;                  /* the run's first observation */
 	size_t n;                     /* the step: observations known then */
+	uint64_t *code;               /* the table's points */
+	size_t *first;                /* their first full observation; SIZE_MAX: an empty slot */
+	size_t mask;                  /* slots - 1 */
+	uint64_t *perm;               /* the seeded order (salt 3), NULL until needed */
 };
+
+static size_t slot_of(const struct coord *k, uint64_t code)
+{
+	uint64_t s = code;
+	size_t i = (size_t)rt_splitmix64(&s) & k->mask;
+	while (k->first[i] != SIZE_MAX && k->code[i] != code)
+		i = (i + 1) & k->mask;
+	return i;
+}
+
+static void coord_init(struct coord *k, const struct agent_search *q)
+{
+	size_t slots = 16;
+	while (slots < 2 * q->n_obs + 2)
+		slots *= 2;
+	*k = (struct coord){ .q = q, .mask = slots - 1 };
+	k->code = xcalloc(slots, sizeof(*k->code));
+	k->first = xcalloc(slots, sizeof(*k->first));
+	for (size_t i = 0; i < slots; i++)
+		k->first[i] = SIZE_MAX;
+	for (size_t i = 0; i < q->n_obs; i++) {
+		if (q->obs[i].fidelity < 1 - 1e-9)
+			continue;
+		size_t s = slot_of(k, q->obs[i].code);
+		if (k->first[s] == SIZE_MAX) {
+			k->code[s] = q->obs[i].code;
+			k->first[s] = i;
+		}
+	}
+}
+
+static void coord_release(struct coord *k)
+{
+	free(k->code);
+	free(k->first);
+	free(k->perm);
+}
 
 static bool measured_then(const struct coord *k, uint64_t code)
 {
-	struct agent_search h = *k->q;
-	h.n_obs = k->n;
-	return agent_measured(&h, code, 1);
+	return k->first[slot_of(k, code)] < k->n;
 }
 
 /* Try code as the pick: valid and not yet measured. */
@@ -152,7 +200,7 @@ static bool neighbours(const struct coord *k, uint64_t at, struct agent_pick *pk
 /* A run's first point: for the first run the point the configuration
  * holds now (when known) or else the middle of every parameter, else (or
  * when that is taken) the next untried point of the seeded order. */
-static bool start(const struct coord *k, int run, struct agent_pick *pk)
+static bool start(struct coord *k, int run, struct agent_pick *pk)
 {
 	const struct agent_space *sp = k->q->sp;
 	if (run == 0 && k->q->start >= 0 && offer(k, (uint64_t)k->q->start, pk)) {
@@ -168,11 +216,11 @@ static bool start(const struct coord *k, int run, struct agent_pick *pk)
 		snprintf(pk->reason, sizeof(pk->reason), "coordinate: start at the middle of every parameter");
 		return true;
 	}
-	uint64_t *perm = agent_shuffled(k->q, 3);
+	if (!k->perm)
+		k->perm = agent_shuffled(k->q, 3);
 	bool hit = false;
 	for (size_t i = 0; i < k->q->n_valid && !hit; i++)
-		hit = offer(k, perm[i], pk);
-	free(perm);
+		hit = offer(k, k->perm[i], pk);
 	if (hit)
 		snprintf(pk->reason, sizeof(pk->reason), "coordinate: local search %d starts at a point of the seeded "
 			 "order", run + 1);
@@ -181,7 +229,7 @@ static bool start(const struct coord *k, int run, struct agent_pick *pk)
 
 /* The local search's next point: 1, or 0 when it converged (or the run
  * has a best and every neighbour of it was measured). */
-static int local_step(const struct coord *k, int run, struct agent_pick *pk)
+static int local_step(struct coord *k, int run, struct agent_pick *pk)
 {
 	long b = run_best(k, k->n);
 	if (b < 0)
@@ -189,25 +237,52 @@ static int local_step(const struct coord *k, int run, struct agent_pick *pk)
 	return pattern_move(k, b, pk) || neighbours(k, k->q->obs[b].code, pk);
 }
 
-int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
+/* The runs so far: an observation made when the run before it had
+ * converged started a new one. Returns the run now (0: the first);
+ * *first: the observations after which the first run had converged
+ * (SIZE_MAX: it has not). */
+static int replay_runs(struct coord *k, size_t *first)
 {
-	/* The runs so far: an observation made when the run before it had
-	 * converged started a new one. */
-	struct coord k = { q, 0, 0 };
 	int run = 0;
 	struct agent_pick tmp;
-	for (k.n = 1; k.n < q->n_obs; k.n++) {
-		if (!local_step(&k, run, &tmp)) {
-			k.from = k.n;
+	*first = SIZE_MAX;
+	for (k->n = 1; k->n < k->q->n_obs; k->n++) {
+		if (!local_step(k, run, &tmp)) {
+			*first = run ? *first : k->n;
+			k->from = k->n;
 			run++;
 		}
 	}
-	k.n = q->n_obs;
+	k->n = k->q->n_obs;
+	return run;
+}
+
+size_t agent_coordinate_converged(const struct agent_search *q)
+{
+	struct coord k;
+	size_t first;
+	coord_init(&k, q);
+	int run = replay_runs(&k, &first);
+	struct agent_pick tmp;
+	if (!run && q->n_obs && !local_step(&k, run, &tmp))
+		first = q->n_obs;
+	coord_release(&k);
+	return first;
+}
+
+int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
+{
+	struct coord k;
+	size_t first;
+	coord_init(&k, q);
+	int run = replay_runs(&k, &first);
 	long gb = agent_best_obs(q);
 	snprintf(pk->state, sizeof(pk->state), "{\"run\":%d,\"run_from\":%zu,\"best\":%lld}", run + 1, k.from,
 		 gb < 0 ? -1LL : (long long)q->obs[gb].code);
-	if (local_step(&k, run, pk))
+	if (local_step(&k, run, pk)) {
+		coord_release(&k);
 		return 1;
+	}
 	long b = run_best(&k, k.n);
 	char *t = b >= 0 ? agent_point_text(q->sp, q->obs[b].code) : xstrdup("no feasible point");
 	bool more = (q->no_early_stop || run + 1 < COORD_RUNS) && start(&k, run + 1, pk);
@@ -221,6 +296,7 @@ int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
 			 "neighbour of each local best was measured and none beat it", run + 1, run ? "s" : "", t);
 	}
 	free(t);
+	coord_release(&k);
 	return more;
 }
 

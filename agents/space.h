@@ -144,8 +144,12 @@ int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk);
 int agent_search_halving(const struct agent_search *q, struct agent_pick *pk);
 int agent_search_model(const struct agent_search *q, struct agent_pick *pk);
-/* auto: a bandit over model, coordinate and random (agents/auto.c). */
+/* auto: a bandit over coordinate and model (agents/auto.c). */
 int agent_search_auto(const struct agent_search *q, struct agent_pick *pk);
+/* After how many of q's observations coordinate's first local search had
+ * converged (every neighbour of its best measured, none better), or
+ * SIZE_MAX when it has not yet (auto retires the arm then). */
+size_t agent_coordinate_converged(const struct agent_search *q);
 
 /* The valid points in the order of a seeded shuffle (caller frees). */
 uint64_t *agent_shuffled(const struct agent_search *q, uint64_t salt);

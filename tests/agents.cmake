@@ -44,7 +44,9 @@ rt_add_test(test_search_unit SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_searc
             LIBS rt_agents rt_base TIMEOUT 120 LABELS unit)
 # Search v2 (issue 28): the needle found within a budget, proposals beyond
 # the old 20k prefix on the 100k-point space (each under 0.25 s of CPU),
-# halving's fallback to full fidelity, auto a pure function of the history.
+# halving's fallback to full fidelity, auto a pure function of the history;
+# 10 seeds of the 100k space, coordinate's cost there, the model's own stop,
+# auto retiring a converged coordinate.
 rt_add_test(test_search_v2 SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_search_v2.c
             LIBS rt_agents rt_base TIMEOUT 600 LABELS unit)
 if(TARGET test_search_v2)

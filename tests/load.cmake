@@ -27,6 +27,11 @@ if(MHD_FOUND)
   rt_add_test(test_load_vllm_flags COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/vllm_flags.sh
               TIMEOUT 60 LABELS load e2e)
   set_tests_properties(test_load_vllm_flags PROPERTIES SKIP_RETURN_CODE 77)
+  # A server that drops kept-alive connections (simserve --keepalive-drop):
+  # libcurl's per-handle retry budget (runner/oai/oai_client.c, xfer_renew).
+  rt_add_test(test_load_keepalive COMMAND sh ${CMAKE_SOURCE_DIR}/tests/load/keepalive.sh
+              TIMEOUT 60 LABELS load e2e)
+  set_tests_properties(test_load_keepalive PROPERTIES SKIP_RETURN_CODE 77)
   rt_add_bench(load SOURCES ${CMAKE_SOURCE_DIR}/tests/perf/bench_load.c
                LIBS rt_load rt_load_testserver rt_base)
 endif()

@@ -1,7 +1,7 @@
 /*
  * The HTTP side of simserve, on libmicrohttpd: /health, /v1/models and the
  * OpenAI completions and chat endpoints, streaming (SSE) or not, plus the
- * fault knobs (--crash-after, --hang-after, --malformed).
+ * fault knobs (--crash-after, --hang-after, --malformed, --keepalive-drop).
  *
  * A completion request is parsed with jansson, planned (plan.c) and handed
  * to the scheduler. A streaming response is a callback response: the
@@ -496,6 +496,38 @@ static enum MHD_Result start_completion(struct MHD_Connection *c, struct ss_req 
 	return rc;
 }
 
+/*
+ * --keepalive-drop N: a connection's requests are counted in its socket
+ * context, and the Nth is not answered: MHD closes the connection (the
+ * handler's MHD_NO) with nothing sent. That is what a client sees when a
+ * server closes an idle kept-alive connection just as the client sends its
+ * next request on it (llama-server's cpp-httplib between streamed answers):
+ * the request went out on a reused connection, and the connection died
+ * before any byte of an answer. The request itself is never processed.
+ */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	(void)cls;
+	(void)c;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = xcalloc(1, sizeof(long));
+	} else {
+		free(*socket_context);
+		*socket_context = NULL;
+	}
+}
+
+/* Is c's request that just began the one --keepalive-drop closes? */
+static bool keepalive_drop(struct MHD_Connection *c)
+{
+	if (H.cfg->keepalive_drop < 2)
+		return false;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	long *n = ci ? ci->socket_context : NULL;
+	return n && ++*n == H.cfg->keepalive_drop;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
 			       const char *method, const char *version, const char *upload,
 			       size_t *upload_size, void **con_cls)
@@ -503,6 +535,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 	struct ss_req *r = *con_cls;
 	bool post = !strcmp(method, "POST");
 	if (!r) {
+		if (keepalive_drop(c))
+			return MHD_NO; /* closed, unanswered */
 		r = ss_req_new(c);
 		*con_cls = r;
 		if (atomic_load(&H.hang))
@@ -602,6 +636,7 @@ int ss_http_start(const struct ss_config *cfg, int *port, struct rt_sb *err)
 			       MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 			       MHD_OPTION_THREAD_POOL_SIZE, pool,
 			       MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+			       MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
 			       MHD_OPTION_CONNECTION_LIMIT, (unsigned)10000,
 			       MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
 			       MHD_OPTION_END);

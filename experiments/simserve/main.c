@@ -58,6 +58,7 @@ static const struct rt_opt opts[] = {
 	{ "crash-after", 0, RT_OPT_INT, &cfg.crash_after, "N", "exit(70) when completion request N+1 arrives" },
 	{ "hang-after", 0, RT_OPT_INT, &cfg.hang_after, "N", "stop answering anything after N completion requests" },
 	{ "malformed", 0, RT_OPT_STR, &cfg.malformed, "MODE", "badjson, nodone, 500mid, reset or bigchunk" },
+	{ "keepalive-drop", 0, RT_OPT_INT, &cfg.keepalive_drop, "N", "close a kept-alive connection, unanswered, when its Nth request arrives (N >= 2)" },
 	{ "seed", 0, RT_OPT_INT, &cfg.seed, "N", "server RNG seed for sampled filler text (default 0)" },
 	{ "log-recompiles", 0, RT_OPT_FLAG, &cfg.log_recompiles, NULL, "print 'Compiling kernel for batch size N' per new batch size" },
 	{ "compile-ms", 0, RT_OPT_DBL, &cfg.compile_ms, "MS", "the compile time the recompile lines say: '... (compiled in MS ms)' (printed, not slept)" },
@@ -151,6 +152,9 @@ static int check(struct rt_sb *err)
 		return rt_errf(err, RT_EUSAGE, "costs must be >= 0");
 	if (cfg.slow_start < 0 || cfg.crash_after < 0 || cfg.hang_after < 0)
 		return rt_errf(err, RT_EUSAGE, "--slow-start, --crash-after and --hang-after must be >= 0");
+	if (cfg.keepalive_drop < 0 || cfg.keepalive_drop == 1)
+		return rt_errf(err, RT_EUSAGE, "--keepalive-drop: %ld is not 0 (off) or >= 2 (a kept-alive "
+			       "connection's request)", cfg.keepalive_drop);
 	if (!*cfg.model)
 		return rt_errf(err, RT_EUSAGE, "--model: must not be empty");
 	return cfg.check_visible ? check_visible(err) : 0;

@@ -51,6 +51,7 @@ struct ss_config {
 	long crash_after;             /* exit(70) on completion request crash_after+1; 0 off */
 	long hang_after;              /* stop answering after this many completion requests; 0 off */
 	const char *malformed;        /* fault mode name, or NULL */
+	long keepalive_drop;          /* close a connection, unanswered, at its Nth request; 0 off */
 	long seed;                    /* server RNG seed */
 	bool log_recompiles;          /* print "Compiling kernel for batch size N" */
 	double compile_ms;            /* > 0: the compile time those lines say (printed, not slept) */

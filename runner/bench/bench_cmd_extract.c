@@ -249,6 +249,27 @@ static size_t md_cells(const char *line, size_t n, char cells[16][64])
 	return c;
 }
 
+/*
+ * llama-batched-bench writes through llama.cpp's asynchronous log: a thread
+ * prints queued lines, and the logger is never flushed at exit (common/log.cpp,
+ * common_log_main, at 80fb11a: "logs may be lost if not flushed before the
+ * program exits"), so the end of its output, with the last rows, is lost now
+ * and then while the exit status is 0 (about 1 run in 5 on a loaded 2-core
+ * host). After its rows it always prints an empty line (and, on stderr,
+ * llama_perf_context_print's lines): output that ends at a row, or inside
+ * one, lost its end. Taking the last row that arrived would then read another
+ * row than the one meant, so such output is refused, saying why, unless the
+ * row asked for by format_row arrived whole. last is the last row read
+ * ("PP,TG,B"), "" when none.
+ */
+static int lbb_cut_short(struct rt_sb *err, const char *what, const char *last)
+{
+	return rt_errf(err, RT_EPARSE, "llama-batched-bench%s: the output ends inside the results%s%s%s, "
+		       "without the empty line the program prints after them: its end was lost, and "
+		       "rows with it (llama.cpp's log is written by a thread that is not flushed at "
+		       "exit); run it again", what, *last ? " (after row " : "", last, *last ? ")" : "");
+}
+
 int run_bcmd_llama_batched_table(const char *text, size_t len, const char *row,
 				 struct run_bcmd_metrics *out, struct rt_sb *err)
 {
@@ -256,14 +277,17 @@ int run_bcmd_llama_batched_table(const char *text, size_t len, const char *row,
 	if (row && parse_row_sel(row, sel, err))
 		return RT_EINVAL;
 	int col[10];
-	bool header = false, got = false;
+	bool header = false, got = false, ended = true;
 	double vals[10];
-	char cells[16][64];
+	char cells[16][64], last[96] = "";
 	for (const char *p = text, *end = text + len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		size_t c = md_cells(p, n, cells);
+		bool row_line = header && n && *p == '|';
 		p += n + (nl ? 1 : 0);
+		if (header)
+			ended = !row_line; /* a line after the rows: their end arrived */
 		if (c == 0)
 			continue;
 		if (!header) {
@@ -287,11 +311,14 @@ int run_bcmd_llama_batched_table(const char *text, size_t len, const char *row,
 			     run_bcmd_parse_number(cells[col[k]], strlen(cells[col[k]]), &v[k]) == 0;
 		if (!ok)
 			continue;
+		snprintf(last, sizeof(last), "%g,%g,%g", v[0], v[1], v[2]);
 		if (row && !(v[0] == sel[0] && v[1] == sel[1] && v[2] == sel[2]))
 			continue;
 		memcpy(vals, v, sizeof(v));
 		got = true;
 	}
+	if (header && !ended && !(row && got))
+		return lbb_cut_short(err, "", last);
 	if (!header) {
 		rt_errf(err, RT_EPARSE, "llama-batched-bench: no table with columns PP, TG, B, N_KV, "
 			"T_PP s, S_PP t/s, T_TG s, S_TG t/s, T s, S t/s");
@@ -314,7 +341,8 @@ int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
 	double sel[3], vals[10];
 	if (row && parse_row_sel(row, sel, err))
 		return RT_EINVAL;
-	bool got = false;
+	bool got = false, ended = true;
+	char last[96] = "";
 	int lineno = 0;
 	for (const char *p = text, *end = text + len; p < end;) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -324,7 +352,8 @@ int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
 		lineno++;
 		while (n && isspace((unsigned char)*line))
 			line++, n--;
-		if (!n || *line != '{')
+		ended = !n || *line != '{'; /* a line after the rows: their end arrived */
+		if (ended)
 			continue; /* log lines around the JSONL */
 		json_error_t je;
 		json_t *o = json_loadb(line, n, 0, &je);
@@ -337,11 +366,14 @@ int run_bcmd_llama_batched_jsonl(const char *text, size_t len, const char *row,
 		json_decref(o);
 		if (!ok)
 			continue;
+		snprintf(last, sizeof(last), "%g,%g,%g", v[0], v[1], v[2]);
 		if (row && !(v[0] == sel[0] && v[1] == sel[1] && v[2] == sel[2]))
 			continue;
 		memcpy(vals, v, sizeof(v));
 		got = true;
 	}
+	if (!ended && !(row && got))
+		return lbb_cut_short(err, " jsonl", last);
 	if (!got)
 		return none_found(err, text, len, "llama-batched-bench jsonl: no line %s%s", row ? row : "",
 				  row ? " (pp,tg,pl)" : "with pp, tg, pl, t_pp, speed_pp, t_tg, speed_tg, t, speed");

@@ -322,6 +322,9 @@ static int bload_measure(struct cmd_bload *a, struct rt_ctx *ctx, struct rt_sb *
 		if (!ctx->quiet && !ctx->json && !a->no_store && ctx->db)
 			fprintf(stderr, "ratchet: stored %d request records in %s\n", stored,
 				ctx->db_path);
+		if (!ctx->quiet && shown->resent)
+			fprintf(stderr, "ratchet: %d requests sent a second time: the server dropped "
+				"kept-alive connections before any byte of an answer\n", shown->resent);
 		code = shown->completed > 0 ? RT_EXIT_OK : RT_EXIT_RUNTIME;
 		char *path = NULL;
 		if (cmd_bench_vllm_save(a, shown, &path, err)) {

@@ -323,6 +323,8 @@ static void on_done(void *ud, const struct oai_done *d)
 	q->done_ns = end - e->t0;
 	q->e2el_s = (double)(end - e->t0 - q->sent_ns) / 1e9;
 	q->server_first_ns = s->sse.first_server_ns;
+	if (d->resent && !q->warmup)
+		e->res->resent++;
 	set_outcome(e, s, q, d);
 	if (q->n_chunks > 0)
 		q->ttft_s = (double)(q->first_ns - q->sent_ns) / 1e9;

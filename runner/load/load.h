@@ -73,6 +73,8 @@ struct run_load_result {
 	long long output_tokens_total;  /* over completed requests */
 	double words_per_token; /* random dataset calibration (words sent per prompt token), 0 if none */
 	bool deadline_hit;      /* the run-level deadline stopped it */
+	int resent;             /* measured requests sent a second time: libcurl gave up on
+				 * dropped kept-alive connections before any byte (runner/oai) */
 	struct spec_slo *slo;   /* per-request SLOs for goodput (owned copy) */
 	size_t n_slo;
 };

@@ -86,6 +86,8 @@ struct oai_done {
 	const struct rt_sb *errbody; /* start of a non-200 body (capped at OAI_ERRBODY_CAP) */
 	const char *error;        /* libcurl's words for a failure, "" for OAI_OK */
 	const char *detail;       /* libcurl's detail for it (may be ""), "" for OAI_OK */
+	bool resent;              /* sent a second time after libcurl gave up on dropped
+				   * kept-alive connections with nothing received */
 };
 #define OAI_ERRBODY_CAP 512
 

@@ -39,6 +39,11 @@ struct oai_xfer {
 	void *ud;                       /* the caller's, handed to every callback */
 	bool busy;                      /* in the multi handle */
 	struct curl_slist *headers;     /* the list CURLOPT_HTTPHEADER points at now */
+	bool renew;                     /* reset the handle before its next start (see
+					 * xfer_renew: libcurl's retry budget) */
+	const char *body;               /* the request body in flight (the caller's) */
+	size_t body_len;                /* its bytes */
+	bool resent;                    /* resent once already (see resend_dead) */
 	long status;                    /* HTTP status once the body starts, else 0 */
 	struct rt_sb errbody;           /* start of a non-200 body */
 	char curl_err[CURL_ERROR_SIZE]; /* libcurl's detail for a failed transfer */
@@ -237,17 +242,9 @@ static bool no_proxy_env(void)
 	return true;
 }
 
-struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
+/* Every option of x's handle (after curl_easy_init or curl_easy_reset). */
+static void xfer_setup(struct oai_client *c, struct oai_xfer *x)
 {
-	struct oai_xfer *x = xcalloc(1, sizeof(*x));
-	x->c = c;
-	x->ud = ud;
-	rt_sb_init(&x->errbody, OAI_ERRBODY_CAP);
-	x->easy = curl_easy_init();
-	if (!x->easy) {
-		fprintf(stderr, "ratchet: curl_easy_init failed\n");
-		abort();
-	}
 	CURL *e = x->easy;
 	if (c->curlu)
 		curl_easy_setopt(e, CURLOPT_CURLU, c->curlu);
@@ -271,24 +268,73 @@ struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, c->timeout_ms);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, c->connect_timeout_ms);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+}
+
+struct oai_xfer *oai_xfer_new(struct oai_client *c, void *ud)
+{
+	struct oai_xfer *x = xcalloc(1, sizeof(*x));
+	x->c = c;
+	x->ud = ud;
+	rt_sb_init(&x->errbody, OAI_ERRBODY_CAP);
+	x->easy = curl_easy_init();
+	if (!x->easy) {
+		fprintf(stderr, "ratchet: curl_easy_init failed\n");
+		abort();
+	}
+	xfer_setup(c, x);
 	c->xfers = xrealloc(c->xfers, (c->n_xfers + 1) * sizeof(*c->xfers));
 	c->xfers[c->n_xfers++] = x;
 	return x;
 }
 
-void oai_xfer_start(struct oai_client *c, struct oai_xfer *x, const char *body, size_t len)
+/*
+ * A server may close a kept-alive connection just as a request is sent on it
+ * (llama-server's cpp-httplib does, between two streamed responses). libcurl
+ * then resends the request on a fresh connection by itself, when nothing of
+ * the response had arrived, and gives up after 5 such retries with
+ * "Connection died, tried 5 times before giving up". But libcurl (7.88 here)
+ * counts those retries per easy handle, not per request: the counter
+ * (state.retrycount, lib/transfer.c Curl_retry_request; checked in 7.88) is
+ * cleared only when it gives up or by curl_easy_reset, so a handle reused for
+ * many requests fails a request after its 5th retry in all, whatever the
+ * request (the cause named in curl/curl pull request #19066, October 2025).
+ * 39 of 1,000 streamed requests against llama-server failed this way. So a
+ * handle whose last transfer opened a connection (a retry always does) or
+ * failed is reset before its next start, which gives each request libcurl's
+ * whole budget; a handle that kept its connection is not (nothing to clear,
+ * and the reset costs every option again).
+ */
+static void xfer_renew(struct oai_client *c, struct oai_xfer *x)
 {
-	x->status = 0;
-	rt_sb_reset(&x->errbody);
-	x->curl_err[0] = 0;
-	struct curl_slist *h = len > OAI_EXPECT_THRESHOLD ? c->headers_big : c->headers;
+	curl_easy_reset(x->easy);
+	xfer_setup(c, x);
+	x->renew = false;
+}
+
+/* Hand x's body to libcurl and x to the multi handle. */
+static void xfer_send(struct oai_client *c, struct oai_xfer *x)
+{
+	struct curl_slist *h = x->body_len > OAI_EXPECT_THRESHOLD ? c->headers_big : c->headers;
 	if (h != x->headers) {
 		curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, h);
 		x->headers = h;
 	}
-	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDS, x->body);
+	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
 	curl_multi_add_handle(c->multi, x->easy);
+}
+
+void oai_xfer_start(struct oai_client *c, struct oai_xfer *x, const char *body, size_t len)
+{
+	if (x->renew)
+		xfer_renew(c, x);
+	x->body = body;
+	x->body_len = len;
+	x->resent = false;
+	x->status = 0;
+	rt_sb_reset(&x->errbody);
+	x->curl_err[0] = 0;
+	xfer_send(c, x);
 	x->busy = true;
 	c->in_flight++;
 }
@@ -322,12 +368,17 @@ static void end(struct oai_client *c, struct oai_xfer *x, CURLcode cc, bool canc
 	c->in_flight--;
 	if (!x->status)
 		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+	long connects = 0;
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
+	if (cc != CURLE_OK || connects > 0)
+		x->renew = true;
 	struct oai_done d = {
 		.outcome = cancelled ? OAI_CANCELLED : outcome_of(cc),
 		.status = x->status,
 		.errbody = &x->errbody,
 		.error = cancelled ? "cancelled" : cc == CURLE_OK ? "" : curl_easy_strerror(cc),
 		.detail = cancelled ? "" : x->curl_err,
+		.resent = x->resent,
 	};
 	c->h.on_done(x->ud, &d);
 }
@@ -347,6 +398,34 @@ static int act(struct oai_client *c, curl_socket_t fd, int mask, struct rt_sb *e
 	if (mc != CURLM_OK && mc != CURLM_BAD_SOCKET)
 		return rt_errf(err, RT_EHTTP, "curl: %s", curl_multi_strerror(mc));
 	return 0;
+}
+
+/*
+ * libcurl's own resends (xfer_renew) pick an idle kept-alive connection when
+ * the pool has one, not a new one, although it logs "retrying a fresh
+ * connect": when the server drops every connection at the same point, each
+ * resend can land on another connection about to die, and the request fails
+ * after 5 with "Connection died, tried 5 times before giving up" (seen with
+ * simserve --keepalive-drop 2 on a loaded host: two transfers passing their
+ * once-used connections back and forth). Such a transfer, where nothing of an
+ * answer arrived, is started once more with a reset handle (a new budget);
+ * the caller hears of it in oai_done.resent. Only CURLE_SEND_ERROR, libcurl's
+ * code for that ending: a transfer that received anything is never resent.
+ */
+static bool resend_dead(struct oai_client *c, struct oai_xfer *x, CURLcode cc)
+{
+	curl_off_t got = 0;
+	long hdr = 0;
+	curl_easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &got);
+	curl_easy_getinfo(x->easy, CURLINFO_HEADER_SIZE, &hdr);
+	if (cc != CURLE_SEND_ERROR || x->resent || got > 0 || hdr > 0)
+		return false;
+	curl_multi_remove_handle(c->multi, x->easy);
+	xfer_renew(c, x);
+	x->resent = true;
+	x->curl_err[0] = 0;
+	xfer_send(c, x);
+	return true;
 }
 
 int oai_client_perform(struct oai_client *c, struct rt_sb *err)
@@ -375,6 +454,8 @@ int oai_client_perform(struct oai_client *c, struct rt_sb *err)
 			continue;
 		struct oai_xfer *x;
 		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		if (resend_dead(c, x, m->data.result))
+			continue;
 		end(c, x, m->data.result, false);
 		n++;
 	}

@@ -92,6 +92,11 @@ static double large_value(const struct agent_space *sp, uint64_t c, double fidel
 
 typedef double (*value_fn)(const struct agent_space *sp, uint64_t c, double fidelity);
 
+/* Search on past the strategy's own stop (an offline replay's setting). */
+static bool no_early_stop;
+/* End a run at its first full measurement that reaches the goal. */
+static bool stop_at_goal;
+
 static double cpu_now(void)
 {
 	struct timespec t;
@@ -111,7 +116,7 @@ static size_t run(const struct agent_space *sp, agent_search_fn fn, value_fn val
 	*cpu_max = 0;
 	for (size_t it = 0; it < budget; it++) {
 		struct agent_search q = { .sp = sp, .valid = valid, .n_valid = nv, .obs = obs, .n_obs = *n, .seed = seed,
-					  .min_gain = 0.01 };
+					  .min_gain = 0.01, .no_early_stop = no_early_stop };
 		struct agent_pick pk;
 		memset(&pk, 0, sizeof(pk));
 		double t0 = cpu_now();
@@ -126,6 +131,8 @@ static size_t run(const struct agent_space *sp, agent_search_fn fn, value_fn val
 		obs[(*n)++] = (struct agent_obs){ pk.code, v, pk.fidelity };
 		if (!found && pk.fidelity >= 1 && v >= goal)
 			found = *n;
+		if (found && stop_at_goal)
+			break;
 	}
 	free(valid);
 	return found;
@@ -149,7 +156,28 @@ static void test_model_finds_the_needle(void **state)
 }
 
 /* The optimum of the large space, where the old fixed prefix (the first
- * 20,000 points of the seeded shuffle with salt 2) did not reach. */
+ * 20,000 points of the seeded shuffle with salt 2) did not reach: the
+ * issue's bar, within 2% on at least 9 of 10 such seeds, each proposal
+ * under 0.25 s of CPU. Each run stops at the optimum (the only point within
+ * 2%), at the model's own stop, or after LARGE_BUDGET proposals (0.5% of
+ * the space). Measured: 7 of 10 (seeds 4, 10 and 11 circle the second
+ * basin, at 90% of the optimum, for all 500 proposals), so the test holds
+ * that level and the issue's 9 of 10 is still open (docs/figures.md). */
+#define LARGE_SEEDS 10
+#define LARGE_BUDGET 500
+
+/* Does the old prefix of seed s hold the point opt? */
+static bool in_prefix(const struct agent_space *sp, const uint64_t *valid, size_t nv, uint64_t s, uint64_t opt)
+{
+	struct agent_search q = { .sp = sp, .valid = valid, .n_valid = nv, .seed = s };
+	uint64_t *perm = agent_shuffled(&q, 2);
+	bool in = false;
+	for (size_t k = 0; k < 20000 && !in; k++)
+		in = perm[k] == opt;
+	free(perm);
+	return in;
+}
+
 static void test_model_beyond_the_prefix(void **state)
 {
 	(void)state;
@@ -158,41 +186,60 @@ static void test_model_beyond_the_prefix(void **state)
 	size_t nv;
 	uint64_t *valid = agent_space_valid(&sp, &nv);
 	uint64_t opt = 7 + 10 * 2 + 100 * 8 + 1000 * 5 + 10000 * 3;
-	uint64_t seed = 0;
-	for (uint64_t s = 1; s < 50 && !seed; s++) {
-		struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .seed = s };
-		uint64_t *perm = agent_shuffled(&q, 2);
-		size_t at = 0;
-		while (perm[at] != opt)
-			at++;
-		if (at >= 20000)
-			seed = s;
-		free(perm);
+	struct agent_obs *obs = xcalloc(LARGE_BUDGET + 1, sizeof(*obs));
+	size_t seeds = 0, hits = 0;
+	double worst = 0;
+	stop_at_goal = true;
+	for (uint64_t seed = 1; seed < 100 && seeds < LARGE_SEEDS; seed++) {
+		if (in_prefix(&sp, valid, nv, seed, opt))
+			continue;
+		size_t n;
+		double cpu;
+		char last[200];
+		size_t found = run(&sp, agent_search_model, large_value, seed, LARGE_BUDGET, 0.98 * 50, obs, &n, &cpu,
+				   last, sizeof(last));
+		printf("large: seed %llu (optimum beyond the old prefix): within 2%% after %zu proposals (0: not in %zu); "
+		       "longest proposal %.3f s of CPU%s%s\n", (unsigned long long)seed, found, n, cpu, found ? "" : "; ",
+		       found ? "" : last);
+		seeds++;
+		hits += found > 0;
+		worst = fmax(worst, cpu);
 	}
-	assert_true(seed > 0);
-	struct agent_obs *obs = xcalloc(800, sizeof(*obs));
-	size_t n, beyond = 0;
-	double cpu;
-	char last[200];
-	size_t found = run(&sp, agent_search_model, large_value, seed, 300, 49.99, obs, &n, &cpu, last, sizeof(last));
-	struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .seed = seed };
-	uint64_t *perm = agent_shuffled(&q, 2);
-	for (size_t i = 0; i < n; i++) {
-		bool in = false;
-		for (size_t k = 0; k < 20000 && !in; k++)
-			in = perm[k] == obs[i].code;
-		beyond += !in;
-	}
-	printf("large: seed %llu, the optimum after %zu proposals; %zu of %zu proposals beyond the old prefix; "
-	       "longest proposal %.3f s\n", (unsigned long long)seed, found, beyond, n, cpu);
-	assert_true(found > 0);
-	assert_true(beyond > 0);
+	stop_at_goal = false;
+	printf("large: within 2%% on %zu of %zu seeds; longest proposal %.3f s of CPU\n", hits, seeds, worst);
+	assert_int_equal(seeds, LARGE_SEEDS);
+	assert_true(hits >= 7);
 #if !defined(__SANITIZE_ADDRESS__)
-	assert_true(cpu < 0.25);
+	assert_true(worst < 0.25);
 #endif
-	free(perm);
 	free(obs);
 	free(valid);
+	agent_space_release(&sp);
+}
+
+/* coordinate on the 100k space: each proposal replays the whole history,
+ * and that replay once rebuilt the seeded order of all 100,000 points at
+ * every replayed step (57 ms a proposal on average over 500, the longest
+ * 146 ms); it now builds it once a proposal. The longest of 400 proposals
+ * stays under 40 ms of CPU (it was about 100 ms). */
+static void test_coordinate_scales(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	large_space(&sp);
+	struct agent_obs *obs = xcalloc(800, sizeof(*obs));
+	size_t n;
+	double cpu;
+	char last[200];
+	no_early_stop = true;
+	run(&sp, agent_search_coordinate, large_value, 1, 400, 1e9, obs, &n, &cpu, last, sizeof(last));
+	no_early_stop = false;
+	printf("coordinate on 100,000 points: %zu proposals, longest %.4f s of CPU\n", n, cpu);
+	assert_int_equal(n, 400);
+#if !defined(__SANITIZE_ADDRESS__)
+	assert_true(cpu < 0.04);
+#endif
+	free(obs);
 	agent_space_release(&sp);
 }
 
@@ -204,6 +251,56 @@ static double dense(const struct agent_space *sp, uint64_t c)
 	for (size_t k = 0; k < 5; k++)
 		v -= (double)(k + 1) * fabs((double)agent_point_index(sp, c, k) - best[k]);
 	return v;
+}
+
+/* A 4,096-point space of four ordered parameters of 8 values. */
+static void small_space(struct agent_space *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->n_params = 4;
+	sp->params = xcalloc(4, sizeof(*sp->params));
+	for (size_t k = 0; k < 4; k++) {
+		char name[8];
+		snprintf(name, sizeof(name), "q%zu", k);
+		param(&sp->params[k], name, AGENT_PARAM_RANGE, 8, 0, false);
+	}
+}
+
+/* A smooth landscape with one best point (6, 1, 4, 2) and a 2% step to the next. */
+static double smooth(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	(void)fidelity;
+	static const int best[4] = { 6, 1, 4, 2 };
+	double v = 100;
+	for (size_t k = 0; k < 4; k++) {
+		double d = (double)agent_point_index(sp, c, k) - best[k];
+		v *= exp(-0.02 * (double)(k + 1) * d * d);
+	}
+	return v;
+}
+
+/* The model's own stop is honest and not wasteful: on a smooth landscape it
+ * stops by itself once the optimum is measured, well before it has seen a
+ * large share of the space (seed 1: the optimum at 29; with the stop's
+ * uncertainty widened by 2, as in model v1, it had not stopped after 600
+ * evaluations; widened by 1.5 it stops after 75). */
+static void test_model_stops(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	small_space(&sp);
+	struct agent_obs *obs = xcalloc(600, sizeof(*obs));
+	size_t n;
+	double cpu;
+	char last[200];
+	size_t found = run(&sp, agent_search_model, smooth, 1, 600, 99.99, obs, &n, &cpu, last, sizeof(last));
+	printf("model on a smooth 4,096-point space: the optimum at %zu, stopped by itself after %zu: %s\n", found, n,
+	       last);
+	assert_true(found > 0);
+	assert_non_null(strstr(last, "stopping early"));
+	assert_true(n < 150);
+	free(obs);
+	agent_space_release(&sp);
 }
 
 /* Measurements at the cheapest fidelity rank points backwards. */
@@ -259,13 +356,52 @@ static void test_auto(void **state)
 	agent_space_release(&sp);
 }
 
+/* auto retires coordinate once its first local search has converged: no
+ * later proposal goes to it, and the reason says so. */
+static void test_auto_retires_coordinate(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	needle_space(&sp);
+	size_t nv;
+	uint64_t *valid = agent_space_valid(&sp, &nv);
+	struct agent_obs *obs = xcalloc(200, sizeof(*obs));
+	size_t retired_at = 0, coord_after = 0, coord_before = 0;
+	for (size_t n = 0; n < 150; n++) {
+		struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .obs = obs, .n_obs = n, .seed = 4,
+					  .min_gain = 0.01, .no_early_stop = true };
+		struct agent_pick pk;
+		memset(&pk, 0, sizeof(pk));
+		assert_int_equal(agent_search_auto(&q, &pk), 1);
+		bool coord = strncmp(pk.reason, "auto: coordinate ", 17) == 0;
+		if (!retired_at && strstr(pk.reason, "coordinate retired"))
+			retired_at = n + 1;
+		coord_after += retired_at && coord;
+		coord_before += !retired_at && coord;
+		obs[n] = (struct agent_obs){ pk.code, needle_value(&sp, pk.code, 1), 1 };
+	}
+	printf("auto: coordinate's %zu turns, then retired at proposal %zu (its first local search converged)\n",
+	       coord_before, retired_at);
+	assert_true(coord_before > 0);
+	assert_true(retired_at > 0);
+	assert_int_equal(coord_after, 0);
+	assert_true(agent_coordinate_converged(&(struct agent_search){ .sp = &sp, .valid = valid, .n_valid = nv,
+								  .obs = obs, .n_obs = 150, .seed = 4 }) < retired_at);
+	free(obs);
+	free(valid);
+	agent_space_release(&sp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_finds_the_needle),
 		cmocka_unit_test(test_model_beyond_the_prefix),
+		cmocka_unit_test(test_coordinate_scales),
+		cmocka_unit_test(test_model_stops),
 		cmocka_unit_test(test_halving_falls_back),
 		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_auto_retires_coordinate),
 	};
 	return cmocka_run_group_tests_name("search_v2", tests, NULL, NULL);
 }
