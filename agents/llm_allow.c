@@ -407,8 +407,10 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 	static const struct {
 		const char *start; /* the line's start */
 		bool strip;        /* a/ or b/ comes first */
-	} named[] = { { "--- ", true }, { "+++ ", true }, { "rename from ", false }, { "rename to ", false },
-		      { "copy from ", false }, { "copy to ", false } };
+	} named[] = { /* every header of git apply's table that names a path (git 2.39, apply.c) */
+		      { "--- ", true }, { "+++ ", true }, { "rename from ", false }, { "rename to ", false },
+		      { "rename old ", false }, { "rename new ", false }, { "copy from ", false },
+		      { "copy to ", false } };
 	if (!strncmp(line, "diff --git ", 11))
 		return diff_git_names(line + 11, v, a, err);
 	for (size_t i = 0; i < RT_ARRAY_SIZE(named); i++) {

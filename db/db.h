@@ -44,6 +44,13 @@ enum db_open_mode {
 int db_open_mode(const char *path, enum db_open_mode mode, struct db **out, struct rt_sb *err);
 void db_close(struct db *db);
 const char *db_path(struct db *db);
+/* From now on, in this process, every text column read from any store
+ * passes through rt_redact_secrets, and so does every blob whose bytes are
+ * text (a stored output or log). For the commands that only print or
+ * export what is stored (CMD_SHOWS_DB): a store written before redaction
+ * existed, or edited by hand, still prints no secret. Never for a command
+ * that acts on what it reads (run, restore, recipe, replay). */
+void db_redact_reads(void);
 
 /* Transactions (BEGIN IMMEDIATE, so writers queue on busy_timeout). */
 int db_begin(struct db *db, struct rt_sb *err);

@@ -56,10 +56,19 @@ void db_bind_blob(sqlite3_stmt *st, int i, const void *p, size_t len, bool prese
 
 /* ---- columns ---- */
 
+static bool redact_reads; /* db_redact_reads was called */
+
+void db_redact_reads(void)
+{
+	redact_reads = true;
+}
+
 char *db_col_text(sqlite3_stmt *st, int i)
 {
 	const unsigned char *s = sqlite3_column_text(st, i);
-	return s ? xstrdup((const char *)s) : NULL;
+	if (!s)
+		return NULL;
+	return redact_reads ? rt_redacted((const char *)s) : xstrdup((const char *)s);
 }
 
 double db_col_real(sqlite3_stmt *st, int i)
@@ -86,6 +95,15 @@ void *db_col_blob(sqlite3_stmt *st, int i, size_t *len)
 		memcpy(out, p, n);
 	out[n] = 0;
 	*len = n;
+	if (redact_reads && !memchr(out, 0, n)) { /* text: an output or a log, not a file's bytes */
+		struct rt_sb sb = RT_SB_INIT;
+		rt_sb_add(&sb, out, n);
+		if (rt_redact_secrets(&sb)) {
+			free(out);
+			return rt_sb_detach(&sb, len);
+		}
+		rt_sb_release(&sb);
+	}
 	return out;
 }
 

@@ -153,6 +153,8 @@ void rep_md_escape(struct rt_sb *sb, const char *s)
 			rt_sb_addc(sb, ' ');
 		else if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			rt_sb_addc(sb, '?'); /* a model's or an engine's ESC never reaches a reader's terminal */
+		else if (rt_utf8_c1(s))
+			rt_sb_addc(sb, '?'), s++; /* nor its one-character CSI (U+009B) */
 		else if (strchr("\\`*_[]<|~&", *s))
 			rt_sb_addc(sb, '\\'), rt_sb_addc(sb, *s);
 		else
@@ -162,8 +164,11 @@ void rep_md_escape(struct rt_sb *sb, const char *s)
 
 void rep_term_escape(struct rt_sb *sb, const char *s)
 {
-	for (; s && *s; s++)
-		rt_sb_addc(sb, ((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f ? '?' : *s);
+	for (; s && *s; s++) {
+		bool c1 = rt_utf8_c1(s); /* U+0080..U+009F: U+009B is a one-character CSI */
+		rt_sb_addc(sb, ((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f || c1 ? '?' : *s);
+		s += c1;
+	}
 }
 
 static double median_of(const double *v, size_t n)

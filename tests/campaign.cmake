@@ -48,6 +48,8 @@ rt_add_test(test_engine_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/eng
             TIMEOUT 180 LABELS e2e)
 rt_add_test(test_bench_setsid COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/bench_setsid.sh
             TIMEOUT 120 LABELS e2e)
+rt_add_test(test_bench_strays COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/bench_strays.sh
+            TIMEOUT 120 LABELS e2e)
 rt_add_test(test_lease COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease.sh TIMEOUT 240 LABELS e2e)
 rt_add_test(test_lease_guard COMMAND sh ${CMAKE_SOURCE_DIR}/tests/campaign/lease_guard.sh
             TIMEOUT 120 LABELS e2e)

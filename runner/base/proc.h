@@ -34,13 +34,24 @@ struct rt_spawn_opts {
 	int stderr_fd;               /* -1: /dev/null; may equal stdout_fd */
 	struct rt_ptree *tree;       /* NULL, or the tree the child leads (rt_ptree_init'ed, unused) */
 	bool measured;               /* an engine or a command benchmark: through the launcher */
+	bool contain;                /* run argv under a keeper (rt_keep.c): what it starts, even in a
+				      * session of its own, is killed when it exits or is stopped */
 };
 
 /* Start argv[0] (searched on PATH) in a new process group whose id is the
  * child's pid. With o->tree, the child joins the tree's cgroup (if it has
- * one) before exec and becomes the tree's leader. Returns 0 and *pid, or RT_EPROC with the reason (including
- * "command not found") in err. */
+ * one) before exec and becomes the tree's leader. With o->contain, *pid
+ * is the keeper's (rt_keep_exec): signal its group to stop the command,
+ * and its wait status is the command's. Returns 0 and *pid, or RT_EPROC
+ * with the reason (including "command not found") in err. */
 int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, struct rt_sb *err);
+
+/* rt_spawn's child with o->contain set, after its setup (group, fds, cwd):
+ * becomes the keeper of rt_keep.c, which runs prog as its own child in a
+ * group of its own, kills everything that child left behind when it
+ * exits, and exits as it did. A failed fork or exec writes its errno to
+ * err_fd. Never returns. System calls only (runs between fork and exec). */
+_Noreturn void rt_keep_exec(const char *prog, char *const argv[], char *const envp[], int err_fd);
 
 /* The program rt_spawn would run for name with env applied and cwd as the
  * working folder: a name without '/' searched on the PATH, a path taken

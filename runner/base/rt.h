@@ -104,7 +104,9 @@ void rt_sb_trim(struct rt_sb *sb);            /* drop trailing whitespace */
 /* Append s as one single-quoted POSIX shell word ('it'\''s'). */
 int rt_sb_add_shq(struct rt_sb *sb, const char *s);
 /* Append s escaped for HTML and XML text and attribute values (& < > " ' as
- * entities; control characters but newline and tab become a space; each
+ * entities; control characters (C0 but newline and tab, DEL, and the C1
+ * range U+0080..U+009F, which holds the one-character CSI) become a space,
+ * so no terminal escape survives; each
  * ill-formed UTF-8 sequence becomes U+FFFD, so the output is always UTF-8). */
 void rt_sb_add_markup(struct rt_sb *sb, const char *s);
 /* The length (1 to 4) of the well-formed UTF-8 sequence that starts s, within
@@ -112,6 +114,9 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s);
  * above U+10FFFF); 0 when s does not start one, and then *bad is the length of
  * the ill-formed part (1 to 3 bytes) that one U+FFFD replaces. */
 size_t rt_utf8_seq(const char *s, size_t n, size_t *bad);
+/* Whether the two bytes at s encode a C1 control (U+0080..U+009F); s must
+ * hold at least two bytes or end with a NUL. */
+bool rt_utf8_c1(const char *s);
 
 /* Append a formatted message to err (if non-NULL) and return code. */
 int rt_errf(struct rt_sb *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -175,6 +175,8 @@ static int spawn_argv(char *const argv[], const struct rt_spawn_opts *o, pid_t *
 			if (write(ep[1], &e, sizeof(e))) {}
 			_exit(127);
 		}
+		if (o && o->contain)
+			rt_keep_exec(prog, argv, envp, ep[1]);
 		execve(prog, argv, envp);
 		int e = errno;
 		if (write(ep[1], &e, sizeof(e))) {}

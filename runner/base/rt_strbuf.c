@@ -146,6 +146,11 @@ size_t rt_utf8_seq(const char *str, size_t n, size_t *bad)
 	return len;
 }
 
+bool rt_utf8_c1(const char *s)
+{
+	return (unsigned char)s[0] == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F;
+}
+
 void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 {
 	size_t left = s ? strlen(s) : 0;
@@ -155,6 +160,12 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 			rt_sb_adds(sb, "\xEF\xBF\xBD"); /* U+FFFD */
 			s += bad;
 			left -= bad;
+			continue;
+		}
+		if (n == 2 && rt_utf8_c1(s)) {
+			rt_sb_addc(sb, ' '); /* a C1 control: U+009B is a one-character CSI */
+			s += n;
+			left -= n;
 			continue;
 		}
 		if (n > 1) {
@@ -171,7 +182,7 @@ void rt_sb_add_markup(struct rt_sb *sb, const char *s)
 		case '\'': rt_sb_adds(sb, "&#39;"); break;
 		default:
 			/* XML 1.0 allows no other control characters, HTML shows none. */
-			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
+			if (((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') || *s == 0x7f)
 				rt_sb_addc(sb, ' ');
 			else
 				rt_sb_addc(sb, *s);

@@ -7,9 +7,12 @@
  * run_bcmd_exec_simple) leads a process tree (runner/base/proc.h: a
  * cgroup, or /proc with this process as subreaper): what it started in a
  * session of its own (`setsid daemon &`), which a stop by group misses, is
- * stopped when it ends (issue 22, item 21). A measured benchmark does not:
- * joining a cgroup and scanning /proc cost 30 to 240 ms per start on a
- * loaded 2-core machine, four times the whole run of a fast benchmark.
+ * stopped when it ends (issue 22, item 21). A measured benchmark runs under
+ * a keeper instead (rt_spawn_opts.contain, runner/base/rt_keep.c): the tree
+ * (a cgroup and /proc scans) cost 30 to 240 ms per start on a loaded 2-core
+ * machine, four times the whole run of a fast benchmark; the keeper costs
+ * one fork (`make bench`: bench_spawn), and kills what the benchmark left,
+ * setsid'd or not, when it exits, times out or is cancelled.
  */
 #include "runner/bench/bench_cmd.h"
 #include "runner/base/cancel.h"
@@ -85,7 +88,7 @@ static int exec_cmd(char *const *argv, const struct rt_env *env, size_t n_env, c
 	if (tracked)
 		rt_ptree_init(&tree);
 	struct rt_spawn_opts so = { mods, n_env, cwd, -1, po[1], pe[1], .tree = tracked ? &tree : NULL,
-				    .measured = cancellable };
+				    .measured = cancellable, .contain = cancellable };
 	int64_t t0 = rt_now_ns();
 	pid_t pid;
 	int src = rt_spawn(argv, &so, &pid, err);

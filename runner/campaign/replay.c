@@ -296,7 +296,7 @@ static int checkout_onto(const struct spec *s, const char *rev, struct rt_sb *er
 		char *dir = v->patch.dir[0] == '/' ? xstrdup(v->patch.dir) : xasprintf("%s/%s", s->workdir, v->patch.dir);
 		struct rt_sb o = RT_SB_INIT;
 		const char *st[] = { "git", "status", "--porcelain", "--untracked-files=no", NULL };
-		const char *co[] = { "git", "checkout", "-q", "--detach", rev, NULL };
+		const char *co[] = { "git", "checkout", "-q", "--detach", rev, "--", NULL }; /* rev, not a path */
 		if ((rc = git(dir, st, &o, err)))
 			rt_errf(err, RT_EUSAGE, "--onto %s: %s is not a git repository: %s", rev, dir, o.buf);
 		else if (o.len)
@@ -505,6 +505,9 @@ int run_replay(struct db *db, const struct spec *base, const struct run_replay_o
 {
 	memset(res, 0, sizeof(*res));
 	res->run.gain = NAN;
+	if (o->onto && (o->onto[0] == '-' || !o->onto[0])) /* git would read it as an option */
+		return rt_errf(err, RT_EUSAGE, "--onto '%s': not a revision (a revision never starts with '-')",
+			       o->onto);
 	struct source src;
 	memset(&src, 0, sizeof(src));
 	struct lever *l = NULL;

@@ -40,6 +40,8 @@ enum {
 	CMD_NEEDS_DB = 1 << 0,  /* open it, creating and migrating it as needed */
 	CMD_READS_DB = 1 << 1,  /* read-only; a missing file is an error, never created */
 	CMD_EDITS_DB = 1 << 2,  /* read-write, but the file must exist (notes, restore) */
+	CMD_SHOWS_DB = 1 << 3,  /* prints or exports stored text: all of it redacted on the way
+				 * out (db_redact_reads), so an old store leaks no secret */
 };
 
 typedef int (*rt_cmd_fn)(int argc, char **argv, struct rt_ctx *ctx);
@@ -96,11 +98,11 @@ const char *cmd_color(const struct rt_ctx *ctx, const char *which); /* "red", "g
 	XX(recipe, CMD_READS_DB, "write what a campaign kept (files, patches, flags, env) to reproduce it without ratchet") \
 	XX(replay, CMD_NEEDS_DB, "measure a campaign's kept changes again on a new base: held, lost, reversed, not applicable") \
 	XX(check, 0, "validate a campaign spec and print its normalized form") \
-	XX(log, CMD_READS_DB, "one line per iteration: state, change, objective delta, gate") \
-	XX(show, CMD_READS_DB, "everything about one iteration") \
-	XX(regressions, CMD_READS_DB, "every metric that got worse beyond the noise") \
-	XX(report, CMD_READS_DB, "write the campaign journal as Markdown or self-contained HTML") \
-	XX(export, CMD_READS_DB, "export every table as CSV or JSON") \
+	XX(log, CMD_READS_DB | CMD_SHOWS_DB, "one line per iteration: state, change, objective delta, gate") \
+	XX(show, CMD_READS_DB | CMD_SHOWS_DB, "everything about one iteration") \
+	XX(regressions, CMD_READS_DB | CMD_SHOWS_DB, "every metric that got worse beyond the noise") \
+	XX(report, CMD_READS_DB | CMD_SHOWS_DB, "write the campaign journal as Markdown or self-contained HTML") \
+	XX(export, CMD_READS_DB | CMD_SHOWS_DB, "export every table as CSV or JSON") \
 	XX(note, CMD_EDITS_DB, "add a note to an iteration") \
 	XX(correct, CMD_EDITS_DB, "record that iteration M corrects iteration N's narrative") \
 	XX(invalidate, CMD_EDITS_DB, "mark an iteration's result invalid (it stays visible)") \

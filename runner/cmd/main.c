@@ -222,6 +222,8 @@ static int open_db(const struct rt_cmd *cmd, struct rt_ctx *ctx)
 							       : DB_OPEN_CREATE;
 	if (!(cmd->flags & (CMD_NEEDS_DB | CMD_READS_DB | CMD_EDITS_DB)))
 		return 0;
+	if (cmd->flags & CMD_SHOWS_DB)
+		db_redact_reads();
 	struct rt_sb err = RT_SB_INIT;
 	int rc = db_open_mode(ctx->db_path, mode, &ctx->db, &err);
 	if (rc)

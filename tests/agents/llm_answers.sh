@@ -6,20 +6,12 @@
 # is a duplicate, and two refusals in a round make a failed iteration
 # before the next round asks afresh; a dead end of the script (HTTP 503)
 # stops the run with exit 3.
-set -eu
-: "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
-command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-[ -x "$RATCHET_BUILD/fakechat" ] || { echo "fakechat not built"; exit 77; }
-W=$(mktemp -d /tmp/ratchet-llm-answers-XXXXXX)
-FC=
-cleanup() { [ -n "$FC" ] && kill "$FC" 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
+. "${RATCHET_SRC:?}/tests/lib/fakechat.sh"
+chat_scratch ratchet-llm-answers
+W=$T
 cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
 q() { sqlite3 c.db "$1"; }
-cat > script.txt <<'A'
+chat_start "$W" <<'A'
 {"variant": {"name": "a2", "env": {"A": "2"}}, "rationale": "A=2"}
 ----
 {"variant": {"name": "t", "tabel": {"file": "x.json"}}, "rationale": "typo"}
@@ -30,10 +22,7 @@ cat > script.txt <<'A'
 ----
 {"variant": {"name": "a3", "env": {"A": "3"}}, "rationale": "A=3"}
 A
-"$RATCHET_BUILD/fakechat" --script script.txt --log chat.log > fc.out 2>&1 &
-FC=$!
-for _ in $(seq 100); do grep -q listening fc.out && break; sleep 0.1; done
-port=$(sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' fc.out)
+port=$PORT
 cat > spec.yaml <<Y
 name: answers
 benchmarks:

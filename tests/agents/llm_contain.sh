@@ -19,30 +19,15 @@
 #   cap         a reply over the 4 MiB cap says so, not libcurl's words (item 23)
 #   progress    failed proposals print as failed proposals, and the summary
 #               counts every iteration (item 23)
-set -eu
-: "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
-command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-[ -x "$RATCHET_BUILD/fakechat" ] || { echo "fakechat not built"; exit 77; }
-T=$(mktemp -d /tmp/ratchet-llm-contain-XXXXXX)
-FC=
-cleanup() { [ -n "$FC" ] && kill "$FC" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+. "${RATCHET_SRC:?}/tests/lib/fakechat.sh"
+chat_scratch ratchet-llm-contain
 q() { sqlite3 "$W/c.db" "$1"; }
 
 # start NAME: a fresh workdir $W with the script $W/script.txt (from stdin)
 # served by a fakechat on $PORT.
 start() {
-	[ -n "$FC" ] && kill "$FC" 2>/dev/null
 	W="$T/$1"
-	mkdir -p "$W"
-	cat > "$W/script.txt"
-	"$RATCHET_BUILD/fakechat" --script "$W/script.txt" --log "$W/chat.log" > "$W/fc.out" 2>&1 &
-	FC=$!
-	for _ in $(seq 100); do grep -q listening "$W/fc.out" 2>/dev/null && break; sleep 0.1; done
-	PORT=$(sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$W/fc.out")
+	chat_start "$W"
 }
 # spec EXTRA_LLM [BENCH_SCRIPT]: a command benchmark, one table variant, the
 # llm: section's extra lines (indented by two) from $1; variants from stdin.

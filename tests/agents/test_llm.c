@@ -267,6 +267,24 @@ static void test_allowed_patch(void **state)
 	assert_int_equal(diff_ok(&a, "diff --git \"a/src/\\056\\056/x\" \"b/src/\\056\\056/x\"\n", &err), RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "+++ b/out/x.c\n", &err), RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to src/j.c\n", &err), 0);
+	/* every name git apply reads (its header table, git 2.39 apply.c), not only the common
+	 * ones: "rename old"/"rename new" rename as "rename from"/"rename to" do (issue 22) */
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new run.sh\n", &err),
+			 RT_EINVAL);
+	assert_non_null(strstr(err.buf, "'run.sh' is not allowed"));
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nsimilarity index 90%\nrename old src/k.c\n"
+				     "rename new ../../outside.json\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to ../outside.c\n",
+				 &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "'..'"));
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to /tmp/outside.c\n", &err),
+			 RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new src/j.c\n", &err), 0);
+	/* a binary patch names its file on the diff --git line only; its data lines are no header */
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
+				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/run.sh\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
+				     "McmZ?b1cpxB00KDy=l}o!\n\n", &err), RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/run.sh\n", &err), RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k b/c b/src/k b/c\n", &err), 0); /* a space in the name */
 	assert_int_equal(diff_ok(&a, "diff --git a/src/x b/y b/src/z\n", &err), RT_EINVAL); /* cannot tell */

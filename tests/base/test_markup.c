@@ -74,6 +74,8 @@ static void test_escapes_kept(void **state)
 	check("tok/s \xC3\xA9t\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", /* é € 😀 */
 	      "tok/s \xC3\xA9t\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
 	check("\xEF\xBF\xBD", FFFD);
+	/* no terminal escape survives: ESC, DEL, BEL, C1 (U+0085, the CSI U+009B) */
+	check("r\033[31mx\x7f\x07\xC2\x9B" "2J\xC2\x85\xC2\xA0", "r [31mx   2J \xC2\xA0");
 }
 
 static void test_invalid_replaced(void **state)
@@ -110,7 +112,9 @@ static void test_exhaustive_short(void **state)
 				rt_sb_add_markup(&sb, (const char *)in);
 				assert_true(valid_utf8((const unsigned char *)sb.buf, sb.len));
 				/* well-formed input passes through when it needs no entity */
-				if (valid_utf8(in, strlen((char *)in)) && !strpbrk((char *)in, "&<>\"'") &&
+				if (valid_utf8(in, strlen((char *)in)) && !strpbrk((char *)in, "&<>\"'\x7f") &&
+				    !(in[0] == 0xC2 && in[1] < 0xA0) && !(in[1] == 0xC2 && in[2] < 0xA0) &&
+				    !(in[2] == 0xC2 && in[3] < 0xA0) &&
 				    in[0] >= 0x20 && (!in[1] || in[1] >= 0x20) &&
 				    (!in[1] || !in[2] || in[2] >= 0x20) &&
 				    (!in[1] || !in[2] || !in[3] || in[3] >= 0x20))

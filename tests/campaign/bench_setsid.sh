@@ -4,8 +4,8 @@
 # ratchet ended (issue 22, item 21). A build now leads a process tree (a
 # cgroup, or /proc with ratchet as subreaper), and what it left running is
 # stopped when it ends: after the campaign, no such process survives. (A
-# measured benchmark's strays are not tracked yet: the tree costs 30 to
-# 240 ms per start here; docs/reliability.md.)
+# measured benchmark does not lead a tree: it costs 30 to
+# 240 ms per start here; they run under a keeper: bench_strays.sh.)
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }

@@ -65,6 +65,19 @@ onto rev2 superseded "rev2 already contains it"
 onto rev3 not_applicable "^the patch does not apply: " 0 "patch failed: speed.txt:1"
 onto rev4 superseded "rev4 alone gives app.gflops 200, the old revision with it gave 130"
 onto rev5 held
+# --onto refuses a revision that git would read as an option (issue 22): before it, `--onto=-q`
+# ran `git checkout -q --detach -q` and replayed onto whatever was checked out, exit 0
+n0=$(sqlite3 c.db "SELECT count(*) FROM campaigns")
+h0=$(git -C src rev-parse HEAD)
+for bad in -q --orphan=x -; do
+	rc=0; "$RATCHET_BIN" --db c.db replay --quiet --from 1 "--onto=$bad" spec.yaml > opt.out 2>&1 || rc=$?
+	if [ $rc -ne 2 ] || ! grep -q "not a revision" opt.out || [ "$(git -C src rev-parse HEAD)" != "$h0" ] ||
+	   [ "$(sqlite3 c.db "SELECT count(*) FROM campaigns")" != "$n0" ]; then
+		cat opt.out; echo "not ok - --onto=$bad was not refused (exit $rc)"; fails=$((fails + 1))
+	else
+		echo "ok - --onto=$bad refused"
+	fi
+done
 # --onto refuses a tree with uncommitted changes, and names it
 echo c > src/other.txt
 rc=0; "$RATCHET_BIN" --db c.db replay --quiet --from 1 --onto rev1 spec.yaml > dirty.out 2>&1 || rc=$?

@@ -8,13 +8,9 @@
 # launches (a package upgraded mid-campaign), the launch is flagged on the
 # run's output and by `show`.
 set -eu
-: "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
-command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
+. "${RATCHET_SRC:?}/tests/lib/provenance.sh"
+prov_workdir ratchet-prov
 command -v git >/dev/null || { echo "git missing"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-prov-XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-cd "$W"
-. "$RATCHET_SRC/tests/campaign/common.sh"
 mkdir bin
 cat > bin/docker <<S
 #!/bin/sh
@@ -29,27 +25,11 @@ chmod +x bin/docker
 # pkgs.txt is what `pip freeze` would say; the benchmark bumps it after its 3rd run
 echo "torch==2.5.1" > pkgs.txt
 git init -q . && git -c user.email=t@t -c user.name=t commit -q --allow-empty -m base
-cat > spec.yaml <<Y
-name: provenance
-engine:
-  command: [docker, run, --rm, -p, "{port}:{port}", --gpus, all, vllm/vllm-openai:v0.8.5,
+prov_spec provenance '  command: [docker, run, --rm, -p, "{port}:{port}", --gpus, all, vllm/vllm-openai:v0.8.5,
             --port, "{port}", --model, served]
-  env: {PATH: "$W/bin:/usr/bin:/bin"}
-  provenance: [sh, -c, "cat {workdir}/pkgs.txt; echo HF_TOKEN=hf_abcdefghijklmnopqrstuv"]
-  ready: {http: /health, timeout: 10s}
-  stop_grace: 1s
-  restart: sample
-benchmarks:
-  - name: decode
-    load: {concurrency: 2, prompt_tokens: 8, output_tokens: 4, requests: 4}
-  - name: bump
-    command: [sh, -c, "n=\$(cat n 2>/dev/null || echo 0); echo \$((n+1)) > n; [ \$n -lt 2 ] || echo torch==2.6.0 > pkgs.txt; echo '{\"x\": 1}'"]
-    metrics: {x: {pointer: /x, better: higher}}
-objective: {metric: decode.output_throughput, goal: max, min_gain: 50%}
-repeats: {min: 2, max: 2, interleave: false}
-variants:
-  - {name: g16, flag: [--max-graph-bs, "16"]}
-Y
+  env: {PATH: "'"$W"'/bin:/usr/bin:/bin"}
+  provenance: [sh, -c, "cat {workdir}/pkgs.txt; echo HF_TOKEN=hf_abcdefghijklmnopqrstuv"]' \
+	'[ $n -lt 2 ] || echo torch==2.6.0 > pkgs.txt'
 "$RATCHET_BIN" check spec.yaml > /dev/null
 run_ok spec.yaml
 q "SELECT id, arm, image_ref, image_digest, differs FROM launches"
@@ -64,14 +44,11 @@ q "SELECT repos FROM launches LIMIT 1" | grep -q '"dirty":false' || { echo "FAIL
 q "SELECT extra FROM launches LIMIT 1" | grep -q "torch==2.5.1" || { echo "FAIL: provenance output not recorded"; exit 1; }
 if q "SELECT extra FROM launches" | grep -q hf_abcdefghijklmnopqrstuv; then echo "FAIL: a secret was stored"; exit 1; fi
 # the first launches agree with the first; those after the bump are flagged
-n=$(q "SELECT count(*) FROM launches WHERE differs IS NULL")
-[ "$n" -ge 2 ] || { echo "FAIL: launches flagged before anything changed"; exit 1; }
+prov_first_agree
 n=$(q "SELECT count(*) FROM launches WHERE differs LIKE '%provenance output%torch==2.6.0%'")
 [ "$n" -ge 1 ] || { echo "FAIL: the changed package set is not flagged"; exit 1; }
 grep -q "differs from the campaign's first" run.out || { cat run.out; echo "FAIL: the run did not say so"; exit 1; }
-it=$(q "SELECT iteration_id FROM launches WHERE differs IS NOT NULL LIMIT 1")
-seq=$(q "SELECT seq FROM iterations WHERE id = $it")
-"$RATCHET_BIN" --db c.db show --full "1:$seq" > show.out
+prov_show_flagged --full
 grep -q "DIFFERS from the campaign's first launch" show.out || { cat show.out; echo "FAIL: show does not flag it"; exit 1; }
 grep -q "image digest *vllm/vllm-openai@sha256:0123456789abcdef" show.out || { echo "FAIL: show has no digest"; exit 1; }
 # no `image inspect`: the reference alone, and why

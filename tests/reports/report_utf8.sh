@@ -35,4 +35,19 @@ assert 'caf\u00e9' in t, 'good text lost'
 assert '\ufffd' in t, 'no U+FFFD where the bad bytes were'
 assert 'reason' in t and 'note \u00e9' in t, 'reason or note missing'
 P
+
+# A model's answer or a server's reply with terminal escapes (ESC [ 31 m,
+# DEL, BEL, the one-byte CSI U+009B) stored as a change, a reason and a note:
+# none of those bytes reaches the HTML (issue 22).
+sqlite3 c.db "UPDATE iterations SET change_text = 'red' || char(27) || '[31mX' || char(127) || char(7) || char(155) || '2J' WHERE seq = 1;
+              UPDATE iterations SET reason = 'why' || char(27) || ']0;title' || char(7) || char(133) WHERE seq = 1;"
+"$RATCHET_BIN" --db c.db note 2 "$(printf 'esc \033[31mred\033[0m')" >> out.txt 2>&1
+"$RATCHET_BIN" --db c.db report --format html > ctrl.html 2>> out.txt || { cat out.txt; echo "FAIL: report"; exit 1; }
+python3 - ctrl.html <<'P' || { echo "FAIL: control characters reached the HTML report"; exit 1; }
+import re, sys
+t = open(sys.argv[1], 'rb').read().decode('utf-8')
+bad = re.findall(r'[\x00-\x08\x0b-\x1f\x7f-\x9f]', t)
+assert not bad, 'control characters in the report: %r' % sorted(set(bad))
+assert 'red' in t and '[31mX' in t and 'esc ' in t, 'the text around the escapes was lost'
+P
 echo PASS

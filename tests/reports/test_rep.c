@@ -190,8 +190,14 @@ static void test_escape(void **state)
 	rep_md_escape(&sb, "a\033[31mb\x7f\x01"); /* a model's raw ESC never reaches the report (issue 22) */
 	assert_string_equal(sb.buf, "a?\\[31mb??");
 	rt_sb_reset(&sb);
+	rep_md_escape(&sb, "a\xC2\x9B" "2Jb\xC2\xA0"); /* nor its one-byte CSI, U+009B */
+	assert_string_equal(sb.buf, "a?2Jb\xC2\xA0");
+	rt_sb_reset(&sb);
 	rep_term_escape(&sb, "red\033[31mx\x7f");
 	assert_string_equal(sb.buf, "red?[31mx?");
+	rt_sb_reset(&sb);
+	rep_term_escape(&sb, "a\xC2\x9B" "2J\xC3\xA9");
+	assert_string_equal(sb.buf, "a?2J\xC3\xA9");
 	rt_sb_release(&sb);
 }
 
