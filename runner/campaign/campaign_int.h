@@ -14,14 +14,20 @@
  *              campaign's first
  *   decide.c   the decision rule, constraints, a greedy trial's role, the
  *              gate, and recording an iteration's end in one transaction
- *   iter.c     the iteration state machine, the baseline, and one iteration
- *              as a sequence of named steps
- *   loop.c     run_campaign: open or resume, the best rebuilt from the
- *              store, the loop, the summary
+ *   state.c    what every room calls and that calls nothing back: the
+ *              stop flag, camp_fatal, warnings, an iteration's allowed moves
+ *   iter.c     the baseline, and one iteration as a sequence of named steps
+ *   propose.c  the proposer table: one row per source of proposals (the
+ *              spec's variants; space.c's points; llm.c's answers), and
+ *              the best rebuilt from the store through the rows
+ *   loop.c     run_campaign: open or resume, the one scheduling loop (the
+ *              runner here, or round.c's pool), the summary
  *   space.c    a space strategy's points: observations from the store,
- *              the generated variant, the proposal's record
- *   round.c    the local device pool: rounds of trials, one worker process
- *              per device, measured at once
+ *              the generated variant, the proposal's record (its row)
+ *   llm.c      strategy llm: what the model sees, the answers asked and
+ *              judged, their record (its row)
+ *   round.c    the local device pool's runner: rounds of trials, one worker
+ *              process per device, measured at once
  *   workers.c  a pool's worker: its device pinned, its one iteration run;
  *              the per-worker working copies of the workdir
  *

@@ -1,10 +1,11 @@
 /*
  * The local device pool (`devices:` or `ratchet run --devices`): rounds.
  *
- * Concurrency design. The runner (this file) stays one process that
- * proposes, journals and decides serially; measurements run in worker
- * processes, one per device (workers.c):
- *   1. the strategy's batch mode (agents/batch.c) proposes up to N trials
+ * The pool's runner of the one scheduling loop (loop.c, camp_runner_pool).
+ * Concurrency design. The runner stays one process that proposes, journals
+ * and decides serially; measurements run in worker processes, one per
+ * device (workers.c):
+ *   1. the proposer table (propose.c; agents/batch.c) proposes up to N trials
  *      against the same best (N devices; fewer when the iteration budget
  *      says so); a proposal that keeps (greedy's confirmation, the
  *      confirmation of a list or space round's winner) comes alone;

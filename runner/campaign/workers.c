@@ -224,7 +224,8 @@ int camp_copy_sync(const struct camp *c, const char *dir, struct rt_sb *err)
 /* ---- the worker ---- */
 
 /* CID/SEQ/FIRST/ROUND/KIND:N/WHAT, WHAT "baseline", VARIANT,ROLE,FIDELITY or
- * (a space point) p:TARGET:CODE,ROLE,FIDELITY. */
+ * (a generated change: a space point, or an llm answer whose CODE is its
+ * exchange's id) p:TARGET:CODE,ROLE,FIDELITY. */
 struct worker_arg {
 	long long cid;                /* the campaign */
 	int seq;                      /* the iteration's seq */
