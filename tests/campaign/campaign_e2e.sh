@@ -5,10 +5,8 @@
 # engine crashing mid-benchmark fails only its iteration, that a real gain is
 # kept, and that the review commands work on the result.
 set -eu
-# alive PID: the process exists and is not a zombie (PID 1 of a container
-# may be slow to reap an orphan we killed).
-alive() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" | grep -q '^Z'; }
-: "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_GSM8K_DIR:?}"
+: "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_GSM8K_DIR:?}" "${RATCHET_SRC:?}"
+. "$RATCHET_SRC/tests/lib/procs.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-e2e-XXXXXX)
@@ -84,7 +82,7 @@ grep -q 'BS_LE_8' tiles.json || { echo "FAIL: kept tile not in place"; exit 1; }
 # no stray engines
 # every engine this campaign started is gone (other tests may run simserve too)
 for pg in $(q "SELECT value FROM env_facts WHERE key='engine.pgid'"); do
-	if alive "$pg"; then echo "FAIL: engine $pg outlived the campaign"; exit 1; fi
+	if group_ours "$pg" "$W"; then echo "FAIL: engine $pg outlived the campaign"; exit 1; fi
 done
 "$RATCHET_BIN" --db c.db restore > /dev/null
 cmp -s tiles.json tiles.orig || { echo "FAIL: restore did not give back the original table"; exit 1; }

@@ -19,6 +19,7 @@ trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$W"' EXIT
 pid=
 cd "$W"
 . "$RATCHET_SRC/tests/campaign/common.sh"
+. "$RATCHET_SRC/tests/lib/procs.sh"
 DEV=host:0,host:1,host:2,host:3
 
 # wait_running DB N: until N iterations of a round >= 1 are measuring (at most 60 s)
@@ -123,7 +124,7 @@ echo "engine process groups recorded before the kill:" $pg
 cat run.out | head -3
 grep -Eq "[1-9][0-9]* orphaned engines? stopped" run.out || { echo "FAIL: --resume stopped no engine"; exit 1; }
 for g in $pg; do
-	if kill -0 -- "-$g" 2>/dev/null; then echo "FAIL: engine group $g still runs"; exit 1; fi
+	if group_ours "$g" "$W"; then echo "FAIL: engine group $g still runs"; exit 1; fi
 done
 cd ..
 no_procs "an engine outlived --resume"

@@ -11,6 +11,7 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 . "$RATCHET_SRC/tests/campaign/common.sh"
+. "$RATCHET_SRC/tests/lib/procs.sh"
 W=$(mktemp -d /tmp/ratchet-sigtwice-XXXXXX)
 cleanup() { [ -n "${R:-}" ] && kill -9 "$R" 2>/dev/null; [ -n "${ENG:-}" ] && kill -9 "-$ENG" 2>/dev/null; rm -rf "$W"; }
 trap cleanup EXIT
@@ -62,7 +63,7 @@ kill -0 $R 2>/dev/null || { cat err; echo "FAIL: the first SIGINT stopped the ru
 # A sample is in progress (the benchmark sleeps 3 s): the second stops it.
 sleep 0.5
 ENG=$(q "SELECT value FROM env_facts WHERE key='engine.pgid' ORDER BY id DESC LIMIT 1")
-kill -0 "-$ENG" 2>/dev/null || { echo "FAIL: no engine running when the second SIGINT came"; exit 1; }
+group_ours "$ENG" "$W" || { echo "FAIL: no engine running when the second SIGINT came"; exit 1; }
 t0=$(now_ms)
 kill -INT $R
 rc=0
@@ -74,7 +75,7 @@ echo "second SIGINT: exit $rc after ${took} ms"
 [ $rc -eq 3 ] || { echo "FAIL: expected exit 3, got $rc"; exit 1; }
 [ $took -le 5000 ] || { echo "FAIL: the run took ${took} ms to stop (> 5000)"; exit 1; }
 grep -q "stopping now" err || { echo "FAIL: the second SIGINT was not acknowledged"; exit 1; }
-kill -0 "-$ENG" 2>/dev/null && { echo "FAIL: the engine's process group outlived the run"; exit 1; }
+group_ours "$ENG" "$W" && { echo "FAIL: the engine's process group outlived the run"; exit 1; }
 ENG=
 n=$(q "SELECT count(*) FROM iterations WHERE state='interrupted' AND reason LIKE 'interrupted by a signal%'")
 [ "$n" -eq 1 ] || { echo "FAIL: $n interrupted iterations (expected 1)"; exit 1; }

@@ -19,6 +19,7 @@ fails=0
 ok() { echo "ok - $1"; }
 no() { echo "not ok - $1"; fails=$((fails + 1)); }
 q() { sqlite3 c.db "$1"; }
+. "$RATCHET_SRC/tests/lib/procs.sh"
 
 cp "$RATCHET_SRC/experiments/simserve/tiles.json" tiles.json
 cat > profile.sh <<S
@@ -71,10 +72,9 @@ rc=0
 [ $rc -eq 0 ] || { cat run2.out; echo "FAIL: --resume exited $rc"; exit 1; }
 q "SELECT seq, kind, variant, state, reason FROM iterations ORDER BY seq"
 alive=0
-# a group still led by simserve (a bare `kill -0 -PGID` also counts an unrelated group that
-# reuses the number, which a loaded CI machine forking thousands of processes can reach)
+# a group with a live member of this test's own (tests/lib/procs.sh says why not `kill -0 -PGID`)
 for pg in $(q "SELECT value FROM env_facts WHERE key = 'engine.pgid'"); do
-	kill -0 "-$pg" 2>/dev/null && [ "$(cat "/proc/$pg/comm" 2>/dev/null)" = simserve ] && alive=$((alive + 1))
+	group_ours "$pg" "$W" && alive=$((alive + 1))
 done
 npg=$(q "SELECT count(*) FROM env_facts WHERE key = 'engine.pgid'")
 [ "$npg" -ge 3 ] && [ $alive -eq 0 ] && ok "no engine of the $npg launched left running (the killed run's was reaped)" || no "$alive engines still running"
