@@ -48,7 +48,6 @@ cat > a/tiles.json <<J
 {"$DEC": {"BLOCK_M": $1, "BLOCK_N": $2, "num_warps": $3}}
 J
 cp -a a b
-PORT=$((20000 + $$ % 20000))
 spec() { # spec NAME DIR EXTRA-FLAGS
 	cat <<Y
 name: $1

@@ -10,6 +10,7 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
 . "$RATCHET_SRC/tests/lib/decode_bench.sh"
+. "$RATCHET_SRC/tests/lib/common.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "SKIP: simserve not built"; exit 77; }
 W=$(mktemp -d /tmp/ratchet-recipe-XXXXXX)
@@ -23,13 +24,13 @@ cat > "$D/tiles.json" <<'J'
 }
 J
 cp -a "$D" "$W/pristine"
-PORT=$((20000 + $$ % 20000))
+PORT=$(free_port)
 # no placeholders in the engine command: run.sh fills them, the fingerprint does not
 cat > "$D/spec.yaml" <<Y
 name: recipe
 engine:
   command: ["$RATCHET_BUILD/simserve", --port, "$PORT", --model, sim-recipe, --tiles, "$D/tiles.json",
-            --decode-us-per-step, "400", --decode-us-per-seq, "50"]
+            --decode-us-per-step, "20000", --decode-us-per-seq, "50", --prefill-us-per-token, "100"]
   port: $PORT
   ready: {http: /health, timeout: 20s}
   identity: {http: /v1/models, model: sim-recipe}
@@ -38,8 +39,8 @@ $(decode_bench)
 variants:
   - name: graphs-64
     env: {SIMSERVE_MAX_GRAPH_BS: "64"}
-  - name: step-100
-    flag: [--decode-us-per-step, "100"]
+  - name: step-2000
+    flag: [--decode-us-per-step, "2000"]
   - name: two-tiles
     table: {file: tiles.json, atomic: true,
             set: {"decode.BS_LE_8": {BLOCK_M: 16, BLOCK_N: 64, num_warps: 4},
@@ -51,9 +52,9 @@ q() { sqlite3 c.db "$1"; }
 rc=0
 "$RATCHET_BIN" --db c.db run --quiet "$D/spec.yaml" > run.out 2>&1 || rc=$?
 [ $rc -eq 0 ] || { cat run.out; echo "FAIL: ratchet run exited $rc"; exit 1; }
-q "SELECT seq, variant, state, change_text FROM iterations ORDER BY seq"
+q "SELECT seq, variant, state, printf('%+.1f%%', 100 * obj_delta), change_text FROM iterations ORDER BY seq"
 kept=$(q "SELECT group_concat(variant, ' ') FROM (SELECT variant FROM iterations WHERE state='kept' ORDER BY seq)")
-[ "$kept" = "graphs-64 step-100 two-tiles" ] || { echo "FAIL: kept '$kept', expected all three"; exit 1; }
+[ "$kept" = "graphs-64 step-2000 two-tiles" ] || { echo "FAIL: kept '$kept', expected all three"; exit 1; }
 "$RATCHET_BIN" --db c.db recipe -o rec > recipe.out || { cat recipe.out; echo "FAIL: recipe"; exit 1; }
 cat recipe.out
 cat rec/README.txt rec/apply.sh rec/run.sh
