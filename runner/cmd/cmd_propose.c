@@ -25,7 +25,8 @@ static const struct rt_cmd_help help = {
 	"Turn the top findings into variants in the spec's schema: a hole becomes a table entry\n"
 	"copied from the nearest existing one (shape columns compared numerically, measured columns\n"
 	"never copied), an upstream ref a patch. Printed as YAML for the spec's variants: list, best\n"
-	"Amdahl bound first; --json prints the variants as a JSON array.",
+	"Amdahl bound first; --json prints a JSON array of {finding, rank, kind, bound, variant,\n"
+	"already_tried}, already_tried null or {campaign, seq, state, delta}.",
 	"FINDING is a finding's id, the id column of `ratchet findings`: only those are proposed.\n"
 	"A variant the finding's campaign already measured says so in its comment (\"already tried\n"
 	"in iteration 1:3: reverted, -2.1%\"). Findings without a concrete change (hot ops, storms)\n"
@@ -91,9 +92,9 @@ static bool change_fp(const struct history *y, json_t *v, char fp[65])
 	return ok;
 }
 
-/* "already tried in iteration 1:3: reverted, -2.1%" when the campaign of y
- * measured variant v to an end (the latest such iteration). */
-static void tried_note(const struct history *y, json_t *v, struct rt_sb *out)
+/* The latest iteration in which the campaign of y measured variant v to an
+ * end (the same change fingerprint or the same name); NULL when none. */
+static const struct db_iteration *tried_hit(const struct history *y, json_t *v)
 {
 	char fp[65];
 	bool have_fp = change_fp(y, v, fp);
@@ -108,13 +109,27 @@ static void tried_note(const struct history *y, json_t *v, struct rt_sb *out)
 		    (name && it->variant && !strcmp(it->variant, name)))
 			hit = it;
 	}
-	if (!hit)
-		return;
+	return hit;
+}
+
+/* "# already tried in iteration 1:3: reverted, -2.1%" */
+static void tried_note(const struct db_iteration *hit, struct rt_sb *out)
+{
 	rt_sb_addf(out, "# already tried in iteration %lld:%d: %s", (long long)hit->campaign_id, hit->seq,
 		   db_iter_state_name(hit->state));
 	if (!isnan(hit->obj_delta))
 		rt_sb_addf(out, ", %+.1f%%", hit->obj_delta * 100);
 	rt_sb_adds(out, hit->state == DB_ITER_KEPT ? " (kept: it is in the best already)\n" : "\n");
+}
+
+/* The same for --json: {"campaign", "seq", "state", "delta"}, or null. */
+static json_t *tried_json(const struct db_iteration *hit)
+{
+	if (!hit)
+		return json_null();
+	return json_pack("{s:I, s:i, s:s, s:o}", "campaign", (json_int_t)hit->campaign_id, "seq", hit->seq,
+			 "state", db_iter_state_name(hit->state), "delta",
+			 isnan(hit->obj_delta) ? json_null() : json_real(hit->obj_delta));
 }
 
 /* Which of f[0..n) the command line names by id (*named, caller frees);
@@ -137,16 +152,22 @@ static int pick_ids(char **ids, int nids, const struct db_finding *f, size_t n, 
 	return 0;
 }
 
-/* One finding's variant: its comment, what the campaign did with it, the YAML. */
+/* One finding's variant: its comment, what the campaign did with it, the
+ * YAML; and its entry of the --json array, appended to all. */
 static void propose_one(const struct rt_ctx *ctx, struct histories *h, const struct db_finding *f,
-			json_t *v, size_t rank, struct rt_sb *out, struct rt_sb *err)
+			json_t *v, size_t rank, json_t *all, struct rt_sb *out, struct rt_sb *err)
 {
 	double bound = isnan(f->potential) ? 0 : f->potential * 100;
 	rt_sb_addf(out, "# finding %lld (rank %zu, %s, bound %.1f%% = %.1f%% x (1 - 1/%.2g)): %s\n",
 		   (long long)f->id, rank, f->kind, bound, f->share * 100, f->speedup,
 		   f->detail ? f->detail : f->subject);
-	if (f->campaign_id)
-		tried_note(history_of(ctx, h, f->campaign_id), v, out);
+	const struct db_iteration *hit = f->campaign_id ? tried_hit(history_of(ctx, h, f->campaign_id), v) : NULL;
+	if (hit)
+		tried_note(hit, out);
+	json_array_append_new(all, json_pack("{s:I, s:I, s:s, s:o, s:O, s:o}", "finding", (json_int_t)f->id,
+					     "rank", (json_int_t)rank, "kind", f->kind, "bound",
+					     isnan(f->potential) ? json_null() : json_real(f->potential),
+					     "variant", v, "already_tried", tried_json(hit)));
 	json_t *one = json_pack("[O]", v);
 	if (rt_yaml_from_json(one, out, err))
 		rt_sb_addf(out, "# %s\n", err->buf);
@@ -196,8 +217,7 @@ int cmd_propose(int argc, char **argv, struct rt_ctx *ctx)
 			continue;
 		}
 		proposed++;
-		json_array_append(all, v);
-		propose_one(ctx, &h, &f[i], v, i + 1, &out, &err);
+		propose_one(ctx, &h, &f[i], v, i + 1, all, &out, &err);
 		json_decref(v);
 	}
 	if (ctx->json) {

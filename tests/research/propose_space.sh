@@ -8,7 +8,9 @@
 #  b. findings prints each finding's id beside its rank, and propose takes
 #     that id (propose ID proposes that finding; an unknown id exits 2);
 #  c. once a campaign has tried the proposed variant and reverted it,
-#     propose says so above it ("already tried in iteration 2:1: reverted").
+#     propose says so above it ("already tried in iteration 2:1: reverted"),
+#     and --json in the entry's already_tried (null for a campaign that
+#     never tried it).
 set -u
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
@@ -96,5 +98,24 @@ delta=$(q "SELECT printf('%+.1f%%', obj_delta * 100) FROM iterations WHERE campa
 grep -B1 -- '^- name: fill-decode-bs-le-32' p3.out | grep -qF "# already tried in iteration 2:1: reverted, $delta" &&
 	ok "propose says it was tried in 2:1 and reverted ($delta)" || no "propose does not say it was tried"
 R propose --campaign 1 "$hole" | grep -q 'already tried' && no "campaign 1 never tried it"
+# the same in --json: each entry's already_tried, the iteration or null
+R --json propose --campaign 2 > p3.json 2> p3j.err || { cat p3j.err; no "--json propose --campaign 2"; }
+want=$(q "SELECT printf('2 1 reverted %.6f', obj_delta) FROM iterations WHERE campaign_id = 2 AND seq = 1")
+tried_json() { # FILE VARIANT: "campaign seq state delta" of its already_tried, or "null"
+	python3 -c 'import json, sys
+for e in json.load(open(sys.argv[1])):
+    if e["variant"]["name"] == sys.argv[2]:
+        t = e["already_tried"]
+        print("null" if t is None else "%d %d %s %.6f" % (t["campaign"], t["seq"], t["state"], t["delta"]))' "$1" "$2"
+}
+got=$(tried_json p3.json fill-decode-bs-le-32)
+[ "$got" = "$want" ] && ok "--json: already_tried is {campaign 2, seq 1, reverted, delta} ($got)" ||
+	{ cat p3.json; no "--json already_tried '$got', expected '$want'"; }
+R --json propose --campaign 1 "$hole" > p4.json
+got=$(tried_json p4.json fill-decode-bs-le-32)
+[ "$got" = null ] && python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))[0]
+assert e["finding"] == int(sys.argv[2]) and e["kind"] == "hole" and e["rank"] >= 1 and 0 < e["bound"] < 1' p4.json "$hole" &&
+	ok "--json: a variant never tried has already_tried null, beside its finding, rank, kind and bound" ||
+	{ cat p4.json; no "--json for campaign 1 ($got)"; }
 echo "$fails failed"
 [ "$fails" -eq 0 ]
