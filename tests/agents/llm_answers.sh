@@ -59,5 +59,4 @@ q "SELECT error FROM llm_exchanges WHERE verdict = 'disallowed'" | grep -q "kind
 [ $rc -eq 3 ] && grep -q 'HTTP 503' run.out && ok "no answer at all stops the run (exit 3)" || no "exit $rc"
 grep -q "That answer was refused: (generated variant):1:13: variant: unknown key 'tabel'" chat.log &&
 	ok "the re-ask carries the parser's error" || no "re-ask"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish
