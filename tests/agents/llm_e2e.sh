@@ -24,22 +24,11 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs
 for p in simserve fakechat; do
 	[ -x "$RATCHET_BUILD/$p" ] || { echo "$p not built"; exit 77; }
 done
-W=$(mktemp -d /tmp/ratchet-llm-XXXXXX)
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
 SIM= FC= RUN=
-cleanup() {
-	for p in $SIM $FC $RUN; do kill "$p" 2>/dev/null || true; done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+scratch_dir ratchet-llm SIM FC RUN
 R() { "$RATCHET_BIN" --db c.db "$@"; }
 q() { sqlite3 c.db "$1"; }
-# the port a server printed ("... listening on HOST:PORT")
-port_of() { for _ in $(seq 100); do grep -q listening "$1" && break; sleep 0.1; done
-	sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$1"; }
 
 cp "$RATCHET_SRC/experiments/simserve/tiles.json" tiles.json
 echo '{"x": {"BLOCK_M": 16}}' > other.json
@@ -237,5 +226,4 @@ rc=0
 	grep -q 'llm: the budget of 100 tokens is spent' &&
 	ok "the token budget stops the search after one call, saying so" || { cat tok.out; no "token budget $rc"; }
 grep -q '"response_format"' chat3.log && no "response_format: none sent one" || ok "response_format: none sends none"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -19,20 +19,11 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs
 for p in simserve fakechat; do
 	[ -x "$RATCHET_BUILD/$p" ] || { echo "$p not built"; exit 77; }
 done
-W=$(mktemp -d /tmp/ratchet-pool-llm-XXXXXX)
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
 FC= RUN=
-cleanup() {
-	for p in $FC $RUN; do kill -9 "$p" 2>/dev/null || true; done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+KILL9=1
+scratch_dir ratchet-pool-llm FC RUN
 q() { sqlite3 -cmd ".timeout 5000" c.db "$1"; }
-port_of() { for _ in $(seq 100); do grep -q listening "$1" && break; sleep 0.1; done
-	sed -n 's/.*listening on .*:\([0-9]*\)$/\1/p' "$1"; }
 answer() { # NAME STEP RATIONALE
 	printf '{"variant": {"name": "%s", "flag": ["--decode-us-per-step", "%s"]}, "rationale": "%s"}\n' "$1" "$2" "$3"
 }

@@ -7,12 +7,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-compile-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-compile
 q() { sqlite3 c.db "$1"; }
 cat > spec.yaml <<Y
 name: compiles
@@ -51,5 +47,4 @@ tot=${chk%%=*}
 [ "$tot" = "${chk#*=}" ] && [ "$tot" != 0.000000 ] && ok "each compile line carried 190 ms ($chk s)" || no "seconds vs counts: $chk"
 [ "$(q "SELECT DISTINCT unit FROM measurements WHERE metric = 'compiles.seconds'")" = s ] && ok "in seconds" || no "unit"
 [ "$(q "SELECT count(*) FROM measurements WHERE metric = 'lines.seconds'")" = 0 ] && ok "an untimed event stores no seconds" || no "lines.seconds stored"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

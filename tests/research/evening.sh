@@ -15,14 +15,9 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_GSM8K_DIR:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-evening-XXXXXX)
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
 SIM=
-cleanup() { [ -n "$SIM" ] && kill "$SIM" 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+scratch_dir ratchet-evening SIM
 R() { "$RATCHET_BIN" --db c.db "$@"; }
 q() { sqlite3 c.db "$1"; }
 
@@ -107,5 +102,4 @@ st=$(q "SELECT state FROM iterations WHERE variant = 'fill-prefill-t-le-512'")
 g=$(q "SELECT g.passed FROM gate_runs g JOIN iterations i ON i.gate_run_id = g.id WHERE i.variant = 'fill-prefill-t-le-512'")
 [ "$g" = 1 ] && ok "with the gate passing" || no "gate: $g"
 grep -q '"prefill.T_LE_512"' tiles.json && ok "tiles.json now has the entry" || no "tiles.json"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -7,13 +7,9 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-profile-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-profile
 F="$RATCHET_SRC/tests/agents/fixtures"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
 R() { "$RATCHET_BIN" --db p.db "$@"; }
 ops() { sqlite3 p.db "SELECT group_concat(op || '=' || printf('%.1f', 100 * share), ' ') FROM (SELECT op, share FROM profile_ops WHERE profile_id = $1 AND calls > 0 ORDER BY share DESC, op)"; }
 
@@ -203,5 +199,4 @@ sid=$(sqlite3 p.db "SELECT max(id) FROM campaigns")
 mkdir elsewhere
 (cd elsewhere && "$RATCHET_BIN" --db ../p.db observe --campaign "$sid" "$F/kineto_vllm_decode.json") > obs.out 2>&1 &&
 	ok "observe from another folder finds the campaign's table" || { cat obs.out; no "observe from another folder"; }
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -10,14 +10,10 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-profloop-XXXXXX)
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
 RUN=
-cleanup() { [ -n "$RUN" ] && kill -9 "$RUN" 2>/dev/null; rm -rf "$W"; }
-trap cleanup EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+KILL9=1
+scratch_dir ratchet-profloop RUN
 q() { sqlite3 c.db "$1"; }
 . "$RATCHET_SRC/tests/lib/procs.sh"
 
@@ -97,5 +93,4 @@ q "SELECT kind || ': ' || detail FROM findings WHERE iteration_id = $obs ORDER B
 "$RATCHET_BIN" --db c.db propose --campaign 1 --top 1 > propose.out 2>&1 && grep -q 'fill-prefill-t-le-512' propose.out &&
 	ok "propose sees it" || { cat propose.out; no "propose"; }
 [ "$(ls .ratchet-profile | wc -l)" = 1 ] && ok "the profile folder holds the one trace imported" || no "profile dir: $(ls .ratchet-profile)"
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

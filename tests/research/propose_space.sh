@@ -15,12 +15,8 @@ set -u
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-propose-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-propose
 R() { "$RATCHET_BIN" --db c.db "$@"; }
 q() { sqlite3 c.db "$1"; }
 
@@ -117,5 +113,4 @@ got=$(tried_json p4.json fill-decode-bs-le-32)
 assert e["finding"] == int(sys.argv[2]) and e["kind"] == "hole" and e["rank"] >= 1 and 0 < e["bound"] < 1' p4.json "$hole" &&
 	ok "--json: a variant never tried has already_tried null, beside its finding, rank, kind and bound" ||
 	{ cat p4.json; no "--json for campaign 1 ($got)"; }
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -13,12 +13,8 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v git >/dev/null || { echo "skipped: git missing"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-research-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
-fails=0
-ok() { echo "ok - $1"; }
-no() { echo "not ok - $1"; fails=$((fails + 1)); }
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-research
 R() { "$RATCHET_BIN" --db r.db "$@"; }
 
 mkdir lib && cd lib
@@ -83,5 +79,4 @@ rc=0
 R research lib --refs no-such-ref > bad.out 2>&1 || rc=$?
 [ $rc -eq 2 ] && grep -q "no-such-ref" bad.out && ok "a bad ref is a usage error naming it" ||
 	{ cat bad.out; no "bad ref exit $rc"; }
-echo "$fails failed"
-[ "$fails" -eq 0 ]
+finish
