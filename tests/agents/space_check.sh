@@ -6,9 +6,8 @@
 # without a space, an empty space).
 set -eu
 : "${RATCHET_BIN:?}"
-W=$(mktemp -d /tmp/ratchet-space-check-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-space-check
 fails=0
 spec() { # STRATEGY PARAMS RESTRICTIONS
 	cat <<EOS

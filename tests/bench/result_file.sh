@@ -11,9 +11,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-resultfile-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-resultfile
 cat > fakevllm.sh <<'S'
 #!/bin/sh
 # fakevllm.sh BENCH bench serve --save-result [--result-dir D] [--result-filename F]

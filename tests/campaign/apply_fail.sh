@@ -6,9 +6,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-applyfail-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-applyfail
 cp "$RATCHET_SRC/tests/campaign/table.json" .
 cp table.json table.orig
 cat > spec.yaml <<Y

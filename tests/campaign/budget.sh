@@ -6,9 +6,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-budget-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-budget
 . "$RATCHET_SRC/tests/campaign/common.sh"
 mkdir a && cp "$RATCHET_SRC/tests/campaign/table.json" a/
 # every benchmark run sleeps 150 ms: an iteration (6 runs at least) takes about 1 s

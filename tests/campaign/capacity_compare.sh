@@ -8,9 +8,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-capcmp-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-capcmp
 cat > spec.yaml <<Y
 name: capcmp
 engine:

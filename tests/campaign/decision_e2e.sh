@@ -22,9 +22,8 @@ set -eu
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -r /dev/urandom ] || { echo "SKIP: no /dev/urandom"; exit 77; }
 N=${RATCHET_DECISION_N:-100}
-W=$(mktemp -d /tmp/ratchet-decision-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-decision
 t0=$(date +%s)
 
 # The benchmark: the product of every E_* factor in the environment, times

@@ -7,9 +7,8 @@
 set -eu
 : "${RATCHET_BIN:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-holes-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-holes
 cat > tuned.csv <<'C'
 M,N,K,tile,splitk
 16,4096,4096,2,1

@@ -8,9 +8,8 @@ set -eu
 command -v git >/dev/null || { echo "git missing"; exit 1; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 . "$RATCHET_SRC/tests/campaign/patch_common.sh"
-W=$(mktemp -d /tmp/ratchet-patch-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-patch
 patch_repo
 (
 	cd src

@@ -13,9 +13,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-pool-repeat-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-pool-repeat
 . "$RATCHET_SRC/tests/campaign/common.sh"
 # seq, variant, state, and the statistics the prior moves.
 stats() {

@@ -12,9 +12,8 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-pool-simserve-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-pool-simserve
 . "$RATCHET_SRC/tests/campaign/common.sh"
 cp "$RATCHET_SRC/experiments/simserve/tiles.json" .
 cat > spec.yaml <<Y

@@ -12,9 +12,8 @@
 set -eu
 : "${RATCHET_BIN:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-replay-kill9-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-replay-kill9
 mkdir wd
 for k in x y z; do echo "{\"knob\": {\"on\": 0}}" > wd/$k.json; done
 # gflops = 100 + 20 x + 40 y (model a) or - 40 y (model b) + 10 z (model a

@@ -17,9 +17,8 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "SKIP: simserve not built"; exit 77; }
-W=$(mktemp -d /tmp/ratchet-replay-models-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-replay-models
 # model A's best tile of a class, from the simulator's own table: "M N W"
 best_a() {
 	sed -n "s/.*{ \"$1\", \([0-9]*\), \([0-9]*\), \([0-9]*\) }.*/\1 \2 \3/p" "$RATCHET_SRC/experiments/simserve/model.c"

@@ -13,9 +13,8 @@
 set -eu
 : "${RATCHET_BIN:?}"
 command -v git >/dev/null && command -v sqlite3 >/dev/null || { echo "git and sqlite3 needed"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-replay-onto-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-replay-onto
 g() { git -C src -c user.email=t@example.com -c user.name=t "$@"; }
 mkdir src && g init -q
 echo 100 > src/speed.txt && echo 0 > src/boost.txt && echo a > src/other.txt

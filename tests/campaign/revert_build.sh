@@ -11,9 +11,8 @@ command -v git >/dev/null || { echo "git missing"; exit 1; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 . "$RATCHET_SRC/tests/campaign/common.sh"
 . "$RATCHET_SRC/tests/campaign/patch_common.sh"
-W=$(mktemp -d /tmp/ratchet-revert-build-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-revert-build
 patch_repo
 patch_spec revert-build src/built.txt <<'Y'
   - name: stale-object

@@ -16,9 +16,8 @@ set -eu
 . "$RATCHET_SRC/tests/lib/decode_bench.sh"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-space-start-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-space-start
 cp "$RATCHET_SRC/experiments/simserve/tiles.json" .
 q() { sqlite3 -cmd ".timeout 5000" c.db "$1"; }
 cat > spec.yaml <<Y

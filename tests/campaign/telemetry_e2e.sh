@@ -17,9 +17,8 @@ set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-tel-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-tel
 RATCHET_TELEMETRY_FAKE="$W/readings"
 export RATCHET_TELEMETRY_FAKE
 cat > engine.sh <<'S'

@@ -7,9 +7,8 @@
 # is refused (exit 2, nothing written) where it used to write Markdown.
 set -eu
 : "${RATCHET_BIN:?}"
-W=$(mktemp -d /tmp/ratchet-report-out-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-report-out
 long=BLOCK_M:16+BLOCK_N:32+num_warps:4+num_stages:2+split_k:1+layout:row
 cat > spec.yaml <<Y
 name: out

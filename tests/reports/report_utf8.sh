@@ -8,9 +8,8 @@ set -eu
 : "${RATCHET_BIN:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 command -v python3 >/dev/null || { echo "python3 missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-utf8-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-utf8
 cat > spec.yaml <<'Y'
 name: utf8
 benchmarks:

@@ -14,9 +14,8 @@ set -u
 : "${RATCHET_BIN:?}" "${RATCHET_BUILD:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
 [ -x "$RATCHET_BUILD/simserve" ] || { echo "simserve not built"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-show-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-show
 status=0
 no() { echo "FAIL: $*"; status=1; }
 echo '{"decode.BS_LE_32": {"BLOCK_M": 32, "BLOCK_N": 64, "num_warps": 4}}' >tiles.json

@@ -11,9 +11,8 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-W=$(mktemp -d /tmp/ratchet-profile-hostile-XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "${RATCHET_SRC:?}/tests/lib/common.sh"
+scratch_dir ratchet-profile-hostile
 F="$RATCHET_SRC/tests/agents/fixtures"
 fails=0
 R() { "$RATCHET_BIN" --db p.db "$@"; }
