@@ -160,9 +160,12 @@ static void test_model_finds_the_needle(void **state)
  * issue's bar, within 2% on at least 9 of 10 such seeds, each proposal
  * under 0.25 s of CPU. Each run stops at the optimum (the only point within
  * 2%), at the model's own stop, or after LARGE_BUDGET proposals (0.5% of
- * the space). Measured: 7 of 10 (seeds 4, 10 and 11 circle the second
- * basin, at 90% of the optimum, for all 500 proposals), so the test holds
- * that level and the issue's 9 of 10 is still open (docs/figures.md). */
+ * the space). Without restarts 7 of 10 got there: seeds 4, 10 and 11
+ * circled the second basin, at 90% of the optimum, for all 500 proposals.
+ * With the restart after MODEL_RESTART evaluations without a gain (a fresh
+ * design and a GP on the new run alone), 8 of 10: seed 10 gets there after
+ * its restart, 4 and 11 find the second basin again. The test holds 8 (7
+ * fails it); the issue's 9 of 10 is still open (docs/figures.md). */
 #define LARGE_SEEDS 10
 #define LARGE_BUDGET 500
 
@@ -208,7 +211,7 @@ static void test_model_beyond_the_prefix(void **state)
 	stop_at_goal = false;
 	printf("large: within 2%% on %zu of %zu seeds; longest proposal %.3f s of CPU\n", hits, seeds, worst);
 	assert_int_equal(seeds, LARGE_SEEDS);
-	assert_true(hits >= 7);
+	assert_true(hits >= 8);
 #if !defined(__SANITIZE_ADDRESS__)
 	assert_true(worst < 0.25);
 #endif
