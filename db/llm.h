@@ -57,6 +57,10 @@ int db_llm_link(struct db *db, int64_t campaign_id, int seq, int64_t iteration_i
 /* Every exchange of a campaign in the order made; free with db_llm_free. */
 int db_llm_list(struct db *db, int64_t campaign_id, struct db_llm_exchange **out, size_t *n,
 		struct rt_sb *err);
+/* Exchange id of campaign_id: *n is 1, or 0 when it has none of that id;
+ * free with db_llm_free. */
+int db_llm_get(struct db *db, int64_t campaign_id, int64_t id, struct db_llm_exchange **out, size_t *n,
+	       struct rt_sb *err);
 /* The exchanges an iteration took, in the order made; free with db_llm_free. */
 int db_llm_of_iteration(struct db *db, int64_t iteration_id, struct db_llm_exchange **out, size_t *n,
 			struct rt_sb *err);

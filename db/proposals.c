@@ -70,6 +70,22 @@ int db_proposals_list(struct db *db, int64_t campaign_id, struct db_proposal **o
 	return rc;
 }
 
+int db_proposal_of_iteration(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_proposal **out,
+			     size_t *n, struct rt_sb *err)
+{
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT iteration_id, strategy, target, point, fingerprint, fidelity, reason, variant, state "
+		"FROM proposals WHERE campaign_id = ?1 AND iteration_id = ?2 ORDER BY rowid", err);
+	if (st) {
+		db_bind_id(st, 1, campaign_id);
+		db_bind_id(st, 2, iteration_id);
+	}
+	void *v = NULL;
+	int rc = db_rows_list(db, st, &proposal_rows, &v, n, err);
+	*out = v;
+	return rc;
+}
+
 void db_proposals_free(struct db_proposal *v, size_t n)
 {
 	db_rows_free(&proposal_rows, v, n);

@@ -24,6 +24,10 @@ int db_proposal_add(struct db *db, int64_t campaign_id, const struct db_proposal
 /* Every proposal of a campaign, in iteration order; free with db_proposals_free. */
 int db_proposals_list(struct db *db, int64_t campaign_id, struct db_proposal **out, size_t *n,
 		      struct rt_sb *err);
+/* The proposals of one iteration (one, or none), in the order recorded;
+ * free with db_proposals_free. */
+int db_proposal_of_iteration(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_proposal **out,
+			     size_t *n, struct rt_sb *err);
 void db_proposals_free(struct db_proposal *v, size_t n);
 
 #endif

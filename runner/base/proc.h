@@ -49,9 +49,11 @@ int rt_spawn(char *const argv[], const struct rt_spawn_opts *o, pid_t *pid, stru
 /* rt_spawn's child with o->contain set, after its setup (group, fds, cwd):
  * becomes the keeper of rt_keep.c, which runs prog as its own child in a
  * group of its own, kills everything that child left behind when it
- * exits, and exits as it did. A failed fork or exec writes its errno to
- * err_fd. Never returns. System calls only (runs between fork and exec). */
-_Noreturn void rt_keep_exec(const char *prog, char *const argv[], char *const envp[], int err_fd);
+ * exits, and exits as it did. When runner (the process that forked it)
+ * dies, the keeper is told as by a SIGTERM: a runner killed with -9 leaves
+ * no command running. A failed fork or exec writes its errno to err_fd.
+ * Never returns. System calls only (runs between fork and exec). */
+_Noreturn void rt_keep_exec(const char *prog, char *const argv[], char *const envp[], int err_fd, pid_t runner);
 
 /* The program rt_spawn would run for name with env applied and cwd as the
  * working folder: a name without '/' searched on the PATH, a path taken

@@ -15,6 +15,10 @@
  * the benchmark's timeout and a cancel) goes on to the command's group,
  * and SIGKILL follows KEEP_GRACE_S later.
  *
+ * A runner killed with -9 cannot stop the command: the keeper asks the
+ * kernel for a SIGTERM when the runner dies (PR_SET_PDEATHSIG) and treats
+ * it as the runner's own stop.
+ *
  * Per start this costs one fork without exec; /proc is read only when
  * something was left running. The keeper is a fork of a multithreaded
  * process: it makes system calls only (no malloc, no stdio, no locks), and
@@ -187,7 +191,7 @@ static _Noreturn void keep_exit(int st)
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 127);
 }
 
-void rt_keep_exec(const char *prog, char *const argv[], char *const envp[], int err_fd)
+void rt_keep_exec(const char *prog, char *const argv[], char *const envp[], int err_fd, pid_t runner)
 {
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	sigset_t set, old;
@@ -196,6 +200,13 @@ void rt_keep_exec(const char *prog, char *const argv[], char *const envp[], int 
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	/* The runner's death is a SIGTERM, waited for below with the others: the
+	 * command's group is told, then killed KEEP_GRACE_NS later. The runner
+	 * forks from its main thread, which lives as long as it does. A runner
+	 * that died before the request was made is caught by the parent check. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	if (getppid() != runner)
+		kill(getpid(), SIGTERM);
 	pid_t c = fork();
 	if (c < 0) {
 		int e = errno;

@@ -145,6 +145,7 @@ static int spawn_argv(char *const argv[], const struct rt_spawn_opts *o, pid_t *
 		return rt_errf(err, RT_EPROC, "%s: pipe: %s", argv[0], strerror(errno));
 	}
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	pid_t runner = getpid();
 	pid_t p = fork();
 	if (p < 0) {
 		close(ep[0]);
@@ -176,7 +177,7 @@ static int spawn_argv(char *const argv[], const struct rt_spawn_opts *o, pid_t *
 			_exit(127);
 		}
 		if (o && o->contain)
-			rt_keep_exec(prog, argv, envp, ep[1]);
+			rt_keep_exec(prog, argv, envp, ep[1], runner);
 		execve(prog, argv, envp);
 		int e = errno;
 		if (write(ep[1], &e, sizeof(e))) {}

@@ -386,20 +386,40 @@ int camp_record(struct camp *c, struct db_iteration *it, enum db_iter_state stat
 		struct series *ser, size_t nser, bool stats, struct rt_sb *err);
 
 /* ---- propose.c: the proposer table ---- */
+/* One read of a campaign's proposals and iterations, taken once per
+ * proposal and shared by the row's history and next. */
+struct camp_rows {
+	struct db_proposal *ps;   /* in seq order */
+	size_t np;
+	struct db_iteration *its; /* in seq order */
+	size_t ni;
+	struct camp_row_id {
+		int64_t id;
+		size_t at;        /* its index in its */
+	} *by_id;                 /* every iteration, by ascending id */
+};
+int camp_rows_load(struct camp *c, struct camp_rows *r, struct rt_sb *err);
+void camp_rows_free(struct camp_rows *r);
+/* The index in r->its of the iteration of id (a device pool's workers
+ * insert concurrently, so ids need not follow seqs); false when none. */
+bool camp_rows_find(const struct camp_rows *r, int64_t id, size_t *k);
+
 /* How a strategy's proposals reach the campaign: one row per source
  * (agents' enum agent_source: the spec's variants, the space, a chat
  * model). Nothing outside the rows asks which strategy runs. */
 struct camp_proposer {
 	const char *what; /* "the spec's variants", for messages */
-	/* The strategy's view of the history: every attempt, with its round
-	 * (and a generated change's point: target and code). */
-	int (*history)(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err);
-	/* Up to max distinct proposals into out[0..*n) (x: the strategy's
-	 * context, its history and x->rounds). Returns as agent_next_batch,
-	 * and 2 when proposing recorded an iteration of its own (c->seq
-	 * taken) and there is nothing to run. */
-	int (*next)(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
-		    struct rt_sb *err);
+	/* The strategy's view of the history (r: the store, read once): every
+	 * attempt, with its round (and a generated change's point: target and
+	 * code). */
+	int (*history)(struct camp *c, const struct camp_rows *r, struct agent_attempt **out, size_t *n,
+		       struct rt_sb *err);
+	/* Up to max distinct proposals into out[0..*n) (r: as history read it;
+	 * x: the strategy's context, its history and x->rounds). Returns as
+	 * agent_next_batch, and 2 when proposing recorded an iteration of its
+	 * own (c->seq taken) and there is nothing to run. */
+	int (*next)(struct camp *c, const struct camp_rows *r, struct agent_ctx *x, size_t max,
+		    struct agent_proposal *out, size_t *n, struct rt_sb *err);
 	/* The change a proposal makes: *gen, its generated variant, or NULL
 	 * for the spec's own variant p->variant. */
 	int (*make)(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err);

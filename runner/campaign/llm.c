@@ -49,7 +49,7 @@ struct spent {
 
 /* Everything the prompt borrows, owned here. */
 struct seen {
-	struct db_iteration *its;     /* the campaign's iterations */
+	const struct db_iteration *its; /* the campaign's iterations (the proposal's read of the store) */
 	size_t n_its;                 /* entries in its */
 	struct agent_llm_step *steps; /* the journal */
 	char **findings;              /* one line each */
@@ -64,7 +64,6 @@ struct seen {
 
 static void seen_release(struct seen *w)
 {
-	db_iterations_free(w->its, w->n_its);
 	free(w->steps);
 	for (size_t i = 0; i < w->n_findings; i++)
 		free(w->findings[i]);
@@ -106,20 +105,20 @@ static int load_findings(struct camp *c, struct seen *w, struct rt_sb *err)
 }
 
 /* What the model sees, with room in the journal for the max answers a round takes. */
-static int load_seen(struct camp *c, struct seen *w, size_t max, struct rt_sb *err)
+static int load_seen(struct camp *c, const struct camp_rows *r, struct seen *w, size_t max, struct rt_sb *err)
 {
 	const struct spec *s = c->s;
-	int rc = db_iterations_list(c->db, c->cid, &w->its, &w->n_its, err);
+	w->its = r->its;
+	w->n_its = r->ni;
 	w->steps = xcalloc(w->n_its + max + 1, sizeof(*w->steps));
-	for (size_t i = 0; i < w->n_its && !rc; i++) {
+	for (size_t i = 0; i < w->n_its; i++) {
 		const struct db_iteration *it = &w->its[i];
 		w->steps[i] = (struct agent_llm_step){ .seq = it->seq, .variant = it->variant, .kind = it->kind,
 						       .state = db_iter_state_name(it->state),
 						       .effect = it->obj_delta, .reason = it->reason,
 						       .change = it->change_text };
 	}
-	if (!rc)
-		rc = load_findings(c, w, err);
+	int rc = load_findings(c, w, err);
 	w->spec = spec_to_json(s);
 	rt_json_redact(w->spec); /* the prompt carries no secret of the spec (HF_TOKEN: ...) */
 	if (!rc)
@@ -415,15 +414,6 @@ static void take(struct seen *w, const struct db_llm_exchange *x)
 	json_decref(vj);
 }
 
-/* The exchange of id among xs, or NULL. */
-static const struct db_llm_exchange *exchange_of(const struct db_llm_exchange *xs, size_t n, int64_t id)
-{
-	for (size_t i = 0; i < n; i++)
-		if (xs[i].id == id)
-			return &xs[i];
-	return NULL;
-}
-
 /* The answers of a round: those recorded and not measured first, then new
  * ones, up to max. */
 static int ask_batch(struct camp *c, struct seen *w, bool rounds, size_t max, struct agent_proposal *out,
@@ -452,14 +442,15 @@ static int ask_batch(struct camp *c, struct seen *w, bool rounds, size_t max, st
 		rc = round_of(c, w, &sp, c->seq + (int)*n, &out[*n], &id, &error, err);
 		bool stop = rc != 1; /* an error, or a refusal: the round holds what it took */
 		if (rc == 1) {
-			db_llm_free(xs, nx);
-			rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
-			const struct db_llm_exchange *x = rc ? NULL : exchange_of(xs, nx, id);
-			if (x) {
+			struct db_llm_exchange *x = NULL;
+			size_t n1 = 0;
+			rc = db_llm_get(c->db, c->cid, id, &x, &n1, err);
+			if (n1) {
 				answer_proposal(x, role, false, &out[*n]);
 				take(w, x);
 				++*n;
 			}
+			db_llm_free(x, n1);
 		} else if (rc == 0 && !*n) {
 			/* recorded: nothing to run; the next round within the budget, or
 			 * (the budget ran out before the re-ask: out[0].note) the end */
@@ -477,8 +468,8 @@ static int ask_batch(struct camp *c, struct seen *w, bool rounds, size_t max, st
 	return *n ? 1 : 0;
 }
 
-static int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
-		     struct rt_sb *err)
+static int chat_next(struct camp *c, const struct camp_rows *r, struct agent_ctx *x, size_t max,
+		     struct agent_proposal *out, size_t *n, struct rt_sb *err)
 {
 	*n = 0;
 	if (x->rounds && agent_round_confirm(x, out)) {
@@ -487,20 +478,20 @@ static int camp_llm_propose(struct camp *c, struct agent_ctx *x, size_t max, str
 	}
 	struct seen w;
 	memset(&w, 0, sizeof(w));
-	int rc = load_seen(c, &w, max, err);
+	int rc = load_seen(c, r, &w, max, err);
 	if (!rc)
 		rc = ask_batch(c, &w, x->rounds, max, out, n, err);
 	seen_release(&w);
 	return rc;
 }
 
-static int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+static int chat_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
 	*gen = NULL;
 	struct db_llm_exchange *xs = NULL;
 	size_t nx = 0;
-	int rc = db_llm_list(c->db, c->cid, &xs, &nx, err);
-	const struct db_llm_exchange *x = rc ? NULL : exchange_of(xs, nx, (int64_t)p->code);
+	int rc = db_llm_get(c->db, c->cid, (int64_t)p->code, &xs, &nx, err);
+	const struct db_llm_exchange *x = nx ? xs : NULL;
 	json_t *vj = x && x->verdict == DB_LLM_ACCEPTED && x->variant ? json_loads(x->variant, 0, NULL) : NULL;
 	struct var_def d;
 	memset(&d, 0, sizeof(d));
@@ -516,38 +507,34 @@ static int camp_llm_make(struct camp *c, const struct agent_proposal *p, struct 
 	return rc;
 }
 
-static int camp_llm_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
-		    struct rt_sb *err)
+static int chat_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
+		       struct rt_sb *err)
 {
 	int rc = db_llm_link(c->db, c->cid, g->round, iter, err);
 	return rc ? rc : camp_space_record(c, iter, p, g, err);
 }
 
-static int camp_llm_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+static int chat_history(struct camp *c, const struct camp_rows *r, struct agent_attempt **out, size_t *n,
+			struct rt_sb *err)
 {
-	struct db_proposal *ps = NULL;
-	struct db_iteration *its = NULL;
-	size_t np = 0, ni = 0, m = 0;
-	int rc = db_proposals_list(c->db, c->cid, &ps, &np, err);
-	if (!rc)
-		rc = db_iterations_list(c->db, c->cid, &its, &ni, err);
-	struct agent_attempt *h = xcalloc(np + 1, sizeof(*h));
-	for (size_t i = 0; i < np && !rc; i++) {
-		json_t *pj = ps[i].target == -1 ? json_loads(ps[i].point, 0, NULL) : NULL;
+	(void)c;
+	(void)err;
+	struct agent_attempt *h = xcalloc(r->np + 1, sizeof(*h));
+	size_t m = 0, k;
+	for (size_t i = 0; i < r->np; i++) {
+		json_t *pj = r->ps[i].target == -1 ? json_loads(r->ps[i].point, 0, NULL) : NULL;
 		json_int_t answer = json_integer_value(json_object_get(pj, "answer"));
 		json_decref(pj);
-		for (size_t k = 0; answer > 0 && k < ni; k++)
-			if (its[k].id == ps[i].iteration_id)
-				h[m++] = (struct agent_attempt){ .state = its[k].state, .role = its[k].role,
-								 .effect = its[k].obj_delta, .passed = its[k].passed == 1,
-								 .round = its[k].round > 0 ? its[k].round : 0,
-								 .point = true, .code = (uint64_t)answer };
+		if (answer > 0 && camp_rows_find(r, r->ps[i].iteration_id, &k)) {
+			const struct db_iteration *it = &r->its[k];
+			h[m++] = (struct agent_attempt){ .state = it->state, .role = it->role, .effect = it->obj_delta,
+							 .passed = it->passed == 1, .round = it->round > 0 ? it->round : 0,
+							 .point = true, .code = (uint64_t)answer };
+		}
 	}
-	db_proposals_free(ps, np);
-	db_iterations_free(its, ni);
 	*out = h;
 	*n = m;
-	return rc;
+	return 0;
 }
 
 /* The stored variant of a kept llm iteration: its proposals row, else (a
@@ -565,13 +552,13 @@ static char *stored_text(struct db *db, int64_t cid, int64_t iter, struct rt_sb 
 	return text;
 }
 
-static int camp_llm_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+static int chat_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
 {
 	return camp_gen_rebuild(c, it, stored_text, err);
 }
 
-static json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
-			const struct db_iteration *it, struct rt_sb *err)
+static json_t *chat_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			   const struct db_iteration *it, struct rt_sb *err)
 {
 	(void)s;
 	(void)spec_json;
@@ -579,5 +566,5 @@ static json_t *camp_llm_stored(struct db *db, const struct spec *s, const json_t
 }
 
 /* The chat row of the proposer table (propose.c). */
-const struct camp_proposer camp_proposer_chat = { "a chat model's answers", camp_llm_history, camp_llm_propose,
-						  camp_llm_make, camp_llm_record, camp_llm_rebuild, camp_llm_stored };
+const struct camp_proposer camp_proposer_chat = { "a chat model's answers", chat_history, chat_next, chat_make,
+						  chat_record, chat_rebuild, chat_stored };

@@ -27,19 +27,66 @@
 #include <string.h>
 
 #include "db/journal.h"
+#include "db/proposals.h"
+
+/* ---- the store, read once per proposal ---- */
+
+static int by_id(const void *a, const void *b)
+{
+	int64_t x = ((const struct camp_row_id *)a)->id, y = ((const struct camp_row_id *)b)->id;
+	return (x > y) - (x < y);
+}
+
+int camp_rows_load(struct camp *c, struct camp_rows *r, struct rt_sb *err)
+{
+	memset(r, 0, sizeof(*r));
+	int rc = db_proposals_list(c->db, c->cid, &r->ps, &r->np, err);
+	if (!rc)
+		rc = db_iterations_list(c->db, c->cid, &r->its, &r->ni, err);
+	r->by_id = xcalloc(r->ni + 1, sizeof(*r->by_id));
+	for (size_t i = 0; i < r->ni; i++)
+		r->by_id[i] = (struct camp_row_id){ r->its[i].id, i };
+	qsort(r->by_id, r->ni, sizeof(*r->by_id), by_id);
+	return rc;
+}
+
+void camp_rows_free(struct camp_rows *r)
+{
+	db_proposals_free(r->ps, r->np);
+	db_iterations_free(r->its, r->ni);
+	free(r->by_id);
+	memset(r, 0, sizeof(*r));
+}
+
+bool camp_rows_find(const struct camp_rows *r, int64_t id, size_t *k)
+{
+	size_t lo = 0, hi = r->ni;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int64_t v = r->by_id[mid].id;
+		if (v == id) {
+			*k = r->by_id[mid].at;
+			return true;
+		}
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
 
 /* ---- variants: list, greedy ---- */
 
 /* Every attempt at one of the spec's variants, in campaign order. */
-static int variants_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+static int variants_history(struct camp *c, const struct camp_rows *r, struct agent_attempt **out, size_t *n,
+			    struct rt_sb *err)
 {
-	struct db_iteration *its = NULL;
-	size_t nits = 0;
-	int rc = db_iterations_list(c->db, c->cid, &its, &nits, err);
-	struct agent_attempt *h = xcalloc(nits + 1, sizeof(*h));
+	(void)err;
+	struct agent_attempt *h = xcalloc(r->ni + 1, sizeof(*h));
 	size_t k = 0;
-	for (size_t i = 0; i < nits && !rc; i++) {
-		const struct db_iteration *it = &its[i];
+	for (size_t i = 0; i < r->ni; i++) {
+		const struct db_iteration *it = &r->its[i];
 		for (size_t j = 0; j < c->s->n_variants; j++) {
 			if (strcmp(it->kind, "baseline") && !strcmp(c->s->variants[j].name, it->variant)) {
 				h[k++] = (struct agent_attempt){ .variant = j, .state = it->state, .role = it->role,
@@ -49,16 +96,16 @@ static int variants_history(struct camp *c, struct agent_attempt **out, size_t *
 			}
 		}
 	}
-	db_iterations_free(its, nits);
 	*out = h;
 	*n = k;
-	return rc;
+	return 0;
 }
 
-static int variants_next(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
-			 struct rt_sb *err)
+static int variants_next(struct camp *c, const struct camp_rows *r, struct agent_ctx *x, size_t max,
+			 struct agent_proposal *out, size_t *n, struct rt_sb *err)
 {
 	(void)c;
+	(void)r;
 	return agent_next_batch(x, max, out, n, err);
 }
 
@@ -138,16 +185,20 @@ int camp_propose(struct camp *c, size_t max, bool rounds, struct agent_proposal 
 	const struct camp_proposer *pr = camp_proposer_of(s);
 	struct agent_attempt *hist = NULL;
 	size_t nh = 0;
+	struct camp_rows rows;
 	*n = 0;
 	memset(out, 0, sizeof(*out));
-	int r = pr->history(c, &hist, &nh, err);
+	int r = camp_rows_load(c, &rows, err);
+	if (!r)
+		r = pr->history(c, &rows, &hist, &nh, err);
 	for (size_t i = 0; !r && i < nh; i++)
 		*last = hist[i].round > *last ? hist[i].round : *last;
 	struct agent_ctx x = { .strategy = s->strategy, .n_variants = s->n_variants, .hist = hist, .n_hist = nh,
 			       .seed = s->seed, .min_gain = s->objective.min_gain, .rounds = rounds };
 	if (!r)
-		r = pr->next(c, &x, max, out, n, err);
+		r = pr->next(c, &rows, &x, max, out, n, err);
 	free(hist);
+	camp_rows_free(&rows);
 	return r;
 }
 

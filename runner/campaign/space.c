@@ -36,16 +36,15 @@ void camp_gen_free(struct camp_gen *g)
  * load, a warming GPU), which the absolute medians would carry into the
  * model. NAN when infeasible (failed, gated, invalid) or not comparable.
  */
-static double *chain_values(const struct camp *c, const struct db_iteration *its, size_t n)
+static double *chain_values(const struct camp *c, const struct camp_rows *r)
 {
-	double *v = xcalloc(n + 1, sizeof(*v));
+	double *v = xcalloc(r->ni + 1, sizeof(*v));
 	bool lower = c->s->objective.goal == SPEC_GOAL_MIN;
-	for (size_t i = 0; i < n; i++) {
-		const struct db_iteration *it = &its[i];
-		double pv = NAN;
-		for (size_t k = i; k-- > 0 && isnan(pv);)
-			if (its[k].id == it->parent_id)
-				pv = v[k];
+	for (size_t i = 0; i < r->ni; i++) {
+		const struct db_iteration *it = &r->its[i];
+		size_t k;
+		/* the parent comes earlier in seq order: later ones have no value yet */
+		double pv = camp_rows_find(r, it->parent_id, &k) && k < i ? v[k] : NAN;
 		double ratio = lower ? it->obj_best / it->obj_cand : it->obj_cand / it->obj_best;
 		if (!strcmp(it->kind, "baseline"))
 			v[i] = 1;
@@ -57,39 +56,13 @@ static double *chain_values(const struct camp *c, const struct db_iteration *its
 	return v;
 }
 
-/* A space campaign's proposals and iterations, from the store. */
-struct store_rows {
-	struct db_proposal *ps;   /* in seq order */
-	size_t np;
-	struct db_iteration *its; /* in seq order */
-	size_t ni;
-};
-
-static int rows_load(struct camp *c, struct store_rows *r, struct rt_sb *err)
-{
-	memset(r, 0, sizeof(*r));
-	int rc = db_proposals_list(c->db, c->cid, &r->ps, &r->np, err);
-	return rc ? rc : db_iterations_list(c->db, c->cid, &r->its, &r->ni, err);
-}
-
-static void rows_free(struct store_rows *r)
-{
-	db_proposals_free(r->ps, r->np);
-	db_iterations_free(r->its, r->ni);
-}
-
-/* Proposal i's iteration (*k, an index into r->its: found by id, as a
- * device pool's workers insert concurrently and ids need not follow seqs)
- * and its point (*code); false when either is missing or unreadable. */
-static bool rows_point(const struct camp *c, const struct store_rows *r, size_t i, size_t *k, uint64_t *code)
+/* Proposal i's iteration (*k, an index into r->its) and its point
+ * (*code); false when either is missing or unreadable. */
+static bool rows_point(const struct camp *c, const struct camp_rows *r, size_t i, size_t *k, uint64_t *code)
 {
 	const struct db_proposal *p = &r->ps[i];
 	const struct spec_space *sp = c->s->space;
-	if (p->target < 0 || (size_t)p->target >= sp->n_targets)
-		return false;
-	for (*k = 0; *k < r->ni && r->its[*k].id != p->iteration_id; ++*k)
-		;
-	if (*k == r->ni)
+	if (p->target < 0 || (size_t)p->target >= sp->n_targets || !camp_rows_find(r, p->iteration_id, k))
 		return false;
 	json_t *pj = json_loads(p->point, 0, NULL);
 	bool ok = pj && !agent_point_from_json(&sp->targets[p->target].space, pj, code);
@@ -103,27 +76,23 @@ struct obs_set {
 	size_t *n;              /* per target */
 };
 
-static int load_obs(struct camp *c, struct obs_set *o, struct rt_sb *err)
+static void load_obs(const struct camp *c, const struct camp_rows *r, struct obs_set *o)
 {
 	const struct spec_space *sp = c->s->space;
-	struct store_rows r;
-	int rc = rows_load(c, &r, err);
 	o->obs = xcalloc(sp->n_targets, sizeof(*o->obs));
 	o->n = xcalloc(sp->n_targets, sizeof(*o->n));
 	for (size_t t = 0; t < sp->n_targets; t++)
-		o->obs[t] = xcalloc(r.np + 1, sizeof(**o->obs));
-	double *val = rc ? NULL : chain_values(c, r.its, r.ni);
-	for (size_t i = 0; i < r.np && !rc; i++) {
-		size_t k, t = (size_t)r.ps[i].target;
+		o->obs[t] = xcalloc(r->np + 1, sizeof(**o->obs));
+	double *val = chain_values(c, r);
+	for (size_t i = 0; i < r->np; i++) {
+		size_t k, t = (size_t)r->ps[i].target;
 		uint64_t code;
 		/* interrupted or unfinished: not an observation (proposed again) */
-		if (rows_point(c, &r, i, &k, &code) && db_iter_state_final(r.its[k].state) &&
-		    r.its[k].state != DB_ITER_INTERRUPTED)
-			o->obs[t][o->n[t]++] = (struct agent_obs){ code, val[k], r.ps[i].fidelity };
+		if (rows_point(c, r, i, &k, &code) && db_iter_state_final(r->its[k].state) &&
+		    r->its[k].state != DB_ITER_INTERRUPTED)
+			o->obs[t][o->n[t]++] = (struct agent_obs){ code, val[k], r->ps[i].fidelity };
 	}
 	free(val);
-	rows_free(&r);
-	return rc;
 }
 
 static void obs_release(const struct camp *c, struct obs_set *o)
@@ -292,11 +261,11 @@ struct space_view {
 	int64_t *start;
 };
 
-static int view_open(struct camp *c, struct space_view *v, struct agent_ctx *x, struct rt_sb *err)
+static void view_open(struct camp *c, const struct camp_rows *r, struct space_view *v, struct agent_ctx *x)
 {
 	const struct spec_space *sp = c->s->space;
 	memset(v, 0, sizeof(*v));
-	int rc = load_obs(c, &v->o, err);
+	load_obs(c, r, &v->o);
 	v->spaces = xcalloc(sp->n_targets, sizeof(*v->spaces));
 	v->labels = xcalloc(sp->n_targets, sizeof(*v->labels));
 	v->start = xcalloc(sp->n_targets, sizeof(*v->start));
@@ -309,7 +278,6 @@ static int view_open(struct camp *c, struct space_view *v, struct agent_ctx *x, 
 				 .labels = v->labels, .obs = (const struct agent_obs *const *)v->o.obs,
 				 .n_obs = v->o.n, .seed = c->s->seed, .min_gain = c->s->objective.min_gain,
 				 .start = v->start };
-	return rc;
 }
 
 static void view_close(const struct camp *c, struct space_view *v)
@@ -320,23 +288,22 @@ static void view_close(const struct camp *c, struct space_view *v)
 	obs_release(c, &v->o);
 }
 
-static int camp_space_propose(struct camp *c, struct agent_ctx *x, size_t max, struct agent_proposal *out, size_t *n,
-		       struct rt_sb *err)
+static int space_next(struct camp *c, const struct camp_rows *r, struct agent_ctx *x, size_t max,
+		      struct agent_proposal *out, size_t *n, struct rt_sb *err)
 {
 	struct space_view v;
 	struct agent_ctx y;
 	*n = 0;
-	int rc = view_open(c, &v, &y, err);
+	view_open(c, r, &v, &y);
 	y.hist = x->hist;
 	y.n_hist = x->n_hist;
 	y.rounds = x->rounds;
-	if (!rc)
-		rc = agent_next_batch(&y, max, out, n, err);
+	int rc = agent_next_batch(&y, max, out, n, err);
 	view_close(c, &v);
 	return rc;
 }
 
-static int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
+static int space_make(struct camp *c, const struct agent_proposal *p, struct camp_gen **gen, struct rt_sb *err)
 {
 	*gen = NULL;
 	if (p->target >= c->s->space->n_targets)
@@ -344,26 +311,25 @@ static int camp_space_gen(struct camp *c, const struct agent_proposal *p, struct
 	return make_gen(c, p, gen, err);
 }
 
-static int camp_space_history(struct camp *c, struct agent_attempt **out, size_t *n, struct rt_sb *err)
+static int space_history(struct camp *c, const struct camp_rows *r, struct agent_attempt **out, size_t *n,
+			 struct rt_sb *err)
 {
-	struct store_rows r;
-	int rc = rows_load(c, &r, err);
-	struct agent_attempt *h = xcalloc(r.np + 1, sizeof(*h));
+	(void)err;
+	struct agent_attempt *h = xcalloc(r->np + 1, sizeof(*h));
 	size_t m = 0;
-	for (size_t i = 0; i < r.np && !rc; i++) {
+	for (size_t i = 0; i < r->np; i++) {
 		size_t k;
 		uint64_t code;
-		if (!rows_point(c, &r, i, &k, &code))
+		if (!rows_point(c, r, i, &k, &code))
 			continue;
-		const struct db_iteration *it = &r.its[k];
+		const struct db_iteration *it = &r->its[k];
 		h[m++] = (struct agent_attempt){ .state = it->state, .role = it->role, .effect = it->obj_delta,
 						 .passed = it->passed == 1, .round = it->round > 0 ? it->round : 0,
-						 .point = true, .target = (size_t)r.ps[i].target, .code = code };
+						 .point = true, .target = (size_t)r->ps[i].target, .code = code };
 	}
-	rows_free(&r);
 	*out = h;
 	*n = m;
-	return rc;
+	return 0;
 }
 
 int camp_space_record(struct camp *c, int64_t iter, const struct agent_proposal *p, const struct camp_gen *g,
@@ -405,9 +371,9 @@ char *camp_proposal_variant(struct db *db, int64_t cid, int64_t iter, struct rt_
 	struct db_proposal *ps = NULL;
 	size_t np = 0;
 	char *text = NULL;
-	int rc = db_proposals_list(db, cid, &ps, &np, err);
+	int rc = db_proposal_of_iteration(db, cid, iter, &ps, &np, err);
 	for (size_t i = 0; i < np && !rc && !text; i++)
-		if (ps[i].iteration_id == iter && ps[i].variant)
+		if (ps[i].variant)
 			text = xstrdup(ps[i].variant);
 	db_proposals_free(ps, np);
 	return text;
@@ -423,7 +389,7 @@ int camp_gen_rebuild(struct camp *c, const struct db_iteration *it, camp_text_fn
 	return rc;
 }
 
-static int camp_space_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
+static int space_rebuild(struct camp *c, const struct db_iteration *it, struct rt_sb *err)
 {
 	return camp_gen_rebuild(c, it, camp_proposal_variant, err);
 }
@@ -440,8 +406,8 @@ json_t *camp_stored_named(char *text, int64_t cid, const struct db_iteration *it
 	return v;
 }
 
-static json_t *camp_space_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
-			  const struct db_iteration *it, struct rt_sb *err)
+static json_t *space_stored(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
+			    const struct db_iteration *it, struct rt_sb *err)
 {
 	(void)s;
 	(void)spec_json;
@@ -449,6 +415,5 @@ static json_t *camp_space_stored(struct db *db, const struct spec *s, const json
 }
 
 /* The space row of the proposer table (propose.c). */
-const struct camp_proposer camp_proposer_space = { "points of the spec's space", camp_space_history,
-						   camp_space_propose, camp_space_gen, camp_space_record,
-						   camp_space_rebuild, camp_space_stored };
+const struct camp_proposer camp_proposer_space = { "points of the spec's space", space_history, space_next,
+						   space_make, camp_space_record, space_rebuild, space_stored };

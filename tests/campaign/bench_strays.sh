@@ -70,4 +70,19 @@ sleep 0.3
 left=$(strays)
 [ -z "$left" ] || { ps -o pid,ppid,sid,pgid,args -p $(echo $left | tr ' ' ,); echo "FAIL: strays of a timed-out benchmark survived"; exit 1; }
 echo "a timed-out benchmark left nothing behind (exit $rc)"
+
+# The runner killed with -9 in the middle of a sample: nothing can stop the
+# benchmark but its keeper, which the kernel tells of the runner's death.
+sed -e 's|\./bench.sh\]|./slow.sh]|' -e 's/bench-strays/bench-strays-kill9/' spec.yaml > k9.yaml
+"$RATCHET_BIN" --db c3.db run --quiet k9.yaml > k9.out 2>&1 &
+R=$!
+for _ in $(seq 100); do [ "$(strays | wc -l)" -ge 3 ] && break; sleep 0.1; done
+[ "$(strays | wc -l)" -ge 3 ] || { cat k9.out; echo "FAIL: the benchmark never started its processes"; exit 1; }
+kill -9 $R
+wait $R 2>/dev/null || true
+# the keeper's grace (1 s) from the forwarded SIGTERM to SIGKILL, and its sweep
+for _ in $(seq 50); do [ -z "$(strays)" ] && break; sleep 0.1; done
+left=$(strays)
+[ -z "$left" ] || { ps -o pid,ppid,sid,pgid,args -p $(echo $left | tr ' ' ,); echo "FAIL: $(echo $left | wc -w) processes of a benchmark outlived a runner killed with -9"; exit 1; }
+echo "a runner killed with -9 left no benchmark process behind"
 echo PASS

@@ -22,6 +22,8 @@
 #include "db/devices.h"
 #include "db/findings.h"
 #include "db/gate.h"
+#include "db/llm.h"
+#include "db/proposals.h"
 #include "db/query.h"
 #include "db/requests.h"
 
@@ -662,6 +664,55 @@ static void test_transactions(void **state)
 	rt_sb_release(&err);
 }
 
+/* One exchange by id, one iteration's proposal: the single-row reads the
+ * campaign's proposer rows use instead of listing every row. */
+static void test_one_row_reads(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	struct db_llm_exchange a = { .seq = 1, .attempt = 1, .request = "[]", .verdict = DB_LLM_ACCEPTED,
+				     .variant = "{\"name\":\"a\"}", .fingerprint = "fa" };
+	struct db_llm_exchange b = a;
+	b.variant = "{\"name\":\"b\"}";
+	b.fingerprint = "fb";
+	assert_int_equal(db_llm_add(f->db, f->camp, &a, &err), 0);
+	assert_int_equal(db_llm_add(f->db, f->camp, &b, &err), 0);
+	assert_true(a.id > 0 && b.id > a.id);
+	struct db_llm_exchange *x = NULL;
+	size_t n = 9;
+	assert_int_equal(db_llm_get(f->db, f->camp, b.id, &x, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(x[0].id, b.id);
+	assert_string_equal(x[0].fingerprint, "fb");
+	db_llm_free(x, n);
+	/* another campaign's id, and an id that is not there: nothing */
+	assert_int_equal(db_llm_get(f->db, f->camp + 1, b.id, &x, &n, &err), 0);
+	assert_int_equal(n, 0);
+	db_llm_free(x, n);
+	assert_int_equal(db_llm_get(f->db, f->camp, b.id + 100, &x, &n, &err), 0);
+	assert_int_equal(n, 0);
+	db_llm_free(x, n);
+
+	struct db_proposal p0 = { .iteration_id = f->it0, .strategy = "model", .point = "{}", .fingerprint = "p0",
+				  .fidelity = 1, .reason = "r", .variant = "{\"v\":0}" };
+	struct db_proposal p1 = p0;
+	p1.iteration_id = f->it1;
+	p1.fingerprint = "p1";
+	p1.variant = "{\"v\":1}";
+	assert_int_equal(db_proposal_add(f->db, f->camp, &p0, &err), 0);
+	assert_int_equal(db_proposal_add(f->db, f->camp, &p1, &err), 0);
+	struct db_proposal *ps = NULL;
+	assert_int_equal(db_proposal_of_iteration(f->db, f->camp, f->it1, &ps, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ps[0].iteration_id, f->it1);
+	assert_string_equal(ps[0].variant, "{\"v\":1}");
+	db_proposals_free(ps, n);
+	assert_int_equal(db_proposal_of_iteration(f->db, f->camp + 1, f->it1, &ps, &n, &err), 0);
+	assert_int_equal(n, 0);
+	db_proposals_free(ps, n);
+	rt_sb_release(&err);
+}
+
 /* More distinct statements than the old fixed cache held: all are cached and
  * finalized by db_close (ASan reports a leak and sqlite3_close fails otherwise). */
 static void test_prepare_cache(void **state)
@@ -932,6 +983,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_iteration_ref, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_row_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_run_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
 	};
