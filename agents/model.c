@@ -536,15 +536,16 @@ static int model_start(const struct agent_search *q, size_t runs, size_t n_init,
 			 "current value");
 		return 1;
 	}
-	if (runs ? !farthest(q, &pk->code) : !agent_first_untried(q, 1, &pk->code, &k)) {
+	bool far = runs && farthest(q, &pk->code); /* its sample may hold no untried point */
+	if (!far && !agent_first_untried(q, 1, &pk->code, &k)) {
 		snprintf(pk->reason, sizeof(pk->reason), "model: all %zu valid points measured", q->n_valid);
 		return 0;
 	}
 	pk->fidelity = 1;
 	if (runs)
 		snprintf(pk->reason, sizeof(pk->reason), "model: restart %zu (no gain in %d evaluations): initial "
-			 "design, point %zu of %zu (the farthest from every point measured)", runs, MODEL_RESTART,
-			 have + 1, n_init);
+			 "design, point %zu of %zu (%s)", runs, MODEL_RESTART, have + 1, n_init,
+			 far ? "the farthest from every point measured" : "seeded");
 	else
 		snprintf(pk->reason, sizeof(pk->reason), "model: initial design, point %zu of %zu (seeded)", have + 1,
 			 n_init);
