@@ -21,3 +21,7 @@ rt_add_test(test_personality COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/personalit
 rt_add_test(test_llama_real COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/llama_real.sh
             NEEDS_GSM8K TIMEOUT 900 LABELS e2e llama)
 set_tests_properties(test_llama_real PROPERTIES SKIP_RETURN_CODE 77)
+# tools/llama.sh configures a cached build made with older options again
+# (a fake cache: a CMake project of three custom targets, no llama.cpp).
+rt_add_test(test_llama_settle COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/llama_settle.sh
+            TIMEOUT 60 LABELS e2e)

@@ -17,14 +17,20 @@
 #            no shared objects (provenance hashes the executable alone) and
 #            uses ggml's own thread pool (GGML_OPENMP=OFF)
 #   --jobs N parallel compile jobs (default 2)
-#   --check  build nothing: print the folder when the binaries are cached,
-#            exit 3 when they are not
+#   --check  build nothing new: print the folder when the binaries are
+#            cached, exit 3 when they are not
+#
+# A cached build whose recorded CMake options (<dir>/configured) are not
+# this script's, one made before an option was added, is configured again
+# and rebuilt incrementally before its folder is printed (--check too),
+# holding <dir>/patch.lock like the campaigns that patch its tree.
 #
 # Environment: RATCHET_LLAMA_CACHE (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/ratchet/llama.cpp), LLAMA_NICE (default 10).
 # Layout of <cache>/<release>-<backend>/: src/ (the clone; a patch variant
-# copies it), build/ (CMake's folder, bin/ inside), build.log, built (the
-# build's seconds, written last: the build is complete when it exists).
+# copies it), build/ (CMake's folder, bin/ inside), build.log, configured
+# (the CMake options of the last configure), built (the first build's
+# seconds, written last: the build is complete when it exists).
 set -eu
 
 PKG=node-llama-cpp
@@ -76,6 +82,72 @@ release_of() {
 	echo "${tag:-unknown}"
 }
 
+# The CMake options of a build for backend $1.
+# GIT_EXE=OFF: ggml's CMakeLists.txt (llama.cpp 80fb11a) runs `git rev-parse
+# --short HEAD` and `git diff-index --quiet HEAD -- .` at every configure and
+# compiles "<commit>-dirty" into libggml-base when the second says the tree
+# differs. common/CMakeLists.txt makes .git/index a configure dependency, so
+# a git command that rewrites the index (`git status` refreshing its stat
+# data, as ratchet's provenance does at each launch) makes the next build
+# configure again, and diff-index compares stat data without refreshing it,
+# so a file restored to its committed bytes still counts as changed. After a
+# ggml-cpu patch and its revert, libggml-base therefore held "-dirty" or not
+# depending on which git commands had run in between, and a launch of the
+# unchanged engine differed from the first. With GIT_EXE set to a false value
+# (find_program keeps a cached value) ggml skips both commands and takes
+# llama.cpp's own commit (cmake/build-info.cmake: rev-parse only, no dirty
+# flag): the bytes of a clean build, whatever the index says.
+flags_of() {
+	f="-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
+-DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DGIT_EXE=OFF"
+	avx2="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+-DGGML_AVX512=OFF"
+	case $1 in
+	cuda) f="$f -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90" ;;
+	cpu-avx2) f="$f $avx2" ;;
+	cpu-static) f="$f $avx2 -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF -DCMAKE_EXE_LINKER_FLAGS=-static" ;;
+	esac
+	echo "$f"
+}
+
+backend_of() {
+	case $1 in
+	*-cpu-avx2) echo cpu-avx2 ;;
+	*-cpu-static) echo cpu-static ;;
+	*-cuda) echo cuda ;;
+	*) echo cpu ;;
+	esac
+}
+
+# Configure $1/build from $1/src with options $2 and build the tools,
+# appending to $1/build.log; on success $1/configured holds $2.
+build_tree() {
+	# shellcheck disable=SC2086
+	if ! { nice -n "${LLAMA_NICE:-10}" cmake -S "$1/src" -B "$1/build" $2 &&
+		nice -n "${LLAMA_NICE:-10}" cmake --build "$1/build" -j "$jobs" --target $TARGETS; } \
+		>>"$1/build.log" 2>&1; then
+		tail -20 "$1/build.log" >&2
+		echo "llama.sh: build failed, log in $1/build.log" >&2
+		return 1
+	fi
+	echo "$2" >"$1/configured"
+}
+
+# A cached build configured with other options than flags_of's (or before
+# they were recorded) is configured again and rebuilt incrementally, under
+# the lock that campaigns patching its tree hold. A build without its tree
+# (a static build made elsewhere) is left as it is.
+settle() {
+	[ -f "$1/build/CMakeCache.txt" ] && [ -f "$1/src/CMakeLists.txt" ] || return 0
+	want=$(flags_of "$(backend_of "$1")")
+	[ "$(cat "$1/configured" 2>/dev/null)" = "$want" ] && return 0
+	echo "llama.sh: configuring $1 with this script's options again (an incremental rebuild)" >&2
+	(
+		flock 9
+		[ "$(cat "$1/configured" 2>/dev/null)" = "$want" ] || build_tree "$1" "$want"
+	) 9>"$1/patch.lock"
+}
+
 # Fast path: a complete build in the cache needs neither npm nor the network.
 # A CPU build is either kind (native or portable).
 kinds="$cache/*-$backend"
@@ -83,6 +155,7 @@ kinds="$cache/*-$backend"
 for d in $kinds; do
 	if [ -f "$d/built" ] && [ -x "$d/build/bin/llama-server" ]; then
 		if [ "$check" = 1 ] || [ "$(cat "$d/pkg" 2>/dev/null)" = "$PKG-$PKG_VERSION" ]; then
+			settle "$d" || exit 1
 			echo "$d/build/bin"; exit 0
 		fi
 	fi
@@ -103,25 +176,10 @@ fi
 rm -rf "$work"
 echo "$PKG-$PKG_VERSION" >"$dir/pkg"
 
-flags="-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF \
--DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF"
-case $backend in
-cuda) flags="$flags -DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90" ;;
-cpu-avx2) flags="$flags -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
--DGGML_BMI2=ON -DGGML_AVX512=OFF" ;;
-cpu-static) flags="$flags -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
--DGGML_BMI2=ON -DGGML_AVX512=OFF -DBUILD_SHARED_LIBS=OFF -DGGML_OPENMP=OFF -DCMAKE_EXE_LINKER_FLAGS=-static" ;;
-esac
 start=$(date +%s)
 echo "llama.sh: building $TARGETS ($release $commit, $backend, -j$jobs) in $dir" >&2
-# shellcheck disable=SC2086
-if ! { nice -n "${LLAMA_NICE:-10}" cmake -S "$dir/src" -B "$dir/build" $flags &&
-	nice -n "${LLAMA_NICE:-10}" cmake --build "$dir/build" -j "$jobs" --target $TARGETS; } \
-	>"$dir/build.log" 2>&1; then
-	tail -20 "$dir/build.log" >&2
-	echo "llama.sh: build failed, log in $dir/build.log" >&2
-	exit 1
-fi
+: >"$dir/build.log"
+build_tree "$dir" "$(flags_of "$backend")" || exit 1
 end=$(date +%s)
 echo "$((end - start))" >"$dir/built"
 echo "llama.sh: built in $((end - start)) s (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2

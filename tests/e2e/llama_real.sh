@@ -16,8 +16,11 @@
 set -eu
 : "${RATCHET_BIN:?}" "${RATCHET_SRC:?}" "${RATCHET_GSM8K_DIR:?}"
 command -v sqlite3 >/dev/null || { echo "sqlite3 CLI missing (make deps installs it)"; exit 1; }
-bin=$(sh "$RATCHET_SRC/tools/llama.sh" --check 2>/dev/null) ||
-	{ echo "SKIP: no llama.cpp build in the cache; 'make llama' builds one (tools/llama.sh)"; exit 77; }
+# --check also configures a build made with older options again (llama.sh)
+rc=0
+bin=$(sh "$RATCHET_SRC/tools/llama.sh" --check) || rc=$?
+[ $rc = 3 ] && { echo "SKIP: no llama.cpp build in the cache; 'make llama' builds one (tools/llama.sh)"; exit 77; }
+[ $rc = 0 ] || { echo "FAIL: tools/llama.sh --check exited $rc"; exit 1; }
 W=$(mktemp -d /tmp/ratchet-llama-XXXXXX)
 SQ=
 cleanup() {
@@ -75,6 +78,13 @@ if [ $rebuildable = 1 ]; then
 	case $st in kept | reverted) ;; *) fail "the ggml patch was not measured: $st" ;; esac
 	n=$(q "SELECT count(DISTINCT json_extract(libs, '\$.\"$bin/libggml-cpu.so.0.23.0\"')) FROM launches")
 	[ "$n" = 2 ] || fail "the patched libggml-cpu is not told apart by provenance ($n sha256s)"
+	# the patch touches ggml-cpu alone: libggml-base is the same bytes in every
+	# launch, and no launch of the best configuration differs from the first
+	# (ggml's own commit string used to follow git's index: tools/llama.sh)
+	n=$(q "SELECT count(DISTINCT json_extract(libs, '\$.\"$bin/libggml-base.so.0.23.0\"')) FROM launches")
+	[ "$n" = 1 ] || fail "libggml-base has $n sha256s over the launches, though the patch touches ggml-cpu only"
+	n=$(q "SELECT count(*) FROM launches WHERE arm = 'best' AND differs IS NOT NULL")
+	[ "$n" = 0 ] || fail "$n launches of the best configuration differ from the first: $(q "SELECT differs FROM launches WHERE differs IS NOT NULL LIMIT 1")"
 	[ -z "$(git -C "$src" status --porcelain --untracked-files=no)" ] || [ "$st" = kept ] ||
 		fail "the reverted patch left $src changed"
 	git -C "$src" checkout -q -- . && cmake --build "$src/../build" -j 2 \
