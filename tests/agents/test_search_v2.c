@@ -160,9 +160,14 @@ static void test_model_finds_the_needle(void **state)
  * issue's bar, within 2% on at least 9 of 10 such seeds, each proposal
  * under 0.25 s of CPU. Each run stops at the optimum (the only point within
  * 2%), at the model's own stop, or after LARGE_BUDGET proposals (0.5% of
- * the space). Measured: 7 of 10 (seeds 4, 10 and 11 circle the second
- * basin, at 90% of the optimum, for all 500 proposals), so the test holds
- * that level and the issue's 9 of 10 is still open (docs/figures.md). */
+ * the space). Without restarts 7 of 10 got there: seeds 4, 10 and 11
+ * circled the second basin, at 90% of the optimum, for all 500 proposals.
+ * With the restart after MODEL_RESTART evaluations without a gain (a design
+ * of the points farthest from every point measured, then a GP on the new
+ * run alone), 9 of 10: seeds 10 and 11 get there after a restart, seed 4
+ * does not. On the next ten such seeds (12 to 21, measured once with
+ * LARGE_SEEDS 20): 8 of 10 before, 10 of 10 after. The test holds the
+ * issue's 9 (checked: 7 without the restart fails it). */
 #define LARGE_SEEDS 10
 #define LARGE_BUDGET 500
 
@@ -208,7 +213,7 @@ static void test_model_beyond_the_prefix(void **state)
 	stop_at_goal = false;
 	printf("large: within 2%% on %zu of %zu seeds; longest proposal %.3f s of CPU\n", hits, seeds, worst);
 	assert_int_equal(seeds, LARGE_SEEDS);
-	assert_true(hits >= 7);
+	assert_true(hits >= 9);
 #if !defined(__SANITIZE_ADDRESS__)
 	assert_true(worst < 0.25);
 #endif

@@ -130,17 +130,52 @@ static void check_path(const char *path, bool glob)
 	free(r);
 }
 
+/* The name git apply reads after a header's start: the rest of the line, or
+ * a C-quoted name up to its closing quote, whatever follows it (git 2.39,
+ * apply.c find_name_gnu: unquote_c_style with no end check; checked with
+ * git apply --summary: 'rename to "dir": junk ../x' renames to dir). NULL
+ * for a quoted name git cannot read. */
+static char *git_name(const char *n)
+{
+	if (*n != '"')
+		return xstrdup(n);
+	char *out = xcalloc(strlen(n) + 1, 1), *o = out;
+	for (const char *c = n + 1; *c; c++) {
+		if (*c == '"')
+			return out;
+		if (*c != '\\') {
+			*o++ = *c;
+			continue;
+		}
+		c++;
+		const char *esc = strchr("abtnvfr\\\"", *c);
+		if (*c && esc) {
+			*o++ = "\a\b\t\n\v\f\r\\\""[esc - "abtnvfr\\\""];
+		} else if (*c >= '0' && *c <= '3' && c[1] >= '0' && c[1] <= '7' && c[2] >= '0' && c[2] <= '7') {
+			*o++ = (char)((*c - '0') * 64 + (c[1] - '0') * 8 + (c[2] - '0'));
+			c += 2;
+		} else {
+			break;
+		}
+	}
+	free(out);
+	return NULL;
+}
+
 static void check_name(const char *line, const char *start)
 {
 	if (strncmp(line, start, strlen(start)))
 		return;
-	const char *n = line + strlen(start);
+	char *n = git_name(line + strlen(start));
+	if (!n)
+		return; /* git apply refuses the patch */
 	FUZZ_CHECK(*n != '/', "an absolute name in '%s'", line);
 	for (const char *c = n; *c;) { /* "k../x" is a folder named "k..": only a whole ".." climbs */
 		size_t k = strcspn(c, "/");
 		FUZZ_CHECK(!(k == 2 && !strncmp(c, "..", 2)), "a '..' component in '%s'", line);
 		c += k + (c[k] == '/');
 	}
+	free(n);
 }
 
 static void check_diff(const char *file)
