@@ -10,6 +10,7 @@
 #include "runner/engine/engine_int.h"
 #include "runner/oai/oai.h"
 #include "runner/base/cancel.h"
+#include "runner/base/rand.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,28 +25,58 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 
-int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
+/* Whether port is free on a (bound, then closed at once). */
+static int try_port(struct sockaddr_in a, int port, int *got)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return rt_errf(err, RT_EIO, "socket: %s", strerror(errno));
+		return -errno;
+	a.sin_port = htons((uint16_t)port);
+	socklen_t len = sizeof(a);
+	int rc = bind(fd, (struct sockaddr *)&a, sizeof(a)) || getsockname(fd, (struct sockaddr *)&a, &len) ? -errno : 0;
+	if (!rc)
+		*got = ntohs(a.sin_port);
+	close(fd);
+	return rc;
+}
+
+int run_engine_ephemeral_low(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	int lo = 0, hi = 0;
+	if (!f || fscanf(f, "%d %d", &lo, &hi) != 2 || lo < 1 || lo > 65535)
+		lo = 32768; /* Linux's default range starts there */
+	if (f)
+		fclose(f);
+	return lo;
+}
+
+int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
+{
 	struct sockaddr_in a = { 0 };
 	a.sin_family = AF_INET;
-	a.sin_port = 0;
 	if (inet_pton(AF_INET, host, &a.sin_addr) != 1)
 		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	socklen_t len = sizeof(a);
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || getsockname(fd, (struct sockaddr *)&a, &len)) {
-		int rc = rt_errf(err, RT_EIO, "cannot find a free port on %s: %s", host, strerror(errno));
-		close(fd);
-		return rc;
+	/* Below the ephemeral range, where no client socket's automatic port can
+	 * take it between this check and the engine's bind: a load generator, or
+	 * the tests beside it, open thousands of connections on the same host. */
+	int lo = run_engine_ephemeral_low();
+	if (lo > RUN_ENGINE_PORT_FLOOR + 1000) {
+		static _Atomic uint64_t calls;
+		struct rt_rand r;
+		rt_rand_seed(&r, (uint64_t)getpid() * RT_SPLITMIX64_GAMMA ^ (uint64_t)time(NULL) ^ ++calls << 20);
+		for (int i = 0; i < 64; i++) {
+			int p = RUN_ENGINE_PORT_FLOOR + (int)(rt_rand_next(&r) % (uint64_t)(lo - RUN_ENGINE_PORT_FLOOR));
+			if (!try_port(a, p, port))
+				return 0;
+		}
 	}
-	*port = ntohs(a.sin_port);
-	close(fd);
-	return 0;
+	int rc = try_port(a, 0, port);
+	return rc ? rt_errf(err, RT_EIO, "cannot find a free port on %s: %s", host, strerror(-rc)) : 0;
 }
 
 /* A log event's duration: its named group seconds, s, ms or us (the

@@ -46,8 +46,15 @@ struct run_engine_cfg {
 
 struct run_engine;
 
-/* Pick a free TCP port on host (bind to port 0, read it back, close). */
+/* Pick a free TCP port on host for an engine: one bound and closed again,
+ * chosen at random from RUN_ENGINE_PORT_FLOOR up to the kernel's ephemeral
+ * range (net.ipv4.ip_local_port_range), where no client socket's automatic
+ * port can take it before the engine binds it; port 0's pick when that
+ * range is too narrow or full. */
+#define RUN_ENGINE_PORT_FLOOR 10000
 int run_engine_pick_port(const char *host, int *port, struct rt_sb *err);
+/* The first port of the kernel's ephemeral range (32768 when unreadable). */
+int run_engine_ephemeral_low(void);
 
 /* 0 when nothing listens on host:port; RT_EBUSY with a message naming what
  * answered (owning pid and command, and what GET ready_path returned). */

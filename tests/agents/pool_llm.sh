@@ -126,7 +126,8 @@ for _ in $(seq 600); do
 	[ "${n:-0}" -ge 2 ] && break
 	sleep 0.1
 done
-kill -9 "$RUN"; wait "$RUN" 2>/dev/null || true; RUN=
+kill -9 "$RUN" 2>/dev/null || { cat run2.out; echo "FAIL: the run ended before round 1 was measured ($n measurements)"; exit 1; }
+wait "$RUN" 2>/dev/null || true; RUN=
 asked=$(grep -c '^auth:' chat.log)
 [ "$asked" = 4 ] && ok "four questions before the kill" || no "questions before the kill: $asked"
 rc=0

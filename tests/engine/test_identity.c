@@ -185,9 +185,30 @@ static void test_container_image(void **state)
 	assert_null(run_engine_container_image(v, &tool));
 }
 
+/* A picked port lies below the kernel's ephemeral range, where no client
+ * socket's automatic port can take it before the engine binds it. */
+static void test_pick_port_below_ephemeral(void **state)
+{
+	(void)state;
+	struct rt_sb err = RT_SB_INIT;
+	int lo = run_engine_ephemeral_low(), seen = 0, last = -1;
+	for (int i = 0; i < 50; i++) {
+		int port = 0;
+		assert_int_equal(run_engine_pick_port("127.0.0.1", &port, &err), 0);
+		assert_true(port > 0 && port < 65536);
+		if (lo > RUN_ENGINE_PORT_FLOOR + 1000)
+			assert_true(port >= RUN_ENGINE_PORT_FLOOR && port < lo);
+		seen += port != last;
+		last = port;
+	}
+	assert_true(seen > 40); /* not one port over and over */
+	rt_sb_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pick_port_below_ephemeral),
 		cmocka_unit_test(test_own_engine_proven),
 		cmocka_unit_test(test_foreign_server_refused),
 		cmocka_unit_test(test_wrong_served_name),
