@@ -104,6 +104,11 @@ int db_row_get(struct db *db, sqlite3_stmt *st, const struct db_row_type *t, voi
  * frees it with db_rows_free) and *n. On failure *out is NULL and *n 0. */
 int db_rows_list(struct db *db, sqlite3_stmt *st, const struct db_row_type *t, void **out,
 		 size_t *n, struct rt_sb *err);
+/* Prepare sql, bind ids[0..nids) to ?1..?nids (the statement must have
+ * exactly nids parameters: a mismatch is an error, not a silent default),
+ * and list its rows as db_rows_list does. */
+int db_rows_by_ids(struct db *db, const char *sql, const struct db_row_type *t, const int64_t *ids,
+		   size_t nids, void **out, size_t *n, struct rt_sb *err);
 /* Release each of the n rows of v, then v. */
 void db_rows_free(const struct db_row_type *t, void *v, size_t n);
 /* Grow array v (n used, *cap allocated, elements of sz bytes) so that index n

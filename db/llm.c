@@ -105,18 +105,12 @@ static const struct db_row_type exchange_rows = {
 	"SELECT id, seq, attempt, iteration_id, request, response, verdict, error, variant, fingerprint, " \
 	"rationale, prompt_tokens, completion_tokens, latency_ms, created_at FROM llm_exchanges "
 
-/* The exchanges one statement selects (id bound to ?1, and id2 to ?2 when
- * the statement has one). */
-static int list_by(struct db *db, const char *sql, int64_t id, int64_t id2, struct db_llm_exchange **out,
-		   size_t *n, struct rt_sb *err)
+/* The exchanges one statement selects, its parameters bound to ids. */
+static int list_by(struct db *db, const char *sql, const int64_t *ids, size_t nids,
+		   struct db_llm_exchange **out, size_t *n, struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db, sql, err);
-	if (st)
-		db_bind_id(st, 1, id);
-	if (st && sqlite3_bind_parameter_count(st) > 1)
-		db_bind_id(st, 2, id2);
 	void *v = NULL;
-	int rc = db_rows_list(db, st, &exchange_rows, &v, n, err);
+	int rc = db_rows_by_ids(db, sql, &exchange_rows, ids, nids, &v, n, err);
 	*out = v;
 	return rc;
 }
@@ -124,19 +118,20 @@ static int list_by(struct db *db, const char *sql, int64_t id, int64_t id2, stru
 int db_llm_list(struct db *db, int64_t campaign_id, struct db_llm_exchange **out, size_t *n,
 		struct rt_sb *err)
 {
-	return list_by(db, EXCHANGE_COLS "WHERE campaign_id = ?1 ORDER BY id", campaign_id, 0, out, n, err);
+	return list_by(db, EXCHANGE_COLS "WHERE campaign_id = ?1 ORDER BY id", &campaign_id, 1, out, n, err);
 }
 
 int db_llm_get(struct db *db, int64_t campaign_id, int64_t id, struct db_llm_exchange **out, size_t *n,
 	       struct rt_sb *err)
 {
-	return list_by(db, EXCHANGE_COLS "WHERE campaign_id = ?1 AND id = ?2", campaign_id, id, out, n, err);
+	return list_by(db, EXCHANGE_COLS "WHERE campaign_id = ?1 AND id = ?2", (int64_t[]){ campaign_id, id }, 2,
+		       out, n, err);
 }
 
 int db_llm_of_iteration(struct db *db, int64_t iteration_id, struct db_llm_exchange **out, size_t *n,
 			struct rt_sb *err)
 {
-	return list_by(db, EXCHANGE_COLS "WHERE iteration_id = ?1 ORDER BY id", iteration_id, 0, out, n, err);
+	return list_by(db, EXCHANGE_COLS "WHERE iteration_id = ?1 ORDER BY id", &iteration_id, 1, out, n, err);
 }
 
 void db_llm_free(struct db_llm_exchange *v, size_t n)

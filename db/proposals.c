@@ -53,37 +53,35 @@ static const struct db_row_type proposal_rows = {
 	sizeof(struct db_proposal), proposal_read, proposal_release, "read proposals",
 };
 
+#define PROPOSAL_COLS \
+	"SELECT iteration_id, strategy, target, point, fingerprint, fidelity, reason, variant, state "
+
+/* The proposals one statement selects, its parameters bound to ids. */
+static int list_by(struct db *db, const char *sql, const int64_t *ids, size_t nids, struct db_proposal **out,
+		   size_t *n, struct rt_sb *err)
+{
+	void *v = NULL;
+	int rc = db_rows_by_ids(db, sql, &proposal_rows, ids, nids, &v, n, err);
+	*out = v;
+	return rc;
+}
+
 int db_proposals_list(struct db *db, int64_t campaign_id, struct db_proposal **out, size_t *n,
 		      struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT iteration_id, strategy, target, point, fingerprint, fidelity, reason, variant, state "
-		"FROM proposals p WHERE campaign_id = ?1 "
-		/* in the iterations' order: a device pool's workers insert
-		 * concurrently, so ids need not follow seqs */
-		"ORDER BY (SELECT seq FROM iterations i WHERE i.id = p.iteration_id), iteration_id", err);
-	if (st)
-		db_bind_id(st, 1, campaign_id);
-	void *v = NULL;
-	int rc = db_rows_list(db, st, &proposal_rows, &v, n, err);
-	*out = v;
-	return rc;
+	return list_by(db,
+		       PROPOSAL_COLS "FROM proposals p WHERE campaign_id = ?1 "
+		       /* in the iterations' order: a device pool's workers insert
+			* concurrently, so ids need not follow seqs */
+		       "ORDER BY (SELECT seq FROM iterations i WHERE i.id = p.iteration_id), iteration_id",
+		       &campaign_id, 1, out, n, err);
 }
 
 int db_proposal_of_iteration(struct db *db, int64_t campaign_id, int64_t iteration_id, struct db_proposal **out,
 			     size_t *n, struct rt_sb *err)
 {
-	sqlite3_stmt *st = db_prepare(db,
-		"SELECT iteration_id, strategy, target, point, fingerprint, fidelity, reason, variant, state "
-		"FROM proposals WHERE campaign_id = ?1 AND iteration_id = ?2 ORDER BY rowid", err);
-	if (st) {
-		db_bind_id(st, 1, campaign_id);
-		db_bind_id(st, 2, iteration_id);
-	}
-	void *v = NULL;
-	int rc = db_rows_list(db, st, &proposal_rows, &v, n, err);
-	*out = v;
-	return rc;
+	return list_by(db, PROPOSAL_COLS "FROM proposals WHERE campaign_id = ?1 AND iteration_id = ?2 ORDER BY rowid",
+		       (int64_t[]){ campaign_id, iteration_id }, 2, out, n, err);
 }
 
 void db_proposals_free(struct db_proposal *v, size_t n)

@@ -170,6 +170,22 @@ int db_row_get(struct db *db, sqlite3_stmt *st, const struct db_row_type *t, voi
 	return 0;
 }
 
+int db_rows_by_ids(struct db *db, const char *sql, const struct db_row_type *t, const int64_t *ids,
+		   size_t nids, void **out, size_t *n, struct rt_sb *err)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3_stmt *st = db_prepare(db, sql, err);
+	if (!st)
+		return RT_EDB;
+	if ((size_t)sqlite3_bind_parameter_count(st) != nids)
+		return rt_errf(err, RT_EDB, "db: %s: the statement has %d parameters, %zu given", t->what,
+			       sqlite3_bind_parameter_count(st), nids);
+	for (size_t i = 0; i < nids; i++)
+		db_bind_id(st, (int)i + 1, ids[i]);
+	return db_rows_list(db, st, t, out, n, err);
+}
+
 int db_rows_list(struct db *db, sqlite3_stmt *st, const struct db_row_type *t, void **out,
 		 size_t *n, struct rt_sb *err)
 {

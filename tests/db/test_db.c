@@ -713,6 +713,32 @@ static void test_one_row_reads(void **state)
 	rt_sb_release(&err);
 }
 
+static void read_id(sqlite3_stmt *st, void *row)
+{
+	*(int64_t *)row = sqlite3_column_int64(st, 1);
+}
+
+/* A statement's parameters and the ids given must agree: the second of two
+ * is never left unbound (NULL) because a caller passed one id. */
+static void test_rows_by_ids(void **state)
+{
+	struct fx *f = *state;
+	struct rt_sb err = RT_SB_INIT;
+	static const struct db_row_type t = { sizeof(int64_t), read_id, NULL, "read ids" };
+	void *v = (void *)1;
+	size_t n = 9;
+	assert_int_equal(db_rows_by_ids(f->db, "SELECT ?1, ?2", &t, (int64_t[]){ 5 }, 1, &v, &n, &err), RT_EDB);
+	assert_null(v);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err.buf, "read ids: the statement has 2 parameters, 1 given"));
+	rt_sb_reset(&err);
+	assert_int_equal(db_rows_by_ids(f->db, "SELECT ?1, ?2", &t, (int64_t[]){ 5, 7 }, 2, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(*(int64_t *)v, 7);
+	free(v);
+	rt_sb_release(&err);
+}
+
 /* More distinct statements than the old fixed cache held: all are cached and
  * finalized by db_close (ASan reports a leak and sqlite3_close fails otherwise). */
 static void test_prepare_cache(void **state)
@@ -984,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prepare_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_row_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rows_by_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_run_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_errors, setup, teardown),
 	};
