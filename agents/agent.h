@@ -25,7 +25,8 @@
  * each row its functions and its help line. */
 #define AGENT_STRATEGIES(X)                                   \
 	X(LIST, "list") X(GREEDY, "greedy") X(COORDINATE, "coordinate") \
-	X(HALVING, "halving") X(LLM, "llm") X(RANDOM, "random") X(MODEL, "model") X(AUTO, "auto")
+	X(HALVING, "halving") X(LLM, "llm") X(RANDOM, "random") X(MODEL, "model") X(AUTO, "auto") \
+	X(GENETIC, "genetic")
 enum agent_strategy {
 #define AGENT_X(e, name) AGENT_STRAT_##e,
 	AGENT_STRATEGIES(AGENT_X)

@@ -144,6 +144,8 @@ int agent_search_coordinate(const struct agent_search *q, struct agent_pick *pk)
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk);
 int agent_search_halving(const struct agent_search *q, struct agent_pick *pk);
 int agent_search_model(const struct agent_search *q, struct agent_pick *pk);
+/* genetic: a genetic algorithm (agents/genetic.c). */
+int agent_search_genetic(const struct agent_search *q, struct agent_pick *pk);
 /* auto: a bandit over coordinate and model (agents/auto.c). */
 int agent_search_auto(const struct agent_search *q, struct agent_pick *pk);
 /* After how many of q's observations coordinate's first local search had

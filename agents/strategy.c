@@ -131,8 +131,10 @@ static const struct agent_ops ops[] = {
 				 .confirms_rounds = true },
 	[AGENT_STRAT_MODEL] = { "a model of the measured points picks the next", AGENT_FROM_SPACE, NULL,
 				agent_search_model, .confirms_rounds = true },
-	[AGENT_STRAT_AUTO] = { "a bandit over coordinate and model", AGENT_FROM_SPACE, NULL,
+	[AGENT_STRAT_AUTO] = { "a bandit over coordinate, model and genetic", AGENT_FROM_SPACE, NULL,
 			       agent_search_auto, .confirms_rounds = true },
+	[AGENT_STRAT_GENETIC] = { "a population bred by crossover and mutation", AGENT_FROM_SPACE, NULL,
+				  agent_search_genetic, .confirms_rounds = true },
 };
 _Static_assert(RT_ARRAY_SIZE(ops) == AGENT_STRAT_N, "one ops row per strategy");
 
