@@ -27,69 +27,6 @@
 /* Both generators are for bench_search; the values above are used here. */
 static void (*const unused_generators[])(FILE *) __attribute__((unused)) = { synth_needle, synth_large };
 
-/* A parameter of n values v0, v0 + step, ... (or powers of two from v0). */
-static void param(struct agent_param *p, const char *name, enum agent_param_kind k, int n, int v0, bool pow2)
-{
-	p->name = xstrdup(name);
-	p->kind = k;
-	p->values = json_array();
-	for (int i = 0; i < n; i++)
-		json_array_append_new(p->values, json_integer(pow2 ? v0 << i : v0 + i));
-}
-
-/* The needle of tests/perf/search_synth.h as a space. */
-static void needle_space(struct agent_space *sp)
-{
-	memset(sp, 0, sizeof(*sp));
-	sp->n_params = 5;
-	sp->params = xcalloc(5, sizeof(*sp->params));
-	param(&sp->params[0], "tile", AGENT_PARAM_ORDERED, 8, 1, true);
-	param(&sp->params[1], "warps", AGENT_PARAM_ORDERED, 4, 1, true);
-	param(&sp->params[2], "unroll", AGENT_PARAM_ORDERED, 16, 1, false);
-	sp->params[3] = (struct agent_param){ xstrdup("layout"), AGENT_PARAM_CHOICE, json_pack("[ssss]", "a", "b", "c", "d") };
-	param(&sp->params[4], "vec", AGENT_PARAM_ORDERED, 4, 1, true);
-	const char *names[] = { "tile", "warps", "unroll", "layout", "vec" };
-	sp->n_restr = 1;
-	sp->restr = xcalloc(1, sizeof(*sp->restr));
-	sp->restr_text = xcalloc(1, sizeof(*sp->restr_text));
-	sp->restr_text[0] = xstrdup("tile * warps <= 512");
-	sp->restr[0] = agent_expr_compile(sp->restr_text[0], names, 5, NULL);
-}
-
-static double needle_value(const struct agent_space *sp, uint64_t c, double fidelity)
-{
-	(void)fidelity;
-	int i[5];
-	for (size_t k = 0; k < 5; k++)
-		i[k] = (int)agent_point_index(sp, c, k);
-	uint64_t code = (uint64_t)((((i[0] * 4 + i[1]) * 16 + i[2]) * 4 + i[3]) * 4 + i[4]);
-	bool opt = i[0] == 5 && i[1] == 2 && i[2] == 13 && i[3] == 1 && i[4] == 1;
-	if (!opt && synth_u(code, 1) < 0.15)
-		return NAN;
-	return synth_needle_value(i[0], i[1], i[2], i[3], i[4]);
-}
-
-static void large_space(struct agent_space *sp)
-{
-	memset(sp, 0, sizeof(*sp));
-	sp->n_params = 5;
-	sp->params = xcalloc(5, sizeof(*sp->params));
-	for (size_t k = 0; k < 5; k++) {
-		char name[8];
-		snprintf(name, sizeof(name), "p%zu", k);
-		param(&sp->params[k], name, AGENT_PARAM_RANGE, 10, 0, false);
-	}
-}
-
-static double large_value(const struct agent_space *sp, uint64_t c, double fidelity)
-{
-	(void)fidelity;
-	int x[5];
-	for (size_t k = 0; k < 5; k++)
-		x[k] = (int)agent_point_index(sp, c, k);
-	return synth_large_value(x, c);
-}
-
 typedef double (*value_fn)(const struct agent_space *sp, uint64_t c, double fidelity);
 
 /* Search on past the strategy's own stop (an offline replay's setting). */
@@ -142,12 +79,12 @@ static void test_model_finds_the_needle(void **state)
 {
 	(void)state;
 	struct agent_space sp;
-	needle_space(&sp);
+	synth_needle_space(&sp);
 	struct agent_obs *obs = xcalloc(800, sizeof(*obs));
 	size_t n;
 	double cpu;
 	char last[200];
-	size_t found = run(&sp, agent_search_model, needle_value, 1, 200, 99.9, obs, &n, &cpu, last, sizeof(last));
+	size_t found = run(&sp, agent_search_model, synth_needle_point, 1, 200, 99.9, obs, &n, &cpu, last, sizeof(last));
 	printf("needle: the optimum after %zu proposals (budget 200 of 7,936 valid points); longest proposal %.3f s\n",
 	       found, cpu);
 	assert_true(found > 0);
@@ -187,7 +124,7 @@ static void test_model_beyond_the_prefix(void **state)
 {
 	(void)state;
 	struct agent_space sp;
-	large_space(&sp);
+	synth_large_space(&sp);
 	size_t nv;
 	uint64_t *valid = agent_space_valid(&sp, &nv);
 	uint64_t opt = 7 + 10 * 2 + 100 * 8 + 1000 * 5 + 10000 * 3;
@@ -201,7 +138,7 @@ static void test_model_beyond_the_prefix(void **state)
 		size_t n;
 		double cpu;
 		char last[200];
-		size_t found = run(&sp, agent_search_model, large_value, seed, LARGE_BUDGET, 0.98 * 50, obs, &n, &cpu,
+		size_t found = run(&sp, agent_search_model, synth_large_point, seed, LARGE_BUDGET, 0.98 * 50, obs, &n, &cpu,
 				   last, sizeof(last));
 		printf("large: seed %llu (optimum beyond the old prefix): within 2%% after %zu proposals (0: not in %zu); "
 		       "longest proposal %.3f s of CPU%s%s\n", (unsigned long long)seed, found, n, cpu, found ? "" : "; ",
@@ -231,13 +168,13 @@ static void test_coordinate_scales(void **state)
 {
 	(void)state;
 	struct agent_space sp;
-	large_space(&sp);
+	synth_large_space(&sp);
 	struct agent_obs *obs = xcalloc(800, sizeof(*obs));
 	size_t n;
 	double cpu;
 	char last[200];
 	no_early_stop = true;
-	run(&sp, agent_search_coordinate, large_value, 1, 400, 1e9, obs, &n, &cpu, last, sizeof(last));
+	run(&sp, agent_search_coordinate, synth_large_point, 1, 400, 1e9, obs, &n, &cpu, last, sizeof(last));
 	no_early_stop = false;
 	printf("coordinate on 100,000 points: %zu proposals, longest %.4f s of CPU\n", n, cpu);
 	assert_int_equal(n, 400);
@@ -267,7 +204,7 @@ static void small_space(struct agent_space *sp)
 	for (size_t k = 0; k < 4; k++) {
 		char name[8];
 		snprintf(name, sizeof(name), "q%zu", k);
-		param(&sp->params[k], name, AGENT_PARAM_RANGE, 8, 0, false);
+		synth_param(&sp->params[k], name, AGENT_PARAM_RANGE, 8, 0, false);
 	}
 }
 
@@ -324,7 +261,7 @@ static void test_halving_falls_back(void **state)
 {
 	(void)state;
 	struct agent_space sp;
-	large_space(&sp);
+	synth_large_space(&sp);
 	struct agent_obs *obs = xcalloc(200, sizeof(*obs));
 	size_t n;
 	double cpu;
@@ -344,15 +281,15 @@ static void test_auto(void **state)
 {
 	(void)state;
 	struct agent_space sp;
-	needle_space(&sp);
+	synth_needle_space(&sp);
 	struct agent_obs *a = xcalloc(100, sizeof(*a)), *b = xcalloc(100, sizeof(*b));
 	size_t na, nb;
 	double cpu;
 	char last[200];
-	run(&sp, agent_search_auto, needle_value, 2, 40, 1e9, a, &na, &cpu, last, sizeof(last));
+	run(&sp, agent_search_auto, synth_needle_point, 2, 40, 1e9, a, &na, &cpu, last, sizeof(last));
 	printf("auto: %s\n", last);
 	assert_true(strncmp(last, "auto: ", 6) == 0);
-	run(&sp, agent_search_auto, needle_value, 2, 40, 1e9, b, &nb, &cpu, last, sizeof(last));
+	run(&sp, agent_search_auto, synth_needle_point, 2, 40, 1e9, b, &nb, &cpu, last, sizeof(last));
 	assert_int_equal(na, nb);
 	for (size_t i = 0; i < na; i++)
 		assert_true(a[i].code == b[i].code);
@@ -367,7 +304,7 @@ static void test_auto_retires_coordinate(void **state)
 {
 	(void)state;
 	struct agent_space sp;
-	needle_space(&sp);
+	synth_needle_space(&sp);
 	size_t nv;
 	uint64_t *valid = agent_space_valid(&sp, &nv);
 	struct agent_obs *obs = xcalloc(200, sizeof(*obs));
@@ -383,7 +320,7 @@ static void test_auto_retires_coordinate(void **state)
 			retired_at = n + 1;
 		coord_after += retired_at && coord;
 		coord_before += !retired_at && coord;
-		obs[n] = (struct agent_obs){ pk.code, needle_value(&sp, pk.code, 1), 1 };
+		obs[n] = (struct agent_obs){ pk.code, synth_needle_point(&sp, pk.code, 1), 1 };
 	}
 	printf("auto: coordinate's %zu turns, then retired at proposal %zu (its first local search converged)\n",
 	       coord_before, retired_at);

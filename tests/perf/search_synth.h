@@ -22,6 +22,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "runner/base/rand.h"
 
@@ -126,5 +128,75 @@ static void synth_large(FILE *f)
 		synth_line(f, pt, v, code);
 	}
 }
+
+/* ---- the same spaces for the unit tests (tests/agents), which search
+ * them directly rather than through a sweep file; static inline, so a file
+ * that uses none of them is not warned. */
+#ifdef AGENT_SPACE_H
+/* A parameter of n values v0, v0 + step, ... (or powers of two from v0). */
+static inline void synth_param(struct agent_param *p, const char *name, enum agent_param_kind k, int n, int v0, bool pow2)
+{
+	p->name = xstrdup(name);
+	p->kind = k;
+	p->values = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(p->values, json_integer(pow2 ? v0 << i : v0 + i));
+}
+
+/* The needle as a space, its restriction compiled; a point's value (NAN:
+ * it fails) is synth_needle_point's. */
+static inline void synth_needle_space(struct agent_space *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->n_params = 5;
+	sp->params = xcalloc(5, sizeof(*sp->params));
+	synth_param(&sp->params[0], "tile", AGENT_PARAM_ORDERED, 8, 1, true);
+	synth_param(&sp->params[1], "warps", AGENT_PARAM_ORDERED, 4, 1, true);
+	synth_param(&sp->params[2], "unroll", AGENT_PARAM_ORDERED, 16, 1, false);
+	sp->params[3] = (struct agent_param){ xstrdup("layout"), AGENT_PARAM_CHOICE, json_pack("[ssss]", "a", "b", "c", "d") };
+	synth_param(&sp->params[4], "vec", AGENT_PARAM_ORDERED, 4, 1, true);
+	const char *names[] = { "tile", "warps", "unroll", "layout", "vec" };
+	sp->n_restr = 1;
+	sp->restr = xcalloc(1, sizeof(*sp->restr));
+	sp->restr_text = xcalloc(1, sizeof(*sp->restr_text));
+	sp->restr_text[0] = xstrdup("tile * warps <= 512");
+	sp->restr[0] = agent_expr_compile(sp->restr_text[0], names, 5, NULL);
+}
+
+static inline double synth_needle_point(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	(void)fidelity;
+	int i[5];
+	for (size_t k = 0; k < 5; k++)
+		i[k] = (int)agent_point_index(sp, c, k);
+	uint64_t code = (uint64_t)((((i[0] * 4 + i[1]) * 16 + i[2]) * 4 + i[3]) * 4 + i[4]);
+	bool opt = i[0] == 5 && i[1] == 2 && i[2] == 13 && i[3] == 1 && i[4] == 1;
+	if (!opt && synth_u(code, 1) < 0.15)
+		return NAN;
+	return synth_needle_value(i[0], i[1], i[2], i[3], i[4]);
+}
+
+static inline void synth_large_space(struct agent_space *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->n_params = 5;
+	sp->params = xcalloc(5, sizeof(*sp->params));
+	for (size_t k = 0; k < 5; k++) {
+		char name[8];
+		snprintf(name, sizeof(name), "p%zu", k);
+		synth_param(&sp->params[k], name, AGENT_PARAM_RANGE, 10, 0, false);
+	}
+}
+
+static inline double synth_large_point(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	(void)fidelity;
+	int x[5];
+	for (size_t k = 0; k < 5; k++)
+		x[k] = (int)agent_point_index(sp, c, k);
+	return synth_large_value(x, c);
+}
+
+#endif
 
 #endif
