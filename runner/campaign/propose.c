@@ -5,7 +5,7 @@
  * functions, and nothing else in runner/ asks which strategy runs:
  *
  *   variants  list, greedy: the spec's variants by index (this file)
- *   space     coordinate, halving, random, model, auto: points of the
+ *   space     coordinate, halving, random, model, auto, genetic: points of the
  *             spec's space, generated through the spec's variant parser
  *             and recorded in `proposals` (space.c)
  *   chat      llm: a chat model's answers, asked and judged by llm.c,

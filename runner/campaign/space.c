@@ -1,6 +1,6 @@
 /*
  * The campaign's side of a space strategy (coordinate, random, halving,
- * model): the observations rebuilt from the store (proposals joined with
+ * model, auto, genetic): the observations rebuilt from the store (proposals joined with
  * their iterations' outcomes), the strategy asked for the next point, the
  * point turned into a variant through the spec's own variant parser, the
  * proposal recorded beside its iteration, and a kept point's flags and

@@ -348,10 +348,10 @@ static void test_one_list_of_names(void **state)
 	assert_string_equal(agent_strategy_name(AGENT_STRAT_N), "unknown");
 	struct rt_sb l = RT_SB_INIT;
 	agent_strategy_list(AGENT_SET_SPACE, &l);
-	assert_string_equal(l.buf, "coordinate, halving, random, model or auto");
+	assert_string_equal(l.buf, "coordinate, halving, random, model, auto or genetic");
 	rt_sb_reset(&l);
 	agent_strategy_list(AGENT_SET_ALL, &l);
-	assert_string_equal(l.buf, "list, greedy, coordinate, halving, llm, random, model or auto");
+	assert_string_equal(l.buf, "list, greedy, coordinate, halving, llm, random, model, auto or genetic");
 	rt_sb_reset(&l);
 	agent_strategy_list(AGENT_SET_PROPOSE, &l);
 	assert_null(strstr(l.buf, "llm"));
