@@ -52,7 +52,6 @@ static const struct {
 } arms[] = {
 	{ "coordinate", agent_search_coordinate, false },
 	{ "model", agent_search_model, true },
-	{ "genetic", agent_search_genetic, false },
 };
 #define N_ARMS RT_ARRAY_SIZE(arms)
 #define ARM_COORDINATE 0
@@ -130,16 +129,8 @@ int agent_search_auto(const struct agent_search *q, struct agent_pick *pk)
 	snprintf(pk->reason, sizeof(pk->reason), "auto: %s (AUC bandit credit %.2f, %zu of %zu uses%s): %.120s",
 		 arms[a].name, credit(score[a]) < 0 ? 0.0 : score[a], uses[a], q->n_obs,
 		 retired ? "; coordinate retired: converged" : "", p.reason);
-	struct rt_sb st = RT_SB_INIT, cr = RT_SB_INIT, us = RT_SB_INIT;
-	for (size_t t = 0; t < N_ARMS; t++) {
-		rt_sb_addf(&cr, "%s%.3f", t ? "," : "", credit(score[t]));
-		rt_sb_addf(&us, "%s%zu", t ? "," : "", uses[t]);
-	}
-	rt_sb_addf(&st, "{\"arm\":\"%s\",\"credit\":[%s],\"uses\":[%s],\"coordinate_retired\":%s}", arms[a].name,
-		   cr.buf, us.buf, retired ? "true" : "false");
-	snprintf(pk->state, sizeof(pk->state), "%s", st.buf);
-	rt_sb_release(&st);
-	rt_sb_release(&cr);
-	rt_sb_release(&us);
+	snprintf(pk->state, sizeof(pk->state),
+		 "{\"arm\":\"%s\",\"credit\":[%.3f,%.3f],\"uses\":[%zu,%zu],\"coordinate_retired\":%s}", arms[a].name,
+		 credit(score[0]), credit(score[1]), uses[0], uses[1], retired ? "true" : "false");
 	return rc;
 }

@@ -54,7 +54,7 @@ if(TARGET test_search_v2)
 endif()
 # genetic (issue 28): the needle where random misses it, a resume replays it,
 # no measured or restricted point proposed, CPU on the 100k space, its own
-# stop, and auto's turns for it.
+# stop.
 rt_add_test(test_genetic SOURCES ${CMAKE_SOURCE_DIR}/tests/agents/test_genetic.c
             LIBS rt_agents rt_base TIMEOUT 300 LABELS unit)
 if(TARGET test_genetic)
