@@ -198,14 +198,7 @@ static double dense(const struct agent_space *sp, uint64_t c)
 /* A 4,096-point space of four ordered parameters of 8 values. */
 static void small_space(struct agent_space *sp)
 {
-	memset(sp, 0, sizeof(*sp));
-	sp->n_params = 4;
-	sp->params = xcalloc(4, sizeof(*sp->params));
-	for (size_t k = 0; k < 4; k++) {
-		char name[8];
-		snprintf(name, sizeof(name), "q%zu", k);
-		synth_param(&sp->params[k], name, AGENT_PARAM_RANGE, 8, 0, false);
-	}
+	synth_grid(sp, 4, 8, "q");
 }
 
 /* A smooth landscape with one best point (6, 1, 4, 2) and a 2% step to the next. */

@@ -176,16 +176,22 @@ static inline double synth_needle_point(const struct agent_space *sp, uint64_t c
 	return synth_needle_value(i[0], i[1], i[2], i[3], i[4]);
 }
 
-static inline void synth_large_space(struct agent_space *sp)
+/* A grid of n ordered parameters PREFIX0.. of k values each. */
+static inline void synth_grid(struct agent_space *sp, size_t n, size_t k, const char *prefix)
 {
 	memset(sp, 0, sizeof(*sp));
-	sp->n_params = 5;
-	sp->params = xcalloc(5, sizeof(*sp->params));
-	for (size_t k = 0; k < 5; k++) {
-		char name[8];
-		snprintf(name, sizeof(name), "p%zu", k);
-		synth_param(&sp->params[k], name, AGENT_PARAM_RANGE, 10, 0, false);
+	sp->n_params = n;
+	sp->params = xcalloc(n, sizeof(*sp->params));
+	for (size_t i = 0; i < n; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "%s%zu", prefix, i);
+		synth_param(&sp->params[i], name, AGENT_PARAM_RANGE, k, 0, false);
 	}
+}
+
+static inline void synth_large_space(struct agent_space *sp)
+{
+	synth_grid(sp, 5, 10, "p");
 }
 
 static inline double synth_large_point(const struct agent_space *sp, uint64_t c, double fidelity)
