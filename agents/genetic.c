@@ -67,29 +67,6 @@
 /* Generations without a gain of min_gain before the search stops itself. */
 #define GEN_STALL 10
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The points of obs[0..n) measured in full, sorted. */
-static uint64_t *measured_set(const struct agent_obs *obs, size_t n, size_t *m)
-{
-	uint64_t *s = xcalloc(n + 1, sizeof(*s));
-	*m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (obs[i].fidelity >= 1 - 1e-9)
-			s[(*m)++] = obs[i].code;
-	qsort(s, *m, sizeof(*s), cmp_u64);
-	return s;
-}
-
-static bool in_set(const uint64_t *s, size_t n, uint64_t c)
-{
-	return n && bsearch(&c, s, n, sizeof(*s), cmp_u64) != NULL;
-}
-
 /* One parent: its point and value. */
 struct parent {
 	uint64_t code;
@@ -101,7 +78,7 @@ static int by_value(const void *a, const void *b)
 	const struct parent *p = a, *q = b;
 	if (p->value != q->value)
 		return p->value > q->value ? -1 : 1;
-	return cmp_u64(&p->code, &q->code);
+	return agent_code_cmp(&p->code, &q->code);
 }
 
 static void add_parent(struct parent *ps, size_t *m, uint64_t code, double value)
@@ -195,8 +172,9 @@ static uint64_t breed(const struct agent_space *sp, const struct parent *ps, siz
  * 1 with its code and birth, 0 when none (every slot measured since). The
  * children depend on the seed, g, the parents and the points measured
  * before the generation (then, thenn), never on what came after. */
-static int child_now(const struct agent_search *q, size_t g, const struct parent *ps, size_t m, const uint64_t *then,
-		     size_t thenn, const uint64_t *now, size_t nown, uint64_t *code, struct birth *b, size_t *slot)
+static int child_now(const struct agent_search *q, size_t g, const struct parent *ps, size_t m,
+		     const struct agent_seen *then, const struct agent_seen *now, uint64_t *code, struct birth *b,
+		     size_t *slot)
 {
 	uint64_t kids[GEN_SLOTS];
 	uint64_t *perm = NULL;
@@ -209,7 +187,7 @@ static int child_now(const struct agent_search *q, size_t g, const struct parent
 		uint64_t c = 0;
 		for (int t = 0; t < GEN_TRIES && !ok && m >= 2; t++) {
 			c = breed(q->sp, ps, m, &r, b);
-			ok = !in_set(then, thenn, c) && agent_point_valid(q->sp, c, NULL);
+			ok = !agent_seen_has(then, c) && agent_point_valid(q->sp, c, NULL);
 			for (size_t k = 0; k < s && ok; k++)
 				ok = kids[k] != c;
 		}
@@ -218,7 +196,7 @@ static int child_now(const struct agent_search *q, size_t g, const struct parent
 				perm = agent_shuffled(q, 5);
 			while (next < q->n_valid && !ok) {
 				c = perm[next++];
-				ok = !in_set(then, thenn, c);
+				ok = !agent_seen_has(then, c);
 				for (size_t k = 0; k < s && ok; k++)
 					ok = kids[k] != c;
 			}
@@ -227,7 +205,7 @@ static int child_now(const struct agent_search *q, size_t g, const struct parent
 				break;
 		}
 		kids[s] = c;
-		if (!in_set(now, nown, c)) {
+		if (!agent_seen_has(now, c)) {
 			*code = c;
 			*slot = s;
 			rc = 1;
@@ -245,9 +223,7 @@ static size_t stalled_generations(const struct agent_search *q)
 	size_t last = 0;
 	for (size_t i = 0; i < q->n_obs; i++) {
 		double v = q->obs[i].value;
-		if (q->obs[i].fidelity < 1 - 1e-9 || isnan(v))
-			continue;
-		if (best == -INFINITY || v > best + fabs(best) * fmax(q->min_gain, 0)) {
+		if (q->obs[i].fidelity >= 1 - 1e-9 && agent_gains(q, best, v)) {
 			best = v;
 			last = i;
 		}
@@ -294,12 +270,12 @@ int agent_search_genetic(const struct agent_search *q, struct agent_pick *pk)
 	size_t m = g ? parents_of(q, g, ps) : 0;
 	if (m < 2)
 		return first_generation(q, g, pk);
-	size_t thenn, nown, slot = 0;
-	uint64_t *then = measured_set(q->obs, g * GEN_POP, &thenn), *now = measured_set(q->obs, q->n_obs, &nown);
+	size_t slot = 0;
+	struct agent_seen then = agent_seen_of(q->obs, g * GEN_POP), now = agent_seen_of(q->obs, q->n_obs);
 	struct birth b = { 0 };
-	int rc = child_now(q, g, ps, m, then, thenn, now, nown, &pk->code, &b, &slot);
-	free(then);
-	free(now);
+	int rc = child_now(q, g, ps, m, &then, &now, &pk->code, &b, &slot);
+	free(then.code);
+	free(now.code);
 	size_t pos;
 	if (!rc && !agent_first_untried(q, 5, &pk->code, &pos)) {
 		snprintf(pk->reason, sizeof(pk->reason), "genetic: all %zu valid points measured", q->n_valid);

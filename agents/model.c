@@ -240,33 +240,6 @@ static double feas_p(const struct feas *f, const struct agent_gp *g, const uint3
 	return num / den;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The points measured in full, sorted (for bsearch). */
-struct seen {
-	uint64_t *code; /* sorted */
-	size_t n;       /* entries */
-};
-
-static struct seen seen_of(const struct agent_search *q)
-{
-	struct seen s = { xcalloc(q->n_obs + 1, sizeof(uint64_t)), 0 };
-	for (size_t i = 0; i < q->n_obs; i++)
-		if (q->obs[i].fidelity >= 1)
-			s.code[s.n++] = q->obs[i].code;
-	qsort(s.code, s.n, sizeof(*s.code), cmp_u64);
-	return s;
-}
-
-static bool seen_has(const struct seen *s, uint64_t c)
-{
-	return bsearch(&c, s->code, s->n, sizeof(*s->code), cmp_u64) != NULL;
-}
-
 /* A growable list of candidate codes. */
 struct cands {
 	uint64_t *c; /* codes */
@@ -274,9 +247,9 @@ struct cands {
 	size_t cap;  /* allocated */
 };
 
-static void cand_add(struct cands *k, const struct seen *s, uint64_t c)
+static void cand_add(struct cands *k, const struct agent_seen *s, uint64_t c)
 {
-	if (seen_has(s, c))
+	if (agent_seen_has(s, c))
 		return;
 	if (k->n == k->cap) {
 		k->cap = k->cap ? 2 * k->cap : 1024;
@@ -291,7 +264,7 @@ static void cand_add(struct cands *k, const struct seen *s, uint64_t c)
 
 /* A sample of the valid points: all of them when there are at most most,
  * else most drawn with the generator r. */
-static void sample_valid(const struct agent_search *q, const struct seen *s, size_t most, struct rt_rand *r,
+static void sample_valid(const struct agent_search *q, const struct agent_seen *s, size_t most, struct rt_rand *r,
 			 struct cands *k)
 {
 	if (q->n_valid <= most) {
@@ -306,7 +279,7 @@ static void sample_valid(const struct agent_search *q, const struct seen *s, siz
 /* Around point at: every other value of each parameter (the lines through
  * it), and random moves of two parameters (with lines_only, only when no
  * line has an untried point left); valid points only. */
-static void sample_local(const struct agent_search *q, const struct seen *s, uint64_t at, struct rt_rand *r,
+static void sample_local(const struct agent_search *q, const struct agent_seen *s, uint64_t at, struct rt_rand *r,
 			 bool lines_only, struct cands *k)
 {
 	const struct agent_space *sp = q->sp;
@@ -332,7 +305,7 @@ static void sample_local(const struct agent_search *q, const struct seen *s, uin
 }
 
 /* The candidates of this proposal, sorted and distinct. */
-static struct cands candidates(const struct agent_search *q, const struct seen *s, const uint64_t *best, size_t nb,
+static struct cands candidates(const struct agent_search *q, const struct agent_seen *s, const uint64_t *best, size_t nb,
 			       size_t full)
 {
 	struct cands k = { 0 };
@@ -342,7 +315,7 @@ static struct cands candidates(const struct agent_search *q, const struct seen *
 	for (size_t i = 0; i < nb && q->n_valid > MODEL_ALL; i++)
 		sample_local(q, s, best[i], &r, false, &k);
 	if (k.n)
-		qsort(k.c, k.n, sizeof(*k.c), cmp_u64);
+		qsort(k.c, k.n, sizeof(*k.c), agent_code_cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < k.n; i++)
 		if (!u || k.c[u - 1] != k.c[i])
@@ -361,7 +334,7 @@ static size_t stall_of(const struct agent_search *q)
 			continue;
 		full++;
 		double v = q->obs[i].value;
-		if (!isnan(v) && (best == -INFINITY || v > best + fabs(best) * fmax(q->min_gain, 0))) {
+		if (agent_gains(q, best, v)) {
 			best = v;
 			last = full;
 		}
@@ -381,7 +354,7 @@ static size_t run_start(const struct agent_search *q, size_t *runs)
 		if (q->obs[i].fidelity < 1)
 			continue;
 		double v = q->obs[i].value;
-		if (!isnan(v) && (best == -INFINITY || v > best + fabs(best) * fmax(q->min_gain, 0))) {
+		if (agent_gains(q, best, v)) {
 			best = v;
 			since = 0;
 		} else if (++since >= MODEL_RESTART) {
@@ -422,7 +395,7 @@ static double max_pi(const struct fitted *f, const struct cands *k)
 }
 
 /* The stop's second look: every untried valid point (or a fresh sample). */
-static double scan_pi(const struct agent_search *q, const struct seen *s, const struct fitted *f)
+static double scan_pi(const struct agent_search *q, const struct agent_seen *s, const struct fitted *f)
 {
 	struct cands k = { 0 };
 	struct rt_rand r;
@@ -482,7 +455,7 @@ static bool farthest(const struct agent_search *q, uint64_t *code)
 {
 	const struct agent_space *sp = q->sp;
 	size_t d = sp->n_params, m = 0;
-	struct seen s = seen_of(q);
+	struct agent_seen s = agent_seen_of(q->obs, q->n_obs);
 	struct cands k = { 0 };
 	struct rt_rand r;
 	rt_rand_seed(&r, q->seed ^ ((uint64_t)q->n_obs * RT_SPLITMIX64_GAMMA) ^ 0x66617220ULL);
@@ -607,7 +580,7 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	size_t n;
 	struct fitted f;
 	fit(q, &run, full, runs && gb >= 0 ? q->obs[gb].value : NAN, &f, x, &n);
-	struct seen s = seen_of(q);
+	struct agent_seen s = agent_seen_of(q->obs, q->n_obs);
 	struct cands k = candidates(q, &s, x, n < MODEL_LOCAL_INC ? n : MODEL_LOCAL_INC, total);
 	size_t stall = stall_of(&run);
 	/* stalled: of every three proposals one exploits (EI), one explores

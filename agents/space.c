@@ -185,3 +185,29 @@ bool agent_measured(const struct agent_search *q, uint64_t code, double f)
 			return true;
 	return false;
 }
+
+bool agent_gains(const struct agent_search *q, double best, double v)
+{
+	return !isnan(v) && (best == -INFINITY || v > best + fabs(best) * fmax(q->min_gain, 0));
+}
+
+int agent_code_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+struct agent_seen agent_seen_of(const struct agent_obs *obs, size_t n)
+{
+	struct agent_seen s = { xcalloc(n + 1, sizeof(uint64_t)), 0 };
+	for (size_t i = 0; i < n; i++)
+		if (obs[i].fidelity >= 1 - 1e-9)
+			s.code[s.n++] = obs[i].code;
+	qsort(s.code, s.n, sizeof(*s.code), agent_code_cmp);
+	return s;
+}
+
+bool agent_seen_has(const struct agent_seen *s, uint64_t code)
+{
+	return bsearch(&code, s->code, s->n, sizeof(*s->code), agent_code_cmp) != NULL;
+}

@@ -162,5 +162,18 @@ bool agent_first_untried(const struct agent_search *q, uint64_t salt, uint64_t *
 long agent_best_obs(const struct agent_search *q);
 /* Was the point measured at fidelity >= f (any outcome)? */
 bool agent_measured(const struct agent_search *q, uint64_t code, double f);
+/* Does value v beat best by q's min_gain? Any feasible v beats a best of
+ * -INFINITY (nothing yet); NAN (infeasible) never does. */
+bool agent_gains(const struct agent_search *q, double best, double v);
+/* Point codes in ascending order, for qsort and bsearch. */
+int agent_code_cmp(const void *a, const void *b);
+/* The points of obs[0 .. n) measured in full (any outcome), sorted for
+ * agent_seen_has; the caller frees code. */
+struct agent_seen {
+	uint64_t *code; /* ascending */
+	size_t n;       /* entries */
+};
+struct agent_seen agent_seen_of(const struct agent_obs *obs, size_t n);
+bool agent_seen_has(const struct agent_seen *s, uint64_t code);
 
 #endif
