@@ -127,26 +127,37 @@ sed -i 's/min: 2, max: 3/min: 3, max: 3/' spec2.yaml
 # before the squatter's first bind, and there is nothing to detect)
 sed -i 's/^engine:$/engine:\n  restart: sample/' spec2.yaml
 grep -q '^  restart: sample' spec2.yaml || { echo "FAIL: spec2 has no engine: line"; exit 1; }
-rm -f c.db
-(
-	until [ "$(sqlite3 c.db "SELECT count(*) FROM measurements WHERE benchmark='decode'" 2>/dev/null || echo 0)" -gt 0 ]; do
-		sleep 0.05
-	done
-	while :; do
-		"$RATCHET_BUILD/simserve" --port "$PORT" --model squatter --log-recompiles >> sq.log 2>&1 &
-		echo $! > sq.pid
-		wait $! || true
-		sleep 0.01
-	done
-) &
-SQLOOP=$!
-rc=0
-"$RATCHET_BIN" --db c.db run --quiet spec2.yaml > run2.out 2>&1 || rc=$?
-kill "$SQLOOP" 2>/dev/null || true
-SQLOOP=
-sq=$(cat sq.pid 2>/dev/null || echo none)
-cat run2.out
-grep -q listening sq.log || { echo "FAIL: the squatter never got the port"; exit 1; }
+# The takeover is a race: on a loaded host the squatter can miss every gap
+# between two launches, and then this run tests nothing. Such a run is
+# repeated (at most 3 runs); every check below applies to the run in which
+# the squatter got the port.
+for attempt in 1 2 3; do
+	rm -f sq.log
+	rm -f c.db
+	(
+		until [ "$(sqlite3 c.db "SELECT count(*) FROM measurements WHERE benchmark='decode'" 2>/dev/null || echo 0)" -gt 0 ]; do
+			sleep 0.05
+		done
+		while :; do
+			"$RATCHET_BUILD/simserve" --port "$PORT" --model squatter --log-recompiles >> sq.log 2>&1 &
+			echo $! > sq.pid
+			wait $! || true
+			sleep 0.01
+		done
+	) &
+	SQLOOP=$!
+	rc=0
+	"$RATCHET_BIN" --db c.db run --quiet spec2.yaml > run2.out 2>&1 || rc=$?
+	kill "$SQLOOP" 2>/dev/null || true
+	SQLOOP=
+	sq=$(cat sq.pid 2>/dev/null || echo none)
+	cat run2.out
+	grep -q listening sq.log && break
+	echo "the squatter never got the port in run $attempt"
+	kill "$sq" 2>/dev/null || true # one still starting must not hold the port in the next run
+	rm -f sq.pid
+done
+grep -q listening sq.log || { echo "FAIL: the squatter never got the port in 3 runs"; exit 1; }
 # caught: ratchet names the process on the port, or the engine's own log says
 # it could not bind (the squatter won the race to bind); never measured
 why="pid $sq\|squatter\|not by the engine\|in use\|couldn't bind\|Address already in use"
