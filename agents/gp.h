@@ -5,14 +5,20 @@
  *
  *   d2(a, b) = sum_i w[i] * (pos_a - pos_b)^2 / (r_i - 1)^2  (ordered only)
  *            + sum_i c[i] * [value a != value b]
+ *            + sum_i a[i] * [pow2(value a) != pow2(value b)]
  *
  * The first is the walk along an ordered parameter's list; the second lets
  * the model jump: with c[i] > 0, points that differ in parameter i are
  * apart however close their values sit in the list, so a non-monotone
  * ordered parameter (an unroll factor good at 2, 6 and 13 but poor in
  * between) is modelled as well as a categorical one. A categorical
- * parameter has only the second term. Both weights are chosen by marginal
- * likelihood (gp_fit_hyper).
+ * parameter has only the second term. The third is for a list of positive
+ * integers that mixes powers of two and other values (a block size of 16,
+ * 32, 48, ... 256): on a GPU, 48 or 80 threads fill partial wavefronts
+ * and may be many times slower than 32 or 64 beside them, so the model
+ * may learn "a power of two" as a class and jump from 16 to 128 past the
+ * slow values between. Every weight is chosen by marginal likelihood
+ * (gp_fit_hyper), the jump's and the power of two's starting at 0.
  */
 #ifndef AGENT_GP_H
 #define AGENT_GP_H
@@ -36,6 +42,8 @@ struct agent_gp {
 	double noise;                 /* the noise variance (the signal's is 1) */
 	double ell;                   /* the common length scale the grid picked */
 	double *scale;                /* per parameter: 1 / (r_i - 1)^2, 0 for a categorical one */
+	double *a;                    /* per parameter: weight of "one value is a power of two, the other not" */
+	uint8_t **pow2;               /* per parameter: per value, 1 for a power of two; NULL when no term */
 };
 
 /* Set up for the n points x (copied); y is not kept. */
@@ -53,5 +61,7 @@ void agent_gp_predict(const struct agent_gp *g, const uint32_t *idx, double *kv,
 double agent_gp_kernel(const struct agent_gp *g, const uint32_t *a, const uint32_t *b);
 /* How many parameters the fit lets jump (c > 0), for reasons. */
 size_t agent_gp_jumps(const struct agent_gp *g);
+/* How many parameters the fit splits into powers of two and others (a > 0). */
+size_t agent_gp_pow2s(const struct agent_gp *g);
 
 #endif

@@ -625,9 +625,9 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 		rc = 1;
 	}
 	snprintf(pk->state, sizeof(pk->state),
-		 "{\"observed\":%zu,\"transform\":\"%s\",\"length_scale\":%g,\"noise\":%g,\"jumps\":%zu,"
+		 "{\"observed\":%zu,\"transform\":\"%s\",\"length_scale\":%g,\"noise\":%g,\"jumps\":%zu,\"pow2\":%zu,"
 		 "\"candidates\":%zu,\"stall\":%zu,\"restarts\":%zu,\"acq\":%.4g,\"max_pi\":%.4g}",
-		 n, tf_names[f.t], f.g.ell, f.g.noise, agent_gp_jumps(&f.g), k.n, stall, runs, acq, pi);
+		 n, tf_names[f.t], f.g.ell, f.g.noise, agent_gp_jumps(&f.g), agent_gp_pow2s(&f.g), k.n, stall, runs, acq, pi);
 	fitted_release(&f);
 	free(k.c);
 	free(s.code);

@@ -6,7 +6,8 @@
  * optimum that the old prefix hid, each proposal under 0.25 s of CPU;
  * halving falls back to full fidelity when cheap measurements rank points
  * unlike full ones, and says so; auto is a pure function of the history
- * and names its arm.
+ * and names its arm; the GP's power-of-two term predicts an untried
+ * power of two from the others, not from its slow neighbours.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "agents/agent.h"
+#include "agents/gp.h"
 #include "agents/space.h"
 #include "search_synth.h"
 
@@ -327,6 +329,54 @@ static void test_auto_retires_coordinate(void **state)
 	agent_space_release(&sp);
 }
 
+/* A block size of 16, 32, ... 256 where every power of two is fast and
+ * every other value 20 times slower (the MI50 convolution's shape):
+ * trained on every value but 112 and 128, the GP must predict 128 (a power
+ * of two between two slow values) well above 112. Without the power-of-two
+ * term both sit among slow neighbours and look alike. */
+static void test_gp_power_of_two(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.n_params = 3;
+	sp.params = xcalloc(3, sizeof(*sp.params));
+	synth_param(&sp.params[0], "block_size_x", AGENT_PARAM_RANGE, 16, 16, false);
+	for (int i = 0; i < 16; i++) /* 16, 32, ... 256 */
+		json_array_set_new(sp.params[0].values, (size_t)i, json_integer(16 * (i + 1)));
+	synth_param(&sp.params[1], "warps", AGENT_PARAM_POW2, 4, 1, true); /* all powers of two */
+	synth_param(&sp.params[2], "lane", AGENT_PARAM_RANGE, 4, 0, false); /* 0 is not positive */
+	uint64_t x[14];
+	double y[14];
+	size_t n = 0;
+	for (uint64_t v = 0; v < 16; v++) {
+		int bx = 16 * (int)(v + 1);
+		if (bx == 112 || bx == 128)
+			continue;
+		x[n] = v; /* warps and lane at their first value */
+		y[n++] = (bx & (bx - 1)) == 0 ? 1.5 : -0.5; /* standardised log: pow2 fast */
+	}
+	struct agent_gp g;
+	agent_gp_init(&g, &sp, x, n);
+	assert_non_null(g.pow2[0]);
+	assert_null(g.pow2[1]);
+	assert_null(g.pow2[2]);
+	agent_gp_fit_hyper(&g, y);
+	assert_true(g.a[0] > 0);
+	assert_int_equal(agent_gp_pow2s(&g), 1);
+	double *kv = xcalloc(n, sizeof(double)), mu128, mu112, sd;
+	uint32_t at[3] = { 7, 0, 0 };
+	agent_gp_predict(&g, at, kv, &mu128, &sd);
+	at[0] = 6;
+	agent_gp_predict(&g, at, kv, &mu112, &sd);
+	printf("gp: block_size_x 128 predicted %.2f, 112 %.2f (power-of-two weight %.2g)\n", mu128, mu112, g.a[0]);
+	assert_true(mu128 > 0.5);
+	assert_true(mu112 < 0);
+	free(kv);
+	agent_gp_release(&g);
+	agent_space_release(&sp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_halving_falls_back),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_auto_retires_coordinate),
+		cmocka_unit_test(test_gp_power_of_two),
 	};
 	return cmocka_run_group_tests_name("search_v2", tests, NULL, NULL);
 }
