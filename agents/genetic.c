@@ -238,8 +238,7 @@ static int first_generation(const struct agent_search *q, size_t g, struct agent
 {
 	size_t k;
 	pk->fidelity = 1;
-	if (!g && q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
-	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+	if (!g && agent_start_due(q)) {
 		pk->code = (uint64_t)q->start;
 		snprintf(pk->reason, sizeof(pk->reason), "genetic: generation 1 starts at the configuration's current "
 			 "value");

@@ -501,8 +501,7 @@ static bool farthest(const struct agent_search *q, uint64_t *code)
 static int model_start(const struct agent_search *q, size_t runs, size_t n_init, size_t have, struct agent_pick *pk)
 {
 	size_t k;
-	if (!runs && q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
-	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+	if (!runs && agent_start_due(q)) {
 		pk->code = (uint64_t)q->start;
 		pk->fidelity = 1;
 		snprintf(pk->reason, sizeof(pk->reason), "model: initial design starts at the configuration's "

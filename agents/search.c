@@ -22,8 +22,7 @@
 int agent_search_random(const struct agent_search *q, struct agent_pick *pk)
 {
 	size_t k;
-	if (q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
-	    agent_point_valid(q->sp, (uint64_t)q->start, NULL)) {
+	if (agent_start_due(q)) {
 		pk->code = (uint64_t)q->start;
 		pk->fidelity = 1;
 		snprintf(pk->reason, sizeof(pk->reason), "random: the configuration's current value first");

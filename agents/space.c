@@ -186,6 +186,12 @@ bool agent_measured(const struct agent_search *q, uint64_t code, double f)
 	return false;
 }
 
+bool agent_start_due(const struct agent_search *q)
+{
+	return q->start >= 0 && !agent_measured(q, (uint64_t)q->start, 1) &&
+	       agent_point_valid(q->sp, (uint64_t)q->start, NULL);
+}
+
 bool agent_gains(const struct agent_search *q, double best, double v)
 {
 	return !isnan(v) && (best == -INFINITY || v > best + fabs(best) * fmax(q->min_gain, 0));

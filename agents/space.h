@@ -162,6 +162,10 @@ bool agent_first_untried(const struct agent_search *q, uint64_t salt, uint64_t *
 long agent_best_obs(const struct agent_search *q);
 /* Was the point measured at fidelity >= f (any outcome)? */
 bool agent_measured(const struct agent_search *q, uint64_t code, double f);
+/* Is the configuration's current value (q->start) known, valid and not yet
+ * measured in full? Then a strategy proposes it first (docs/search.md,
+ * "Where a search starts"). */
+bool agent_start_due(const struct agent_search *q);
 /* Does value v beat best by q's min_gain? Any feasible v beats a best of
  * -INFINITY (nothing yet); NAN (infeasible) never does. */
 bool agent_gains(const struct agent_search *q, double best, double v);

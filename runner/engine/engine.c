@@ -70,7 +70,7 @@ int run_engine_pick_port(const char *host, int *port, struct rt_sb *err)
 		struct rt_rand r;
 		rt_rand_seed(&r, (uint64_t)getpid() * RT_SPLITMIX64_GAMMA ^ (uint64_t)time(NULL) ^ ++calls << 20);
 		for (int i = 0; i < 64; i++) {
-			int p = RUN_ENGINE_PORT_FLOOR + (int)(rt_rand_next(&r) % (uint64_t)(lo - RUN_ENGINE_PORT_FLOOR));
+			int p = RUN_ENGINE_PORT_FLOOR + (int)rt_rand_below(&r, (uint64_t)(lo - RUN_ENGINE_PORT_FLOOR));
 			if (!try_port(a, p, port))
 				return 0;
 		}
