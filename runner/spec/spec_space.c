@@ -422,13 +422,18 @@ void spec_parse_space(struct spec_ld *ld, yaml_node_t *v, const char *path, void
 		check_sizes(ld, v, path, s->space);
 }
 
-/* A space strategy needs a space and no variants; list and greedy the reverse. */
+/* A space strategy needs a space and no variants; list and greedy the
+ * reverse. A space with no strategy: written is searched by auto, the
+ * portfolio, measured within 1.5x of the best single strategy on every
+ * space in the repository (docs/figures.md, "Search v2, fifth pass"). */
 void spec_space_post(struct spec_ld *ld, yaml_node_t *root)
 {
 	struct spec *s = ld->s;
+	yaml_node_t *sn = spec_map_get(ld, root, "strategy");
+	if (!sn && s->space)
+		s->strategy = AGENT_STRAT_AUTO;
 	enum agent_source from = agent_strategy_source(s->strategy);
 	bool searches = from == AGENT_FROM_SPACE;
-	yaml_node_t *sn = spec_map_get(ld, root, "strategy");
 	if (searches && !s->space)
 		spec_lerr(ld, sn ? sn : root, "strategy", "strategy '%s' searches a space: declare space: "
 			  "with its parameters", agent_strategy_name(s->strategy));

@@ -56,7 +56,7 @@ const struct spec_field spec_top_fields[] = {
 	  .dump = spec_dump_variants,
 	  .help = "the changes to try, one each" },
 	{ "strategy", SF_ENUM, SPEC_OFF(struct spec, strategy), .names = agent_strategy_names,
-	  .help = "how changes are proposed: a row of agents/agent.h's AGENT_STRATEGIES" },
+	  .help = "how changes are proposed: a row of agents/agent.h's AGENT_STRATEGIES (list; auto with a space:)" },
 	{ "max_iterations", SF_INT, SPEC_OFF(struct spec, max_iterations), 0, FL_LO, 0,
 	  .help = "the campaign's iterations, the baseline included (as --max-iterations counts a run's); 0: no cap" },
 	{ "space", SF_CUSTOM, 0, 0, FL_OMIT0, .parse = spec_parse_space, .dump = spec_dump_space,

@@ -3,7 +3,8 @@
 # named with file, line and key (unknown parameter, syntax error with its
 # column, a restriction over two targets, values that are not powers of
 # two, two bindings, a space with the wrong strategy, a space strategy
-# without a space, an empty space).
+# without a space, an empty space); a space with no strategy: is searched
+# by auto, and an explicit strategy: list with a space is still refused.
 set -eu
 : "${RATCHET_BIN:?}"
 . "${RATCHET_SRC:?}/tests/lib/common.sh"
@@ -45,4 +46,10 @@ spec list "$P" '    - BM > 0' > s.yaml; expect "list with a space" "strategy 'li
 spec model "$P" '    - BM > 4096' > s.yaml; expect "no valid point" "table t.json entry tiles: no point satisfies the restrictions"
 printf 'name: s\nbenchmarks:\n  - {name: b, command: [/bin/echo, "{}"], metrics: {x: {pointer: /x, better: higher}}}\nobjective: {metric: b.x}\nstrategy: coordinate\n' > s.yaml
 expect "a space strategy without a space" "strategy 'coordinate' searches a space: declare space:"
+spec model "$P" '    - BM > 0' | grep -v '^strategy:' > s.yaml
+if "$RATCHET_BIN" check s.yaml > out.txt 2>&1 && grep -qx 'strategy: auto' out.txt; then
+	echo "ok - a space with no strategy: is searched by auto"
+else
+	echo "not ok - a space with no strategy: $(grep -i strategy out.txt || cat out.txt)"; fails=$((fails + 1))
+fi
 [ $fails -eq 0 ] && echo PASS || { echo "FAIL: $fails"; exit 1; }
