@@ -24,6 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* How long a child's death by SIGTERM may precede this process's own. */
+#define STEP_SIGNAL_GRACE_MS 2000
+
 static volatile sig_atomic_t child_pid; /* forwarded to by on_signal */
 static volatile sig_atomic_t got_signal; /* the signal slurmstepd sent, 0: none */
 
@@ -99,6 +102,16 @@ int cmd_step(int argc, char **argv)
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
 	}
+	/* slurmstepd signals every process of the step when the job is
+	 * cancelled or runs out of time; the child may die of it before this
+	 * process's own SIGTERM is delivered (seen under ASan in CI: the .end
+	 * then said "signalled 0" and the runner took a cancelled job for the
+	 * benchmark's own failure). A child ended by SIGTERM or SIGINT that this
+	 * process did not forward: wait up to STEP_SIGNAL_GRACE_MS for the
+	 * signal to reach it too. */
+	int term = WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
+	for (int ms = 0; !got_signal && (term == SIGTERM || term == SIGINT) && ms < STEP_SIGNAL_GRACE_MS; ms += 20)
+		rt_sleep_ns(20 * 1000000L);
 	rt_sb_reset(&rec);
 	rt_sb_addf(&rec, "status %d\nsignalled %d\n", st, (int)got_signal);
 	if (!rc)
