@@ -24,7 +24,7 @@ static double dist2(const struct agent_gp *g, const uint32_t *a, const uint32_t 
 		double t = (double)a[i] - (double)b[i];
 		d2 += g->w[i] * t * t * g->scale[i] + g->c[i];
 		if (g->pow2[i] && g->pow2[i][a[i]] != g->pow2[i][b[i]])
-			d2 += g->a[i];
+			d2 += g->p2w[i];
 	}
 	return d2;
 }
@@ -117,7 +117,7 @@ void agent_gp_init(struct agent_gp *g, const struct agent_space *sp, const uint6
 	g->w = xcalloc(g->d + 1, sizeof(double));
 	g->c = xcalloc(g->d + 1, sizeof(double));
 	g->scale = xcalloc(g->d + 1, sizeof(double));
-	g->a = xcalloc(g->d + 1, sizeof(double));
+	g->p2w = xcalloc(g->d + 1, sizeof(double));
 	g->pow2 = xcalloc(g->d + 1, sizeof(*g->pow2));
 	for (size_t i = 0; i < g->d; i++) {
 		size_t r = json_array_size(sp->params[i].values);
@@ -136,7 +136,7 @@ void agent_gp_release(struct agent_gp *g)
 	free(g->w);
 	free(g->c);
 	free(g->scale);
-	free(g->a);
+	free(g->p2w);
 	for (size_t i = 0; g->pow2 && i < g->d; i++)
 		free(g->pow2[i]);
 	free(g->pow2);
@@ -226,8 +226,9 @@ void agent_gp_fit_hyper(struct agent_gp *g, const double *y)
 	 * jump weight (an ordered parameter's starts at 0: no jump) and its
 	 * power-of-two weight (starts at 0). On the MI50 convolution (docs/
 	 * figures.md, 30 seeds) the model reached the single best point within
-	 * 10% of the space on 2 seeds without the term, on 20 with it; tried at
-	 * the jump's 0.3 and 1.5 only, it did worse than with 6 as well (5
+	 * 10% of the space on 0 seeds without the term, on 8 with it (on the
+	 * 3,840-point space the sweep had before its correction: 2 and 20);
+	 * tried at the jump's 0.3 and 1.5 only, it did worse than with 6 as well (5
 	 * seeds of 10 against 7, before the space had its block restriction). */
 	for (size_t k = 0; k < d; k++) {
 		if (g->scale[k] > 0)
@@ -237,7 +238,7 @@ void agent_gp_fit_hyper(struct agent_gp *g, const double *y)
 		else
 			relevance(g, y, &g->c[k], mults, RT_ARRAY_SIZE(mults), &best);
 		if (g->pow2[k])
-			relevance(g, y, &g->a[k], p2s, RT_ARRAY_SIZE(p2s), &best);
+			relevance(g, y, &g->p2w[k], p2s, RT_ARRAY_SIZE(p2s), &best);
 	}
 	gp_fit(g, y);
 }
@@ -259,6 +260,6 @@ size_t agent_gp_pow2s(const struct agent_gp *g)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < g->d; k++)
-		n += g->pow2[k] && g->a[k] > 0;
+		n += g->pow2[k] && g->p2w[k] > 0;
 	return n;
 }

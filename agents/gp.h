@@ -5,7 +5,7 @@
  *
  *   d2(a, b) = sum_i w[i] * (pos_a - pos_b)^2 / (r_i - 1)^2  (ordered only)
  *            + sum_i c[i] * [value a != value b]
- *            + sum_i a[i] * [pow2(value a) != pow2(value b)]
+ *            + sum_i p2w[i] * [pow2(value a) != pow2(value b)]
  *
  * The first is the walk along an ordered parameter's list; the second lets
  * the model jump: with c[i] > 0, points that differ in parameter i are
@@ -42,7 +42,7 @@ struct agent_gp {
 	double noise;                 /* the noise variance (the signal's is 1) */
 	double ell;                   /* the common length scale the grid picked */
 	double *scale;                /* per parameter: 1 / (r_i - 1)^2, 0 for a categorical one */
-	double *a;                    /* per parameter: weight of "one value is a power of two, the other not" */
+	double *p2w;                  /* per parameter: weight of "one value is a power of two, the other not" */
 	uint8_t **pow2;               /* per parameter: per value, 1 for a power of two; NULL when no term */
 };
 
@@ -61,7 +61,7 @@ void agent_gp_predict(const struct agent_gp *g, const uint32_t *idx, double *kv,
 double agent_gp_kernel(const struct agent_gp *g, const uint32_t *a, const uint32_t *b);
 /* How many parameters the fit lets jump (c > 0), for reasons. */
 size_t agent_gp_jumps(const struct agent_gp *g);
-/* How many parameters the fit splits into powers of two and others (a > 0). */
+/* How many parameters the fit splits into powers of two and others (p2w > 0). */
 size_t agent_gp_pow2s(const struct agent_gp *g);
 
 #endif

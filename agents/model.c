@@ -498,9 +498,19 @@ static bool farthest(const struct agent_search *q, uint64_t *code)
 /* The first points: the configuration's current value (when known), then
  * the seeded order; after a restart, the point farthest from every point
  * measured. */
-static int model_start(const struct agent_search *q, size_t runs, size_t n_init, size_t have, struct agent_pick *pk)
+static int model_start(const struct agent_search *q, size_t runs, size_t n_init, size_t have, size_t ran,
+		       struct agent_pick *pk)
 {
 	size_t k;
+	/* the design goes on past n_init points while none ran (a restart's:
+	 * while fewer than n_init ran) */
+	char at[96];
+	if (have < n_init)
+		snprintf(at, sizeof(at), "point %zu of %zu", have + 1, n_init);
+	else if (runs)
+		snprintf(at, sizeof(at), "point %zu (%zu of the %zu it needs ran)", have + 1, ran, n_init);
+	else
+		snprintf(at, sizeof(at), "point %zu (none of the %zu before ran)", have + 1, have);
 	if (!runs && agent_start_due(q)) {
 		pk->code = (uint64_t)q->start;
 		pk->fidelity = 1;
@@ -516,11 +526,10 @@ static int model_start(const struct agent_search *q, size_t runs, size_t n_init,
 	pk->fidelity = 1;
 	if (runs)
 		snprintf(pk->reason, sizeof(pk->reason), "model: restart %zu (no gain in %d evaluations): initial "
-			 "design, point %zu of %zu (%s)", runs, MODEL_RESTART, have + 1, n_init,
+			 "design, %.60s (%s)", runs, MODEL_RESTART, at,
 			 far ? "the farthest from every point measured" : "seeded");
 	else
-		snprintf(pk->reason, sizeof(pk->reason), "model: initial design, point %zu of %zu (seeded)", have + 1,
-			 n_init);
+		snprintf(pk->reason, sizeof(pk->reason), "model: initial design, %s (seeded)", at);
 	return 1;
 }
 
@@ -571,7 +580,7 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	/* a restarted run's design: n_init points that ran (a design of a few
 	 * failures says nothing of where to go) */
 	if (full < n_init || agent_best_obs(&run) < 0 || (runs && ok < n_init))
-		return model_start(q, runs, n_init, full, pk);
+		return model_start(q, runs, n_init, full, ok, pk);
 	for (size_t i = 0; i < q->n_obs; i++)
 		total += q->obs[i].fidelity >= 1; /* the samples' seeds */
 	long gb = agent_best_obs(q);

@@ -240,6 +240,39 @@ static void test_model_stops(void **state)
 	agent_space_release(&sp);
 }
 
+/* The first fail_left measurements fail (a design whose points do not
+ * run), then smooth's. */
+static size_t fail_left;
+static double failing_first(const struct agent_space *sp, uint64_t c, double fidelity)
+{
+	if (fail_left) {
+		fail_left--;
+		return NAN;
+	}
+	return smooth(sp, c, fidelity);
+}
+
+/* The model's initial design goes on while none of its points ran, and its
+ * reason counts past the design's size without claiming "point 12 of 10". */
+static void test_model_design_goes_on(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	small_space(&sp);
+	struct agent_obs *obs = xcalloc(20, sizeof(*obs));
+	size_t n;
+	double cpu;
+	char last[200];
+	fail_left = 12;
+	run(&sp, agent_search_model, failing_first, 1, 12, 1e9, obs, &n, &cpu, last, sizeof(last));
+	printf("model, the design's first 11 points failed: %s\n", last);
+	assert_int_equal(n, 12);
+	assert_string_equal(last, "model: initial design, point 12 (none of the 11 before ran) (seeded)");
+	fail_left = 0;
+	free(obs);
+	agent_space_release(&sp);
+}
+
 /* Measurements at the cheapest fidelity rank points backwards. */
 static double lying(const struct agent_space *sp, uint64_t c, double fidelity)
 {
@@ -362,14 +395,14 @@ static void test_gp_power_of_two(void **state)
 	assert_null(g.pow2[1]);
 	assert_null(g.pow2[2]);
 	agent_gp_fit_hyper(&g, y);
-	assert_true(g.a[0] > 0);
+	assert_true(g.p2w[0] > 0);
 	assert_int_equal(agent_gp_pow2s(&g), 1);
 	double *kv = xcalloc(n, sizeof(double)), mu128, mu112, sd;
 	uint32_t at[3] = { 7, 0, 0 };
 	agent_gp_predict(&g, at, kv, &mu128, &sd);
 	at[0] = 6;
 	agent_gp_predict(&g, at, kv, &mu112, &sd);
-	printf("gp: block_size_x 128 predicted %.2f, 112 %.2f (power-of-two weight %.2g)\n", mu128, mu112, g.a[0]);
+	printf("gp: block_size_x 128 predicted %.2f, 112 %.2f (power-of-two weight %.2g)\n", mu128, mu112, g.p2w[0]);
 	assert_true(mu128 > 0.5);
 	assert_true(mu112 < 0);
 	free(kv);
@@ -384,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_model_beyond_the_prefix),
 		cmocka_unit_test(test_coordinate_scales),
 		cmocka_unit_test(test_model_stops),
+		cmocka_unit_test(test_model_design_goes_on),
 		cmocka_unit_test(test_halving_falls_back),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_auto_retires_coordinate),

@@ -22,6 +22,10 @@
  * than "ok" infeasible) whose header is space.json in its folder or the one
  * above.
  *
+ * BENCH_TRACE=1 writes every proposal to standard error: the strategy, the
+ * seed, the evaluation, how near the point's sweep median is to the best (1:
+ * the best, 0.9: 10% slower or lower, 0: infeasible), and the strategy's reason and state.
+ *
  * usage: bench_search [SWEEP.jsonl ...]
  *   default: $RATCHET_SRC/experiments/search-*\/sweep.jsonl and
  *   experiments/search-*\/results-*\/sweep.jsonl, plus the files named in
@@ -288,6 +292,7 @@ static void replay(const struct sweep *w, enum agent_strategy k, uint64_t seed, 
 	struct agent_obs *obs = xcalloc(cap + 1, sizeof(*obs));
 	struct rt_rand noise;
 	rt_rand_seed(&noise, seed * 7919 + 17);
+	bool trace = getenv("BENCH_TRACE") && *getenv("BENCH_TRACE") && strcmp(getenv("BENCH_TRACE"), "0");
 	size_t n = 0;
 	long best_at = -1;
 	double best_v = -INFINITY;
@@ -309,6 +314,13 @@ static void replay(const struct sweep *w, enum agent_strategy k, uint64_t seed, 
 		long at = find_valid(w, pk.code);
 		double v = measure(w, at, pk.fidelity, &noise);
 		obs[n++] = (struct agent_obs){ pk.code, v, pk.fidelity };
+		if (trace)
+			fprintf(stderr, "trace %s seed %llu evaluation %zu: %.4f of the best (0: infeasible): %s | %s\n",
+				agent_strategy_name(k), (unsigned long long)seed, n,
+				at < 0 || isnan(w->median[at]) ? 0
+				: w->best < 0			  ? w->best / w->median[at]
+								  : w->median[at] / w->best,
+				pk.reason, pk.state);
 		r->cost += pk.fidelity;
 		if (pk.fidelity >= 1 && !r->reached && within(w, at))
 			r->reached = n;
