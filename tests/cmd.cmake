@@ -12,6 +12,9 @@ rt_add_test(cmd_engine_fail COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/engine_fail
 set_tests_properties(cmd_engine_fail PROPERTIES SKIP_RETURN_CODE 77)
 rt_add_test(cmd_gate_dead_port COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/gate_dead_port.sh
             NEEDS_GSM8K TIMEOUT 60 LABELS cmd e2e)
+# `ratchet __step`, the Slurm steps' wrapper: the signal slurmstepd sent is
+# recorded even when the program dies of it first (real signals, no Slurm).
+rt_add_test(cmd_step_signal COMMAND sh ${CMAKE_SOURCE_DIR}/tests/cmd/step_signal.sh TIMEOUT 60 LABELS cmd e2e)
 add_executable(recipe_fp ${CMAKE_SOURCE_DIR}/tests/cmd/recipe_fp.c)
 target_link_libraries(recipe_fp PRIVATE rt_var rt_base)
 target_include_directories(recipe_fp PRIVATE ${CMAKE_SOURCE_DIR})
