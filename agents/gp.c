@@ -164,13 +164,28 @@ static double gp_fit(struct agent_gp *g, const double *y)
 	return -0.5 * fit - logdet;
 }
 
-void agent_gp_predict(const struct agent_gp *g, const uint32_t *idx, double *kv, double *mu, double *sd)
+/* The posterior mean at idx; with kv (n doubles), also the kernel with
+ * each training point, for the variance. */
+static double gp_mean(const struct agent_gp *g, const uint32_t *idx, double *kv)
 {
 	double m = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		kv[i] = matern52(dist2(g, idx, g->xi + i * g->d));
-		m += kv[i] * g->alpha[i];
+		double k = matern52(dist2(g, idx, g->xi + i * g->d));
+		if (kv)
+			kv[i] = k;
+		m += k * g->alpha[i];
 	}
+	return m;
+}
+
+double agent_gp_mean(const struct agent_gp *g, const uint32_t *idx)
+{
+	return gp_mean(g, idx, NULL);
+}
+
+void agent_gp_predict(const struct agent_gp *g, const uint32_t *idx, double *kv, double *mu, double *sd)
+{
+	double m = gp_mean(g, idx, kv);
 	fsolve(g->l, g->n, kv);
 	double v = 1;
 	for (size_t i = 0; i < g->n; i++)

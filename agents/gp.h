@@ -57,6 +57,8 @@ void agent_gp_decode(const struct agent_gp *g, uint64_t code, uint32_t *idx);
 /* Posterior mean and standard deviation at the point with indices idx;
  * kv: scratch of n doubles. */
 void agent_gp_predict(const struct agent_gp *g, const uint32_t *idx, double *kv, double *mu, double *sd);
+/* The posterior mean alone (no variance, so no triangular solve). */
+double agent_gp_mean(const struct agent_gp *g, const uint32_t *idx);
 /* The kernel between two points given by their value indices. */
 double agent_gp_kernel(const struct agent_gp *g, const uint32_t *a, const uint32_t *b);
 /* How many parameters the fit lets jump (c > 0), for reasons. */

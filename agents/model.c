@@ -625,12 +625,8 @@ static long outside_basin(const struct agent_search *q, const struct agent_searc
 	}
 	*out = (struct cands){ 0 };
 	for (size_t i = 0; i < k->n && ran >= n_init; i++) {
-		double mu, sd;
 		agent_gp_decode(&f->g, k->c[i], ci);
-		if (agent_gp_kernel(&f->g, bi, ci) >= MODEL_BASIN_K)
-			continue;
-		agent_gp_predict(&f->g, ci, f->kv, &mu, &sd);
-		if (mu >= MODEL_OUTSIDE_MU)
+		if (agent_gp_kernel(&f->g, bi, ci) < MODEL_BASIN_K && agent_gp_mean(&f->g, ci) >= MODEL_OUTSIDE_MU)
 			cand_add(out, s, k->c[i]);
 	}
 	long win = -1;
