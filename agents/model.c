@@ -28,7 +28,8 @@
  *            value of each parameter, so the narrow optimum beside the best
  *            along an irregular list is reached). The other looks outside
  *            the best's basin (the points whose kernel with the best is
- *            below MODEL_BASIN_K): the largest expected improvement under a
+ *            below MODEL_BASIN_K, and whose mean under the GP is at least
+ *            MODEL_OUTSIDE_MU): the largest expected improvement under a
  *            GP fitted only on the run's measurements outside it, so a
  *            second basin is climbed while the first holds every best
  *            point; once no candidate has a MODEL_OUTSIDE_PI chance to beat

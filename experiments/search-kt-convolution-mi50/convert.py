@@ -20,8 +20,9 @@ with open(out, 'w') as f:
             f.write(json.dumps({"point": pt, "failed": True}, separators=(',', ':')) + "\n")
             continue
         # repeats 7 to 32 are the steady state (the first five or six of a fast
-        # kernel run while the GPU raises its clock, up to 15% slower); keep
-        # every fifth of them: repeats 7, 12, 17, 22, 27 and 32
+        # kernel run while the GPU raises its clock: repeats 1 to 3 of the
+        # fastest tenth are 12% to 18% slower; README.md); keep every fifth of
+        # them: repeats 7, 12, 17, 22, 27 and 32
         s = [round(x, 4) for x in v['times'][6::5]]
         f.write(json.dumps({"point": pt, "samples": s}, separators=(',', ':')) + "\n")
         n += 1
