@@ -280,11 +280,16 @@ static int check_file(const char *what, const char *path, bool dir, bool leading
 /* ---- patches ---- */
 
 /* One name of a diff header, C-quoted by git when it holds odd bytes
- * ("a/x\tb"); NULL when it cannot be read. *end: after it. */
-static char *diff_name(const char *p, const char **end)
+ * ("a/x\tb"); NULL when it cannot be read. *end: after it. An unquoted
+ * name ends where git apply's find_name ends it (git 2.39.5, apply.c
+ * name_terminate): at a newline, CR, VT or FF, and at a tab only on
+ * "---"/"+++" lines (tab_ends; TERM_TAB). On "rename to"/"copy from" a tab
+ * is part of the name: 'rename to k<TAB>d/../../x' makes git read
+ * "k\td/../../x" (checked with git apply --summary), so its ".." counts. */
+static char *diff_name(const char *p, bool tab_ends, const char **end)
 {
 	if (*p != '"') {
-		const char *e = p + strcspn(p, "\t\n");
+		const char *e = p + strcspn(p, tab_ends ? "\t\n\r\v\f" : "\n\r\v\f");
 		*end = e;
 		return xstrndup(p, (size_t)(e - p));
 	}
@@ -350,15 +355,15 @@ static int diff_git_names(const char *line, const struct var_def *v, const struc
 	const char *p = line, *e = NULL;
 	char *n1 = NULL, *n2 = NULL;
 	if (*p == '"') {
-		n1 = diff_name(p, &e);
+		n1 = diff_name(p, false, &e); /* an unquoted second name: all the rest */
 		if (n1 && *e == ' ')
-			n2 = diff_name(e + 1, &e);
+			n2 = diff_name(e + 1, false, &e);
 	} else {
 		size_t len = strcspn(p, "\n");
 		const char *q = memchr(p, '"', len);
 		if (q && q > p && q[-1] == ' ') {
 			n1 = xstrndup(p, (size_t)(q - p - 1));
-			n2 = diff_name(q, &e);
+			n2 = diff_name(q, false, &e);
 		} else if (len % 2 == 1 && p[len / 2] == ' ' && !strncmp(p, "a/", 2) && !strncmp(p + len / 2 + 1, "b/", 2) &&
 			   !strncmp(p + 2, p + len / 2 + 3, len / 2 - 2)) {
 			n1 = xstrndup(p, len / 2); /* "a/x b/x" */
@@ -407,10 +412,12 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 	static const struct {
 		const char *start; /* the line's start */
 		bool strip;        /* a/ or b/ comes first */
+		bool tab_ends;     /* a tab ends an unquoted name (TERM_TAB) */
 	} named[] = { /* every header of git apply's table that names a path (git 2.39, apply.c) */
-		      { "--- ", true }, { "+++ ", true }, { "rename from ", false }, { "rename to ", false },
-		      { "rename old ", false }, { "rename new ", false }, { "copy from ", false },
-		      { "copy to ", false } };
+		      { "--- ", true, true },		{ "+++ ", true, true },
+		      { "rename from ", false, false }, { "rename to ", false, false },
+		      { "rename old ", false, false },	{ "rename new ", false, false },
+		      { "copy from ", false, false },	{ "copy to ", false, false } };
 	if (!strncmp(line, "diff --git ", 11))
 		return diff_git_names(line + 11, v, a, err);
 	for (size_t i = 0; i < RT_ARRAY_SIZE(named); i++) {
@@ -418,7 +425,7 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 		if (strncmp(line, named[i].start, n))
 			continue;
 		const char *e;
-		char *name = diff_name(line + n, &e);
+		char *name = diff_name(line + n, named[i].tab_ends, &e);
 		int rc = name ? diff_path(name, named[i].strip, v, a, err)
 			      : rt_errf(err, RT_EINVAL, "patch: cannot read the name in '%.*s'",
 					(int)strcspn(line, "\n"), line);

@@ -280,6 +280,14 @@ static void test_allowed_patch(void **state)
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to /tmp/outside.c\n", &err),
 			 RT_EINVAL);
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new src/j.c\n", &err), 0);
+	/* on a rename line a tab belongs to the name (git 2.39.5 reads 'src/k<TAB>d/../../run.sh' whole);
+	 * on "+++" it ends the name, as in GNU diff's "+++ b/f<TAB>date" (CI's fuzz found the first) */
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\n"
+				     "rename to src/k\td/../../run.sh\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "'..'"));
+	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to src/j\r/../../x\n", &err),
+			 0); /* a CR ends it: git reads "src/j" */
+	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t2026-12-05 10:00\n+++ b/src/k.c\t../../x\n", &err), 0);
 	/* a binary patch names its file on the diff --git line only; its data lines are no header */
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
 				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &err), 0);

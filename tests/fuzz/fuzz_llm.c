@@ -130,15 +130,17 @@ static void check_path(const char *path, bool glob)
 	free(r);
 }
 
-/* The name git apply reads after a header's start: the rest of the line, or
- * a C-quoted name up to its closing quote, whatever follows it (git 2.39,
- * apply.c find_name_gnu: unquote_c_style with no end check; checked with
- * git apply --summary: 'rename to "dir": junk ../x' renames to dir). NULL
- * for a quoted name git cannot read. */
+/* The name git apply reads after a "rename"/"copy" header's start: the rest
+ * of the line up to a CR, VT or FF (a tab and a space belong to it), or a
+ * C-quoted name up to its closing quote, whatever follows it (git 2.39,
+ * apply.c find_name_gnu: unquote_c_style with no end check; name_terminate
+ * with no TERM_TAB; checked with git 2.39.5 apply --summary: 'rename to
+ * "dir": junk ../x' renames to dir, 'rename to k<TAB>d/../x' to "k\td/../x").
+ * NULL for a quoted name git cannot read. */
 static char *git_name(const char *n)
 {
 	if (*n != '"')
-		return xstrdup(n);
+		return xstrndup(n, strcspn(n, "\r\v\f"));
 	char *out = xcalloc(strlen(n) + 1, 1), *o = out;
 	for (const char *c = n + 1; *c; c++) {
 		if (*c == '"')
