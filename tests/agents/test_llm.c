@@ -287,7 +287,12 @@ static void test_allowed_patch(void **state)
 	assert_non_null(strstr(err.buf, "'..'"));
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to src/j\r/../../x\n", &err),
 			 0); /* a CR ends it: git reads "src/j" */
-	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t2026-12-05 10:00\n+++ b/src/k.c\t../../x\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t2026-12-05 10:00:00.000000000 +0000\n+++ b/src/k.c\t\n", &err), 0);
+	/* ...but a diff without "diff --git" whose line ends in a date has git read the name up to
+	 * the date, the tab and what follows it included (git 2.39.5: "src/k.c\t../../x") */
+	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t../../x 2026-12-05 10:00:00.000000000 +0000\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "more than a date after the tab"));
+	assert_int_equal(diff_ok(&a, "+++ b/src/k.c\tz/e.sh 2026-12-05 10:00:00 +0000\n", &err), RT_EINVAL);
 	/* a binary patch names its file on the diff --git line only; its data lines are no header */
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
 				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &err), 0);
