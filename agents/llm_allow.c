@@ -424,7 +424,7 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 		size_t n = strlen(named[i].start);
 		if (strncmp(line, named[i].start, n))
 			continue;
-		const char *e;
+		const char *e = NULL;
 		char *name = diff_name(line + n, named[i].tab_ends, &e);
 		int rc = name ? diff_path(name, named[i].strip, v, a, err)
 			      : rt_errf(err, RT_EINVAL, "patch: cannot read the name in '%.*s'",
@@ -434,8 +434,7 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 		 * all (git 2.39.5, apply.c find_name_traditional; checked:
 		 * "+++ b/f<TAB>z/e.sh 2026-12-05 10:00:00 +0000" patches
 		 * "f<TAB>z/e.sh"). */
-		size_t tail = strcspn(e, "\n");
-		if (!rc && named[i].tab_ends && *e == '\t' && strspn(e, "0123456789-:.+ \t\r") < tail)
+		if (!rc && named[i].tab_ends && *e == '\t' && strspn(e, "0123456789-:.+ \t\r") < strcspn(e, "\n"))
 			rc = rt_errf(err, RT_EINVAL, "patch: '%.*s' has more than a date after the tab that ends "
 				     "its name, and git apply can read that as part of the name", (int)strcspn(line, "\n"),
 				     line);

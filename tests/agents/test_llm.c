@@ -293,6 +293,8 @@ static void test_allowed_patch(void **state)
 	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t../../x 2026-12-05 10:00:00.000000000 +0000\n", &err), RT_EINVAL);
 	assert_non_null(strstr(err.buf, "more than a date after the tab"));
 	assert_int_equal(diff_ok(&a, "+++ b/src/k.c\tz/e.sh 2026-12-05 10:00:00 +0000\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "+++ \"b/src/\\q\"\t../x\n", &err), RT_EINVAL); /* a quoted name git cannot read */
+	assert_non_null(strstr(err.buf, "cannot read the name"));
 	/* a binary patch names its file on the diff --git line only; its data lines are no header */
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
 				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &err), 0);
