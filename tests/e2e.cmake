@@ -25,3 +25,8 @@ set_tests_properties(test_llama_real PROPERTIES SKIP_RETURN_CODE 77)
 # (a fake cache: a CMake project of three custom targets, no llama.cpp).
 rt_add_test(test_llama_settle COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/llama_settle.sh
             TIMEOUT 60 LABELS e2e)
+# Two tools/llama.sh at once on an empty cache: one clones and builds (a
+# stand-in cmake), the other waits on the folder's lock and takes its build.
+rt_add_test(test_llama_lock COMMAND sh ${CMAKE_SOURCE_DIR}/tests/e2e/llama_lock.sh
+            TIMEOUT 60 LABELS e2e)
+set_tests_properties(test_llama_lock PROPERTIES SKIP_RETURN_CODE 77)

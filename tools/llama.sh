@@ -169,6 +169,19 @@ tar -xzf "$tgz" -C "$work" package/llama/gitRelease.bundle
 commit=$(git bundle list-heads "$work/package/llama/gitRelease.bundle" | head -1 | cut -c1-7)
 dir="$cache/$release-$commit-$backend"
 mkdir -p "$dir"
+# One first build of a folder at a time, under the lock that settle and the
+# campaigns patching its tree take: two at once (two checkouts' `make llama`,
+# or a run killed while its build goes on) wrote into one build/ and failed
+# ("ranlib: 'libserver-context.a': No such file"). The second waits, then
+# takes the first's build.
+exec 9>"$dir/patch.lock"
+flock 9
+if [ -f "$dir/built" ] && [ -x "$dir/build/bin/llama-server" ]; then
+	rm -rf "$work"
+	echo "llama.sh: $dir was built while this one waited for it" >&2
+	echo "$dir/build/bin"
+	exit 0
+fi
 if [ ! -f "$dir/src/CMakeLists.txt" ]; then
 	rm -rf "$dir/src"
 	git clone -q "$work/package/llama/gitRelease.bundle" "$dir/src" 2>/dev/null
