@@ -117,8 +117,12 @@
 /* ...and only at candidates whose mean under the main GP is at least this
  * (standardised over every measured value: 0 is the average measured
  * point). The GP fitted outside the basin knows the space's cliffs less
- * well: on MI50, about 40% of its picks were points 15 to 30 times slower
- * (a tile size of 3, a block width not a power of two). Measured on MI50's
+ * well: on MI50's ramp samples, about 40% of its picks were points 15 to 30
+ * times slower (a tile size of 3, a block width not a power of two). On
+ * the steady samples (seeds 1-10, to the cap of 488) that share is smaller:
+ * 13% of its 468 picks were 10 or more times slower without this filter
+ * and 8% of 365 with it (2 or more times slower: 32% and 27%), so the gain
+ * below comes less from cliffs avoided than was thought. Measured on MI50's
  * steady samples, the model within 10% of the space, seeds 1-30, 31-60,
  * 61-90, 91-120: without it 12, 19, 18, 11 (60 of 120); with it 22, 19,
  * 21, 18 (80). Asking more (the main GP's upper bound mu + 2 sd, or mu + 1
