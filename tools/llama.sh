@@ -148,12 +148,15 @@ settle() {
 	) 9>"$1/patch.lock"
 }
 
+# A complete build: its `built` is written last, after the binaries.
+complete() { [ -f "$1/built" ] && [ -x "$1/build/bin/llama-server" ]; }
+
 # Fast path: a complete build in the cache needs neither npm nor the network.
 # A CPU build is either kind (native or portable).
 kinds="$cache/*-$backend"
 [ "$backend" = cpu ] && kinds="$cache/*-cpu $cache/*-cpu-avx2 $cache/*-cpu-static"
 for d in $kinds; do
-	if [ -f "$d/built" ] && [ -x "$d/build/bin/llama-server" ]; then
+	if complete "$d"; then
 		if [ "$check" = 1 ] || [ "$(cat "$d/pkg" 2>/dev/null)" = "$PKG-$PKG_VERSION" ]; then
 			settle "$d" || exit 1
 			echo "$d/build/bin"; exit 0
@@ -176,7 +179,7 @@ mkdir -p "$dir"
 # takes the first's build.
 exec 9>"$dir/patch.lock"
 flock 9
-if [ -f "$dir/built" ] && [ -x "$dir/build/bin/llama-server" ]; then
+if complete "$dir"; then
 	rm -rf "$work"
 	echo "llama.sh: $dir was built while this one waited for it" >&2
 	echo "$dir/build/bin"
