@@ -246,6 +246,15 @@ int agent_llm_patch_ok(const struct var_def *v, const char *diff, const struct a
 /* May the model propose v (its paths as the spec resolved them)? 0, or
  * RT_EINVAL naming what is not allowed. */
 int agent_llm_allowed(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err);
+/* Every file the change's plan touches, as git apply itself reads the
+ * patch (variants' plan: `git apply --numstat`, forwards and reversed), is
+ * inside the workdir and allowed: the second check of an accepted answer,
+ * made when it is planned, so that no difference between git's reading of
+ * a diff and agent_llm_patch_ok's can let a file through. 0, or RT_EINVAL
+ * naming the first file that is not allowed. */
+struct var_plan;
+int agent_llm_plan_ok(const struct var_def *v, const struct var_plan *pl, const struct agent_llm_allow *a,
+		      struct rt_sb *err);
 
 /* The next proposals (batch.c). One change at a time (x->rounds false):
  * agent_next's, *n 1. A device pool's round (x->rounds): up to max distinct

@@ -505,6 +505,18 @@ static int check_patch(const struct var_def *v, const struct agent_llm_allow *a,
 	return rc;
 }
 
+int agent_llm_plan_ok(const struct var_def *v, const struct var_plan *pl, const struct agent_llm_allow *a,
+		      struct rt_sb *err)
+{
+	bool patch = v->kind == VAR_KIND_PATCH; /* a patch's dir: a folder above may match, as in diff_path */
+	for (size_t k = 0; k < pl->n; k++) {
+		int rc = check_file(patch ? "file git apply touches" : "file", pl->files[k].path, false, patch, a, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- the answer ---- */
 
 int agent_llm_allowed(const struct var_def *v, const struct agent_llm_allow *a, struct rt_sb *err)

@@ -434,6 +434,10 @@ struct camp_proposer {
 	 * named as the iteration (replay, recipes); NULL with err. */
 	json_t *(*stored)(struct db *db, const struct spec *s, const json_t *spec_json, int64_t cid,
 			  const struct db_iteration *it, struct rt_sb *err);
+	/* A generated change's plan, the files it will really touch, checked
+	 * against what the source may touch before anything is applied (NULL:
+	 * the source is trusted as the spec is). 0, or RT_EINVAL with why. */
+	int (*contain)(struct camp *c, const struct var_plan *plan, struct rt_sb *err);
 };
 /* The row serving the spec's strategy. */
 const struct camp_proposer *camp_proposer_of(const struct spec *s);

@@ -322,6 +322,8 @@ static int step_plan(struct iter *t)
 	bool unchanged = false;
 	int prc = camp_plan(c, v, &t->cand, &t->plan, &desc, change_sha, config_sha, &unchanged, &t->log,
 			    &perr);
+	if (!prc && c->gen && camp_proposer_of(c->s)->contain)
+		prc = camp_proposer_of(c->s)->contain(c, &t->plan, &perr);
 	int64_t id;
 	int rc = db_iteration_create(c->db, c->cid, c->seq, c->best_iter, v->name, var_kind_name(v->kind),
 				     desc.buf, change_sha[0] ? change_sha : NULL,

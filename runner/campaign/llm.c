@@ -565,6 +565,19 @@ static json_t *chat_stored(struct db *db, const struct spec *s, const json_t *sp
 	return camp_stored_named(stored_text(db, cid, it->id, err), cid, it, err);
 }
 
+/* An answer's plan: every file git apply will touch is one the answer may
+ * touch. The answer's text was checked when it was read (judge); this
+ * checks git's own reading of it, on the tree it will be applied to. */
+static int chat_contain(struct camp *c, const struct var_plan *plan, struct rt_sb *err)
+{
+	struct agent_llm_allow a;
+	int rc = spec_llm_allow(c->s, &a, err);
+	if (!rc && agent_llm_plan_ok(&c->gen->def, plan, &a, err))
+		rc = RT_EINVAL;
+	agent_llm_allow_release(&a);
+	return rc;
+}
+
 /* The chat row of the proposer table (propose.c). */
 const struct camp_proposer camp_proposer_chat = { "a chat model's answers", chat_history, chat_next, chat_make,
-						  chat_record, chat_rebuild, chat_stored };
+						  chat_record, chat_rebuild, chat_stored, chat_contain };

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "variants/var.h"
 
 /* agent_llm_answer on text: its return code, the error in err. */
 static int read_answer(const char *text, struct rt_sb *err)
@@ -243,6 +244,51 @@ static int diff_ok(const struct agent_llm_allow *a, const char *diff, struct rt_
 	return agent_llm_patch_ok(&v, diff, a, err);
 }
 
+/* A plan's files as git apply names them (agent_llm_plan_ok): each
+ * inside the workdir and allowed; a patch's under an allowed folder. */
+static void test_allowed_plan(void **state)
+{
+	(void)state;
+	char *w = scratch();
+	struct agent_llm_allow a;
+	allow_make(&a, w);
+	struct rt_sb err = RT_SB_INIT;
+	struct var_def v;
+	memset(&v, 0, sizeof(v));
+	v.kind = VAR_KIND_PATCH;
+	struct var_file f[2];
+	memset(f, 0, sizeof(f));
+	struct var_plan pl = { f, 2 };
+	f[0].path = xasprintf("%s/src/k.c", w);
+	f[1].path = xasprintf("%s/src/new.c", w); /* created by the patch */
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), 0);
+	free(f[1].path);
+	f[1].path = xasprintf("%s/run.sh", w);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "file git apply touches 'run.sh' is not allowed"));
+	free(f[1].path);
+	f[1].path = xasprintf("%s/out/x.c", w); /* out is a link to /tmp */
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "outside the workdir"));
+	v.kind = VAR_KIND_TABLE; /* a table's file: its own glob, no folder above */
+	free(f[1].path);
+	f[1].path = xasprintf("%s/kern/sub/b.csv", w);
+	pl.n = 1;
+	free(f[0].path);
+	f[0].path = xasprintf("%s/kern/a.csv", w);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), 0);
+	pl.n = 2;
+	rt_sb_reset(&err);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "file 'kern/sub/b.csv' is not allowed"));
+	free(f[0].path);
+	free(f[1].path);
+	agent_llm_allow_release(&a);
+	rt_sb_release(&err);
+	drop(w);
+}
+
 /* Patches: allowed files only, no '..', no absolute path, no link. */
 static void test_allowed_patch(void **state)
 {
@@ -354,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_answer_envelope),
 		cmocka_unit_test(test_allowed_files),
 		cmocka_unit_test(test_allowed_flags_env),
+		cmocka_unit_test(test_allowed_plan),
 		cmocka_unit_test(test_allowed_patch),
 		cmocka_unit_test(test_prompt),
 	};
