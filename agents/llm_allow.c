@@ -320,6 +320,95 @@ static char *diff_name(const char *p, bool tab_ends, const char **end)
 	return rt_sb_detach(&sb, NULL);
 }
 
+/* The trailing timestamp of a "---"/"+++" line's text s (len bytes, no
+ * newline) with the tab or the spaces before it, as git apply finds it in
+ * a diff without "diff --git" (git 2.39.5, apply.c diff_timestamp_len):
+ * a date yy-mm-dd (or yyyy-mm-dd), then optionally a time hh:mm:ss (with
+ * a fraction .nnn) and a zone +hhmm or +hh:mm, each after one space. 0 when
+ * there is none. Written from the format git documents there, not its code. */
+static bool all_digits(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+static size_t time_len(const char *s, size_t e) /* " hh:mm:ss" ending at e */
+{
+	if (e < 9)
+		return 0;
+	const char *t = s + e - 9;
+	return t[0] == ' ' && all_digits(t + 1, 2) && t[3] == ':' && all_digits(t + 4, 2) && t[6] == ':' &&
+			       all_digits(t + 7, 2)
+		       ? 9
+		       : 0;
+}
+
+static size_t diff_date_len(const char *s, size_t len)
+{
+	size_t e = len;
+	if (!e || !all_digits(s + e - 1, 1))
+		return 0;
+	if (e >= 6 && s[e - 6] == ' ' && (s[e - 5] == '+' || s[e - 5] == '-') && all_digits(s + e - 4, 4))
+		e -= 6; /* " +0500" */
+	else if (e >= 7 && s[e - 7] == ' ' && (s[e - 6] == '+' || s[e - 6] == '-') && all_digits(s + e - 5, 2) &&
+		 s[e - 3] == ':' && all_digits(s + e - 2, 2))
+		e -= 7; /* " +05:00" */
+	size_t n = time_len(s, e);
+	if (!n && e) { /* " hh:mm:ss.nnn" */
+		size_t q = e - 1;
+		while (q > 0 && all_digits(s + q, 1))
+			q--;
+		size_t t = s[q] == '.' ? time_len(s, q) : 0;
+		n = t ? e - q + t : 0;
+	}
+	e -= n;
+	if (e < 8 || !all_digits(s + e - 8, 2) || s[e - 6] != '-' || !all_digits(s + e - 5, 2) || s[e - 3] != '-' ||
+	    !all_digits(s + e - 2, 2))
+		return 0; /* no date */
+	e -= 8;
+	if (e >= 2 && all_digits(s + e - 2, 2))
+		e -= 2; /* a four-digit year */
+	if (!e || (s[e - 1] != '\t' && s[e - 1] != ' '))
+		return 0; /* nothing before it, or no space */
+	if (s[e - 1] == '\t')
+		e--;
+	else
+		while (e && s[e - 1] == ' ')
+			e--;
+	return len - e;
+}
+
+/* The name git apply reads on a "---"/"+++" line of a diff without
+ * "diff --git" (find_name_traditional): a C-quoted name; else, when the
+ * line ends in a timestamp, everything before it (tab, CR and spaces
+ * included); else up to a tab, CR, VT or FF. NULL when the quoted name
+ * cannot be read. */
+static char *traditional_name(const char *p)
+{
+	const char *e = NULL;
+	if (*p == '"')
+		return diff_name(p, true, &e);
+	size_t len = strcspn(p, "\n"), d = diff_date_len(p, len);
+	return d ? xstrndup(p, len - d) : diff_name(p, true, &e);
+}
+
+/* git apply's guess of -p from one name of a traditional pair (guess_p_value
+ * with no work-tree prefix): 0 for a name without '/', else unknown (-1);
+ * /dev/null and an empty name are unknown. Below the top of a work tree git
+ * guesses from the prefix too; that case is left to the plan's check
+ * (agent_llm_plan_ok), which reads git's own answer. */
+static int guess_p(const char *p)
+{
+	if (!strncmp(p, "/dev/null", 9) && strchr(" \t\n\r\v\f", p[9]) && p[9])
+		return -1;
+	char *n = traditional_name(p);
+	int g = n && *n && !strchr(n, '/') ? 0 : -1;
+	free(n);
+	return g;
+}
+
 /* A path the diff touches, relative to the patch's dir (strip: the
  * a/ or b/ that git apply's -p1 takes off): no "..", not absolute, its
  * real path inside the workdir and allowed. */
@@ -349,7 +438,7 @@ static int diff_path(const char *name, bool strip, const struct var_def *v, cons
 
 /* "diff --git A B": both names, quoted or not; without quotes the two are
  * told apart as git does when they are equal ("a/x b/x"). */
-static int diff_git_names(const char *line, const struct var_def *v, const struct agent_llm_allow *a,
+static int diff_git_names(const char *line, bool strip, const struct var_def *v, const struct agent_llm_allow *a,
 			  struct rt_sb *err)
 {
 	const char *p = line, *e = NULL;
@@ -378,10 +467,10 @@ static int diff_git_names(const char *line, const struct var_def *v, const struc
 			}
 		}
 	}
-	int rc = n1 && n2 ? diff_path(n1, true, v, a, err) : rt_errf(err, RT_EINVAL, "patch: cannot read the names "
-								     "of 'diff --git %.*s'", (int)strcspn(line, "\n"), line);
+	int rc = n1 && n2 ? diff_path(n1, strip, v, a, err) : rt_errf(err, RT_EINVAL, "patch: cannot read the names "
+								      "of 'diff --git %.*s'", (int)strcspn(line, "\n"), line);
 	if (!rc)
-		rc = diff_path(n2, true, v, a, err);
+		rc = diff_path(n2, strip, v, a, err);
 	free(n1);
 	free(n2);
 	return rc;
@@ -405,8 +494,8 @@ static bool hunk_counts(const char *line, long *old, long *new)
 	return !strncmp(e, " @@", 3) && *old >= 0 && *new >= 0;
 }
 
-/* One header line of the diff. */
-static int diff_header(const char *line, const struct var_def *v, const struct agent_llm_allow *a,
+/* One header line of the diff (p0: git has guessed -p0 for the patch). */
+static int diff_header(const char *line, bool p0, const struct var_def *v, const struct agent_llm_allow *a,
 		       struct rt_sb *err)
 {
 	static const struct {
@@ -419,16 +508,24 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 		      { "rename old ", false, false },	{ "rename new ", false, false },
 		      { "copy from ", false, false },	{ "copy to ", false, false } };
 	if (!strncmp(line, "diff --git ", 11))
-		return diff_git_names(line + 11, v, a, err);
+		return diff_git_names(line + 11, !p0, v, a, err);
 	for (size_t i = 0; i < RT_ARRAY_SIZE(named); i++) {
 		size_t n = strlen(named[i].start);
 		if (strncmp(line, named[i].start, n))
 			continue;
 		const char *e = NULL;
 		char *name = diff_name(line + n, named[i].tab_ends, &e);
-		int rc = name ? diff_path(name, named[i].strip, v, a, err)
+		bool strip = named[i].strip && !p0;
+		int rc = name ? diff_path(name, strip, v, a, err)
 			      : rt_errf(err, RT_EINVAL, "patch: cannot read the name in '%.*s'",
 					(int)strcspn(line, "\n"), line);
+		/* In a diff without "diff --git", git cuts a trailing date off
+		 * the line instead (after spaces too): that name is checked as
+		 * well ("+++ b/src/x 2026-12-05 10:00:00" patches src/x). */
+		char *trad = !rc && named[i].tab_ends ? traditional_name(line + n) : NULL;
+		if (trad && strcmp(trad, name))
+			rc = diff_path(trad, strip, v, a, err);
+		free(trad);
 		/* After the tab only a date: a diff without "diff --git" whose
 		 * line ends in one has git read the name up to the date, tab and
 		 * all (git 2.39.5, apply.c find_name_traditional; checked:
@@ -455,11 +552,29 @@ static int diff_header(const char *line, const struct var_def *v, const struct a
 	return 0;
 }
 
+/* Does the traditional pair at line ("--- " then "+++ " then a hunk, which
+ * is what git apply takes for one: apply.c find_header) have git guess -p0
+ * for the rest of the patch (both guesses 0, or one unknown and the other
+ * 0)? Checked with git 2.39.5: "--- k.c", "+++ k.c", a hunk, then
+ * "--- sub/k.c" patches sub/k.c, not k.c. */
+static bool guessed_p0(const char *line, const char *next)
+{
+	if (strncmp(line, "--- ", 4) || strncmp(next, "+++ ", 4))
+		return false;
+	const char *nl = strchr(next, '\n');
+	if (!nl || strncmp(nl + 1, "@@ -", 4))
+		return false;
+	int p = guess_p(line + 4), q = guess_p(next + 4);
+	if (p < 0)
+		p = q;
+	return p == 0 && q == 0;
+}
+
 int agent_llm_patch_ok(const struct var_def *v, const char *diff, const struct agent_llm_allow *a,
 		       struct rt_sb *err)
 {
 	long old = 0, new = 0;
-	bool hunk = false;
+	bool hunk = false, in_git = false, p0 = false;
 	for (const char *line = diff; *line;) {
 		const char *nl = strchr(line, '\n');
 		const char *next = nl ? nl + 1 : line + strlen(line);
@@ -475,9 +590,16 @@ int agent_llm_patch_ok(const struct var_def *v, const char *diff, const struct a
 			}
 		} else if (hunk_counts(line, &old, &new)) {
 			hunk = true;
+			in_git = false;
 		} else {
 			hunk = false;
-			rc = diff_header(line, v, a, err);
+			if (!strncmp(line, "diff --git ", 11))
+				in_git = true;
+			else if (!strncmp(line, "GIT binary patch", 16))
+				in_git = false;
+			else if (!in_git && !p0)
+				p0 = guessed_p0(line, next);
+			rc = diff_header(line, p0, v, a, err);
 		}
 		if (rc)
 			return rc;

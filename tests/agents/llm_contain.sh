@@ -16,9 +16,10 @@
 #   prompt      a variant's HF_TOKEN never reaches the chat server (item 6)
 #   source      file sources /proc/self/environ and a FIFO are refused, the
 #               run does not hang (item 7)
-#   gitread     a patch git reads as touching sub/k.c (its -p0 guess) where
-#               the text's check reads k.c: the plan's check fails the
-#               iteration and no benchmark runs with it applied
+#   gitread     a patch git reads as touching src/k.c (its -p guess below
+#               a work tree's top) where the text's check reads src/src/k.c:
+#               the plan's check fails the iteration and no benchmark runs
+#               with it applied
 #   cap         a reply over the 4 MiB cap says so, not libcurl's words (item 23)
 #   progress    failed proposals print as failed proposals, and the summary
 #               counts every iteration (item 23)
@@ -242,31 +243,32 @@ q "SELECT error FROM llm_exchanges" | grep -q "source '/proc/self/environ' is ou
 	no "source: $(q "SELECT error FROM llm_exchanges")"
 
 # ---- gitread: what git apply itself reads is checked too ----
-# A diff without "diff --git" whose first file's names hold no '/' has git
-# guess -p0 for the whole patch (git 2.39.5, apply.c guess_p_value), so the
-# second file is sub/k.c as written; the text's check takes off the first
-# component as -p1 does and reads k.c. The plan's check (git apply --numstat)
-# refuses it before anything is applied.
+# patch.dir src is below the top of a git work tree: git apply run there
+# guesses -p from the folder (git 2.39.5, apply.c guess_p_value with a
+# prefix), so "a/src/k.c" is src/k.c to git (-p2), while the text's check,
+# reading -p1, sees src/src/k.c, which llm.files allows. The plan's check
+# (git apply --numstat) refuses it before anything is applied.
 start gitread <<'A'
-{"variant": {"name": "g1", "patch": {"file": "p.diff", "dir": "."}}, "rationale": "r"}
+{"variant": {"name": "g1", "patch": {"file": "p.diff", "dir": "src"}}, "rationale": "r"}
 A
 echo '{"k": {"v": 1}}' > "$W/tiles.json"
-mkdir -p "$W/sub"
-echo a > "$W/k.c"
-echo a > "$W/sub/k.c"
-printf -- '--- k.c\n+++ k.c\n@@ -1 +1 @@\n-a\n+b\n--- sub/k.c\n+++ sub/k.c\n@@ -1 +1 @@\n-a\n+b\n' > "$W/p.diff"
+mkdir -p "$W/src/src"
+echo a > "$W/src/k.c"
+echo a > "$W/src/src/k.c"
+printf -- '--- a/src/k.c\n+++ b/src/k.c\n@@ -1 +1 @@\n-a\n+b\n' > "$W/p.diff"
+git -C "$W" init -q
 CALLS=1 spec '  kinds: [table, patch]
-  files: [tiles.json, k.c, p.diff]' 'cat sub/k.c >> seen.txt; echo 1' <<'V'
+  files: [tiles.json, p.diff, "src/src/*"]' 'cat src/k.c >> seen.txt; echo 1' <<'V'
   - name: t1
     table: {file: tiles.json, set: {k: {v: 1}}}
 V
 run
-grep -q a "$W/seen.txt" && ! grep -q b "$W/seen.txt" && [ "$(cat "$W/sub/k.c")" = a ] &&
-	ok "gitread: no benchmark ran with sub/k.c patched, and it is as it was" ||
-	no "gitread: the benchmark saw sub/k.c as $(sort -u "$W/seen.txt" | tr '\n' ' ')"
-[ "$(q "SELECT state FROM iterations WHERE seq = 1")" = failed ] &&
-	q "SELECT reason FROM iterations WHERE seq = 1" | grep -q "file git apply touches 'sub/k.c' is not allowed" &&
-	ok "gitread: the iteration failed, naming the file git would patch" ||
+grep -q a "$W/seen.txt" && ! grep -q b "$W/seen.txt" && [ "$(cat "$W/src/k.c")" = a ] &&
+	ok "gitread: no benchmark ran with src/k.c patched, and it is as it was" ||
+	no "gitread: the benchmark saw src/k.c as $(sort -u "$W/seen.txt" | tr '\n' ' ')"
+[ "$(verdicts)" = accepted ] && [ "$(q "SELECT state FROM iterations WHERE seq = 1")" = failed ] &&
+	q "SELECT reason FROM iterations WHERE seq = 1" | grep -q "file git apply touches 'src/k.c' is not allowed" &&
+	ok "gitread: the text's check passed it, the plan's failed the iteration, naming the file git would patch" ||
 	no "gitread: $(q "SELECT state, reason FROM iterations WHERE seq = 1"); $(verdicts)"
 
 # ---- the reply cap says so ----

@@ -337,10 +337,29 @@ static void test_allowed_patch(void **state)
 	/* ...but a diff without "diff --git" whose line ends in a date has git read the name up to
 	 * the date, the tab and what follows it included (git 2.39.5: "src/k.c\t../../x") */
 	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t../../x 2026-12-05 10:00:00.000000000 +0000\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "more than a date after the tab"));
+	assert_non_null(strstr(err.buf, "'..'"));
+	/* a name git reads inside an allowed folder, but not the one the line seems to name */
 	assert_int_equal(diff_ok(&a, "+++ b/src/k.c\tz/e.sh 2026-12-05 10:00:00 +0000\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "more than a date after the tab"));
 	assert_int_equal(diff_ok(&a, "+++ \"b/src/\\q\"\t../x\n", &err), RT_EINVAL); /* a quoted name git cannot read */
 	assert_non_null(strstr(err.buf, "cannot read the name"));
+	/* a diff without "diff --git" whose first file's names have no '/': git guesses -p0 for the
+	 * whole patch (git 2.39.5 patches sub/k.json here, not k.json); only when a hunk follows */
+	assert_int_equal(diff_ok(&a, "--- k.json\n+++ k.json\n@@ -1 +1 @@\n-a\n+b\n--- sub/k.json\n+++ sub/k.json\n"
+				     "@@ -1 +1 @@\n-a\n+b\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "'sub/k.json' is not allowed"));
+	assert_int_equal(diff_ok(&a, "--- /dev/null\n+++ new.json\n@@ -0,0 +1 @@\n+x\n--- sub/x.json\n+++ sub/x.json\n"
+				     "@@ -1 +1 @@\n-a\n+b\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "--- k.json\n+++ k.json\nxx\n--- a/tiles.json\n+++ b/tiles.json\n@@ -1 +1 @@\n-a\n+b\n",
+				 &err), 0); /* no hunk after the first pair: git guesses nothing, -p1 */
+	assert_int_equal(diff_ok(&a, "--- a/k.json\n+++ b/k.json\n@@ -1 +1 @@\n-a\n+b\n--- a/sub/k.json\n+++ b/sub/k.json\n"
+				     "@@ -1 +1 @@\n-a\n+b\n", &err), RT_EINVAL); /* -p1 throughout: sub/k.json */
+	/* a date after spaces: git cuts the name there and reads a CR as part of it */
+	assert_int_equal(diff_ok(&a, "--- /dev/null\n+++ b/src/n.c  2026-12-05 10:00:00.000000000 +0000\n", &err), 0);
+	assert_int_equal(diff_ok(&a, "+++ b/src/k\r/../../run.sh 26-12-05\n", &err), RT_EINVAL);
+	assert_non_null(strstr(err.buf, "'..'"));
+	assert_int_equal(diff_ok(&a, "+++ b/src/k\r/../../run.sh 2026-12-05 10:00:00 +05:30\n", &err), RT_EINVAL);
+	assert_int_equal(diff_ok(&a, "+++ b/src/k\r/../../run.sh\t10:00:00\n", &err), 0); /* no date: git reads src/k */
 	/* a binary patch names its file on the diff --git line only; its data lines are no header */
 	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
 				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &err), 0);
