@@ -19,14 +19,19 @@
  *     folder), inside the workdir, and matches a glob with FNM_PATHNAME;
  *   - a patch's diff names no symbolic link (mode 120000) and its rename,
  *     copy and diff --git names hold no ".." and no absolute path;
+ *   - every name git apply itself reads in that diff (--numstat, outside
+ *     any repository) holds no "..", is not absolute, and lies inside the
+ *     workdir under an allowed glob;
  *   - the variant quotes no secret.
  */
 #include "tests/fuzz/fuzz.h"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agents/agent.h"
@@ -196,6 +201,96 @@ static void check_diff(const char *file)
 	free(text);
 }
 
+/* Does the real path of path lie inside the workdir, with its path there
+ * or a folder above it matching an allowed glob (a patch's files: a folder
+ * may be allowed whole)? */
+static bool allowed_under(const char *path)
+{
+	char *r = real_of(path);
+	size_t n = strlen(allow.workdir);
+	bool in = !strncmp(r, allow.workdir, n) && r[n] == '/', m = false;
+	const char *rel = r + n + 1;
+	for (size_t from = 0; in && !m;) { /* "a", "a/b", ... the whole path last */
+		const char *sl = strchr(rel + from, '/');
+		size_t len = sl ? (size_t)(sl - rel) : strlen(rel);
+		char *up = xstrndup(rel, len);
+		for (size_t i = 0; i < allow.files.n && !m; i++)
+			m = !strcmp(allow.files.v[i], up) || !fnmatch(allow.files.v[i], up, FNM_PATHNAME);
+		free(up);
+		if (!sl)
+			break;
+		from = len + 1;
+	}
+	free(r);
+	return in && m;
+}
+
+/* git apply's own reading of an accepted diff, the oracle behind the
+ * campaign's second check (agent_llm_plan_ok): every name that
+ * `git apply --numstat -z` gives, run in the patch's folder outside any
+ * repository (GIT_CEILING_DIRECTORIES), has no ".." component and lies
+ * inside the workdir under an allowed glob. Nothing to check where git
+ * refuses the diff (it applies nothing) or cannot run. */
+static void check_git(const struct var_def *d)
+{
+	int fd[2];
+	if (pipe(fd))
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int dn = open("/dev/null", O_WRONLY);
+		dup2(fd[1], 1);
+		dup2(dn, 2);
+		close(fd[0]);
+		if (chdir(d->patch.dir) || setenv("GIT_CEILING_DIRECTORIES", allow.workdir, 1))
+			_exit(127);
+		execlp("git", "git", "apply", "--numstat", "-z", d->patch.file, (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	struct rt_sb o = RT_SB_INIT;
+	char buf[4096];
+	ssize_t k;
+	while (pid > 0 && (k = read(fd[0], buf, sizeof(buf))) > 0)
+		rt_sb_add(&o, buf, (size_t)k);
+	close(fd[0]);
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		rt_sb_release(&o);
+		return;
+	}
+	for (const char *p = o.buf, *end = o.buf + o.len; p && p < end;) {
+		const char *t = memchr(p, '\t', (size_t)(end - p));
+		t = t ? memchr(t + 1, '\t', (size_t)(end - t - 1)) : NULL;
+		if (!t)
+			break;
+		const char *names[2] = { t + 1, NULL };
+		if (!*names[0]) { /* a rename or copy: "\0old\0new\0" */
+			names[0] = t + 2;
+			names[1] = names[0] + strlen(names[0]) + 1;
+		}
+		for (size_t i = 0; i < 2 && names[i] && names[i] < end; i++) {
+			const char *nm = names[i];
+			FUZZ_CHECK(*nm != '/', "git apply reads the absolute name '%s' in an accepted diff", nm);
+			bool odd = false; /* a "." or an empty component: git's verify_path refuses it */
+			for (const char *c = nm; *c;) {
+				size_t n = strcspn(c, "/");
+				FUZZ_CHECK(!(n == 2 && !strncmp(c, "..", 2)), "git apply reads '%s' in an accepted diff", nm);
+				odd |= n == 0 || (n == 1 && *c == '.');
+				c += n + (c[n] == '/');
+			}
+			if (odd)
+				continue;
+			char *abs = xasprintf("%s/%s", d->patch.dir, nm);
+			FUZZ_CHECK(allowed_under(abs), "git apply reads '%s', not allowed, in an accepted diff", nm);
+			free(abs);
+		}
+		const char *last = names[1] ? names[1] : names[0];
+		p = last + strlen(last) + 1;
+	}
+	rt_sb_release(&o);
+}
+
 static void check_accepted(const struct var_def *d, json_t *vj)
 {
 	FUZZ_CHECK(d->build.n == 0, "an accepted answer runs a build (%s)", d->build.v[0]);
@@ -222,8 +317,10 @@ static void check_accepted(const struct var_def *d, json_t *vj)
 	size_t n = agent_llm_files(d, f);
 	for (size_t i = 0; i < n; i++)
 		check_path(f[i], !(d->kind == VAR_KIND_PATCH && f[i] == d->patch.dir));
-	if (d->kind == VAR_KIND_PATCH)
+	if (d->kind == VAR_KIND_PATCH) {
 		check_diff(d->patch.file);
+		check_git(d);
+	}
 	char *t = json_dumps(vj, JSON_COMPACT | JSON_SORT_KEYS);
 	char *r = rt_redacted(t);
 	FUZZ_CHECK(!strcmp(t, r), "an accepted variant quotes a secret: %s", t);
