@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -227,7 +228,7 @@ static bool allowed_under(const char *path)
 
 /* git apply's own reading of an accepted diff, the oracle behind the
  * campaign's second check (agent_llm_plan_ok): every name that
- * `git apply --numstat -z` gives, run in the patch's folder outside any
+ * `git -C DIR apply --numstat -z` gives, run in the patch's folder outside any
  * repository (GIT_CEILING_DIRECTORIES), has no ".." component and lies
  * inside the workdir under an allowed glob. Nothing to check where git
  * refuses the diff (it applies nothing) or cannot run. */
@@ -236,17 +237,27 @@ static void check_git(const struct var_def *d)
 	int fd[2];
 	if (pipe(fd))
 		return;
-	pid_t pid = fork();
-	if (pid == 0) {
-		int dn = open("/dev/null", O_WRONLY);
-		dup2(fd[1], 1);
-		dup2(dn, 2);
-		close(fd[0]);
-		if (chdir(d->patch.dir) || setenv("GIT_CEILING_DIRECTORIES", allow.workdir, 1))
-			_exit(127);
-		execlp("git", "git", "apply", "--numstat", "-z", d->patch.file, (char *)NULL);
-		_exit(127);
-	}
+	/* posix_spawn, not fork: fork copies ASan's address space for each
+	 * answer (FUZZ_TIME=100: 257 inputs a second with fork, 1,513 with
+	 * posix_spawn, 2,106 without this oracle). The ceiling is the workdir's
+	 * parent: git may not look above the workdir for a repository (fuzz.sh
+	 * keeps its workdirs inside this one). */
+	char *parent = xstrndup(allow.workdir, (size_t)(strrchr(allow.workdir, '/') - allow.workdir));
+	char *ceil = xasprintf("GIT_CEILING_DIRECTORIES=%s", *parent ? parent : "/");
+	char *const argv[] = { "git", "-C", d->patch.dir, "apply", "--numstat", "-z", d->patch.file, NULL };
+	char *const envp[] = { ceil, "PATH=/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", NULL };
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	pid_t pid = -1;
+	if (posix_spawnp(&pid, "git", &fa, NULL, argv, envp))
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	free(ceil);
+	free(parent);
 	close(fd[1]);
 	struct rt_sb o = RT_SB_INIT;
 	char buf[4096];
