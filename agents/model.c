@@ -94,8 +94,9 @@
  * seeds 1-90, 70 of 90 against 65; MI50 seeds 1-30, 17 against 22. Every
  * other such proposal: 72 of 90, and 18 of 30. Nor the upper bound among
  * only the neighbours whose mean under the GP is at least 0 (or 0.5):
- * simserve 71 (73) of 90, MI50 18 (16) of 30. MI50's needle is reached
- * through neighbours the GP rates poorly. */
+ * simserve 71 (73) of 90, MI50 18 (16) of 30. Nor expected improvement
+ * there (2026-12-06): simserve 69 of 90, MI50 15 of 30. MI50's needle is
+ * reached through neighbours the GP rates poorly. */
 #define MODEL_STALL 8
 #define MODEL_KAPPA_MAX 3.0
 /* The best's basin, for the exploring proposal that looks outside it: the
