@@ -325,7 +325,8 @@ static char *diff_name(const char *p, bool tab_ends, const char **end)
  * a diff without "diff --git" (git 2.39.5, apply.c diff_timestamp_len):
  * a date yy-mm-dd (or yyyy-mm-dd), then optionally a time hh:mm:ss (with
  * a fraction .nnn) and a zone +hhmm or +hh:mm, each after one space. 0 when
- * there is none. Written from the format git documents there, not its code. */
+ * there is none. The format is the one git's reader accepts (read in its
+ * source, tried with git apply --numstat); the reader here is ratchet's own. */
 static bool all_digits(const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
