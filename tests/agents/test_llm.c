@@ -103,6 +103,34 @@ static void allow_make(struct agent_llm_allow *a, char *w)
 	a->workdir = xstrdup(w);
 }
 
+/* The containment tests' fixture: a scratch workdir, its allow list and an
+ * error buffer. */
+struct fx {
+	char *w;
+	struct agent_llm_allow a;
+	struct rt_sb err;
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *f = xcalloc(1, sizeof(*f));
+	f->w = scratch();
+	allow_make(&f->a, f->w);
+	f->err = (struct rt_sb)RT_SB_INIT;
+	*state = f;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+	agent_llm_allow_release(&f->a);
+	rt_sb_release(&f->err);
+	drop(f->w);
+	free(f);
+	return 0;
+}
+
 /* agent_llm_allowed on a table change of path (w/rel when rel is relative). */
 static int table_at(const struct agent_llm_allow *a, const char *rel, struct rt_sb *err)
 {
@@ -120,107 +148,96 @@ static int table_at(const struct agent_llm_allow *a, const char *rel, struct rt_
 /* Files: real paths inside the workdir, globs matched per component. */
 static void test_allowed_files(void **state)
 {
-	(void)state;
-	char *w = scratch();
-	struct agent_llm_allow a;
-	allow_make(&a, w);
-	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(table_at(&a, "tiles.json", &err), 0);
-	assert_int_equal(table_at(&a, "kern/a.csv", &err), 0);
-	assert_int_equal(table_at(&a, "in.json", &err), 0); /* a link inside, to an allowed file */
-	assert_int_equal(table_at(&a, "new.json", &err), 0); /* a new file in the workdir */
-	assert_int_equal(table_at(&a, "kern/sub/b.csv", &err), RT_EINVAL); /* '*' never crosses '/' */
-	assert_non_null(strstr(err.buf, "file 'kern/sub/b.csv' is not allowed (allowed: tiles.json, kern/*.csv"));
-	assert_int_equal(table_at(&a, "kern/a.txt", &err), RT_EINVAL);
-	char *up = xasprintf("%s/../outside.json", w); /* as the spec normalises it */
-	char *norm = xstrndup(w, (size_t)(strrchr(w, '/') - w));
+	struct fx *f = *state;
+	assert_int_equal(table_at(&f->a, "tiles.json", &f->err), 0);
+	assert_int_equal(table_at(&f->a, "kern/a.csv", &f->err), 0);
+	assert_int_equal(table_at(&f->a, "in.json", &f->err), 0); /* a link inside, to an allowed file */
+	assert_int_equal(table_at(&f->a, "new.json", &f->err), 0); /* a new file in the workdir */
+	assert_int_equal(table_at(&f->a, "kern/sub/b.csv", &f->err), RT_EINVAL); /* '*' never crosses '/' */
+	assert_non_null(strstr(f->err.buf, "file 'kern/sub/b.csv' is not allowed (allowed: tiles.json, kern/*.csv"));
+	assert_int_equal(table_at(&f->a, "kern/a.txt", &f->err), RT_EINVAL);
+	char *up = xasprintf("%s/../outside.json", f->w); /* as the spec normalises it */
+	char *norm = xstrndup(f->w, (size_t)(strrchr(f->w, '/') - f->w));
 	char *outside = xasprintf("%s/outside.json", norm);
-	assert_int_equal(table_at(&a, outside, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "outside the workdir"));
-	assert_int_equal(table_at(&a, up, &err), RT_EINVAL);
-	assert_int_equal(table_at(&a, "/tmp/x/outside.json", &err), RT_EINVAL);
-	assert_int_equal(table_at(&a, "out/x.json", &err), RT_EINVAL); /* through a link out */
-	assert_non_null(strstr(err.buf, "outside the workdir"));
-	assert_int_equal(table_at(&a, "fifo.json", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "not a regular file"));
-	assert_int_equal(table_at(&a, "{workdir}/tiles.json", &err), RT_EINVAL);
+	assert_int_equal(table_at(&f->a, outside, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "outside the workdir"));
+	assert_int_equal(table_at(&f->a, up, &f->err), RT_EINVAL);
+	assert_int_equal(table_at(&f->a, "/tmp/x/outside.json", &f->err), RT_EINVAL);
+	assert_int_equal(table_at(&f->a, "out/x.json", &f->err), RT_EINVAL); /* through a link out */
+	assert_non_null(strstr(f->err.buf, "outside the workdir"));
+	assert_int_equal(table_at(&f->a, "fifo.json", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "not a regular file"));
+	assert_int_equal(table_at(&f->a, "{workdir}/tiles.json", &f->err), RT_EINVAL);
 	/* file: the source obeys the same rule, and no /proc or FIFO */
 	struct var_def v;
 	memset(&v, 0, sizeof(v));
 	v.kind = VAR_KIND_FILE;
-	char *tgt = xasprintf("%s/tiles.json", w), *fifo = xasprintf("%s/fifo.json", w);
+	char *tgt = xasprintf("%s/tiles.json", f->w), *fifo = xasprintf("%s/fifo.json", f->w);
 	v.file.target = tgt;
 	v.file.source = "/proc/self/environ";
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "source '/proc/self/environ' is outside the workdir"));
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "source '/proc/self/environ' is outside the workdir"));
 	v.file.source = fifo;
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "not a regular file"));
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "not a regular file"));
 	v.file.source = tgt;
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), 0);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), 0);
 	/* no build, ever */
 	v.build = (struct rt_strv){ (char *[]){ "sh", "-c", "id", NULL }, 3 };
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "never runs a command"));
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "never runs a command"));
 	free(tgt);
 	free(fifo);
 	free(up);
 	free(norm);
 	free(outside);
-	agent_llm_allow_release(&a);
-	rt_sb_release(&err);
-	drop(w);
 }
 
 /* Kinds, flags and env from the lists; never a script option or a loader's variable. */
 static void test_allowed_flags_env(void **state)
 {
-	(void)state;
-	char *w = scratch();
-	struct agent_llm_allow a;
-	allow_make(&a, w);
-	struct rt_sb err = RT_SB_INIT;
+	struct fx *f = *state;
 	struct var_def v;
 	memset(&v, 0, sizeof(v));
 	v.kind = VAR_KIND_FLAG;
 	v.flag = (struct rt_strv){ (char *[]){ "-t", "4", "--x=2", NULL }, 3 };
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), 0);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), 0);
 	v.flag = (struct rt_strv){ (char *[]){ "-c", "id > FILE; echo 5", NULL }, 2 };
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "flag '-c' carries a program"));
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "flag '-c' carries a program"));
 	v.flag = (struct rt_strv){ (char *[]){ "--eval=x", NULL }, 1 };
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
 	v.flag = (struct rt_strv){ (char *[]){ "-z", "1", NULL }, 2 };
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "flag '-z' is not allowed (allowed: -t, --x)"));
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "flag '-z' is not allowed (allowed: -t, --x)"));
 	v.flag = (struct rt_strv){ (char *[]){ "script.py", NULL }, 1 };
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "no option's value"));
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "no option's value"));
 	v.kind = VAR_KIND_ENV;
 	struct rt_env e[] = { { "A", "2" } };
 	v.env = (struct rt_envv){ e, 1 };
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), 0);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), 0);
 	const char *bad[] = { "LD_PRELOAD", "PATH", "PYTHONPATH", "BASH_ENV", "IFS", "PERL5OPT", "NODE_OPTIONS" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
 		e[0].name = (char *)bad[i];
-		rt_sb_reset(&err);
-		assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-		assert_non_null(strstr(err.buf, "never sets it"));
+		rt_sb_reset(&f->err);
+		assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+		assert_non_null(strstr(f->err.buf, "never sets it"));
 	}
 	e[0].name = "B";
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "env 'B' is not allowed (allowed: A)"));
-	rt_strv_release(&a.kinds);
-	strv_set(&a.kinds, (const char *const[]){ "table", NULL });
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_allowed(&v, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "kind 'env' is not allowed"));
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "env 'B' is not allowed (allowed: A)"));
+	rt_strv_release(&f->a.kinds);
+	strv_set(&f->a.kinds, (const char *const[]){ "table", NULL });
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_allowed(&v, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "kind 'env' is not allowed"));
 	struct rt_strv so = { 0 };
 	agent_llm_script_opts((char *[]){ "/usr/bin/python3.11", "-m", "x", NULL }, &so);
 	bool m = false;
@@ -228,9 +245,6 @@ static void test_allowed_flags_env(void **state)
 		m |= !strcmp(so.v[i], "-m");
 	assert_true(m);
 	rt_strv_release(&so);
-	agent_llm_allow_release(&a);
-	rt_sb_release(&err);
-	drop(w);
 }
 
 /* agent_llm_patch_ok on diff, the patch's dir the workdir. */
@@ -248,130 +262,116 @@ static int diff_ok(const struct agent_llm_allow *a, const char *diff, struct rt_
  * inside the workdir and allowed; a patch's under an allowed folder. */
 static void test_allowed_plan(void **state)
 {
-	(void)state;
-	char *w = scratch();
-	struct agent_llm_allow a;
-	allow_make(&a, w);
-	struct rt_sb err = RT_SB_INIT;
+	struct fx *f = *state;
 	struct var_def v;
 	memset(&v, 0, sizeof(v));
 	v.kind = VAR_KIND_PATCH;
-	struct var_file f[2];
-	memset(f, 0, sizeof(f));
-	struct var_plan pl = { f, 2 };
-	f[0].path = xasprintf("%s/src/k.c", w);
-	f[1].path = xasprintf("%s/src/new.c", w); /* created by the patch */
-	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), 0);
-	free(f[1].path);
-	f[1].path = xasprintf("%s/run.sh", w);
-	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "file git apply touches 'run.sh' is not allowed"));
-	free(f[1].path);
-	f[1].path = xasprintf("%s/out/x.c", w); /* out is a link to /tmp */
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "outside the workdir"));
+	struct var_file vf[2];
+	memset(vf, 0, sizeof(vf));
+	struct var_plan pl = { vf, 2 };
+	vf[0].path = xasprintf("%s/src/k.c", f->w);
+	vf[1].path = xasprintf("%s/src/new.c", f->w); /* created by the patch */
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &f->a, &f->err), 0);
+	free(vf[1].path);
+	vf[1].path = xasprintf("%s/run.sh", f->w);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "file git apply touches 'run.sh' is not allowed"));
+	free(vf[1].path);
+	vf[1].path = xasprintf("%s/out/x.c", f->w); /* out is a link to /tmp */
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "outside the workdir"));
 	v.kind = VAR_KIND_TABLE; /* a table's file: its own glob, no folder above */
-	free(f[1].path);
-	f[1].path = xasprintf("%s/kern/sub/b.csv", w);
+	free(vf[1].path);
+	vf[1].path = xasprintf("%s/kern/sub/b.csv", f->w);
 	pl.n = 1;
-	free(f[0].path);
-	f[0].path = xasprintf("%s/kern/a.csv", w);
-	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), 0);
+	free(vf[0].path);
+	vf[0].path = xasprintf("%s/kern/a.csv", f->w);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &f->a, &f->err), 0);
 	pl.n = 2;
-	rt_sb_reset(&err);
-	assert_int_equal(agent_llm_plan_ok(&v, &pl, &a, &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "file 'kern/sub/b.csv' is not allowed"));
-	free(f[0].path);
-	free(f[1].path);
-	agent_llm_allow_release(&a);
-	rt_sb_release(&err);
-	drop(w);
+	rt_sb_reset(&f->err);
+	assert_int_equal(agent_llm_plan_ok(&v, &pl, &f->a, &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "file 'kern/sub/b.csv' is not allowed"));
+	free(vf[0].path);
+	free(vf[1].path);
 }
 
 /* Patches: allowed files only, no '..', no absolute path, no link. */
 static void test_allowed_patch(void **state)
 {
-	(void)state;
-	char *w = scratch();
-	struct agent_llm_allow a;
-	allow_make(&a, w);
-	struct rt_sb err = RT_SB_INIT;
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\n--- a/src/k.c\n+++ b/src/k.c\n"
-				     "@@ -1,2 +1,2 @@\n--- a/../../etc/passwd\n+y\n x\n", &err), 0);
-	assert_int_equal(diff_ok(&a, "--- a/src/new/f.c\n+++ b/src/new/f.c\n@@ -0,0 +1 @@\n+x\n", &err), 0);
-	assert_int_equal(diff_ok(&a, "--- a/../x.c\n+++ b/../x.c\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'..'"));
-	assert_int_equal(diff_ok(&a, "--- /etc/passwd\n+++ /etc/passwd\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "--- a/run.sh\n+++ b/run.sh\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "patched file 'run.sh' is not allowed"));
-	assert_int_equal(diff_ok(&a, "diff --git a/src/l b/src/l\nnew file mode 120000\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "symbolic link"));
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 120000\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nrename from src/k.c\nrename to run.sh\n", &err),
+	struct fx *f = *state;
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\n--- a/src/k.c\n+++ b/src/k.c\n"
+				     "@@ -1,2 +1,2 @@\n--- a/../../etc/passwd\n+y\n x\n", &f->err), 0);
+	assert_int_equal(diff_ok(&f->a, "--- a/src/new/f.c\n+++ b/src/new/f.c\n@@ -0,0 +1 @@\n+x\n", &f->err), 0);
+	assert_int_equal(diff_ok(&f->a, "--- a/../x.c\n+++ b/../x.c\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
+	assert_int_equal(diff_ok(&f->a, "--- /etc/passwd\n+++ /etc/passwd\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "--- a/run.sh\n+++ b/run.sh\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "patched file 'run.sh' is not allowed"));
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/l b/src/l\nnew file mode 120000\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "symbolic link"));
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 120000\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/k.c\nrename from src/k.c\nrename to run.sh\n", &f->err),
 			 RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git \"a/src/\\056\\056/x\" \"b/src/\\056\\056/x\"\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "+++ b/out/x.c\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to src/j.c\n", &err), 0);
+	assert_int_equal(diff_ok(&f->a, "diff --git \"a/src/\\056\\056/x\" \"b/src/\\056\\056/x\"\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "+++ b/out/x.c\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to src/j.c\n", &f->err), 0);
 	/* every name git apply reads (its header table, git 2.39 apply.c), not only the common
 	 * ones: "rename old"/"rename new" rename as "rename from"/"rename to" do (issue 22) */
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new run.sh\n", &err),
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new run.sh\n", &f->err),
 			 RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'run.sh' is not allowed"));
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nsimilarity index 90%\nrename old src/k.c\n"
-				     "rename new ../../outside.json\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to ../outside.c\n",
-				 &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'..'"));
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to /tmp/outside.c\n", &err),
+	assert_non_null(strstr(f->err.buf, "'run.sh' is not allowed"));
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nsimilarity index 90%\nrename old src/k.c\n"
+				     "rename new ../../outside.json\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\nrename to ../outside.c\n",
+				 &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to /tmp/outside.c\n", &f->err),
 			 RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new src/j.c\n", &err), 0);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nrename old src/k.c\nrename new src/j.c\n", &f->err), 0);
 	/* on a rename line a tab belongs to the name (git 2.39.5 reads 'src/k<TAB>d/../../run.sh' whole);
 	 * on "+++" it ends the name, as in GNU diff's "+++ b/f<TAB>date" (CI's fuzz found the first) */
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\n"
-				     "rename to src/k\td/../../run.sh\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'..'"));
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to src/j\r/../../x\n", &err),
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\n"
+				     "rename to src/k\td/../../run.sh\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to src/j\r/../../x\n", &f->err),
 			 0); /* a CR ends it: git reads "src/j" */
-	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t2026-12-05 10:00:00.000000000 +0000\n+++ b/src/k.c\t\n", &err), 0);
+	assert_int_equal(diff_ok(&f->a, "--- a/src/k.c\t2026-12-05 10:00:00.000000000 +0000\n+++ b/src/k.c\t\n", &f->err), 0);
 	/* ...but a diff without "diff --git" whose line ends in a date has git read the name up to
 	 * the date, the tab and what follows it included (git 2.39.5: "src/k.c\t../../x") */
-	assert_int_equal(diff_ok(&a, "--- a/src/k.c\t../../x 2026-12-05 10:00:00.000000000 +0000\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'..'"));
+	assert_int_equal(diff_ok(&f->a, "--- a/src/k.c\t../../x 2026-12-05 10:00:00.000000000 +0000\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
 	/* a name git reads inside an allowed folder, but not the one the line seems to name */
-	assert_int_equal(diff_ok(&a, "+++ b/src/k.c\tz/e.sh 2026-12-05 10:00:00 +0000\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "more than a date after the tab"));
-	assert_int_equal(diff_ok(&a, "+++ \"b/src/\\q\"\t../x\n", &err), RT_EINVAL); /* a quoted name git cannot read */
-	assert_non_null(strstr(err.buf, "cannot read the name"));
+	assert_int_equal(diff_ok(&f->a, "+++ b/src/k.c\tz/e.sh 2026-12-05 10:00:00 +0000\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "more than a date after the tab"));
+	assert_int_equal(diff_ok(&f->a, "+++ \"b/src/\\q\"\t../x\n", &f->err), RT_EINVAL); /* a quoted name git cannot read */
+	assert_non_null(strstr(f->err.buf, "cannot read the name"));
 	/* a diff without "diff --git" whose first file's names have no '/': git guesses -p0 for the
 	 * whole patch (git 2.39.5 patches sub/k.json here, not k.json); only when a hunk follows */
-	assert_int_equal(diff_ok(&a, "--- k.json\n+++ k.json\n@@ -1 +1 @@\n-a\n+b\n--- sub/k.json\n+++ sub/k.json\n"
-				     "@@ -1 +1 @@\n-a\n+b\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'sub/k.json' is not allowed"));
-	assert_int_equal(diff_ok(&a, "--- /dev/null\n+++ new.json\n@@ -0,0 +1 @@\n+x\n--- sub/x.json\n+++ sub/x.json\n"
-				     "@@ -1 +1 @@\n-a\n+b\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "--- k.json\n+++ k.json\nxx\n--- a/tiles.json\n+++ b/tiles.json\n@@ -1 +1 @@\n-a\n+b\n",
-				 &err), 0); /* no hunk after the first pair: git guesses nothing, -p1 */
-	assert_int_equal(diff_ok(&a, "--- a/k.json\n+++ b/k.json\n@@ -1 +1 @@\n-a\n+b\n--- a/sub/k.json\n+++ b/sub/k.json\n"
-				     "@@ -1 +1 @@\n-a\n+b\n", &err), RT_EINVAL); /* -p1 throughout: sub/k.json */
+	assert_int_equal(diff_ok(&f->a, "--- k.json\n+++ k.json\n@@ -1 +1 @@\n-a\n+b\n--- sub/k.json\n+++ sub/k.json\n"
+				     "@@ -1 +1 @@\n-a\n+b\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'sub/k.json' is not allowed"));
+	assert_int_equal(diff_ok(&f->a, "--- /dev/null\n+++ new.json\n@@ -0,0 +1 @@\n+x\n--- sub/x.json\n+++ sub/x.json\n"
+				     "@@ -1 +1 @@\n-a\n+b\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "--- k.json\n+++ k.json\nxx\n--- a/tiles.json\n+++ b/tiles.json\n@@ -1 +1 @@\n-a\n+b\n",
+				 &f->err), 0); /* no hunk after the first pair: git guesses nothing, -p1 */
+	assert_int_equal(diff_ok(&f->a, "--- a/k.json\n+++ b/k.json\n@@ -1 +1 @@\n-a\n+b\n--- a/sub/k.json\n+++ b/sub/k.json\n"
+				     "@@ -1 +1 @@\n-a\n+b\n", &f->err), RT_EINVAL); /* -p1 throughout: sub/k.json */
 	/* a date after spaces: git cuts the name there and reads a CR as part of it */
-	assert_int_equal(diff_ok(&a, "--- /dev/null\n+++ b/src/n.c  2026-12-05 10:00:00.000000000 +0000\n", &err), 0);
-	assert_int_equal(diff_ok(&a, "+++ b/src/k\r/../../run.sh 26-12-05\n", &err), RT_EINVAL);
-	assert_non_null(strstr(err.buf, "'..'"));
-	assert_int_equal(diff_ok(&a, "+++ b/src/k\r/../../run.sh 2026-12-05 10:00:00 +05:30\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "+++ b/src/k\r/../../run.sh\t10:00:00\n", &err), 0); /* no date: git reads src/k */
+	assert_int_equal(diff_ok(&f->a, "--- /dev/null\n+++ b/src/n.c  2026-12-05 10:00:00.000000000 +0000\n", &f->err), 0);
+	assert_int_equal(diff_ok(&f->a, "+++ b/src/k\r/../../run.sh 26-12-05\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
+	assert_int_equal(diff_ok(&f->a, "+++ b/src/k\r/../../run.sh 2026-12-05 10:00:00 +05:30\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "+++ b/src/k\r/../../run.sh\t10:00:00\n", &f->err), 0); /* no date: git reads src/k */
 	/* a binary patch names its file on the diff --git line only; its data lines are no header */
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
-				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &err), 0);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/run.sh\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
-				     "McmZ?b1cpxB00KDy=l}o!\n\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k.c b/run.sh\n", &err), RT_EINVAL);
-	assert_int_equal(diff_ok(&a, "diff --git a/src/k b/c b/src/k b/c\n", &err), 0); /* a space in the name */
-	assert_int_equal(diff_ok(&a, "diff --git a/src/x b/y b/src/z\n", &err), RT_EINVAL); /* cannot tell */
-	assert_non_null(strstr(err.buf, "cannot read the names"));
-	agent_llm_allow_release(&a);
-	rt_sb_release(&err);
-	drop(w);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/k.c\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
+				     "McmZ?b1cpxB00KDy=l}o!\n\nliteral 0\nHcmV?d00001\n\n", &f->err), 0);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/run.sh\nindex 1..2 100644\nGIT binary patch\nliteral 5\n"
+				     "McmZ?b1cpxB00KDy=l}o!\n\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/run.sh\n", &f->err), RT_EINVAL);
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k b/c b/src/k b/c\n", &f->err), 0); /* a space in the name */
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/x b/y b/src/z\n", &f->err), RT_EINVAL); /* cannot tell */
+	assert_non_null(strstr(f->err.buf, "cannot read the names"));
 }
 
 /* The content of message i. */
@@ -417,10 +417,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_answer_envelope),
-		cmocka_unit_test(test_allowed_files),
-		cmocka_unit_test(test_allowed_flags_env),
-		cmocka_unit_test(test_allowed_plan),
-		cmocka_unit_test(test_allowed_patch),
+		cmocka_unit_test_setup_teardown(test_allowed_files, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_allowed_flags_env, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_allowed_plan, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_allowed_patch, fx_setup, fx_teardown),
 		cmocka_unit_test(test_prompt),
 	};
 	return cmocka_run_group_tests_name("llm", tests, NULL, NULL);
