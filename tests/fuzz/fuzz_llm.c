@@ -121,6 +121,25 @@ static char *real_of(const char *path)
 	}
 }
 
+/* Does rel match an allowed glob (FNM_PATHNAME), or with leading a folder
+ * above it ("a", "a/b", ...: a patch's files, where a folder may be allowed
+ * whole)? */
+static bool glob_allowed(const char *rel, bool leading)
+{
+	for (size_t from = 0;;) {
+		const char *sl = leading ? strchr(rel + from, '/') : NULL;
+		size_t len = sl ? (size_t)(sl - rel) : strlen(rel);
+		char *up = xstrndup(rel, len);
+		bool m = false;
+		for (size_t i = 0; i < allow.files.n && !m; i++)
+			m = !fnmatch(allow.files.v[i], up, FNM_PATHNAME);
+		free(up);
+		if (m || !sl)
+			return m;
+		from = len + 1;
+	}
+}
+
 static void check_path(const char *path, bool glob)
 {
 	FUZZ_CHECK(path && path[0] == '/', "a path that is not absolute: %s", path ? path : "(null)");
@@ -129,11 +148,25 @@ static void check_path(const char *path, bool glob)
 	FUZZ_CHECK(!strncmp(r, allow.workdir, n) && (r[n] == '/' || !r[n]), "%s leads to %s, outside %s", path, r,
 		   allow.workdir);
 	const char *rel = r[n] ? r + n + 1 : ".";
-	bool m = !glob;
-	for (size_t i = 0; i < allow.files.n && !m; i++)
-		m = !fnmatch(allow.files.v[i], rel, FNM_PATHNAME);
-	FUZZ_CHECK(m, "%s (%s) matches no allowed glob", path, rel);
+	FUZZ_CHECK(!glob || glob_allowed(rel, false), "%s (%s) matches no allowed glob", path, rel);
 	free(r);
+}
+
+/* A name git apply reads (where: its line): relative, with no ".."
+ * component ("k../x" is a folder named "k..": only a whole ".." climbs).
+ * Whether it has a "." or an empty component, which git's own path check
+ * (verify_path) refuses before applying. */
+static bool check_relative(const char *name, const char *where)
+{
+	FUZZ_CHECK(*name != '/', "an absolute name '%s' in '%s'", name, where);
+	bool odd = false;
+	for (const char *c = name; *c;) {
+		size_t k = strcspn(c, "/");
+		FUZZ_CHECK(!(k == 2 && !strncmp(c, "..", 2)), "a '..' component in '%s' ('%s')", where, name);
+		odd |= k == 0 || (k == 1 && *c == '.');
+		c += k + (c[k] == '/');
+	}
+	return odd;
 }
 
 /* The name git apply reads after a "rename"/"copy" header's start: the rest
@@ -177,12 +210,7 @@ static void check_name(const char *line, const char *start)
 	char *n = git_name(line + strlen(start));
 	if (!n)
 		return; /* git apply refuses the patch */
-	FUZZ_CHECK(*n != '/', "an absolute name in '%s'", line);
-	for (const char *c = n; *c;) { /* "k../x" is a folder named "k..": only a whole ".." climbs */
-		size_t k = strcspn(c, "/");
-		FUZZ_CHECK(!(k == 2 && !strncmp(c, "..", 2)), "a '..' component in '%s'", line);
-		c += k + (c[k] == '/');
-	}
+	check_relative(n, line);
 	free(n);
 }
 
@@ -203,27 +231,14 @@ static void check_diff(const char *file)
 }
 
 /* Does the real path of path lie inside the workdir, with its path there
- * or a folder above it matching an allowed glob (a patch's files: a folder
- * may be allowed whole)? */
+ * or a folder above it matching an allowed glob? */
 static bool allowed_under(const char *path)
 {
 	char *r = real_of(path);
 	size_t n = strlen(allow.workdir);
-	bool in = !strncmp(r, allow.workdir, n) && r[n] == '/', m = false;
-	const char *rel = r + n + 1;
-	for (size_t from = 0; in && !m;) { /* "a", "a/b", ... the whole path last */
-		const char *sl = strchr(rel + from, '/');
-		size_t len = sl ? (size_t)(sl - rel) : strlen(rel);
-		char *up = xstrndup(rel, len);
-		for (size_t i = 0; i < allow.files.n && !m; i++)
-			m = !strcmp(allow.files.v[i], up) || !fnmatch(allow.files.v[i], up, FNM_PATHNAME);
-		free(up);
-		if (!sl)
-			break;
-		from = len + 1;
-	}
+	bool ok = !strncmp(r, allow.workdir, n) && r[n] == '/' && glob_allowed(r + n + 1, true);
 	free(r);
-	return in && m;
+	return ok;
 }
 
 /* git apply's own reading of an accepted diff, the oracle behind the
@@ -282,15 +297,7 @@ static void check_git(const struct var_def *d)
 		}
 		for (size_t i = 0; i < 2 && names[i] && names[i] < end; i++) {
 			const char *nm = names[i];
-			FUZZ_CHECK(*nm != '/', "git apply reads the absolute name '%s' in an accepted diff", nm);
-			bool odd = false; /* a "." or an empty component: git's verify_path refuses it */
-			for (const char *c = nm; *c;) {
-				size_t n = strcspn(c, "/");
-				FUZZ_CHECK(!(n == 2 && !strncmp(c, "..", 2)), "git apply reads '%s' in an accepted diff", nm);
-				odd |= n == 0 || (n == 1 && *c == '.');
-				c += n + (c[n] == '/');
-			}
-			if (odd)
+			if (check_relative(nm, "git apply --numstat of an accepted diff"))
 				continue;
 			char *abs = xasprintf("%s/%s", d->patch.dir, nm);
 			FUZZ_CHECK(allowed_under(abs), "git apply reads '%s', not allowed, in an accepted diff", nm);
