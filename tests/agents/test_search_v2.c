@@ -8,7 +8,8 @@
  * basin; halving falls back to full fidelity when cheap measurements rank points
  * unlike full ones, and says so; auto is a pure function of the history
  * and names its arm; the GP's power-of-two term predicts an untried
- * power of two from the others, not from its slow neighbours.
+ * power of two from the others, not from its slow neighbours; the proposal
+ * outside the best's basin keeps off a cliff that only the main GP knows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -284,6 +285,49 @@ static void test_model_second_basin(void **state)
 	agent_space_release(&sp);
 }
 
+/* The proposal outside the best's basin keeps off a cliff that only the
+ * main GP knows (MODEL_OUTSIDE_MU): on a line of 64 points the best (3)
+ * sits beside a cliff (5 and 7 measured 20 times slower, both inside its
+ * basin, so the GP fitted outside it never sees them), and outside it a
+ * slope measured from 18 to 63 rises toward the best. That GP extrapolates
+ * the slope into the cliff and rates 8, just past it, highest (expected
+ * improvement 0.58 sd); the main GP rates 8 to 15 below the average
+ * measured point, so the proposal is 16 (0.16 sd). 14 evaluations, 13 of
+ * them without a gain: the stalled turn that looks outside (14 % 3 == 2).
+ * Checked: with MODEL_OUTSIDE_MU at -1e300 (the filter off) the proposal
+ * is 8 and the test fails; with every value but the best's moved by up to
+ * 3% (200 draws), 16 with the filter every time, 8 to 14 without it. */
+static void test_model_outside_keeps_off_the_cliff(void **state)
+{
+	(void)state;
+	static const struct {
+		unsigned x;   /* the point's position */
+		double value; /* its value (higher is better) */
+	} hist[] = {
+		{ 3, 100 }, { 1, 95 }, { 5, 5 }, { 7, 5 }, { 0, 90 },
+		{ 18, 85 }, { 21, 80 }, { 24, 76 }, { 28, 72 }, { 34, 68 },
+		{ 40, 62 }, { 48, 60 }, { 55, 57 }, { 63, 55 },
+	};
+	struct agent_space sp;
+	synth_grid(&sp, 1, 64, "x");
+	size_t nv;
+	uint64_t *valid = agent_space_valid(&sp, &nv);
+	struct agent_obs obs[RT_ARRAY_SIZE(hist)];
+	for (size_t i = 0; i < RT_ARRAY_SIZE(hist); i++)
+		obs[i] = (struct agent_obs){ hist[i].x, hist[i].value, 1 };
+	struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .obs = obs, .n_obs = RT_ARRAY_SIZE(obs),
+				  .seed = 1, .min_gain = 0.01, .start = -1 };
+	struct agent_pick pk;
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(agent_search_model(&q, &pk), 1);
+	size_t at = agent_point_index(&sp, pk.code, 0);
+	printf("model, a cliff beside the best: %s\n", pk.reason);
+	assert_non_null(strstr(pk.reason, "outside the best's basin"));
+	assert_true(at >= 12); /* not beside the cliff at 5 and 7 */
+	free(valid);
+	agent_space_release(&sp);
+}
+
 /* The first fail_left measurements fail (a design whose points do not
  * run), then smooth's. */
 static size_t fail_left;
@@ -463,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_model_stops),
 		cmocka_unit_test(test_model_design_goes_on),
 		cmocka_unit_test(test_model_second_basin),
+		cmocka_unit_test(test_model_outside_keeps_off_the_cliff),
 		cmocka_unit_test(test_halving_falls_back),
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_auto_retires_coordinate),
