@@ -15,3 +15,8 @@ if(RT_NVCC)
   add_custom_target(cuda_cubins ALL DEPENDS ${CMAKE_BINARY_DIR}/cuda/saxpy.cubin
                     ${CMAKE_BINARY_DIR}/cuda/sgemm.cubin)
 endif()
+# sweep_points: the exhaustive sweep of a search space, one module per point
+# (experiments/search-h200-sgemm, experiments/search-cuda-conv; it needs the
+# cuda backend and a GPU to measure anything, and builds everywhere).
+add_executable(sweep_points ${CMAKE_SOURCE_DIR}/experiments/cuda-sweep/sweep_points.c)
+target_link_libraries(sweep_points PRIVATE rt_bench rt_dev rt_db rt_base)

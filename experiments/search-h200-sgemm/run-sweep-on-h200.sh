@@ -20,6 +20,6 @@ echo "nvcc: $(ls $C/*.cubin | wc -l) cubins in $(( $(date +%s) - t0 )) s"
 [ "$(ls $C/*.cubin | wc -l)" -gt 0 ] || exit 1
 h200_build $B sweep_points
 echo "build: $(( $(date +%s) - t0 )) s"
-$B/sweep_points "$OUT/sweep.jsonl" $C $C/points.txt ${SWEEP_SIZE:-2048} ${SWEEP_REPEATS:-3}
+$B/sweep_points sgemm "$OUT/sweep.jsonl" $C $C/points.txt ${SWEEP_SIZE:-2048} ${SWEEP_REPEATS:-3}
 rm -f "$OUT/sweep.jsonl.launch.json"
 echo "total $(( $(date +%s) - t0 )) s"
