@@ -11,8 +11,8 @@
  *            times slower beside the optimum is 2.6 units below it, not a
  *            drop that flattens every other difference. Failed, gated and
  *            invalid points enter a separate estimate, the chance that a
- *            point is feasible (a GP of its own on the outcomes, see
- *            struct feas), which multiplies the acquisition;
+ *            point is feasible (a GP of its own on the outcomes,
+ *            agents/feas.h), which multiplies the acquisition;
  *   scan     the candidates: every untried valid point of a space of at
  *            most MODEL_ALL valid points, else a fresh seeded sample of
  *            MODEL_FRESH valid points drawn for this proposal (so every
@@ -54,6 +54,7 @@
  * by the candidates (MODEL_FRESH + the local sample, or MODEL_ALL), the
  * training set (MODEL_MAX_TRAIN^2) and the history, never by the space.
  */
+#include "agents/feas.h"
 #include "agents/gp.h"
 
 #include <math.h>
@@ -84,14 +85,6 @@
  * fast. */
 #define MODEL_MAX_TRAIN 80
 #define MODEL_TRAIN_BEST 50
-/* Observations (the latest) behind the chance that a point is feasible,
- * and the least chance it gives a point. */
-#define MODEL_FEAS_OBS 128
-#define MODEL_FEAS_MIN 1e-3
-/* The largest fitted noise (the outcomes' variance is 1) at which the
- * feasibility GP is believed; measured on the convolution space (30 seeds,
- * auto's median to within 2%): 0.01 gave 145, 0.1 156, 0.3 71. */
-#define MODEL_FEAS_NOISE 0.3
 /* Evaluations without a gain of min_gain after which two proposals in three
  * explore (the upper bound with kappa = 2 + stall / MODEL_STALL, at most
  * MODEL_KAPPA_MAX). Tried and not kept for the proposal around the best:
@@ -228,7 +221,7 @@ static double tf_apply(enum tf t, double v)
  * and standardised over all of them (so the prior mean, where the model has
  * seen nothing, is a typical point's, not the best ones'), then the
  * MODEL_MAX_TRAIN kept by keep_best. Infeasible points are the feasibility
- * estimate's (struct feas), not the objective's: a failure says nothing of
+ * estimate's (agents/feas.h), not the objective's: a failure says nothing of
  * how fast a point beside it runs. Returns how many; *t the transform,
  * *mean and *sdev the standardisation. */
 static size_t training(const struct agent_search *q, uint64_t *x, double *y, enum tf *t, double *mean, double *sdev)
@@ -256,104 +249,6 @@ static size_t training(const struct agent_search *q, uint64_t *x, double *y, enu
 	for (size_t i = 0; i < n; i++)
 		y[i] = (y[i] - *mean) / *sdev;
 	return keep_best(x, y, n);
-}
-
-/* The chance that a point is feasible, from the outcomes of the last
- * MODEL_FEAS_OBS full observations (1 for a point that ran, 0 for one that
- * failed; p0 the share that ran). On a space where every point measured so
- * far ran, it is 1 everywhere. Otherwise a GP of its own (length scales and
- * noise by marginal likelihood, as the objective's) is fitted on the
- * outcomes around p0, and the chance is p0 plus its posterior mean, within
- * [MODEL_FEAS_MIN, 1], when its fitted noise is at most MODEL_FEAS_NOISE:
- * the parameters explain the failures. Else (failures that look random) it
- * is a kernel-weighted share of the outcomes under the objective's kernel,
- * pulled to p0 by one pseudo-observation, as it always was before.
- * Why a GP of its own: on a real GPU space (experiments/search-cuda-conv,
- * 39% of the points do not compile or launch) what fails is a product of a
- * few parameters (a tile that needs more shared memory than a block may
- * have), and the parameters that do not matter to it (the padding, the
- * read-only path) must not keep a failed point's twins likely to run. Under
- * the objective's kernel they did: 59% of the model's proposals there
- * failed (26% with the GP; auto's, 62% and 30%), and auto took 122
- * evaluations to within 2% against 71 (bench_search, 30 seeds;
- * docs/figures.md, "eleventh pass").
- * The noise test keeps the old estimate where failures are random (the
- * synthetic 100k space: 75% of its points fail by a hash): with the GP
- * there too, the model reached its optimum on 8 of test_search_v2's 10
- * seeds, not 9. */
-struct feas {
-	struct agent_gp g; /* fitted on the outcomes, when both occur */
-	bool fitted;
-	double p0;         /* the share that ran */
-	double sd;         /* the outcomes' standard deviation */
-	/* else, when failures occur: the share under the objective's kernel */
-	const struct agent_gp *og; /* that kernel's GP */
-	uint32_t *xi;              /* n x d value indices of the outcomes */
-	bool *ok;                  /* each one ran */
-	size_t n;                  /* outcomes */
-};
-
-static struct feas feas_of(const struct agent_search *q, const struct agent_gp *og)
-{
-	struct feas f = { .p0 = 1 };
-	uint64_t *x = xcalloc(MODEL_FEAS_OBS + 1, sizeof(*x));
-	double *y = xcalloc(MODEL_FEAS_OBS + 1, sizeof(*y));
-	size_t n = 0, ok = 0;
-	for (size_t i = q->n_obs; i-- > 0 && n < MODEL_FEAS_OBS;) {
-		if (q->obs[i].fidelity < 1)
-			continue;
-		x[n] = q->obs[i].code;
-		y[n] = !isnan(q->obs[i].value);
-		ok += y[n++] > 0;
-	}
-	if (n)
-		f.p0 = (double)ok / (double)n;
-	if (ok && ok < n) {
-		f.sd = sqrt(f.p0 * (1 - f.p0));
-		for (size_t i = 0; i < n; i++)
-			y[i] = (y[i] - f.p0) / f.sd;
-		agent_gp_init(&f.g, q->sp, x, n);
-		agent_gp_fit_hyper(&f.g, y);
-		f.fitted = f.g.noise <= MODEL_FEAS_NOISE;
-		if (!f.fitted) { /* failures the parameters do not explain */
-			agent_gp_release(&f.g);
-			f.og = og;
-			f.n = n;
-			f.xi = xcalloc(n * og->d + 1, sizeof(uint32_t));
-			f.ok = xcalloc(n + 1, sizeof(bool));
-			for (size_t i = 0; i < n; i++) {
-				agent_gp_decode(og, x[i], f.xi + i * og->d);
-				f.ok[i] = y[i] > 0;
-			}
-		}
-	}
-	free(x);
-	free(y);
-	return f;
-}
-
-static double feas_p(const struct feas *f, const uint32_t *idx)
-{
-	if (f->og) {
-		double num = f->p0, den = 1;
-		for (size_t i = 0; i < f->n; i++) {
-			double k = agent_gp_kernel(f->og, idx, f->xi + i * f->og->d);
-			num += k * f->ok[i];
-			den += k;
-		}
-		return num / den;
-	}
-	if (!f->fitted)
-		return f->p0;
-	return fmin(1, fmax(MODEL_FEAS_MIN, f->p0 + f->sd * agent_gp_mean(&f->g, idx)));
-}
-
-static void feas_release(struct feas *f)
-{
-	if (f->fitted)
-		agent_gp_release(&f->g);
-	free(f->xi);
-	free(f->ok);
 }
 
 /* A growable list of candidate codes. */
@@ -492,7 +387,7 @@ struct fitted {
 	double stop_sd;    /* the stop's widening of the sd */
 	double *kv;        /* scratch */
 	uint32_t *idx;     /* scratch */
-	struct feas feas;  /* the chance of a feasible point */
+	struct agent_feas feas; /* the chance of a feasible point */
 };
 
 /* The largest chance, over the points in k, to beat the target. */
@@ -505,7 +400,7 @@ static double max_pi(const struct fitted *f, const struct cands *k)
 		agent_gp_predict(&f->g, f->idx, f->kv, &mu, &sd);
 		double raw = 0.5 * erfc(-((mu - f->target) / (f->stop_sd * sd)) / sqrt(2));
 		if (raw > p) /* the chance of a feasible point only where it can matter */
-			p = fmax(p, feas_p(&f->feas, f->idx) * raw);
+			p = fmax(p, agent_feas_p(&f->feas, f->idx) * raw);
 	}
 	return p;
 }
@@ -548,7 +443,7 @@ static void fit(const struct agent_search *q, const struct agent_search *run, si
 	if (!isnan(gbest) && (f->t == TF_RAW || (f->t == TF_LOG) == (gbest > 0)))
 		f->target = fmax(f->target, (tf_apply(f->t, gbest) - mean) / sdev +
 					    (f->t == TF_RAW ? fabs(gbest) * fmax(q->min_gain, 0) : log1p(fmax(q->min_gain, 0))) / sdev);
-	f->feas = feas_of(q, &f->g);
+	f->feas = agent_feas_of(q, &f->g);
 	f->stop_sd = q->n_valid <= MODEL_STOP_SCAN ? MODEL_STOP_SD_ALL : MODEL_STOP_SD_SAMPLE;
 	free(y);
 }
@@ -556,7 +451,7 @@ static void fit(const struct agent_search *q, const struct agent_search *run, si
 static void fitted_release(struct fitted *f)
 {
 	agent_gp_release(&f->g);
-	feas_release(&f->feas);
+	agent_feas_release(&f->feas);
 	free(f->kv);
 	free(f->idx);
 }
@@ -666,7 +561,7 @@ static long acquire(const struct fitted *f, const struct cands *k, double kappa,
 		/* times the chance of a feasible point, computed only where it can
 		 * change the answer (it is at most 1) */
 		if (a > *acq || a < 0 || raw > *pi) {
-			double pf = feas_p(&f->feas, f->idx);
+			double pf = agent_feas_p(&f->feas, f->idx);
 			a *= a < 0 ? 1 / fmax(pf, 1e-6) : pf;
 			*pi = fmax(*pi, pf * raw);
 		}

@@ -341,7 +341,7 @@ static double smem_tile(const struct agent_space *sp, uint64_t c)
 }
 
 /* The chance that a point is feasible is a GP of its own on the outcomes
- * (struct feas), not a share of them under the objective's kernel: on the
+ * (agents/feas.h), not a share of them under the objective's kernel: on the
  * 256 points of smem_tile, 14 tiles of 256 elements or more failed (in
  * twins that differ only in pad or ldg, which failures do not depend on)
  * and 16 of at most 64 ran, the best 8x8. The objective's GP rates the
@@ -349,8 +349,8 @@ static double smem_tile(const struct agent_space *sp, uint64_t c)
  * untried, against 0.37 at 8x16 pad=1 ldg=0, which fits). The old share
  * rated both alike (0.47 and 0.53; 0.50 at 16x16 pad=1 ldg=1, the twin of
  * two failures), and the proposal was 16x32, which fails; the GP (its
- * fitted noise 0.3, at MODEL_FEAS_NOISE) rates them 0.015 and 0.54 (the
- * twin 0.23), and the proposal is 8x16. Checked: with feas_of's fitted
+ * fitted noise 0.3, at FEAS_NOISE) rates them 0.015 and 0.54 (the
+ * twin 0.23), and the proposal is 8x16. Checked: with agent_feas_of's fitted
  * forced false (the old share always) the test fails; with any one of the
  * 30 observations left out, the proposal still fits (with the old share,
  * 16 of those 30 fail). */
