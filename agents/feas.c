@@ -19,7 +19,7 @@
  * auto's median to within 2%): 0.01 gave 145, 0.1 156, 0.3 71. */
 #define FEAS_NOISE 0.3
 
-struct agent_feas agent_feas_of(const struct agent_search *q, const struct agent_gp *og)
+struct agent_feas agent_feas_of(const struct agent_search *q)
 {
 	struct agent_feas f = { .p0 = 1 };
 	uint64_t *x = xcalloc(FEAS_OBS + 1, sizeof(*x));
@@ -42,15 +42,14 @@ struct agent_feas agent_feas_of(const struct agent_search *q, const struct agent
 		agent_gp_fit_hyper(&f.g, y);
 		f.fitted = f.g.noise <= FEAS_NOISE;
 		if (!f.fitted) { /* failures the parameters do not explain */
-			agent_gp_release(&f.g);
-			f.og = og;
 			f.n = n;
-			f.xi = xcalloc(n * og->d + 1, sizeof(uint32_t));
+			f.xi = xcalloc(n * f.g.d + 1, sizeof(uint32_t));
 			f.ok = xcalloc(n + 1, sizeof(bool));
 			for (size_t i = 0; i < n; i++) {
-				agent_gp_decode(og, x[i], f.xi + i * og->d);
+				agent_gp_decode(&f.g, x[i], f.xi + i * f.g.d);
 				f.ok[i] = y[i] > 0;
 			}
+			agent_gp_release(&f.g);
 		}
 	}
 	free(x);
@@ -58,12 +57,12 @@ struct agent_feas agent_feas_of(const struct agent_search *q, const struct agent
 	return f;
 }
 
-double agent_feas_p(const struct agent_feas *f, const uint32_t *idx)
+double agent_feas_p(const struct agent_feas *f, const struct agent_gp *og, const uint32_t *idx)
 {
-	if (f->og) {
+	if (f->xi) {
 		double num = f->p0, den = 1;
 		for (size_t i = 0; i < f->n; i++) {
-			double k = agent_gp_kernel(f->og, idx, f->xi + i * f->og->d);
+			double k = agent_gp_kernel(og, idx, f->xi + i * og->d);
 			num += k * f->ok[i];
 			den += k;
 		}

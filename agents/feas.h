@@ -42,17 +42,17 @@ struct agent_feas {
 	double p0;         /* the share that ran */
 	double sd;         /* the outcomes' standard deviation */
 	/* else, when failures occur: the share under the objective's kernel */
-	const struct agent_gp *og; /* that kernel's GP */
 	uint32_t *xi;              /* n x d value indices of the outcomes */
 	bool *ok;                  /* each one ran */
 	size_t n;                  /* outcomes */
 };
 
-/* The estimate from q's history; og is the objective's fitted GP (kept
- * by pointer: it must outlive the estimate). */
-struct agent_feas agent_feas_of(const struct agent_search *q, const struct agent_gp *og);
-/* The chance at the point with value indices idx. */
-double agent_feas_p(const struct agent_feas *f, const uint32_t *idx);
+/* The estimate from q's history (a function of it alone). */
+struct agent_feas agent_feas_of(const struct agent_search *q);
+/* The chance at the point with value indices idx; og is the objective's
+ * fitted GP, whose kernel weighs the outcomes where the estimate's own GP
+ * is not believed. */
+double agent_feas_p(const struct agent_feas *f, const struct agent_gp *og, const uint32_t *idx);
 void agent_feas_release(struct agent_feas *f);
 
 #endif

@@ -387,7 +387,8 @@ struct fitted {
 	double stop_sd;    /* the stop's widening of the sd */
 	double *kv;        /* scratch */
 	uint32_t *idx;     /* scratch */
-	struct agent_feas feas; /* the chance of a feasible point */
+	struct agent_feas own;  /* the chance of a feasible point, when fitted here */
+	const struct agent_feas *feas; /* that chance: &own, or the main fit's */
 };
 
 /* The largest chance, over the points in k, to beat the target. */
@@ -400,7 +401,7 @@ static double max_pi(const struct fitted *f, const struct cands *k)
 		agent_gp_predict(&f->g, f->idx, f->kv, &mu, &sd);
 		double raw = 0.5 * erfc(-((mu - f->target) / (f->stop_sd * sd)) / sqrt(2));
 		if (raw > p) /* the chance of a feasible point only where it can matter */
-			p = fmax(p, agent_feas_p(&f->feas, f->idx) * raw);
+			p = fmax(p, agent_feas_p(f->feas, &f->g, f->idx) * raw);
 	}
 	return p;
 }
@@ -417,9 +418,11 @@ static double scan_pi(const struct agent_search *q, const struct agent_seen *s, 
 	return p;
 }
 
-/* Fit the model on the history; *n gets the training points. */
+/* Fit the model on the history; *n gets the training points. The chance
+ * of a feasible point depends on q's history alone: feas, when not NULL, is
+ * one already fitted on it (it must outlive f), else it is fitted here. */
 static void fit(const struct agent_search *q, const struct agent_search *run, size_t full, double gbest,
-		struct fitted *f, uint64_t *x, size_t *n)
+		const struct agent_feas *feas, struct fitted *f, uint64_t *x, size_t *n)
 {
 	double *y = xcalloc(full + 1, sizeof(double)), mean, sdev;
 	*n = training(run, x, y, &f->t, &mean, &sdev);
@@ -443,7 +446,10 @@ static void fit(const struct agent_search *q, const struct agent_search *run, si
 	if (!isnan(gbest) && (f->t == TF_RAW || (f->t == TF_LOG) == (gbest > 0)))
 		f->target = fmax(f->target, (tf_apply(f->t, gbest) - mean) / sdev +
 					    (f->t == TF_RAW ? fabs(gbest) * fmax(q->min_gain, 0) : log1p(fmax(q->min_gain, 0))) / sdev);
-	f->feas = agent_feas_of(q, &f->g);
+	f->own = (struct agent_feas){ 0 };
+	if (!feas)
+		f->own = agent_feas_of(q);
+	f->feas = feas ? feas : &f->own;
 	f->stop_sd = q->n_valid <= MODEL_STOP_SCAN ? MODEL_STOP_SD_ALL : MODEL_STOP_SD_SAMPLE;
 	free(y);
 }
@@ -451,7 +457,7 @@ static void fit(const struct agent_search *q, const struct agent_search *run, si
 static void fitted_release(struct fitted *f)
 {
 	agent_gp_release(&f->g);
-	agent_feas_release(&f->feas);
+	agent_feas_release(&f->own);
 	free(f->kv);
 	free(f->idx);
 }
@@ -561,7 +567,7 @@ static long acquire(const struct fitted *f, const struct cands *k, double kappa,
 		/* times the chance of a feasible point, computed only where it can
 		 * change the answer (it is at most 1) */
 		if (a > *acq || a < 0 || raw > *pi) {
-			double pf = agent_feas_p(&f->feas, f->idx);
+			double pf = agent_feas_p(f->feas, &f->g, f->idx);
 			a *= a < 0 ? 1 / fmax(pf, 1e-6) : pf;
 			*pi = fmax(*pi, pf * raw);
 		}
@@ -613,7 +619,7 @@ static long outside_basin(const struct agent_search *q, const struct agent_searc
 		uint64_t *x = xcalloc(m + 1, sizeof(*x));
 		struct fitted g;
 		double pi;
-		fit(q, &far, m, NAN, &g, x, used);
+		fit(q, &far, m, NAN, f->feas, &g, x, used);
 		win = acquire(&g, out, 0, acq, &pi);
 		fitted_release(&g);
 		free(x);
@@ -648,7 +654,7 @@ int agent_search_model(const struct agent_search *q, struct agent_pick *pk)
 	uint64_t *x = xcalloc(full + 1, sizeof(*x));
 	size_t n;
 	struct fitted f;
-	fit(q, &run, full, runs && gb >= 0 ? q->obs[gb].value : NAN, &f, x, &n);
+	fit(q, &run, full, runs && gb >= 0 ? q->obs[gb].value : NAN, NULL, &f, x, &n);
 	struct agent_seen s = agent_seen_of(q->obs, q->n_obs);
 	struct cands k = candidates(q, &s, x, n < MODEL_LOCAL_INC ? n : MODEL_LOCAL_INC, total);
 	size_t stall = stall_of(&run);
