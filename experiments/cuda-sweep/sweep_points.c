@@ -139,8 +139,9 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* Measures point P into LINE's values and rsd; returns the status. */
-static const char *measure(struct spec_kernel *k, double flops, int reps, json_t *line, double *best)
+/* Measures the point's kernel k into line's values and rsd; returns the
+ * status. */
+static const char *measure(struct spec_kernel *k, int reps, json_t *line, double *best)
 {
 	json_t *vals = json_object_get(line, "values"), *rsds = json_object_get(line, "rsd");
 	char *ref = k->ref_name;
@@ -159,7 +160,7 @@ static const char *measure(struct spec_kernel *k, double flops, int reps, json_t
 			json_array_append_new(vals, json_real(res.gflops));
 		else
 			for (int i = 0; i < res.samples; i++)
-				json_array_append_new(vals, json_real(flops / res.sample_s[i] / 1e9));
+				json_array_append_new(vals, json_real(k->flops / res.sample_s[i] / 1e9));
 		json_array_append_new(rsds, json_real(res.rsd));
 		if (res.gflops > *best)
 			*best = res.gflops;
@@ -214,7 +215,7 @@ int main(int argc, char **argv)
 		if (cerr)
 			json_object_set_new(line, "error", json_string(cerr));
 		else
-			status = measure(&k, k.flops, reps, line, &best);
+			status = measure(&k, reps, line, &best);
 		free(cerr);
 		json_object_set_new(line, "status", json_string(status));
 		char *s = json_dumps(line, JSON_COMPACT | JSON_REAL_PRECISION(7));

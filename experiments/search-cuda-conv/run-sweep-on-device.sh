@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs on the GPU machine (the device tool's H100 or H200; docs/devices.md, "On the H200"): compiles one
-# cubin per point of the convolution search space with nvcc (16 at a time)
+# Runs on the GPU machine (the device tool's H100 or H200; docs/devices.md,
+# "On the H200"): compiles one cubin per point of the convolution search
+# space with nvcc (14 at a time)
 # while it builds sweep_points against the carried .devdeps, then sweeps every
 # point (a point that did not compile is recorded as such, not measured).
 # Results: $OUT/sweep.jsonl (one line per point), $OUT/sweep-log.txt.
