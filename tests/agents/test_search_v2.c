@@ -487,8 +487,9 @@ static void test_auto(void **state)
 	agent_space_release(&sp);
 }
 
-/* auto retires coordinate once its first local search has converged: no
- * later proposal goes to it, and the reason says so. */
+/* auto asks the model first, then retires coordinate once its first local
+ * search has converged: no later proposal goes to it, and the reason says
+ * so. */
 static void test_auto_retires_coordinate(void **state)
 {
 	(void)state;
@@ -505,6 +506,11 @@ static void test_auto_retires_coordinate(void **state)
 		memset(&pk, 0, sizeof(pk));
 		assert_int_equal(agent_search_auto(&q, &pk), 1);
 		bool coord = strncmp(pk.reason, "auto: coordinate ", 17) == 0;
+		if (n == 0) { /* the model is asked first (agents/auto.c, the arms) */
+			assert_string_equal(strstr(pk.reason, "auto: model ") == pk.reason ? "model" : pk.reason,
+					    "model");
+			assert_non_null(strstr(pk.state, "\"uses\":{\"model\":0,\"coordinate\":0}"));
+		}
 		if (!retired_at && strstr(pk.reason, "coordinate retired"))
 			retired_at = n + 1;
 		coord_after += retired_at && coord;
