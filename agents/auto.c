@@ -103,10 +103,7 @@ static size_t replay_arms(const struct agent_search *q, double *score, size_t *u
 		arm[i] = choose(arm, hit, i, score, off);
 		uses[arm[i]]++;
 		double v = q->obs[i].value;
-		hit[i] = q->obs[i].fidelity >= 1 && !isnan(v) && v > best && best > -INFINITY;
-		if (q->obs[i].fidelity >= 1 && !isnan(v) && v > best)
-			best = v;
-		continue;
+		hit[i] = q->obs[i].fidelity >= 1 && !isnan(v) && v > best;
 		if (hit[i])
 			best = v;
 	}

@@ -487,6 +487,52 @@ static void test_auto(void **state)
 	agent_space_release(&sp);
 }
 
+/* coordinate: a neighbour measured within min_gain of the best is a tie
+ * that noise may have ranked second, so its own neighbours are tried
+ * before the local search converges. On a line of ten, from the middle
+ * (4: 1.0), 5 measured 0.995 and 3 0.9: the next point is 6, beside the
+ * tie; without the rule the search converged and restarted elsewhere. */
+static void test_coordinate_walks_ties(void **state)
+{
+	(void)state;
+	struct agent_space sp;
+	memset(&sp, 0, sizeof(sp));
+	sp.n_params = 1;
+	sp.params = xcalloc(1, sizeof(*sp.params));
+	synth_param(&sp.params[0], "x", AGENT_PARAM_RANGE, 10, 0, false);
+	size_t nv;
+	uint64_t *valid = agent_space_valid(&sp, &nv);
+	const struct {
+		size_t x;
+		double v;
+	} hist[] = { { 4, 1.0 }, { 5, 0.995 }, { 3, 0.9 } };
+	struct agent_obs obs[RT_ARRAY_SIZE(hist)];
+	for (size_t i = 0; i < RT_ARRAY_SIZE(hist); i++)
+		obs[i] = (struct agent_obs){ agent_point_with(&sp, 0, 0, hist[i].x), hist[i].v, 1 };
+	struct agent_search q = { .sp = &sp, .valid = valid, .n_valid = nv, .obs = obs, .n_obs = 0,
+				  .seed = 1, .min_gain = 0.01, .start = -1 };
+	struct agent_pick pk;
+	for (size_t n = 0; n < RT_ARRAY_SIZE(hist); n++) { /* the history is coordinate's own */
+		q.n_obs = n;
+		memset(&pk, 0, sizeof(pk));
+		assert_int_equal(agent_search_coordinate(&q, &pk), 1);
+		assert_int_equal(agent_point_index(&sp, pk.code, 0), hist[n].x);
+	}
+	q.n_obs = RT_ARRAY_SIZE(hist);
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(agent_search_coordinate(&q, &pk), 1);
+	printf("coordinate after a tie: %s\n", pk.reason);
+	assert_int_equal(agent_point_index(&sp, pk.code, 0), 6);
+	assert_non_null(strstr(pk.reason, "a tie with the best"));
+	/* a neighbour 2% below is no tie at min_gain 1%: converged */
+	obs[1].value = 0.98;
+	memset(&pk, 0, sizeof(pk));
+	assert_int_equal(agent_search_coordinate(&q, &pk), 1);
+	assert_non_null(strstr(pk.reason, "converged"));
+	free(valid);
+	agent_space_release(&sp);
+}
+
 /* auto asks the model first, then retires coordinate once its first local
  * search has converged: no later proposal goes to it, and the reason says
  * so. */
@@ -590,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_model_feasibility_keeps_off_twins),
 		cmocka_unit_test(test_halving_falls_back),
 		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_coordinate_walks_ties),
 		cmocka_unit_test(test_auto_retires_coordinate),
 		cmocka_unit_test(test_gp_power_of_two),
 	};
