@@ -65,6 +65,7 @@ struct coord {
 	size_t *first;                /* their first full observation; SIZE_MAX: an empty slot */
 	size_t mask;                  /* slots - 1 */
 	uint64_t *perm;               /* the seeded order (salt 3), NULL until needed */
+	bool no_ties;                 /* converge without walking the best's ties */
 };
 
 static size_t slot_of(const struct coord *k, uint64_t code)
@@ -241,6 +242,8 @@ static int local_step(struct coord *k, int run, struct agent_pick *pk)
 	 * better of two neighbours second ended the search beside the best
 	 * (simserve: 12 of 30 seeds within 10% of the space before, 22 after;
 	 * docs/figures.md, "twelfth pass"). */
+	if (k->no_ties)
+		return 0;
 	const struct agent_obs *o = k->q->obs;
 	double lim = o[b].value - fabs(o[b].value) * k->q->min_gain;
 	for (size_t i = k->from; i < k->n; i++)
@@ -270,11 +273,12 @@ static int replay_runs(struct coord *k, size_t *first)
 	return run;
 }
 
-size_t agent_coordinate_converged(const struct agent_search *q)
+size_t agent_coordinate_converged(const struct agent_search *q, bool ties)
 {
 	struct coord k;
 	size_t first;
 	coord_init(&k, q);
+	k.no_ties = !ties;
 	int run = replay_runs(&k, &first);
 	struct agent_pick tmp;
 	if (!run && q->n_obs && !local_step(&k, run, &tmp))

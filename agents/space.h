@@ -149,9 +149,10 @@ int agent_search_genetic(const struct agent_search *q, struct agent_pick *pk);
 /* auto: a bandit over coordinate and model (agents/auto.c). */
 int agent_search_auto(const struct agent_search *q, struct agent_pick *pk);
 /* After how many of q's observations coordinate's first local search had
- * converged (every neighbour of its best measured, none better), or
- * SIZE_MAX when it has not yet (auto retires the arm then). */
-size_t agent_coordinate_converged(const struct agent_search *q);
+ * converged (every neighbour of its best, and with ties of the points
+ * within min_gain of it, measured, none better), or SIZE_MAX when it has
+ * not yet (auto retires the arm then, ties false). */
+size_t agent_coordinate_converged(const struct agent_search *q, bool ties);
 
 /* The valid points in the order of a seeded shuffle (caller frees). */
 uint64_t *agent_shuffled(const struct agent_search *q, uint64_t salt);

@@ -569,7 +569,7 @@ static void test_auto_retires_coordinate(void **state)
 	assert_true(retired_at > 0);
 	assert_int_equal(coord_after, 0);
 	assert_true(agent_coordinate_converged(&(struct agent_search){ .sp = &sp, .valid = valid, .n_valid = nv,
-								  .obs = obs, .n_obs = 150, .seed = 4 }) < retired_at);
+								  .obs = obs, .n_obs = 150, .seed = 4 }, false) < retired_at);
 	free(obs);
 	free(valid);
 	agent_space_release(&sp);
