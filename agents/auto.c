@@ -54,7 +54,7 @@
  * kept the turns on the H100 convolution space while its walk made gains
  * of 0.1%: auto needed a median of 74 evaluations on 10 seeds, the model
  * alone 29; with the model first, 33 (on seeds 1-30, 71 and 53; on seeds
- * 31-60, 68 and 68: docs/figures.md, "twelfth pass"). */
+ * 31-60, 80 and 68: docs/figures.md, "twelfth pass"). */
 static const struct {
 	const char *name;    /* for reasons */
 	agent_search_fn fn;  /* the strategy */
