@@ -236,8 +236,8 @@ static int local_step(struct coord *k, int run, struct agent_pick *pk)
 		return start(k, run, pk) ? 1 : 0;
 	if (pattern_move(k, b, pk) || neighbours(k, k->q->obs[b].code, "the best", pk))
 		return 1;
-	/* A point of the run within min_gain of its best is a tie that the
-	 * measurement cannot break: its neighbours are tried too before the
+	/* A point of the run that its best does not beat by min_gain
+	 * (agent_gains) is a tie that the measurement cannot break: its neighbours are tried too before the
 	 * search converges. Without it, a draw of noise that ranked the
 	 * better of two neighbours second ended the search beside the best
 	 * (on the first, noisy simserve sweep: 12 of 30 seeds within 10% of
@@ -245,9 +245,8 @@ static int local_step(struct coord *k, int run, struct agent_pick *pk)
 	if (k->no_ties)
 		return 0;
 	const struct agent_obs *o = k->q->obs;
-	double lim = o[b].value - fabs(o[b].value) * k->q->min_gain;
 	for (size_t i = k->from; i < k->n; i++)
-		if ((long)i != b && o[i].fidelity >= 1 && !isnan(o[i].value) && o[i].value >= lim &&
+		if (o[i].fidelity >= 1 && !isnan(o[i].value) && !agent_gains(k->q, o[i].value, o[b].value) &&
 		    o[i].code != o[b].code && neighbours(k, o[i].code, "a tie with the best (within min_gain)", pk))
 			return 1;
 	return 0;
