@@ -96,7 +96,10 @@
  * only the neighbours whose mean under the GP is at least 0 (or 0.5):
  * simserve 71 (73) of 90, MI50 18 (16) of 30. Nor expected improvement
  * there (2026-12-06): simserve 69 of 90, MI50 15 of 30. MI50's needle is
- * reached through neighbours the GP rates poorly. */
+ * reached through neighbours the GP rates poorly. Nor (MI50 only, 22 of 30
+ * before) handing that turn outside the basin when its pick is rated below
+ * average (16), two such turns in three and none exploiting (14), or none
+ * around the best (16) (docs/figures.md, "fourteenth pass"). */
 #define MODEL_STALL 8
 #define MODEL_KAPPA_MAX 3.0
 /* The best's basin, for the exploring proposal that looks outside it: the
@@ -466,7 +469,10 @@ static void fitted_release(struct fitted *f)
  * valid untried points, the one farthest from every point measured so far
  * (squared distance, each ordered parameter's position over its range, a
  * differing categorical value counting 1): the new run starts where the
- * search has looked least. Returns false when no untried point is left. */
+ * search has looked least. Returns false when no untried point is left.
+ * Tried and not kept: the farthest among the points that a GP of the whole
+ * history rates at least average (no known cliff): MI50 18 of 30 within 10%
+ * of the space, 22 before (docs/figures.md, "fourteenth pass"). */
 static bool farthest(const struct agent_search *q, uint64_t *code)
 {
 	const struct agent_space *sp = q->sp;
