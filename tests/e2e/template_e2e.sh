@@ -135,16 +135,16 @@ grep -q '^  restart: sample' spec2.yaml || { echo "FAIL: spec2 has no engine: li
 # (restart: sample), and ratchet must catch the next one. The count is read
 # after the bind is seen, so it can only overstate how far the run was.
 # Every check below applies to the run that counts.
-samples() { # decode samples measured so far: one per launch
-	sqlite3 c.db "SELECT count(DISTINCT iteration_id || arm || rep) FROM measurements
-		WHERE benchmark='decode'" 2>/dev/null || echo 0
+samples() { # decode samples measured so far (one per launch); fails while c.db can't be read
+	sqlite3 -cmd ".timeout 2000" c.db "SELECT count(*) FROM (SELECT DISTINCT iteration_id, arm, rep
+		FROM measurements WHERE benchmark='decode')" 2>/dev/null
 }
 all=9 # baseline 3 + the candidate's 3 and the best's 3 beside them
 counted=
 for attempt in 1 2 3; do
 	rm -f sq.log sq.bound c.db
 	(
-		until [ "$(samples)" -gt 0 ]; do
+		until [ "$(samples || echo 0)" -gt 0 ]; do
 			sleep 0.05
 		done
 		while :; do
@@ -152,8 +152,9 @@ for attempt in 1 2 3; do
 			pid=$!
 			echo $pid > sq.pid
 			while kill -0 $pid 2>/dev/null; do
-				if [ ! -e sq.bound ] && grep -q listening sq.log; then
-					samples > sq.bound
+				# a failed read is tried again: the count only grows
+				if [ ! -e sq.bound ] && grep -q listening sq.log && n=$(samples) && [ -n "$n" ]; then
+					echo "$n" > sq.bound
 				fi
 				sleep 0.01
 			done
