@@ -282,14 +282,18 @@ static int check_file(const char *what, const char *path, bool dir, bool leading
 /* One name of a diff header, C-quoted by git when it holds odd bytes
  * ("a/x\tb"); NULL when it cannot be read. *end: after it. An unquoted
  * name ends where git apply's find_name ends it (git 2.39.5, apply.c
- * name_terminate): at a newline, CR, VT or FF, and at a tab only on
+ * find_name_common and name_terminate, with git's own isspace, which is
+ * false for VT and FF): at a newline or CR, and at a tab only on
  * "---"/"+++" lines (tab_ends; TERM_TAB). On "rename to"/"copy from" a tab
  * is part of the name: 'rename to k<TAB>d/../../x' makes git read
- * "k\td/../../x" (checked with git apply --summary), so its ".." counts. */
+ * "k\td/../../x" (checked with git apply --summary), so its ".." counts;
+ * so are a VT and an FF on every line: 'rename to d<FF>e/../../z' and
+ * '+++ b/k<FF>e/../../z' make git read "d\fe/../../z" and "k\fe/../../z"
+ * (git 2.39.5 apply --numstat -z; fuzz_llm found the first). */
 static char *diff_name(const char *p, bool tab_ends, const char **end)
 {
 	if (*p != '"') {
-		const char *e = p + strcspn(p, tab_ends ? "\t\n\r\v\f" : "\n\r\v\f");
+		const char *e = p + strcspn(p, tab_ends ? "\t\n\r" : "\n\r");
 		*end = e;
 		return xstrndup(p, (size_t)(e - p));
 	}
@@ -384,7 +388,7 @@ static size_t diff_date_len(const char *s, size_t len)
 /* The name git apply reads on a "---"/"+++" line of a diff without
  * "diff --git" (find_name_traditional): a C-quoted name; else, when the
  * line ends in a timestamp, everything before it (tab, CR and spaces
- * included); else up to a tab, CR, VT or FF. NULL when the quoted name
+ * included); else up to a tab or CR. NULL when the quoted name
  * cannot be read. */
 static char *traditional_name(const char *p)
 {
@@ -402,7 +406,7 @@ static char *traditional_name(const char *p)
  * (agent_llm_plan_ok), which reads git's own answer. */
 static int guess_p(const char *p)
 {
-	if (!strncmp(p, "/dev/null", 9) && strchr(" \t\n\r\v\f", p[9]) && p[9])
+	if (!strncmp(p, "/dev/null", 9) && strchr(" \t\n\r", p[9]) && p[9]) /* git's isspace */
 		return -1;
 	char *n = traditional_name(p);
 	int g = n && *n && !strchr(n, '/') ? 0 : -1;

@@ -336,6 +336,13 @@ static void test_allowed_patch(void **state)
 	assert_non_null(strstr(f->err.buf, "'..'"));
 	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\ncopy from src/k.c\ncopy to src/j\r/../../x\n", &f->err),
 			 0); /* a CR ends it: git reads "src/j" */
+	/* a VT or an FF does not end a name on any line: git's isspace is false for them (git 2.39.5
+	 * reads "src/k\fd/../../run.sh" and "src/k.c\v/../../x"; CI's fuzz found the first) */
+	assert_int_equal(diff_ok(&f->a, "diff --git a/src/k.c b/src/j.c\nrename from src/k.c\n"
+				     "rename to src/k\fd/../../run.sh\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
+	assert_int_equal(diff_ok(&f->a, "--- a/src/k.c\n+++ b/src/k.c\v/../../x\n@@ -1 +1 @@\n-a\n+b\n", &f->err), RT_EINVAL);
+	assert_non_null(strstr(f->err.buf, "'..'"));
 	assert_int_equal(diff_ok(&f->a, "--- a/src/k.c\t2026-12-05 10:00:00.000000000 +0000\n+++ b/src/k.c\t\n", &f->err), 0);
 	/* ...but a diff without "diff --git" whose line ends in a date has git read the name up to
 	 * the date, the tab and what follows it included (git 2.39.5: "src/k.c\t../../x") */

@@ -170,7 +170,9 @@ static bool check_relative(const char *name, const char *where)
 }
 
 /* The name git apply reads after a "rename"/"copy" header's start: the rest
- * of the line up to a CR, VT or FF (a tab and a space belong to it), or a
+ * of the line up to a CR (a tab, a space, a VT and an FF belong to it: git's
+ * isspace is false for the last two; apply --numstat -z reads 'rename to
+ * d<FF>e/../../z' as "d\fe/../../z"), or a
  * C-quoted name up to its closing quote, whatever follows it (git 2.39,
  * apply.c find_name_gnu: unquote_c_style with no end check; name_terminate
  * with no TERM_TAB; checked with git 2.39.5 apply --summary: 'rename to
@@ -179,7 +181,7 @@ static bool check_relative(const char *name, const char *where)
 static char *git_name(const char *n)
 {
 	if (*n != '"')
-		return xstrndup(n, strcspn(n, "\r\v\f"));
+		return xstrndup(n, strcspn(n, "\r"));
 	char *out = xcalloc(strlen(n) + 1, 1), *o = out;
 	for (const char *c = n + 1; *c; c++) {
 		if (*c == '"')
