@@ -237,11 +237,12 @@ static int local_step(struct coord *k, int run, struct agent_pick *pk)
 	if (pattern_move(k, b, pk) || neighbours(k, k->q->obs[b].code, "the best", pk))
 		return 1;
 	/* A point of the run that its best does not beat by min_gain
-	 * (agent_gains) is a tie that the measurement cannot break: its neighbours are tried too before the
-	 * search converges. Without it, a draw of noise that ranked the
-	 * better of two neighbours second ended the search beside the best
-	 * (on the first, noisy simserve sweep: 12 of 30 seeds within 10% of
-	 * the space before, 22 after; docs/figures.md, "twelfth pass"). */
+	 * (agent_gains) is a tie that the measurement cannot break: its
+	 * neighbours are tried too before the search converges. Without
+	 * it, a draw of noise that ranked the better of two neighbours
+	 * second ended the search beside the best (on the first, noisy
+	 * simserve sweep: 12 of 30 seeds within 10% of the space before, 22
+	 * after; docs/figures.md, "twelfth pass"). */
 	if (k->no_ties)
 		return 0;
 	const struct agent_obs *o = k->q->obs;

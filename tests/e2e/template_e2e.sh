@@ -176,8 +176,10 @@ for attempt in 1 2 3; do
 		echo "run $attempt: the squatter took the port after $at of $all decode samples"
 		break
 	fi
-	if grep -q listening sq.log; then
+	if [ "$at" != none ]; then
 		echo "run $attempt: the squatter took the port after $at of $all decode samples: nothing left to catch"
+	elif grep -q listening sq.log; then
+		echo "run $attempt: the squatter took the port, after how many decode samples is unknown (c.db could not be read): run again"
 	else
 		echo "run $attempt: the squatter never got the port"
 	fi
