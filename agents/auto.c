@@ -10,7 +10,8 @@
  * (every neighbour of its best measured, none better), its next points
  * would be the neighbours of the best's ties, then restarts from the
  * seeded order (random points in effect), so the arm is retired and the
- * model (which explores on its own when it stalls) takes every later turn.
+ * model (whose expected improvement weighs what it does not know) takes
+ * every later turn.
  * The ties are left to the model's expected improvement: with coordinate
  * walking them too, auto needed 49 evaluations on the convolution space's
  * 10 seeds, not 33 (on 30 seeds, 50 and 53; on simserve, 23 and 22 of 30

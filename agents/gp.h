@@ -18,7 +18,8 @@
  * and may be many times slower than 32 or 64 beside them, so the model
  * may learn "a power of two" as a class and jump from 16 to 128 past the
  * slow values between. Every weight is chosen by marginal likelihood
- * (gp_fit_hyper), the jump's and the power of two's starting at 0.
+ * (gp_fit_hyper): all start at the length scale a small grid picks, then
+ * each moves on its own by gradient ascent.
  */
 #ifndef AGENT_GP_H
 #define AGENT_GP_H
