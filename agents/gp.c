@@ -262,9 +262,9 @@ static void inverse(const double *l, size_t n, double *li, double *inv)
 	memset(li, 0, n * n * sizeof(*li));
 	for (size_t i = 0; i < n; i++) {
 		const double *row = l + i * n;
-		double *out = li + i * n;
+		double *restrict out = li + i * n; /* rows apart: no alias to check */
 		for (size_t k = 0; k < i; k++) {
-			const double *lk = li + k * n;
+			const double *restrict lk = li + k * n;
 			for (size_t j = 0; j <= k; j++)
 				out[j] -= row[k] * lk[j];
 		}
@@ -274,9 +274,9 @@ static void inverse(const double *l, size_t n, double *li, double *inv)
 	}
 	memset(inv, 0, n * n * sizeof(*inv));
 	for (size_t k = 0; k < n; k++) {
-		const double *lk = li + k * n;
+		const double *restrict lk = li + k * n;
 		for (size_t a = 0; a <= k; a++) {
-			double *dst = inv + a * n;
+			double *restrict dst = inv + a * n;
 			for (size_t b = 0; b <= a; b++)
 				dst[b] += lk[a] * lk[b];
 		}
