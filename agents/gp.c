@@ -25,10 +25,14 @@
 #define GP_W_MAX 1e4
 #define GP_NOISE_MIN 1e-6
 
-static double matern52(double d2)
+/* The Matern 5/2 kernel at squared distance d2; with slope, also its
+ * derivative in d2 (the gradient's, refine), from the same exp. */
+static double matern52(double d2, double *slope)
 {
-	double r = sqrt(5.0 * d2);
-	return (1 + r + r * r / 3) * exp(-r);
+	double r = sqrt(5.0 * d2), e = exp(-r);
+	if (slope)
+		*slope = -5.0 / 6.0 * (1 + r) * e;
+	return (1 + r + r * r / 3) * e;
 }
 
 static double dist2(const struct agent_gp *g, const uint32_t *a, const uint32_t *b)
@@ -181,11 +185,8 @@ static double gp_fit(struct agent_gp *g, const double *y)
 	/* The lower triangle gets K + noise I; the upper, which the factor
 	 * leaves alone, the kernel's slope in d2 for the gradient (refine). */
 	for (size_t i = 0; i < n; i++) {
-		for (size_t j = 0; j < i; j++) {
-			double r = sqrt(5.0 * dist2(g, g->xi + i * d, g->xi + j * d)), e = exp(-r);
-			g->l[i * n + j] = (1 + r + r * r / 3) * e;
-			g->l[j * n + i] = -5.0 / 6.0 * (1 + r) * e;
-		}
+		for (size_t j = 0; j < i; j++)
+			g->l[i * n + j] = matern52(dist2(g, g->xi + i * d, g->xi + j * d), &g->l[j * n + i]);
 		g->l[i * n + i] = 1 + g->noise;
 	}
 	if (!cholesky(g->l, n))
@@ -207,7 +208,7 @@ static double gp_mean(const struct agent_gp *g, const uint32_t *idx, double *kv)
 {
 	double m = 0;
 	for (size_t i = 0; i < g->n; i++) {
-		double k = matern52(dist2(g, idx, g->xi + i * g->d));
+		double k = matern52(dist2(g, idx, g->xi + i * g->d), NULL);
 		if (kv)
 			kv[i] = k;
 		m += k * g->alpha[i];
@@ -232,8 +233,8 @@ void agent_gp_predict(const struct agent_gp *g, const uint32_t *idx, double *kv,
 }
 
 /* The hyperparameters the gradient moves: pointers to every weight in use
- * (an ordered parameter's walk, a categorical one's difference, a power of
- * two's class) and, last, the noise. */
+ * (an ordered parameter's walk and jump, a categorical one's difference, a
+ * power of two's class) and, last, the noise. */
 struct hyper {
 	double **at; /* the weights, then &g->noise */
 	size_t n;    /* how many */
@@ -394,7 +395,7 @@ void agent_gp_fit_hyper(struct agent_gp *g, const double *y)
 
 double agent_gp_kernel(const struct agent_gp *g, const uint32_t *a, const uint32_t *b)
 {
-	return matern52(dist2(g, a, b));
+	return matern52(dist2(g, a, b), NULL);
 }
 
 size_t agent_gp_jumps(const struct agent_gp *g)

@@ -310,11 +310,8 @@ static void fit(const struct agent_search *q, size_t full, struct fitted *f, uin
 	/* The incumbent: the best posterior mean among the measured points
 	 * (a noisy best observation would flatter it). */
 	f->fbest = -INFINITY;
-	for (size_t i = 0; i < *n; i++) {
-		double mu, sd;
-		agent_gp_predict(&f->g, f->g.xi + i * f->g.d, f->kv, &mu, &sd);
-		f->fbest = fmax(f->fbest, mu);
-	}
+	for (size_t i = 0; i < *n; i++) /* the mean alone: no solve for a variance */
+		f->fbest = fmax(f->fbest, agent_gp_mean(&f->g, f->g.xi + i * f->g.d));
 	/* min_gain on the raw scale is log(1 + min_gain) on the log scale */
 	double gain = f->t == TF_RAW ? fabs(f->fbest * sdev + mean) * fmax(q->min_gain, 0) : log1p(fmax(q->min_gain, 0));
 	f->target = f->fbest + gain / sdev;
